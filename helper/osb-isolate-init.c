@@ -1,0 +1,544 @@
+/* osb-isolate-init — the first program bwrap runs inside the sandbox, and the
+ * last trusted code before the untrusted command. It runs with the sandbox's
+ * identity, so it is kept short, links only libcap and shares no code with
+ * the library: it checks (or, in root mode, switches) the uid/gid, verifies
+ * with libcap that no capability survived, applies rlimits, marks every
+ * inherited fd close-on-exec, loads the seccomp program last and execs the
+ * command. Every failure is one line "E<stage>\t<errno>\t<message>\n" on the
+ * error fd and exit status 125; "X" on that fd means the execve is next. The
+ * contract is lib/init-proto.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "init-proto.h"
+
+/* The kernel's default overflow gid (kernel.overflowgid). */
+#define OVERFLOW_GID 65534
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.1.0"
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+#define ID_MAX ((unsigned long long)UINT32_MAX - 1) /* (uid_t)-1 means "unchanged" */
+
+static const struct {
+	const char *name;
+	int resource;
+} rlimit_names[] = {
+	{ "cpu", RLIMIT_CPU }, { "as", RLIMIT_AS }, { "nofile", RLIMIT_NOFILE },
+	{ "fsize", RLIMIT_FSIZE }, { "nproc", RLIMIT_NPROC }, { "core", RLIMIT_CORE },
+};
+#define N_RLIMITS (sizeof(rlimit_names) / sizeof(rlimit_names[0]))
+
+struct init_opts {
+	int stderr_fd, seccomp_fd; /* -1: not given */
+	bool has_uid, has_gid, switch_ids;
+	uid_t uid;
+	gid_t gid;
+	bool rl_set[N_RLIMITS];
+	rlim_t rl_val[N_RLIMITS];
+	char **cmd;
+};
+
+/* The report channel; -1 until --error-fd is parsed (reports then go to
+ * stderr), so the launcher passes --error-fd first. */
+static int error_fd = -1;
+
+/* Tabs and newlines would break the line protocol; a command name may hold them. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+__attribute__((format(printf, 3, 4), noreturn))
+static void fail(const char *stage, int err, const char *fmt, ...)
+{
+	/* msg is well under line, so the line always ends in '\n'; one write
+	 * of at most PIPE_BUF bytes to a pipe is atomic. */
+	char msg[2048], line[PIPE_BUF];
+	va_list ap;
+	ssize_t w = 0;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sanitize(msg);
+	if (error_fd >= 0)
+		n = snprintf(line, sizeof(line), "%c%s\t%d\t%s\n", INIT_MSG_ERROR, stage, err, msg);
+	else
+		n = snprintf(line, sizeof(line), "osb-isolate-init: %s: %s\n", stage, msg);
+	if (n > 0) /* a failed report leaves only the exit status to say it */
+		w = write(error_fd >= 0 ? error_fd : STDERR_FILENO, line, (size_t)n);
+	(void)w;
+	_exit(INIT_EXIT_FAILURE);
+}
+
+/* Strict decimal: digits only (no sign, no blanks), no overflow, nothing after
+ * the number but `term`. Returns the position of `term`, or NULL. */
+static const char *parse_num(const char *s, unsigned long long max, char term,
+			     unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return NULL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != term || v > max)
+		return NULL;
+	*out = v;
+	return end;
+}
+
+static void usage(void)
+{
+	fputs("Usage: osb-isolate-init [OPTIONS] -- CMD [ARG...]\n"
+	      "Runs inside an osb-isolate sandbox: checks identity and capabilities,\n"
+	      "applies limits and a seccomp program, then execs CMD.\n\n"
+	      "  --error-fd N        report channel (pass it first); \"X\" before exec,\n"
+	      "                      \"E<stage>\\t<errno>\\t<message>\\n\" on failure\n"
+	      "  --stderr-fd N       dup N onto stderr, then close N\n"
+	      "  --seccomp-fd N      BPF program (struct sock_filter[]) to load last\n"
+	      "  --rlimit NAME=V     NAME: cpu as nofile fsize nproc core; V: number or\n"
+	      "                      \"unlimited\"; soft = hard = V\n"
+	      "  --expect-uid U      refuse unless real, effective and saved uid are U\n"
+	      "  --expect-gid G      same for the gids; no supplementary group but G\n"
+	      "  --switch-ids U:G    root mode: drop the bounding set, switch to U:G\n"
+	      "                      (both non-zero) and verify\n"
+	      "  --help, --version\n"
+	      "Any failure exits 125.\n", stdout);
+}
+
+static int parse_fd(const char *opt, const char *v, int min)
+{
+	unsigned long long n;
+
+	if (!parse_num(v, INT_MAX, '\0', &n) || n < (unsigned long long)min)
+		fail("init:args", EINVAL, "%s: \"%s\" is not a file descriptor number >= %d",
+		     opt, v, min);
+	return (int)n;
+}
+
+static unsigned id_of(const char *opt, const char *v, char term, const char **end)
+{
+	unsigned long long n;
+
+	*end = parse_num(v, ID_MAX, term, &n);
+	if (!*end)
+		fail("init:args", EINVAL, "%s: \"%s\" is not a valid id", opt, v);
+	return (unsigned)n;
+}
+
+static void parse_rlimit(struct init_opts *o, const char *v)
+{
+	const char *eq = strchr(v, '=');
+	unsigned long long n;
+
+	for (size_t i = 0; eq && i < N_RLIMITS; i++) {
+		if (strlen(rlimit_names[i].name) != (size_t)(eq - v) ||
+		    strncmp(v, rlimit_names[i].name, (size_t)(eq - v)) != 0)
+			continue;
+		if (o->rl_set[i])
+			fail("init:args", EINVAL, "--rlimit %s given twice", rlimit_names[i].name);
+		if (strcmp(eq + 1, "unlimited") == 0)
+			o->rl_val[i] = RLIM_INFINITY;
+		else if (parse_num(eq + 1, (unsigned long long)RLIM_INFINITY - 1, '\0', &n))
+			o->rl_val[i] = (rlim_t)n;
+		else
+			fail("init:args", EINVAL, "--rlimit %s: value must be a number or \"unlimited\"", v);
+		o->rl_set[i] = true;
+		return;
+	}
+	fail("init:args", EINVAL, "--rlimit \"%s\": expected NAME=VALUE with NAME one of "
+	     "cpu, as, nofile, fsize, nproc, core", v);
+}
+
+static void set_error_fd(int fd)
+{
+	if (error_fd >= 0)
+		fail("init:args", EINVAL, "--error-fd given twice");
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+		fail("init:args", errno, "--error-fd %d: %s", fd, strerror(errno));
+	error_fd = fd;
+}
+
+static void parse_switch_ids(struct init_opts *o, const char *v)
+{
+	const char *end;
+
+	if (o->switch_ids)
+		fail("init:args", EINVAL, "--switch-ids given twice");
+	o->uid = id_of("--switch-ids", v, ':', &end);
+	o->gid = id_of("--switch-ids", end + 1, '\0', &end);
+	if (o->uid == 0 || o->gid == 0)
+		fail("init:args", EINVAL, "--switch-ids %s: the command never runs as uid 0 or gid 0", v);
+	o->switch_ids = true;
+}
+
+/* One option, as "--name VALUE" or "--name=VALUE"; repeats are refused. */
+static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
+{
+	char name[32];
+	const char *arg = argv[*i], *eq = strchr(arg, '='), *v;
+	size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+	const char *end;
+
+	if (strncmp(arg, "--", 2) != 0 || len >= sizeof(name))
+		fail("init:args", EINVAL, "unexpected argument \"%s\" (options end with --, then the command)", arg);
+	memcpy(name, arg, len);
+	name[len] = '\0';
+	if (!eq && (strcmp(name, "--help") == 0 || strcmp(name, "--version") == 0)) {
+		if (strcmp(name, "--help") == 0)
+			usage();
+		else
+			puts("osb-isolate-init " PACKAGE_VERSION);
+		exit(fflush(stdout) == 0 ? 0 : INIT_EXIT_FAILURE);
+	}
+	if (eq)
+		v = eq + 1;
+	else if (*i + 1 < argc)
+		v = argv[++*i];
+	else
+		fail("init:args", EINVAL, "option %s needs a value", name);
+
+	if (strcmp(name, "--error-fd") == 0)
+		set_error_fd(parse_fd(name, v, 3));
+	else if (strcmp(name, "--stderr-fd") == 0 && o->stderr_fd < 0)
+		o->stderr_fd = parse_fd(name, v, 0);
+	else if (strcmp(name, "--seccomp-fd") == 0 && o->seccomp_fd < 0)
+		o->seccomp_fd = parse_fd(name, v, 3);
+	else if (strcmp(name, "--rlimit") == 0)
+		parse_rlimit(o, v);
+	else if (strcmp(name, "--expect-uid") == 0 && !o->has_uid) {
+		o->uid = id_of(name, v, '\0', &end);
+		o->has_uid = true;
+	} else if (strcmp(name, "--expect-gid") == 0 && !o->has_gid) {
+		o->gid = id_of(name, v, '\0', &end);
+		o->has_gid = true;
+	} else if (strcmp(name, "--switch-ids") == 0)
+		parse_switch_ids(o, v);
+	else
+		fail("init:args", EINVAL, "unknown or repeated option \"%s\"", name);
+}
+
+static void parse_args(int argc, char **argv, struct init_opts *o)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		parse_one(o, argc, argv, &i);
+	if (i + 1 >= argc)
+		fail("init:args", EINVAL, "no command: usage is osb-isolate-init [OPTIONS] -- CMD [ARG...]");
+	o->cmd = &argv[i + 1];
+	if (o->switch_ids && (o->has_uid || o->has_gid))
+		fail("init:args", EINVAL, "--switch-ids already names the ids; do not combine it with --expect-uid/--expect-gid");
+	if ((o->stderr_fd >= 0 && (o->stderr_fd == error_fd || o->stderr_fd == o->seccomp_fd)) ||
+	    (o->seccomp_fd >= 0 && o->seccomp_fd == error_fd))
+		fail("init:args", EINVAL, "--error-fd, --stderr-fd and --seccomp-fd must be different fds");
+}
+
+static void route_stderr(int fd)
+{
+	if (fd == STDERR_FILENO)
+		return;
+	if (dup2(fd, STDERR_FILENO) < 0)
+		fail("init:args", errno, "--stderr-fd %d: %s", fd, strerror(errno));
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+/* Root mode: the bounding set must go while CAP_SETPCAP is still held, i.e.
+ * before the uid switch clears the permitted set. */
+static void drop_bounding_set(void)
+{
+	for (cap_value_t c = 0; c < cap_max_bits(); c++) {
+		if (cap_get_bound(c) == 1 && cap_drop_bound(c) != 0) {
+			int e = errno;
+			char *name = cap_to_name(c);
+
+			fail("init:caps", e, "cannot drop %s from the bounding set: %s (the init needs "
+			     "CAP_SETPCAP to switch ids)", name ? name : "?", strerror(e));
+		}
+	}
+}
+
+static void switch_ids(uid_t uid, gid_t gid)
+{
+	cap_t none;
+
+	drop_bounding_set();
+	if (setgroups(0, NULL) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0)
+		fail("init:identity", errno, "cannot switch to uid %u gid %u: %s (the init needs "
+		     "CAP_SETUID and CAP_SETGID to switch ids)", (unsigned)uid, (unsigned)gid,
+		     strerror(errno));
+	/* setresuid clears effective and permitted but not inheritable; lowering
+	 * every set needs no privilege and also empties the ambient set. */
+	none = cap_init();
+	if (!none || cap_set_proc(none) != 0)
+		fail("init:caps", errno, "cannot clear capabilities after switching ids: %s",
+		     strerror(errno));
+	cap_free(none);
+}
+
+static void check_identity(const struct init_opts *o)
+{
+	uid_t r, e, s;
+	gid_t rg, eg, sg, groups[64];
+	int n;
+
+	if (getresuid(&r, &e, &s) != 0 || getresgid(&rg, &eg, &sg) != 0)
+		fail("init:identity", errno, "cannot read ids: %s", strerror(errno));
+	if (o->has_uid && (r != o->uid || e != o->uid || s != o->uid))
+		fail("init:identity", EPERM, "running as uid %u/%u/%u (real/effective/saved), "
+		     "expected %u", (unsigned)r, (unsigned)e, (unsigned)s, (unsigned)o->uid);
+	if (o->has_gid && (rg != o->gid || eg != o->gid || sg != o->gid))
+		fail("init:identity", EPERM, "running as gid %u/%u/%u (real/effective/saved), "
+		     "expected %u", (unsigned)rg, (unsigned)eg, (unsigned)sg, (unsigned)o->gid);
+	if (!o->has_gid)
+		return;
+	n = getgroups(sizeof(groups) / sizeof(groups[0]), groups);
+	if (n < 0)
+		fail("init:identity", errno, "cannot read supplementary groups: %s (more than %zu?)",
+		     strerror(errno), sizeof(groups) / sizeof(groups[0]));
+	/* In a user namespace the caller's supplementary groups cannot be
+	 * dropped (setgroups is denied there); unmapped ones show as the
+	 * overflow gid. Any other visible group is one we did not expect. */
+	for (int i = 0; i < n; i++)
+		if (groups[i] != o->gid && groups[i] != OVERFLOW_GID)
+			fail("init:identity", EPERM, "supplementary group %u is present, only gid %u "
+			     "(and unmapped host groups, shown as %u) is allowed",
+			     (unsigned)groups[i], (unsigned)o->gid, (unsigned)OVERFLOW_GID);
+}
+
+/* Bounded append; a truncated list still names the first offenders. */
+__attribute__((format(printf, 3, 4)))
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len >= size - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+static void append_caps(char *buf, size_t size, const char *set, int (*get)(cap_value_t))
+{
+	bool first = true;
+
+	for (cap_value_t c = 0; c < cap_max_bits(); c++) {
+		char *name;
+
+		if (get(c) != 1)
+			continue;
+		name = cap_to_name(c);
+		append(buf, size, first ? "; %s: " : "%s", first ? set : ",");
+		append(buf, size, "%s", name ? name : "?");
+		cap_free(name);
+		first = false;
+	}
+}
+
+static void check_caps(bool bounding)
+{
+	static const cap_flag_t flags[] = { CAP_EFFECTIVE, CAP_PERMITTED, CAP_INHERITABLE };
+	char list[2048] = "";
+	bool dirty = false;
+	cap_t caps = cap_get_proc();
+
+	if (!caps)
+		fail("init:caps", errno, "cannot read capabilities: %s", strerror(errno));
+	for (cap_value_t c = 0; c < cap_max_bits(); c++)
+		for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+			cap_flag_value_t v = CAP_CLEAR;
+
+			if (cap_get_flag(caps, c, flags[f], &v) != 0 || v != CAP_CLEAR)
+				dirty = true;
+		}
+	if (dirty) {
+		char *text = cap_to_text(caps, NULL);
+
+		append(list, sizeof(list), "; process: %s", text ? text : "?");
+		cap_free(text);
+	}
+	cap_free(caps);
+	append_caps(list, sizeof(list), "ambient", cap_get_ambient);
+	if (bounding)
+		append_caps(list, sizeof(list), "bounding", cap_get_bound);
+	if (list[0])
+		fail("init:caps", EPERM, "capabilities are not empty (%s); the command must start "
+		     "with none: drop them before the init runs", list + 2);
+}
+
+static void format_rlim(rlim_t v, char *buf, size_t size)
+{
+	if (v == RLIM_INFINITY)
+		snprintf(buf, size, "unlimited");
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+static void apply_rlimits(const struct init_opts *o)
+{
+	for (size_t i = 0; i < N_RLIMITS; i++) {
+		struct rlimit rl = { o->rl_val[i], o->rl_val[i] }, cur = { 0, 0 };
+		char want[32], hard[32];
+		int e;
+
+		if (!o->rl_set[i] || setrlimit(rlimit_names[i].resource, &rl) == 0)
+			continue;
+		e = errno;
+		format_rlim(o->rl_val[i], want, sizeof(want));
+		if (e == EPERM && getrlimit(rlimit_names[i].resource, &cur) == 0) {
+			format_rlim(cur.rlim_max, hard, sizeof(hard));
+			fail("init:rlimits", e, "cannot set the %s limit to %s: the current hard limit is "
+			     "%s and raising it needs CAP_SYS_RESOURCE; ask for at most %s",
+			     rlimit_names[i].name, want, hard, hard);
+		}
+		fail("init:rlimits", e, "cannot set the %s limit to %s: %s", rlimit_names[i].name,
+		     want, strerror(e));
+	}
+}
+
+/* The program is read whole into memory and its fd closed, so nothing the
+ * command can reach refers to it; the kernel copies it again when loading. */
+static void read_filter(int fd, struct sock_fprog *prog)
+{
+	struct sock_filter *insns;
+	struct stat st;
+	size_t size, off = 0;
+
+	if (fstat(fd, &st) != 0)
+		fail("init:seccomp", errno, "--seccomp-fd %d: %s", fd, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		fail("init:seccomp", EINVAL, "--seccomp-fd %d is not a regular file (expected a memfd)", fd);
+	if (st.st_size == 0)
+		fail("init:seccomp", EINVAL, "the seccomp program on fd %d is empty; an empty filter "
+		     "is a launch failure, never \"no filter\"", fd);
+	if (st.st_size % (off_t)sizeof(struct sock_filter) != 0 ||
+	    st.st_size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS)
+		fail("init:seccomp", EINVAL, "the seccomp program on fd %d has %lld bytes: not a whole "
+		     "number of BPF instructions, or more than %d", fd, (long long)st.st_size,
+		     BPF_MAXINSNS);
+	size = (size_t)st.st_size;
+	insns = malloc(size);
+	if (!insns)
+		fail("init:seccomp", ENOMEM, "out of memory reading the seccomp program");
+	while (off < size) {
+		ssize_t n = pread(fd, (char *)insns + off, size - off, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			fail("init:seccomp", n < 0 ? errno : EIO, "cannot read the seccomp program on "
+			     "fd %d: %s", fd, n < 0 ? strerror(errno) : "file shrank while reading");
+		off += (size_t)n;
+	}
+	close(fd);
+	prog->len = (unsigned short)(size / sizeof(struct sock_filter));
+	prog->filter = insns;
+}
+
+/* Fallback for kernels without close_range(CLOSE_RANGE_CLOEXEC) (< 5.11). */
+static void mark_fds_cloexec_proc(void)
+{
+	int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+
+	if (!d)
+		fail("init:fds", errno, "cannot list /proc/self/fd to close inherited fds: %s",
+		     strerror(errno));
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		unsigned long long fd;
+
+		if (!parse_num(de->d_name, INT_MAX, '\0', &fd) || fd < 3 || (int)fd == dfd)
+			continue;
+		if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
+			fail("init:fds", errno, "cannot mark fd %llu close-on-exec: %s", fd, strerror(errno));
+	}
+	if (errno != 0)
+		fail("init:fds", errno, "cannot list /proc/self/fd: %s", strerror(errno));
+	closedir(d);
+}
+
+static void mark_fds_cloexec(void)
+{
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	if (errno != ENOSYS && errno != EINVAL)
+		fail("init:fds", errno, "close_range: %s", strerror(errno));
+	mark_fds_cloexec_proc();
+}
+
+static void load_filter(const struct sock_fprog *prog)
+{
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog, 0, 0) != 0)
+		fail("init:seccomp", errno, "the kernel refused the seccomp program (%u instructions): %s",
+		     (unsigned)prog->len, strerror(errno));
+}
+
+__attribute__((noreturn))
+static void exec_command(char **cmd)
+{
+	const char x = INIT_MSG_EXEC;
+	int e;
+
+	/* Without the "X" the launcher would believe the command never started. */
+	if (error_fd >= 0 && write(error_fd, &x, 1) != 1)
+		fail("exec", errno, "cannot report the exec on fd %d: %s", error_fd, strerror(errno));
+	execvp(cmd[0], cmd);
+	e = errno;
+	fail("exec", e, "%s: %s", cmd[0], strerror(e));
+}
+
+int main(int argc, char **argv)
+{
+	struct init_opts o = { .stderr_fd = -1, .seccomp_fd = -1 };
+	struct sock_fprog prog = { 0, NULL };
+
+	parse_args(argc, argv, &o);
+	if (o.stderr_fd >= 0)
+		route_stderr(o.stderr_fd);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		fail("init:caps", errno, "cannot set no_new_privs: %s", strerror(errno));
+	if (o.switch_ids) {
+		switch_ids(o.uid, o.gid);
+		o.has_uid = o.has_gid = true; /* verify the switch like an expectation */
+	}
+	check_identity(&o);
+	check_caps(o.switch_ids);
+	apply_rlimits(&o);
+	if (o.seccomp_fd >= 0)
+		read_filter(o.seccomp_fd, &prog);
+	mark_fds_cloexec();
+	if (prog.filter)
+		load_filter(&prog);
+	exec_command(o.cmd);
+}

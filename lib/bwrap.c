@@ -1,0 +1,327 @@
+/* bwrap.c — find bwrap, detect what it supports, and render a launch plan as
+ * its argv.
+ *
+ * Features are read from `bwrap --help`, never inferred from the version:
+ * distributions backport options (Debian's 0.8.0 has --bind-fd). The argv is
+ * emitted in a fixed segment order — namespaces and process options, root,
+ * tmpfs/dev/proc, read-only binds, workspace, hides, identity files, then the
+ * init and the command — so that the file order of a policy can never let a
+ * later tmpfs hide an earlier bind.
+ */
+#include "bwrap.h"
+#include "proc.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+
+static int find_on_path(const char *name, char **out)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL;
+
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char *cand = NULL;
+
+		if (dir[0] != '/')
+			continue;   /* a relative PATH entry is never trusted */
+		if (asprintf(&cand, "%s/%s", dir, name) < 0) {
+			free(copy);
+			return -ENOMEM;
+		}
+		if (access(cand, X_OK) == 0) {
+			free(copy);
+			*out = cand;
+			return 0;
+		}
+		free(cand);
+	}
+	free(copy);
+	return -ENOENT;
+}
+
+int bwrap_locate(char **path, osb_error *err)
+{
+	const char *fixed = OSB_BWRAP_PATH;
+	const char *env = getenv("OSB_ISOLATE_BWRAP");
+	int r;
+
+	if (env && *env)
+		fixed = env;
+	if (fixed && *fixed) {
+		if (access(fixed, X_OK) < 0)
+			return osb_err_set(err, OSB_E_HOST, errno, "probe",
+			                   "bwrap at %s is not executable: %s; install the Debian package "
+			                   "bubblewrap or fix the path", fixed, strerror(errno));
+		*path = strdup(fixed);
+		return *path ? 0 : osb_err_set(err, OSB_E_NOMEM, ENOMEM, "probe", "out of memory");
+	}
+	r = find_on_path("bwrap", path);
+	if (r == -ENOENT)
+		return osb_err_set(err, OSB_E_HOST, ENOENT, "probe",
+		                   "bwrap not found on PATH; install it (apt-get install bubblewrap)");
+	if (r < 0)
+		return osb_err_set(err, OSB_E_NOMEM, -r, "probe", "out of memory");
+	return 0;
+}
+
+static bool help_has(const char *text, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	/* An option is listed as "    --name ARG  description": match the name
+	 * followed by a space or the end of the line, never a longer option. */
+	for (const char *s = strstr(text, opt); s; s = strstr(s + 1, opt)) {
+		char after = s[n];
+		bool start = s == text || s[-1] == ' ' || s[-1] == '\n';
+
+		if (start && (after == ' ' || after == '\n' || after == '\0'))
+			return true;
+	}
+	return false;
+}
+
+void bwrap_parse_help(const char *text, bwrap_features *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->bind_fd = help_has(text, "--bind-fd") && help_has(text, "--ro-bind-fd");
+	f->disable_userns = help_has(text, "--disable-userns");
+	f->json_status_fd = help_has(text, "--json-status-fd");
+	f->die_with_parent = help_has(text, "--die-with-parent");
+	f->new_session = help_has(text, "--new-session");
+	f->remount_ro = help_has(text, "--remount-ro");
+}
+
+/* The answer depends only on the binary: cache it per (path, inode, mtime). */
+static pthread_mutex_t feat_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char path[4096];
+	dev_t dev; ino_t ino; struct timespec mtime;
+	bwrap_features f;
+	bool valid;
+} feat_cache;
+
+int bwrap_probe_features(const char *bwrap, bwrap_features *f, osb_error *err)
+{
+	const char *argv[] = { bwrap, "--help", NULL };
+	struct stat st;
+	char *out = NULL;
+	int r;
+
+	if (stat(bwrap, &st) < 0)
+		return osb_err_set(err, OSB_E_HOST, errno, "probe", "%s: %s", bwrap, strerror(errno));
+	if (st.st_mode & (S_ISUID | S_ISGID))
+		return osb_err_set(err, OSB_E_HOST, 0, "probe",
+		                   "%s is setuid or setgid; osb-isolate only runs an unprivileged "
+		                   "bwrap (install Debian's bubblewrap, which is not setuid)", bwrap);
+	pthread_mutex_lock(&feat_lock);
+	if (feat_cache.valid && strcmp(feat_cache.path, bwrap) == 0 &&
+	    feat_cache.dev == st.st_dev && feat_cache.ino == st.st_ino &&
+	    feat_cache.mtime.tv_sec == st.st_mtim.tv_sec &&
+	    feat_cache.mtime.tv_nsec == st.st_mtim.tv_nsec) {
+		*f = feat_cache.f;
+		pthread_mutex_unlock(&feat_lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&feat_lock);
+
+	r = spawn_capture(argv, 1 << 20, &out, err);
+	if (r < 0)
+		return r;
+	bwrap_parse_help(out, f);
+	free(out);
+	if (!f->json_status_fd || !f->die_with_parent || !f->new_session)
+		return osb_err_set(err, OSB_E_HOST, 0, "probe",
+		                   "%s lacks --json-status-fd, --die-with-parent or --new-session; "
+		                   "install bubblewrap 0.8 or later", bwrap);
+
+	pthread_mutex_lock(&feat_lock);
+	if (strlen(bwrap) < sizeof(feat_cache.path)) {
+		snprintf(feat_cache.path, sizeof(feat_cache.path), "%s", bwrap);
+		feat_cache.dev = st.st_dev;
+		feat_cache.ino = st.st_ino;
+		feat_cache.mtime = st.st_mtim;
+		feat_cache.f = *f;
+		feat_cache.valid = true;
+	}
+	pthread_mutex_unlock(&feat_lock);
+	return 0;
+}
+
+bool dest_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	if (strcmp(b, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
+}
+
+/* ---- argv rendering ------------------------------------------------------ */
+
+#define PUSH(...) do { if (strv_push(argv, __VA_ARGS__) < 0) goto nomem; } while (0)
+#define PUSHF(...) do { if (strv_pushf(argv, __VA_ARGS__) < 0) goto nomem; } while (0)
+
+static int segment_namespaces(const plan *pl, strv *argv)
+{
+	const osb_policy *p = pl->p;
+
+	if (pl->userns) {
+		PUSH("--unshare-user");
+		if (pl->feat.disable_userns)
+			PUSH("--disable-userns");
+		PUSH("--uid"); PUSHF("%u", p->uid);
+		PUSH("--gid"); PUSHF("%u", p->gid);
+	}
+	PUSH("--unshare-pid");
+	PUSH("--unshare-ipc");
+	PUSH("--unshare-uts");
+	if (p->net == NET_NONE)
+		PUSH("--unshare-net");
+	PUSH("--hostname"); PUSH(p->hostname ? p->hostname : "sandbox");
+	PUSH("--die-with-parent");
+	PUSH("--new-session");
+	PUSH("--json-status-fd"); PUSHF("%d", PFD_STATUS);
+	return 0;
+nomem:
+	return -ENOMEM;
+}
+
+/* Mounts of one kind, parents before children (shorter paths first). */
+static int cmp_mount_path(const void *a, const void *b)
+{
+	const pol_mount *x = *(pol_mount *const *)a, *y = *(pol_mount *const *)b;
+	size_t lx = strlen(x->path), ly = strlen(y->path);
+
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static int segment_mounts(const plan *pl, strv *argv, bool hides)
+{
+	const osb_policy *p = pl->p;
+	const pol_mount **m = NULL;
+	size_t n = 0;
+
+	if (p->n_mounts) {
+		m = calloc(p->n_mounts, sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		enum mount_kind k = p->mounts[i].kind;
+
+		if ((k == MNT_HIDE) == hides && k != MNT_RO_BIND)
+			m[n++] = &p->mounts[i];
+	}
+	qsort(m, n, sizeof(*m), cmp_mount_path);
+	for (size_t i = 0; i < n; i++) {
+		switch (m[i]->kind) {
+		case MNT_TMPFS:
+			PUSH("--tmpfs"); PUSH(m[i]->path);
+			break;
+		case MNT_DEV:
+			PUSH("--dev"); PUSH(m[i]->path);
+			break;
+		case MNT_PROC:
+			PUSH("--proc"); PUSH(m[i]->path);
+			break;
+		case MNT_HIDE:
+			PUSH("--perms"); PUSH("0555");
+			PUSH("--size"); PUSH("4096");
+			PUSH("--tmpfs"); PUSH(m[i]->path);
+			PUSH("--remount-ro"); PUSH(m[i]->path);
+			break;
+		case MNT_RO_BIND:
+			break;
+		}
+	}
+	free(m);
+	return 0;
+nomem:
+	free(m);
+	return -ENOMEM;
+}
+
+static int segment_binds(const plan *pl, strv *argv, bool writable)
+{
+	for (size_t i = 0; i < pl->n_binds; i++) {
+		const plan_bind *b = &pl->binds[i];
+
+		if (b->writable != writable)
+			continue;
+		PUSH(writable ? "--bind-fd" : "--ro-bind-fd");
+		PUSHF("%d", b->target);
+		PUSH(b->dest);
+	}
+	return 0;
+nomem:
+	return -ENOMEM;
+}
+
+static int segment_init(const plan *pl, strv *argv)
+{
+	const osb_policy *p = pl->p;
+	static const struct { enum limit_id id; const char *name; } rl[] = {
+		{ LIM_CPU, "cpu" }, { LIM_AS, "as" }, { LIM_NOFILE, "nofile" },
+		{ LIM_FSIZE, "fsize" }, { LIM_NPROC, "nproc" },
+	};
+
+	PUSH("--ro-bind-data"); PUSHF("%d", PFD_PASSWD); PUSH("/etc/passwd");
+	PUSH("--ro-bind-data"); PUSHF("%d", PFD_GROUP); PUSH("/etc/group");
+	PUSH("--chdir"); PUSH(pl->cwd);
+	PUSH("--");
+	PUSHF("/proc/self/fd/%d", PFD_INIT_EXE);
+	PUSH("--error-fd"); PUSHF("%d", PFD_INIT_ERR);
+	PUSH("--stderr-fd"); PUSHF("%d", PFD_CMD_STDERR);
+	PUSH("--seccomp-fd"); PUSHF("%d", PFD_SECCOMP);
+	for (size_t i = 0; i < sizeof(rl) / sizeof(rl[0]); i++) {
+		if (!p->limit_set[rl[i].id].set)
+			continue;
+		if (p->limits[rl[i].id] == UINT64_MAX)
+			PUSHF("--rlimit=%s=unlimited", rl[i].name);
+		else
+			PUSHF("--rlimit=%s=%llu", rl[i].name, (unsigned long long)p->limits[rl[i].id]);
+	}
+	if (pl->userns) {
+		PUSH("--expect-uid"); PUSHF("%u", p->uid);
+		PUSH("--expect-gid"); PUSHF("%u", p->gid);
+	}
+	PUSH("--");
+	for (size_t i = 0; i < pl->cmd.n; i++)
+		PUSH(pl->cmd.v[i]);
+	return 0;
+nomem:
+	return -ENOMEM;
+}
+
+int plan_argv(const plan *pl, strv *argv, osb_error *err)
+{
+	int r;
+
+	if (strv_push(argv, pl->bwrap) < 0)
+		goto nomem;
+	if ((r = segment_namespaces(pl, argv)) < 0)
+		goto fail;
+	if (pl->p->root == ROOT_HOST_RO) {
+		PUSH("--ro-bind"); PUSH("/"); PUSH("/");
+	}
+	if ((r = segment_mounts(pl, argv, false)) < 0 ||
+	    (r = segment_binds(pl, argv, false)) < 0 ||
+	    (r = segment_binds(pl, argv, true)) < 0 ||
+	    (r = segment_mounts(pl, argv, true)) < 0 ||
+	    (r = segment_init(pl, argv)) < 0)
+		goto fail;
+	return 0;
+fail:
+	(void)r;
+nomem:
+	strv_free(argv);
+	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory building the bwrap argv");
+}

@@ -1,0 +1,80 @@
+/* bwrap.h — the launch plan and its rendering as bwrap's argv.
+ *
+ * plan_build() turns a policy plus the host into a plan: verified fds for
+ * every bind source, the synthesized identity files, the seccomp program, the
+ * sandbox environment, and the fd numbers each of them will have in bwrap.
+ * plan_argv() renders the plan in a fixed segment order, independent of the
+ * order of directives in the policy file.
+ */
+#ifndef OSB_BWRAP_H
+#define OSB_BWRAP_H
+
+#include "internal.h"
+
+typedef struct bwrap_features {
+	bool bind_fd;          /* --bind-fd and --ro-bind-fd */
+	bool disable_userns;
+	bool json_status_fd;
+	bool die_with_parent;
+	bool new_session;
+	bool remount_ro;
+} bwrap_features;
+
+/* Locate bwrap: the configure-time path, else OSB_ISOLATE_BWRAP, else PATH. */
+int bwrap_locate(char **path, osb_error *err);
+/* Parse the options bwrap --help lists (never its version). */
+int bwrap_probe_features(const char *bwrap, bwrap_features *f, osb_error *err);
+/* Parse --help text; exposed for tests. */
+void bwrap_parse_help(const char *text, bwrap_features *f);
+
+/* Fixed fd numbers inside bwrap (documented in osb-isolate(1), "FILES"). */
+enum {
+	PFD_STDIN = 0,
+	PFD_STDOUT = 1,       /* the command's stdout pipe */
+	PFD_DIAG = 2,         /* bwrap's own stderr: setup diagnostics */
+	PFD_STATUS = 3,       /* --json-status-fd */
+	PFD_CMD_STDERR = 4,   /* the command's stderr; the init moves it to 2 */
+	PFD_INIT_ERR = 5,     /* the init's report channel */
+	PFD_INIT_EXE = 6,     /* the init binary, exec'd as /proc/self/fd/6 */
+	PFD_SECCOMP = 7,
+	PFD_PASSWD = 8,
+	PFD_GROUP = 9,
+	PFD_FIRST_BIND = 10,  /* bind sources, in argv order */
+};
+
+typedef struct plan_bind {
+	int fd;               /* O_PATH source, owned by the plan */
+	int target;           /* fd number in bwrap */
+	char *dest;
+	bool writable;
+	osb_origin o;
+} plan_bind;
+
+typedef struct plan {
+	const osb_policy *p;
+	char *bwrap;
+	bwrap_features feat;
+	bool userns;              /* mode: true = user namespace view */
+	int init_fd;
+	int seccomp_fd;
+	int passwd_fd, group_fd;
+	plan_bind *binds; size_t n_binds;   /* ro binds first, then workspace */
+	char *ws_dest;            /* NULL when the policy has no workspace */
+	char *cwd;                /* working directory inside */
+	strv env;                 /* the sandbox environment */
+	strv cmd;                 /* the command argv */
+} plan;
+
+/* Build the plan. ENVP is the caller's environment (may be NULL), CWD the
+ * requested working directory inside (NULL: the workspace, else "/"). */
+int plan_build(const osb_policy *p, const char *const *cmd, const char *const *envp,
+               const char *cwd, plan *out, osb_error *err);
+void plan_free(plan *pl);
+/* The full bwrap argv (argv[0] is the bwrap path). */
+int plan_argv(const plan *pl, strv *argv, osb_error *err);
+
+/* Component-wise: is A equal to B or beneath it? Both normalized absolute
+ * sandbox paths (policy strings), never host paths. */
+bool dest_within(const char *a, const char *b);
+
+#endif

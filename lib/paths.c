@@ -1,0 +1,1208 @@
+/* paths.c — the openat2 verifier, its fallback walker, and the host mount scan.
+ *
+ * This is where the plan turns host paths into verified fds and where a
+ * daemon's file proxy touches files the sandbox can write. Nothing here
+ * compares path strings to decide whether something is inside something
+ * else: a relative path is resolved beneath an open root by the kernel
+ * (openat2 RESOLVE_BENEATH|NO_SYMLINKS|NO_MAGICLINKS|NO_XDEV) or, where
+ * openat2 is missing or filtered, by a walk that opens one component at a
+ * time with O_PATH|O_NOFOLLOW and compares mount ids, and the result is
+ * judged by fstat of the fd. The single exception, the mount-table scan,
+ * compares two kernel-produced canonical paths and says why that is sound.
+ * When openat2 refuses, the walk runs again purely to name the offending
+ * component in the message; it never turns a refusal into success.
+ */
+#include "paths.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
+#include <libmount.h>
+
+#define RESOLVE_STRICT (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | \
+                        RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+#define MODE_ALLOWED 0777u
+#define OPEN_ALLOWED (O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_DIRECTORY | O_APPEND)
+
+static atomic_uint test_flags;
+
+void paths_set_test_flags(unsigned flags)
+{
+	atomic_store(&test_flags, flags);
+}
+
+static bool test_flag(unsigned flag)
+{
+	return (atomic_load(&test_flags) & flag) != 0;
+}
+
+static const char *errstr(int e, char *buf, size_t len)
+{
+	return strerror_r(e, buf, len);
+}
+
+/* ---- resolution context ------------------------------------------------ */
+
+/* One resolution beneath one root: how to resolve, and how to word errors. */
+struct beneath {
+	int root_fd;
+	const char *display;       /* the root in messages; NULL: read back lazily */
+	const char *rule;          /* "write paths" in "... may not contain symlinks" */
+	const char *stage;
+	unsigned long long resolve;
+	bool check_mnt;            /* walk: compare mount ids (RESOLVE_NO_XDEV) */
+	bool mnt_known;
+	uint64_t root_mnt;
+	osb_error *err;            /* never NULL */
+	char display_buf[PATH_MAX];
+};
+
+static void beneath_init(struct beneath *b, int root_fd, const char *display,
+                         const char *rule, osb_error *err)
+{
+	b->root_fd = root_fd;
+	b->display = display;
+	b->rule = rule;
+	b->stage = "paths";
+	b->resolve = RESOLVE_STRICT;
+	b->check_mnt = true;
+	b->mnt_known = false;
+	b->root_mnt = 0;
+	b->err = err;
+}
+
+/* The root's path for messages only: nothing is decided on it. */
+static const char *root_name(struct beneath *b)
+{
+	char proc[64];
+	ssize_t n;
+
+	if (b->display)
+		return b->display;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", b->root_fd);
+	n = readlink(proc, b->display_buf, sizeof(b->display_buf));
+	if (n <= 0 || (size_t)n >= sizeof(b->display_buf))
+		snprintf(b->display_buf, sizeof(b->display_buf), "<root fd %d>", b->root_fd);
+	else
+		b->display_buf[n] = '\0';
+	b->display = b->display_buf;
+	return b->display;
+}
+
+/* Fill the error as "<root>/<first LEN bytes of REL>: <what>"; return -E. */
+__attribute__((format(printf, 6, 7)))
+static int bfail(struct beneath *b, int code, int e, const char *rel, size_t len,
+                 const char *fmt, ...)
+{
+	char what[900];
+	const char *root = root_name(b);
+	size_t rl = strlen(root);
+	const char *sep = (len == 0 || (rl > 0 && root[rl - 1] == '/')) ? "" : "/";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	osb_err_set(b->err, code, e, b->stage, "%s%s%.*s: %s", root, sep, (int)len,
+	            len ? rel : "", what);
+	return -e;
+}
+
+static int bfail_errno(struct beneath *b, int e, const char *rel, size_t len,
+                       const char *doing)
+{
+	char buf[128];
+
+	if (e == ENOMEM)
+		return bfail(b, OSB_E_NOMEM, e, rel, len, "out of memory");
+	return bfail(b, OSB_E_PATH, e, rel, len, "%s%s", doing, errstr(e, buf, sizeof(buf)));
+}
+
+static int symlink_refused(struct beneath *b, const char *rel, size_t len, const char *name)
+{
+	return bfail(b, OSB_E_PATH, ELOOP, rel, len,
+	             "symlink component \"%s\" refused (%s may not contain symlinks)",
+	             name, b->rule);
+}
+
+/* ---- lexical rule ------------------------------------------------------ */
+
+static int check_component(struct beneath *b, const char *rel, const char *c, size_t n)
+{
+	size_t full = strlen(rel);
+
+	if (n == 0)
+		return bfail(b, OSB_E_PATH, EINVAL, rel, full,
+		             "empty component refused (remove the doubled or trailing \"/\")");
+	if (n > NAME_MAX)
+		return bfail(b, OSB_E_PATH, ENAMETOOLONG, NULL, 0,
+		             "a component of %zu bytes is longer than NAME_MAX (%d)", n, NAME_MAX);
+	if (n == 1 && c[0] == '.')
+		return bfail(b, OSB_E_PATH, EINVAL, rel, full,
+		             "component \".\" refused (write the path without \".\" components)");
+	if (n == 2 && c[0] == '.' && c[1] == '.')
+		return bfail(b, OSB_E_PATH, EINVAL, rel, full,
+		             "component \"..\" refused (paths may not leave their root)");
+	return 0;
+}
+
+/* The lexical rule of paths.h. ALLOW_ROOT: the whole path "." names the root. */
+static int check_rel(struct beneath *b, const char *rel, bool allow_root)
+{
+	size_t len;
+
+	if (!rel || !*rel)
+		return bfail(b, OSB_E_PATH, EINVAL, NULL, 0,
+		             "empty path refused (name a file or directory beneath the root)");
+	len = strnlen(rel, PATH_MAX);
+	if (len >= PATH_MAX)
+		return bfail(b, OSB_E_PATH, ENAMETOOLONG, NULL, 0,
+		             "path of %zu bytes refused: longer than PATH_MAX - 1 (%d)",
+		             strlen(rel), PATH_MAX - 1);
+	if (rel[0] == '/')
+		return bfail(b, OSB_E_PATH, EINVAL, NULL, 0,
+		             "absolute path \"%s\" refused (name it relative to the root)", rel);
+	if (strcmp(rel, ".") == 0) {
+		if (allow_root)
+			return 0;
+		return bfail(b, OSB_E_PATH, EINVAL, NULL, 0,
+		             "\".\" (the root itself) refused here (name an entry beneath the root)");
+	}
+	for (const char *c = rel;;) {
+		size_t n = strcspn(c, "/");
+		int r = check_component(b, rel, c, n);
+
+		if (r < 0)
+			return r;
+		if (!c[n])
+			return 0;
+		c += n + 1;
+	}
+}
+
+/* ---- mount ids --------------------------------------------------------- */
+
+/* Kernels before 5.8 lack STATX_MNT_ID; fdinfo has carried mnt_id since 3.15. */
+static int fdinfo_mount_id(int fd, uint64_t *id)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[64];
+	const char *p;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	r = read_file_bounded(path, 65536, &buf, NULL);
+	if (r < 0)
+		return r;
+	p = strncmp(buf, "mnt_id:", 7) == 0 ? buf : strstr(buf, "\nmnt_id:");
+	if (!p)
+		return -ENOTSUP;
+	p = strchr(p + 1, ':') + 1;
+	if (sscanf(p, "%" SCNu64, id) != 1)
+		return -ENOTSUP;
+	return 0;
+}
+
+static int fd_mount_id(int fd, uint64_t *id)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & STATX_MNT_ID)) {
+		*id = stx.stx_mnt_id;
+		return 0;
+	}
+	return fdinfo_mount_id(fd, id);
+}
+
+/* Refuse FD (component NAME, ending REL at LEN) unless it is on the root's
+ * mount. Without a mount id we cannot tell, so we refuse. */
+static int check_same_mount(struct beneath *b, int fd, const char *rel, size_t len,
+                            const char *name)
+{
+	uint64_t id;
+	int r;
+
+	if (!b->check_mnt)
+		return 0;
+	if (!b->mnt_known) {
+		r = fd_mount_id(b->root_fd, &b->root_mnt);
+		if (r < 0)
+			return bfail(b, OSB_E_PATH, -r, NULL, 0,
+			             "cannot determine the mount of the root (needs statx STATX_MNT_ID or /proc)");
+		b->mnt_known = true;
+	}
+	r = fd_mount_id(fd, &id);
+	if (r < 0)
+		return bfail(b, OSB_E_PATH, -r, rel, len,
+		             "cannot determine the mount of component \"%s\"", name);
+	if (id != b->root_mnt)
+		return bfail(b, OSB_E_PATH, EXDEV, rel, len,
+		             "component \"%s\" crosses a mount (%s may not cross mount points)",
+		             name, b->rule);
+	return 0;
+}
+
+/* ---- the walk ---------------------------------------------------------- */
+
+/* Judge the O_PATH fd of one component: never a symlink, a directory when
+ * more components follow, and on the root's mount. */
+static int judge_component(struct beneath *b, int fd, const char *rel, size_t len,
+                           const char *name, bool want_dir)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return bfail_errno(b, errno, rel, len, "cannot stat: ");
+	if (S_ISLNK(st.st_mode))
+		return symlink_refused(b, rel, len, name);
+	if (want_dir && !S_ISDIR(st.st_mode))
+		return bfail(b, OSB_E_PATH, ENOTDIR, rel, len,
+		             "component \"%s\" is not a directory", name);
+	return check_same_mount(b, fd, rel, len, name);
+}
+
+/* Open the directory holding REL's last component, one component at a time.
+ * O_PATH|O_NOFOLLOW opens a symlink as itself (and it is refused), never its
+ * target; ".." never gets here (check_rel); each step is compared with the
+ * root's mount id, which is what RESOLVE_NO_XDEV does in the kernel. Each
+ * open is relative to the fd of the previous step, so renaming or swapping
+ * a directory meanwhile cannot redirect the walk outside. */
+static int walk_parent(struct beneath *b, const char *rel, int *parent_out,
+                       const char **base_out)
+{
+	_cleanup_close_ int cur = openat(b->root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	const char *c = rel;
+	char name[NAME_MAX + 1];
+
+	if (cur < 0)
+		return bfail_errno(b, errno, NULL, 0, "cannot open the root: ");
+	for (;;) {
+		size_t n = strcspn(c, "/");
+		size_t upto = (size_t)(c - rel) + n;
+		int fd, r;
+
+		if (!c[n])
+			break;
+		if (n > NAME_MAX)
+			return bfail(b, OSB_E_PATH, ENAMETOOLONG, NULL, 0, "a component is too long");
+		memcpy(name, c, n);
+		name[n] = '\0';
+		fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return bfail_errno(b, errno, rel, upto, "");
+		r = judge_component(b, fd, rel, upto, name, true);
+		if (r < 0) {
+			close(fd);
+			return r;
+		}
+		close(cur);
+		cur = fd;
+		c += n + 1;
+	}
+	*parent_out = cur;
+	cur = -1;
+	*base_out = c;
+	return 0;
+}
+
+/* The final open failed with E: name the rule it broke if we can see one
+ * (a symlink, a mount), else report E itself. Always returns an error. */
+static int describe_final(struct beneath *b, int parent, const char *rel,
+                          const char *base, int e)
+{
+	size_t len = strlen(rel);
+	_cleanup_close_ int fd = openat(parent, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int r;
+
+	if (fd >= 0 && (r = judge_component(b, fd, rel, len, base, false)) < 0)
+		return r;
+	return bfail_errno(b, e, rel, len, "");
+}
+
+static int open_walk(struct beneath *b, const char *rel, int oflags, mode_t mode, int *fd_out)
+{
+	_cleanup_close_ int parent = -1;
+	const char *base;
+	int fd, r;
+
+	r = walk_parent(b, rel, &parent, &base);
+	if (r < 0)
+		return r;
+	fd = openat(parent, base, oflags | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return describe_final(b, parent, rel, base, errno);
+	r = check_same_mount(b, fd, rel, strlen(rel), base);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* ---- openat2 ----------------------------------------------------------- */
+
+static int sys_openat2(int dfd, const char *path, int flags, mode_t mode,
+                       unsigned long long resolve)
+{
+#ifdef SYS_openat2
+	struct open_how how = {
+		.flags = (uint64_t)(unsigned)flags,
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = resolve,
+	};
+	long fd;
+	int tries = 0;
+
+	/* EAGAIN: a concurrent rename or mount disturbed a ".." check; retry. */
+	do
+		fd = syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+	while (fd < 0 && (errno == EAGAIN || errno == EINTR) && ++tries < 16);
+	return (int)fd;
+#else
+	(void)dfd; (void)path; (void)flags; (void)mode; (void)resolve;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Open REL beneath the root with OFLAGS (O_NOFOLLOW|O_CLOEXEC added). */
+static int open_beneath(struct beneath *b, const char *rel, int oflags, mode_t mode, int *fd_out)
+{
+	if (!test_flag(PATHS_TEST_FORCE_WALK)) {
+		int fd = sys_openat2(b->root_fd, rel, oflags | O_NOFOLLOW | O_CLOEXEC, mode,
+		                     b->resolve);
+		_cleanup_close_ int parent = -1;
+		const char *base;
+		int e = errno, r;
+
+		if (fd >= 0) {
+			*fd_out = fd;
+			return 0;
+		}
+		/* ENOSYS: kernel before 5.6. EPERM: container seccomp profiles that
+		 * predate openat2 answer EPERM. The walk gives the same guarantees,
+		 * so falling back is never weaker; a genuine EPERM recurs there. */
+		if (e != ENOSYS && e != EPERM) {
+			r = walk_parent(b, rel, &parent, &base);
+			if (r < 0)
+				return r;
+			return describe_final(b, parent, rel, base, e);
+		}
+	}
+	return open_walk(b, rel, oflags, mode, fd_out);
+}
+
+/* ---- type rule --------------------------------------------------------- */
+
+static const char *type_name(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	return "of an unknown file type";
+}
+
+static const char *last_component(const char *rel)
+{
+	const char *s = strrchr(rel, '/');
+
+	return s ? s + 1 : rel;
+}
+
+/* Only directories and regular files; a regular file with a second hard
+ * link may be the same inode as a file outside the root, so it is refused
+ * where the caller would write (or bind) it: SINGLE_LINK. */
+static int check_type(struct beneath *b, int fd, const char *rel, bool single_link,
+                      struct stat *st_out)
+{
+	size_t len = strlen(rel);
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return bfail_errno(b, errno, rel, len, "cannot stat: ");
+	if (S_ISLNK(st.st_mode))
+		return symlink_refused(b, rel, len, last_component(rel));
+	if (S_ISREG(st.st_mode) && single_link && st.st_nlink > 1)
+		return bfail(b, OSB_E_PATH, EMLINK, rel, len,
+		             "regular file has %ju hard links; refused (another link may be a file "
+		             "outside the root)", (uintmax_t)st.st_nlink);
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return bfail(b, OSB_E_PATH, ENXIO, rel, len,
+		             "is %s; refused (only regular files and directories are allowed)",
+		             type_name(st.st_mode));
+	if (st_out)
+		*st_out = st;
+	return 0;
+}
+
+/* ---- internal API ------------------------------------------------------ */
+
+int path_resolve_beneath(int root_fd, const char *root_display, const char *rel,
+                         int *fd_out, osb_error *err)
+{
+	osb_error local;
+	struct beneath b;
+	int fd = -1, r;
+
+	beneath_init(&b, root_fd, root_display, "write paths", err ? err : &local);
+	r = check_rel(&b, rel, true);
+	if (r >= 0)
+		r = open_beneath(&b, rel, O_PATH, 0, &fd);
+	if (r >= 0)
+		r = check_type(&b, fd, rel, true, NULL);
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -b.err->code;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+int path_open_root(const char *abs, int *fd_out, osb_error *err)
+{
+	_cleanup_close_ int slash = -1;
+	osb_error local;
+	struct beneath b;
+	struct stat st;
+	const char *rel;
+	int fd = -1, r;
+
+	if (!err)
+		err = &local;
+	if (!abs || abs[0] != '/')
+		return osb_err_set(err, OSB_E_PATH, EINVAL, "paths",
+		                   "%s: a root must be an absolute path", abs ? abs : "(null)");
+	if (abs[1] == '/')
+		return osb_err_set(err, OSB_E_PATH, EINVAL, "paths",
+		                   "%s: empty component refused (remove the doubled \"/\")", abs);
+	slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (slash < 0)
+		return osb_err_set(err, OSB_E_PATH, errno, "paths", "cannot open \"/\"");
+	beneath_init(&b, slash, "/", "roots", err);
+	/* Roots may live on any mount (/home, /srv); only symlinks are banned. */
+	b.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	b.check_mnt = false;
+	rel = abs[1] ? abs + 1 : ".";
+	r = check_rel(&b, rel, abs[1] == '\0');
+	if (r >= 0)
+		r = open_beneath(&b, rel, O_PATH | O_DIRECTORY, 0, &fd);
+	if (r >= 0)
+		r = check_type(&b, fd, rel, false, &st);
+	if (r >= 0 && !S_ISDIR(st.st_mode))
+		r = bfail(&b, OSB_E_PATH, ENOTDIR, rel, strlen(rel), "a root must be a directory");
+	if (r >= 0 && (st.st_mode & 022))
+		r = bfail(&b, OSB_E_PATH, EPERM, rel, abs[1] ? strlen(rel) : 0,
+		          "writable by group or others (mode %04o); a root must be writable only "
+		          "by its owner (chmod go-w)", (unsigned)(st.st_mode & 07777));
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -err->code;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* The kernel's name for FD, checked to still name the same inode (a removed
+ * directory reads back as "... (deleted)", which must not be trusted). */
+static int fd_path(int fd, const struct stat *st, char **out)
+{
+	char proc[64];
+	size_t cap = 256;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (;;) {
+		char *buf = malloc(cap);
+		ssize_t n;
+		struct stat st2;
+
+		if (!buf)
+			return -ENOMEM;
+		n = readlink(proc, buf, cap);
+		if (n < 0) {
+			int e = errno;
+			free(buf);
+			return -e;
+		}
+		if ((size_t)n < cap) {
+			buf[n] = '\0';
+			if (buf[0] != '/' || stat(buf, &st2) < 0 ||
+			    st2.st_dev != st->st_dev || st2.st_ino != st->st_ino) {
+				free(buf);
+				return -ESTALE;
+			}
+			*out = buf;
+			return 0;
+		}
+		free(buf);
+		if (cap >= 16 * PATH_MAX)
+			return -ENAMETOOLONG;
+		cap *= 2;
+	}
+}
+
+/* A home directory from passwd, for the workspace refusal list. */
+static char *passwd_home(void)
+{
+	long hint = sysconf(_SC_GETPW_R_SIZE_MAX);
+	size_t cap = hint > 0 ? (size_t)hint : 4096;
+
+	for (int i = 0; i < 6; i++, cap *= 2) {
+		_cleanup_free_ char *buf = malloc(cap);
+		struct passwd pw, *res = NULL;
+		int r;
+
+		if (!buf)
+			return NULL;
+		r = getpwuid_r(getuid(), &pw, buf, cap, &res);
+		if (r == ERANGE)
+			continue;
+		if (r != 0 || !res || !pw.pw_dir)
+			return NULL;
+		return strdup(pw.pw_dir);
+	}
+	return NULL;
+}
+
+static bool same_inode_as(const struct stat *st, const char *path)
+{
+	struct stat st2;
+
+	return path && path[0] == '/' && stat(path, &st2) == 0 &&
+	       st2.st_dev == st->st_dev && st2.st_ino == st->st_ino;
+}
+
+static int refuse_workspace(const char *dir, const struct stat *st, osb_error *err)
+{
+	static const char *const system_dirs[] = {
+		"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/var", "/boot", "/dev",
+		"/proc", "/sys", "/run", "/root", "/opt", "/srv", "/tmp",
+	};
+	static const char tail[] = "as the workspace; pass --workspace DIR with a project directory";
+	_cleanup_free_ char *pwhome = NULL;
+	const char *home = getenv("HOME");
+
+	if (same_inode_as(st, "/"))
+		return osb_err_set(err, OSB_E_PATH, EPERM, "workspace",
+		                   "%s: refusing to use the root directory %s", dir, tail);
+	if (same_inode_as(st, home))
+		return osb_err_set(err, OSB_E_PATH, EPERM, "workspace",
+		                   "%s: refusing to use the home directory %s %s", dir, home, tail);
+	pwhome = passwd_home();
+	if (same_inode_as(st, pwhome))
+		return osb_err_set(err, OSB_E_PATH, EPERM, "workspace",
+		                   "%s: refusing to use the home directory %s %s", dir, pwhome, tail);
+	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+		if (same_inode_as(st, system_dirs[i]))
+			return osb_err_set(err, OSB_E_PATH, EPERM, "workspace",
+			                   "%s: refusing to use the system directory %s %s", dir,
+			                   system_dirs[i], tail);
+	return 0;
+}
+
+int path_open_workspace(const char *dir, int *fd_out, char **canon, osb_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	char buf[128];
+	int r;
+
+	if (!dir || !*dir)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "workspace",
+		                   "empty workspace path; pass --workspace DIR with a project directory");
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return osb_err_set(err, OSB_E_PATH, errno, "workspace",
+		                   "%s: cannot open the workspace: %s", dir,
+		                   errstr(errno, buf, sizeof(buf)));
+	if (fstat(fd, &st) < 0)
+		return osb_err_set(err, OSB_E_PATH, errno, "workspace", "%s: cannot stat: %s", dir,
+		                   errstr(errno, buf, sizeof(buf)));
+	r = refuse_workspace(dir, &st, err);
+	if (r < 0)
+		return r;
+	r = fd_path(fd, &st, canon);
+	if (r == -ENOMEM)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "workspace", "out of memory");
+	if (r < 0)
+		return osb_err_set(err, OSB_E_PATH, -r, "workspace",
+		                   "%s: cannot read back the workspace's path from /proc/self/fd "
+		                   "(is /proc mounted, or was the directory removed?)", dir);
+	*fd_out = fd;
+	fd = -1;
+	return 0;
+}
+
+/* Is TARGET strictly beneath DIR? Both are kernel-produced canonical
+ * absolute paths (d_path output: /proc/self/fd readlink and mountinfo
+ * targets, in this process's root): no ".", "..", doubled "/" or symlinks.
+ * For such paths, equal leading components mean the same ancestors, so a
+ * component-wise comparison answers the ancestry question exactly. This is
+ * the one path comparison in the library; it never sees a caller's string. */
+static bool strictly_beneath(const char *dir, const char *target)
+{
+	for (;;) {
+		size_t dn, tn;
+
+		while (*dir == '/')
+			dir++;
+		while (*target == '/')
+			target++;
+		if (!*dir)
+			return *target != '\0';
+		if (!*target)
+			return false;
+		dn = strcspn(dir, "/");
+		tn = strcspn(target, "/");
+		if (dn != tn || memcmp(dir, target, dn) != 0)
+			return false;
+		dir += dn;
+		target += tn;
+	}
+}
+
+static int report_mount(struct libmnt_fs *fs, const char *dir, osb_error *err)
+{
+	const char *src = mnt_fs_get_source(fs);
+	const char *root = mnt_fs_get_root(fs);
+	bool show_root = root && strcmp(root, "/") != 0;
+
+	/* findmnt's notation: SOURCE[ROOT] for a bind of a subtree. */
+	return osb_err_set(err, OSB_E_PATH, EXDEV, "paths",
+	                   "%s: a mount (source %s%s%s%s) lies beneath the writable path %s; "
+	                   "writable paths may not contain mounts", mnt_fs_get_target(fs),
+	                   src ? src : "none", show_root ? "[" : "", show_root ? root : "",
+	                   show_root ? "]" : "", dir);
+}
+
+int path_check_no_mounts_beneath(int dir_fd, osb_error *err)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct libmnt_table *tb = NULL;
+	struct libmnt_iter *it = NULL;
+	struct libmnt_fs *fs;
+	struct stat st;
+	int r = 0;
+
+	if (fstat(dir_fd, &st) < 0)
+		return osb_err_set(err, OSB_E_PATH, errno, "paths", "fd %d: cannot stat", dir_fd);
+	if (!S_ISDIR(st.st_mode))
+		return osb_err_set(err, OSB_E_PATH, ENOTDIR, "paths", "fd %d: not a directory", dir_fd);
+	r = fd_path(dir_fd, &st, &dir);
+	if (r < 0)
+		return osb_err_set(err, OSB_E_PATH, -r, "paths",
+		                   "fd %d: cannot read back the directory's path from /proc/self/fd "
+		                   "(is /proc mounted?)", dir_fd);
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	if (!tb || !it) {
+		r = osb_err_set(err, OSB_E_HOST, errno, "paths",
+		                "cannot read the mount table /proc/self/mountinfo");
+		goto out;
+	}
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		const char *target = mnt_fs_get_target(fs);
+
+		if (target && strictly_beneath(dir, target)) {
+			r = report_mount(fs, dir, err);
+			break;
+		}
+	}
+out:
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	return r;
+}
+
+/* ---- public file API --------------------------------------------------- */
+
+static void api_init(struct beneath *b, int root_fd, osb_error *err, osb_error *local)
+{
+	beneath_init(b, root_fd, NULL, "paths beneath the root", err ? err : local);
+}
+
+static int check_mode(struct beneath *b, unsigned mode)
+{
+	if (mode & ~MODE_ALLOWED)
+		return bfail(b, OSB_E_USAGE, EINVAL, NULL, 0,
+		             "mode 0%o refused: only permission bits (0777) may be set; setuid, "
+		             "setgid and sticky bits are not granted", mode);
+	return 0;
+}
+
+/* Verify REL's parent directory and split off its last component, which
+ * must be a normal name (check_rel refuses "." and ".." everywhere). */
+static int open_parent(struct beneath *b, const char *rel, int *parent_out,
+                       const char **base_out)
+{
+	_cleanup_free_ char *dir = NULL;
+	const char *slash;
+	int r;
+
+	r = check_rel(b, rel, false);
+	if (r < 0)
+		return r;
+	slash = strrchr(rel, '/');
+	if (!slash) {
+		*parent_out = openat(b->root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (*parent_out < 0)
+			return bfail_errno(b, errno, NULL, 0, "cannot open the root: ");
+		*base_out = rel;
+		return 0;
+	}
+	dir = strndup(rel, (size_t)(slash - rel));
+	if (!dir)
+		return bfail(b, OSB_E_NOMEM, ENOMEM, NULL, 0, "out of memory");
+	r = open_beneath(b, dir, O_PATH | O_DIRECTORY, 0, parent_out);
+	if (r < 0)
+		return r;
+	*base_out = slash + 1;
+	return 0;
+}
+
+/* Look before opening: a FIFO, socket or device is refused without being
+ * opened at all (opening one can block or have side effects). */
+static int precheck_open(struct beneath *b, const char *rel, bool writing, bool creating)
+{
+	_cleanup_close_ int fd = -1;
+	int r = open_beneath(b, rel, O_PATH, 0, &fd);
+
+	if (r == -ENOENT && creating) {
+		osb_err_clear(b->err);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	return check_type(b, fd, rel, writing, NULL);
+}
+
+int osb_open_beneath(int root_fd, const char *rel, int flags, unsigned mode, osb_error *err)
+{
+	osb_error local;
+	struct beneath b;
+	struct stat st;
+	bool writing = (flags & O_ACCMODE) != O_RDONLY;
+	int fd = -1, r;
+
+	api_init(&b, root_fd, err, &local);
+	if ((flags & ~OPEN_ALLOWED) || (flags & O_ACCMODE) == O_ACCMODE ||
+	    ((flags & O_TRUNC) && !writing))
+		return bfail(&b, OSB_E_USAGE, EINVAL, NULL, 0,
+		             "open flags 0%o refused: use O_RDONLY, O_WRONLY or O_RDWR with O_CREAT, "
+		             "O_EXCL, O_TRUNC (when writing), O_DIRECTORY, O_APPEND", (unsigned)flags);
+	r = check_mode(&b, mode);
+	if (r >= 0)
+		r = check_rel(&b, rel, true);
+	if (r >= 0)
+		r = precheck_open(&b, rel, writing, flags & O_CREAT);
+	/* O_TRUNC waits until the checks passed: truncating first would cut a
+	 * hard-linked outside file before we could refuse it. */
+	if (r >= 0)
+		r = open_beneath(&b, rel, (flags & ~O_TRUNC) | O_NONBLOCK | O_NOCTTY,
+		                 (flags & O_CREAT) ? mode : 0, &fd);
+	if (r >= 0)
+		r = check_type(&b, fd, rel, writing, &st);
+	if (r >= 0 && S_ISREG(st.st_mode)) {
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+		    ((flags & O_TRUNC) && ftruncate(fd, 0) < 0)) {
+			char buf[128];
+			int e = errno;
+
+			r = bfail(&b, OSB_E_IO, e, rel, strlen(rel), "cannot prepare the file: %s",
+			          errstr(e, buf, sizeof(buf)));
+		}
+	}
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int osb_mkdir_beneath(int root_fd, const char *rel, unsigned mode, osb_error *err)
+{
+	_cleanup_close_ int parent = -1;
+	osb_error local;
+	struct beneath b;
+	const char *base;
+	int r;
+
+	api_init(&b, root_fd, err, &local);
+	r = check_mode(&b, mode);
+	if (r >= 0)
+		r = open_parent(&b, rel, &parent, &base);
+	if (r < 0)
+		return r;
+	if (mkdirat(parent, base, mode) < 0)
+		return bfail_errno(&b, errno, rel, strlen(rel), "cannot create the directory: ");
+	return 0;
+}
+
+int osb_unlink_beneath(int root_fd, const char *rel, int is_dir, osb_error *err)
+{
+	_cleanup_close_ int parent = -1;
+	osb_error local;
+	struct beneath b;
+	const char *base;
+	int r;
+
+	api_init(&b, root_fd, err, &local);
+	r = open_parent(&b, rel, &parent, &base);
+	if (r < 0)
+		return r;
+	if (unlinkat(parent, base, is_dir ? AT_REMOVEDIR : 0) < 0)
+		return bfail_errno(&b, errno, rel, strlen(rel), "cannot remove: ");
+	return 0;
+}
+
+int osb_rename_beneath(int root_fd, const char *from, const char *to, osb_error *err)
+{
+	_cleanup_close_ int pfrom = -1, pto = -1;
+	const char *bfrom, *bto;
+	osb_error local;
+	struct beneath b;
+	int r;
+
+	api_init(&b, root_fd, err, &local);
+	r = open_parent(&b, from, &pfrom, &bfrom);
+	if (r >= 0)
+		r = open_parent(&b, to, &pto, &bto);
+	if (r < 0)
+		return r;
+	if (renameat(pfrom, bfrom, pto, bto) < 0) {
+		char buf[128];
+		int e = errno;
+
+		return bfail(&b, OSB_E_PATH, e, from, strlen(from), "cannot rename to \"%s\": %s",
+		             to, errstr(e, buf, sizeof(buf)));
+	}
+	return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* ".osb-" and 16 random hex digits: unguessable, so O_EXCL rarely retries. */
+static int temp_name(char *buf, size_t len)
+{
+	uint64_t v;
+
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+		return -errno;
+	snprintf(buf, len, ".osb-%016" PRIx64, v);
+	return 0;
+}
+
+/* Give the unnamed O_TMPFILE FD the name TMP in PARENT. linkat with
+ * AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd does not. */
+static int link_tmpfile(int fd, int parent, char *tmp, size_t tmplen)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (int tries = 0; tries < 8; tries++) {
+		int r = temp_name(tmp, tmplen);
+
+		if (r < 0)
+			return r;
+		if (linkat(fd, "", parent, tmp, AT_EMPTY_PATH) == 0 ||
+		    linkat(AT_FDCWD, proc, parent, tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+static int write_via_tmpfile(int parent, const void *data, size_t len, mode_t mode,
+                             char *tmp, size_t tmplen)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (test_flag(PATHS_TEST_NO_TMPFILE))
+		return -EOPNOTSUPP;
+	fd = openat(parent, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, data, len);
+	if (r < 0)
+		return r;
+	return link_tmpfile(fd, parent, tmp, tmplen);
+}
+
+static int write_via_named(int parent, const void *data, size_t len, mode_t mode,
+                           char *tmp, size_t tmplen)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	for (int tries = 0; fd < 0; tries++) {
+		r = temp_name(tmp, tmplen);
+		if (r < 0)
+			return r;
+		fd = openat(parent, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && (errno != EEXIST || tries >= 8))
+			return -errno;
+	}
+	r = write_all(fd, data, len);
+	if (r < 0)
+		unlinkat(parent, tmp, 0);
+	return r;
+}
+
+/* An existing target must be a regular file: replacing a symlink would
+ * contradict every other call here, and the caller most likely meant its
+ * target. Other links to the old inode keep the old content (rename swaps
+ * the name only), so a hard-linked target is safe to replace. */
+static int check_write_target(struct beneath *b, int parent, const char *base, const char *rel)
+{
+	struct stat st;
+
+	if (fstatat(parent, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : bfail_errno(b, errno, rel, strlen(rel), "cannot stat: ");
+	if (S_ISLNK(st.st_mode))
+		return symlink_refused(b, rel, strlen(rel), base);
+	if (S_ISDIR(st.st_mode))
+		return bfail(b, OSB_E_PATH, EISDIR, rel, strlen(rel),
+		             "is a directory; cannot replace it with a file");
+	if (!S_ISREG(st.st_mode))
+		return bfail(b, OSB_E_PATH, ENXIO, rel, strlen(rel),
+		             "is %s; refused (only regular files and directories are allowed)",
+		             type_name(st.st_mode));
+	return 0;
+}
+
+int osb_write_file_beneath(int root_fd, const char *rel, const void *data, size_t len,
+                           unsigned mode, osb_error *err)
+{
+	_cleanup_close_ int parent = -1;
+	osb_error local;
+	struct beneath b;
+	const char *base;
+	char tmp[32];
+	int r;
+
+	api_init(&b, root_fd, err, &local);
+	if (!data && len > 0)
+		return bfail(&b, OSB_E_USAGE, EINVAL, NULL, 0, "no data given for %zu bytes", len);
+	r = check_mode(&b, mode);
+	if (r >= 0)
+		r = open_parent(&b, rel, &parent, &base);
+	if (r >= 0)
+		r = check_write_target(&b, parent, base, rel);
+	if (r < 0)
+		return r;
+	r = write_via_tmpfile(parent, data, len, mode, tmp, sizeof(tmp));
+	if (r == -EOPNOTSUPP || r == -EISDIR || r == -EINVAL || r == -ENOENT || r == -EPERM ||
+	    r == -EACCES)
+		r = write_via_named(parent, data, len, mode, tmp, sizeof(tmp));
+	if (r < 0)
+		return bfail_errno(&b, -r, rel, strlen(rel), "cannot write a temporary file: ");
+	if (renameat(parent, tmp, parent, base) < 0) {
+		int e = errno;
+
+		unlinkat(parent, tmp, 0);
+		return bfail_errno(&b, e, rel, strlen(rel), "cannot replace the file: ");
+	}
+	return 0;
+}
+
+/* Open an existing REL as O_PATH for a metadata change: directories and
+ * single-link regular files only (a shared inode may be an outside file). */
+static int open_for_attr(struct beneath *b, const char *rel, int *fd_out)
+{
+	int fd = -1, r;
+
+	r = check_rel(b, rel, true);
+	if (r >= 0)
+		r = open_beneath(b, rel, O_PATH, 0, &fd);
+	if (r >= 0)
+		r = check_type(b, fd, rel, true, NULL);
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* fchmod refuses O_PATH fds; act on the verified inode itself, never on a
+ * name: fchmodat2(AT_EMPTY_PATH) where the kernel has it (6.6), else the
+ * fd's /proc magic link, which the kernel resolves to that very inode. */
+static int chmod_fd(int fd, mode_t mode)
+{
+	char proc[64];
+
+#ifdef __NR_fchmodat2
+	if (syscall(__NR_fchmodat2, fd, "", mode, AT_EMPTY_PATH) == 0)
+		return 0;
+	/* ENOSYS/EINVAL: older kernel; EPERM: a filter that predates it (a
+	 * genuine EPERM recurs below). */
+	if (errno != ENOSYS && errno != EINVAL && errno != EPERM)
+		return -errno;
+#endif
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (fchmodat(AT_FDCWD, proc, mode, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+int osb_fchmod_beneath(int root_fd, const char *rel, unsigned mode, osb_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	osb_error local;
+	struct beneath b;
+	int r;
+
+	api_init(&b, root_fd, err, &local);
+	r = check_mode(&b, mode);
+	if (r >= 0)
+		r = open_for_attr(&b, rel, &fd);
+	if (r < 0)
+		return r;
+	r = chmod_fd(fd, mode);
+	if (r < 0)
+		return bfail_errno(&b, -r, rel, strlen(rel), "cannot change the mode: ");
+	return 0;
+}
+
+int osb_fchown_beneath(int root_fd, const char *rel, uint32_t uid, uint32_t gid,
+                       osb_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	osb_error local;
+	struct beneath b;
+	int r;
+
+	api_init(&b, root_fd, err, &local);
+	r = open_for_attr(&b, rel, &fd);
+	if (r < 0)
+		return r;
+	if (fchownat(fd, "", (uid_t)uid, (gid_t)gid, AT_EMPTY_PATH) < 0)
+		return bfail_errno(&b, errno, rel, strlen(rel), "cannot change the owner: ");
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Pack V (sorted) into one allocation: pointers first, then the strings. */
+static char **pack_names(strv *v)
+{
+	size_t total = (v->n + 1) * sizeof(char *);
+	char **out, *p;
+
+	for (size_t i = 0; i < v->n; i++)
+		total += strlen(v->v[i]) + 1;
+	out = malloc(total);
+	if (!out)
+		return NULL;
+	p = (char *)(out + v->n + 1);
+	for (size_t i = 0; i < v->n; i++) {
+		size_t n = strlen(v->v[i]) + 1;
+
+		memcpy(p, v->v[i], n);
+		out[i] = p;
+		p += n;
+	}
+	out[v->n] = NULL;
+	return out;
+}
+
+static int read_names(int fd, strv *v)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	errno = 0;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((r = strv_push(v, de->d_name)) < 0)
+			break;
+	}
+	if (r == 0 && errno)
+		r = -errno;
+	closedir(d);
+	return r;
+}
+
+int osb_list_beneath(int root_fd, const char *rel, char ***names, osb_error *err)
+{
+	strv v = { 0 };
+	osb_error local;
+	struct beneath b;
+	int fd = -1, r;
+
+	api_init(&b, root_fd, err, &local);
+	if (!names)
+		return bfail(&b, OSB_E_USAGE, EINVAL, NULL, 0, "no place to store the names");
+	*names = NULL;
+	r = check_rel(&b, rel, true);
+	if (r >= 0)
+		r = open_beneath(&b, rel, O_RDONLY | O_DIRECTORY, 0, &fd);
+	if (r < 0)
+		return r;
+	r = read_names(fd, &v);    /* takes fd */
+	if (r < 0) {
+		strv_free(&v);
+		return bfail_errno(&b, -r, rel, strlen(rel), "cannot list: ");
+	}
+	if (v.n > INT_MAX) {
+		strv_free(&v);
+		return bfail(&b, OSB_E_PATH, EOVERFLOW, rel, strlen(rel), "too many entries");
+	}
+	if (v.n)
+		qsort(v.v, v.n, sizeof(char *), cmp_names);
+	*names = pack_names(&v);
+	r = (int)v.n;
+	strv_free(&v);
+	if (!*names)
+		return bfail(&b, OSB_E_NOMEM, ENOMEM, NULL, 0, "out of memory");
+	return r;
+}

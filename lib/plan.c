@@ -1,0 +1,281 @@
+/* plan.c — policy + host -> launch plan (DESIGN §2).
+ *
+ * Every bind source is opened here once and bound by that fd, never by name
+ * again; the workspace is verified (not a system directory, no mounts
+ * beneath it when writable). Destinations are checked against each other so
+ * that no mount can silently cover another. Anything the policy asks for
+ * that the host cannot give is a refusal, never a downgrade.
+ */
+#include "bwrap.h"
+#include "paths.h"
+#include "filter.h"
+#include "proc.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#ifndef OSB_INIT_PATH
+#define OSB_INIT_PATH "/usr/local/libexec/osb-isolate/osb-isolate-init"
+#endif
+
+static const char *init_path(void)
+{
+	const char *env = getenv("OSB_ISOLATE_INIT");
+
+	return env && *env ? env : OSB_INIT_PATH;
+}
+
+static int open_init(plan *pl, osb_error *err)
+{
+	const char *path = init_path();
+	struct stat st;
+
+	pl->init_fd = open(path, O_PATH | O_CLOEXEC);
+	if (pl->init_fd < 0)
+		return osb_err_set(err, OSB_E_HOST, errno, "plan",
+		                   "cannot open the sandbox init %s: %s (is osb-isolate installed? "
+		                   "OSB_ISOLATE_INIT overrides the path)", path, strerror(errno));
+	if (fstat(pl->init_fd, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR))
+		return osb_err_set(err, OSB_E_HOST, 0, "plan",
+		                   "the sandbox init %s is not an executable file", path);
+	if (st.st_mode & (S_ISUID | S_ISGID))
+		return osb_err_set(err, OSB_E_HOST, 0, "plan",
+		                   "the sandbox init %s is setuid or setgid; refusing", path);
+	return 0;
+}
+
+static int add_bind(plan *pl, int fd, const char *dest, bool writable, osb_origin o)
+{
+	plan_bind *nb = realloc(pl->binds, (pl->n_binds + 1) * sizeof(*nb));
+
+	if (!nb)
+		return -ENOMEM;
+	pl->binds = nb;
+	nb[pl->n_binds] = (plan_bind){ .fd = fd, .target = PFD_FIRST_BIND + (int)pl->n_binds,
+	                               .dest = strdup(dest), .writable = writable, .o = o };
+	if (!nb[pl->n_binds].dest)
+		return -ENOMEM;
+	pl->n_binds++;
+	return 0;
+}
+
+static int plan_ro_binds(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const pol_mount *m = &p->mounts[i];
+		struct stat st;
+		int fd;
+
+		if (m->kind != MNT_RO_BIND)
+			continue;
+		/* The path is the policy author's: symlinks in it are theirs to
+		 * follow, but only once — the sandbox gets this very inode. */
+		fd = open(m->path, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return osb_err_set(err, OSB_E_PATH, errno, "plan",
+			                   "%s:%u: ro-bind %s: %s (a grant is never skipped; remove the "
+			                   "rule or create the path)", m->o.file, m->o.line, m->path,
+			                   strerror(errno));
+		if (fstat(fd, &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+			close(fd);
+			return osb_err_set(err, OSB_E_PATH, 0, "plan",
+			                   "%s:%u: ro-bind %s: only directories and regular files can "
+			                   "be bound", m->o.file, m->o.line, m->path);
+		}
+		if (add_bind(pl, fd, m->path, false, m->o) < 0) {
+			close(fd);
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int plan_workspace(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+	_cleanup_free_ char *cwd = NULL;
+	char *canon = NULL;
+	const char *dir = p->ws_path;
+	int fd = -1, r;
+
+	if (p->ws_mode == WS_NONE)
+		return 0;
+	if (!dir) {
+		cwd = getcwd(NULL, 0);
+		if (!cwd)
+			return osb_err_set(err, OSB_E_PATH, errno, "workspace",
+			                   "cannot determine the current directory: %s; pass --workspace DIR",
+			                   strerror(errno));
+		dir = cwd;
+	}
+	r = path_open_workspace(dir, &fd, &canon, err);
+	if (r < 0)
+		return r;
+	if (p->ws_mode == WS_RW && (r = path_check_no_mounts_beneath(fd, err)) < 0)
+		goto fail;
+	pl->ws_dest = strdup(p->ws_dest ? p->ws_dest : canon);
+	if (!pl->ws_dest || add_bind(pl, fd, pl->ws_dest, p->ws_mode == WS_RW, p->ws_set.o) < 0) {
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		goto fail;
+	}
+	free(canon);
+	return 0;
+fail:
+	free(canon);
+	close(fd);
+	return r;
+}
+
+/* No mount may silently cover another: refuse layouts where segment order
+ * would hide a grant (DESIGN §3, "A later tmpfs never hides an earlier bind"). */
+static int plan_check_layout(const plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+	bool have_proc = false;
+
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const pol_mount *m = &p->mounts[i];
+
+		if (m->kind == MNT_PROC && strcmp(m->path, "/proc") == 0)
+			have_proc = true;
+		for (size_t j = 0; j < pl->n_binds; j++) {
+			const plan_bind *b = &pl->binds[j];
+
+			if (m->kind == MNT_HIDE && dest_within(b->dest, m->path))
+				return osb_err_set(err, OSB_E_POLICY, 0, "plan",
+				                   "%s:%u: hide %s would cover the bind of %s (%s:%u); "
+				                   "remove one of them", m->o.file, m->o.line, m->path,
+				                   b->dest, b->o.file, b->o.line);
+			if (m->kind != MNT_HIDE && m->kind != MNT_RO_BIND &&
+			    dest_within(m->path, b->dest))
+				return osb_err_set(err, OSB_E_POLICY, 0, "plan",
+				                   "%s:%u: %s would be covered by the bind of %s (%s:%u); "
+				                   "remove one of them", m->o.file, m->o.line, m->path,
+				                   b->dest, b->o.file, b->o.line);
+		}
+	}
+	for (size_t i = 0; i < pl->n_binds; i++)
+		for (size_t j = 0; j < pl->n_binds; j++) {
+			const plan_bind *a = &pl->binds[i], *b = &pl->binds[j];
+
+			if (i != j && a->writable && b->writable && dest_within(a->dest, b->dest))
+				return osb_err_set(err, OSB_E_POLICY, 0, "plan",
+				                   "writable %s lies beneath writable %s; nested writable "
+				                   "mounts are refused", a->dest, b->dest);
+			if (i < j && strcmp(a->dest, b->dest) == 0)
+				return osb_err_set(err, OSB_E_POLICY, 0, "plan",
+				                   "%s is bound twice (%s:%u and %s:%u)", a->dest,
+				                   a->o.file, a->o.line, b->o.file, b->o.line);
+		}
+	if (!have_proc)
+		return osb_err_set(err, OSB_E_POLICY, 0, "plan",
+		                   "the policy mounts no /proc: every sandbox has a pid namespace and "
+		                   "its init is started through /proc/self/fd; add \"proc /proc\"");
+	return 0;
+}
+
+static int plan_identity(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+	_cleanup_free_ char *pw = NULL, *gr = NULL;
+
+	if (p->uid == 0 || p->gid == 0)
+		return osb_err_set(err, OSB_E_POLICY, 0, "identity",
+		                   "%s:%u: user code never runs as uid 0 or gid 0; choose non-zero ids",
+		                   p->user_set.o.file, p->user_set.o.line);
+	int r = identity_passwd(p, pl->ws_dest, &pw);
+
+	if (r == 0)
+		r = identity_group(p, &gr);
+	if (r == -EINVAL)
+		return osb_err_set(err, OSB_E_POLICY, EINVAL, "identity",
+		                   "%s:%u: the user name or the workspace path contains ':' or a "
+		                   "newline, which /etc/passwd cannot hold", p->user_set.o.file,
+		                   p->user_set.o.line);
+	if (r < 0)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "identity", "out of memory");
+	pl->passwd_fd = memfd_with_data("osb-passwd", pw, strlen(pw));
+	pl->group_fd = memfd_with_data("osb-group", gr, strlen(gr));
+	if (pl->passwd_fd < 0 || pl->group_fd < 0)
+		return osb_err_set(err, OSB_E_IO, errno, "identity",
+		                   "cannot create the passwd/group memfds: %s", strerror(errno));
+	return 0;
+}
+
+static int plan_cmd(plan *pl, const char *const *cmd, const char *cwd, osb_error *err)
+{
+	if (!cmd || !cmd[0] || !cmd[0][0])
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "plan", "no command to run");
+	for (size_t i = 0; cmd[i]; i++)
+		if (strv_push(&pl->cmd, cmd[i]) < 0)
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+	if (cwd && cwd[0] != '/')
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "plan",
+		                   "working directory %s must be an absolute path", cwd);
+	pl->cwd = strdup(cwd ? cwd : pl->ws_dest ? pl->ws_dest : "/");
+	if (!pl->cwd)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+	return 0;
+}
+
+int plan_build(const osb_policy *p, const char *const *cmd, const char *const *envp,
+               const char *cwd, plan *pl, osb_error *err)
+{
+	int r;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->p = p;
+	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = -1;
+	pl->userns = true;
+	if ((r = bwrap_locate(&pl->bwrap, err)) < 0 ||
+	    (r = bwrap_probe_features(pl->bwrap, &pl->feat, err)) < 0)
+		goto fail;
+	if (!pl->feat.bind_fd) {
+		r = osb_err_set(err, OSB_E_HOST, 0, "probe",
+		                "%s lacks --bind-fd/--ro-bind-fd, so paths cannot be bound by their "
+		                "verified fd; refusing (install bubblewrap 0.10 or later, or "
+		                "Debian 12's 0.8.0-2+deb12u1)", pl->bwrap);
+		goto fail;
+	}
+	if (pl->userns && !pl->feat.disable_userns) {
+		r = osb_err_set(err, OSB_E_HOST, 0, "probe",
+		                "%s lacks --disable-userns; refusing to let the sandbox create "
+		                "user namespaces (install bubblewrap 0.8 or later)", pl->bwrap);
+		goto fail;
+	}
+	if ((r = open_init(pl, err)) < 0 ||
+	    (r = plan_ro_binds(pl, err)) < 0 ||
+	    (r = plan_workspace(pl, err)) < 0 ||
+	    (r = plan_check_layout(pl, err)) < 0 ||
+	    (r = plan_identity(pl, err)) < 0 ||
+	    (r = plan_cmd(pl, cmd, cwd, err)) < 0 ||
+	    (r = env_build(p, envp, pl->ws_dest, &pl->env, err)) < 0 ||
+	    (r = seccomp_build_fd(p, &pl->seccomp_fd, err)) < 0)
+		goto fail;
+	return 0;
+fail:
+	plan_free(pl);
+	return r;
+}
+
+void plan_free(plan *pl)
+{
+	for (size_t i = 0; i < pl->n_binds; i++) {
+		close(pl->binds[i].fd);
+		free(pl->binds[i].dest);
+	}
+	free(pl->binds);
+	int *fds[] = { &pl->init_fd, &pl->seccomp_fd, &pl->passwd_fd, &pl->group_fd };
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+	free(pl->bwrap);
+	free(pl->ws_dest);
+	free(pl->cwd);
+	strv_free(&pl->env);
+	strv_free(&pl->cmd);
+	memset(pl, 0, sizeof(*pl));
+	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = -1;
+}

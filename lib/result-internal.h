@@ -1,0 +1,48 @@
+/* result-internal.h — the result record that run.c fills and result.c reports.
+ *
+ * One shape for the library and the CLI (DESIGN §3 "Results"). Captured output
+ * is clipped head+tail: the first half of the limit and the last half are
+ * kept, the byte counts always count everything that was produced.
+ */
+#ifndef OSB_RESULT_INTERNAL_H
+#define OSB_RESULT_INTERNAL_H
+
+#include "internal.h"
+
+/* A clipped capture of one stream: HEAD keeps the first bytes up to
+ * limit/2 (rounded up), TAIL is a ring of the last limit/2 bytes. */
+typedef struct capture {
+	uint64_t limit;        /* total bytes kept at most */
+	uint64_t total;        /* bytes produced */
+	char *head; size_t head_len, head_cap;
+	char *tail; size_t tail_cap, tail_start, tail_len;   /* ring buffer */
+} capture;
+
+void capture_init(capture *c, uint64_t limit);
+int capture_add(capture *c, const char *buf, size_t len);   /* -ENOMEM */
+/* Flatten to a NUL-terminated buffer: head, then (if clipped) tail. */
+int capture_take(capture *c, char **out, size_t *len, bool *truncated);
+void capture_free(capture *c);
+
+struct osb_result {
+	bool ran;              /* the command was exec'd */
+	int exit_code;         /* -1 when none */
+	int signal;            /* 0 when none */
+	bool timed_out;
+	bool has_error;
+	osb_error error;       /* class = code, stage, message */
+	char *out; size_t out_len;
+	char *err; size_t err_len;
+	bool truncated;
+	uint64_t out_bytes, err_bytes;
+	uint64_t duration_ms;
+	char policy_hash[72];
+	char *hint;            /* what to do next, or NULL */
+	char *mode;            /* "userns" / "root", or NULL when not started */
+};
+
+osb_result *result_new(void);
+/* The stable names of error codes used in JSON: "usage", "policy", ... */
+const char *result_code_name(int code);
+
+#endif

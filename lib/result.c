@@ -1,0 +1,497 @@
+/* result.c — what a run reports: the result record, clipped output capture,
+ * the command-line status and the JSON document.
+ *
+ * run.c fills a struct osb_result while it supervises the sandbox; callers
+ * read it through the osb_result_* accessors, the CLI prints osb_result_json()
+ * and exits with osb_result_cli_status(). The rules here are the ones a caller
+ * scripts against, so they are strict: ok only for a known exit status 0 with
+ * no error; a status that is not known is reported as a tool failure, never
+ * as success. Output is untrusted bytes: the capture bounds memory no matter
+ * how much the command writes (keeping the head and the tail, which is where
+ * the useful lines usually are), and the JSON carries only valid UTF-8 with
+ * every control character escaped, so printing it cannot drive a terminal.
+ */
+#include "result-internal.h"
+
+#include <limits.h>
+#include <json-c/json.h>
+
+/* ---- capture ------------------------------------------------------------ */
+
+void capture_init(capture *c, uint64_t limit)
+{
+	memset(c, 0, sizeof(*c));
+	c->limit = limit;
+}
+
+/* Bytes kept at the front and at the back. Clamped to SIZE_MAX so that a
+ * huge limit ("unlimited") still fits; memory grows only as output arrives. */
+static size_t capture_head_max(const capture *c)
+{
+	uint64_t n = c->limit - c->limit / 2;
+
+	return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
+static size_t capture_tail_max(const capture *c)
+{
+	uint64_t n = c->limit / 2;
+
+	return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
+/* Make room for NEED bytes in *BUF, growing geometrically up to MAX. */
+static int grow(char **buf, size_t *cap, size_t need, size_t max)
+{
+	size_t ncap;
+	char *nb;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 4096;
+	while (ncap < need)
+		ncap = ncap > SIZE_MAX / 2 ? SIZE_MAX : ncap * 2;
+	if (ncap > max)
+		ncap = max;
+	nb = realloc(*buf, ncap);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+/* The tail is filled linearly until it holds tail_max bytes (tail_start
+ * stays 0), and is a ring from then on. */
+static int capture_add_tail(capture *c, const char *buf, size_t len)
+{
+	size_t max = capture_tail_max(c), first;
+
+	if (max == 0)
+		return 0;
+	if (len >= max) {
+		if (grow(&c->tail, &c->tail_cap, max, max) < 0)
+			return -ENOMEM;
+		memcpy(c->tail, buf + len - max, max);
+		c->tail_start = 0;
+		c->tail_len = max;
+		return 0;
+	}
+	if (c->tail_len < max) {
+		size_t n = len < max - c->tail_len ? len : max - c->tail_len;
+
+		if (grow(&c->tail, &c->tail_cap, c->tail_len + n, max) < 0)
+			return -ENOMEM;
+		memcpy(c->tail + c->tail_len, buf, n);
+		c->tail_len += n;
+		buf += n;
+		len -= n;
+	}
+	if (len == 0)
+		return 0;
+	first = len < max - c->tail_start ? len : max - c->tail_start;
+	memcpy(c->tail + c->tail_start, buf, first);
+	memcpy(c->tail, buf + first, len - first);
+	c->tail_start = (c->tail_start + len) % max;
+	return 0;
+}
+
+int capture_add(capture *c, const char *buf, size_t len)
+{
+	size_t head_max = capture_head_max(c);
+
+	c->total += len;
+	if (c->head_len < head_max) {
+		size_t n = len < head_max - c->head_len ? len : head_max - c->head_len;
+
+		if (grow(&c->head, &c->head_cap, c->head_len + n, head_max) < 0)
+			return -ENOMEM;
+		memcpy(c->head + c->head_len, buf, n);
+		c->head_len += n;
+		buf += n;
+		len -= n;
+	}
+	if (len == 0)
+		return 0;
+	return capture_add_tail(c, buf, len);
+}
+
+/* Hands the kept bytes to the caller and empties the buffers; TOTAL and
+ * LIMIT stay so that the byte count can still be read. */
+int capture_take(capture *c, char **out, size_t *len, bool *truncated)
+{
+	size_t n = c->head_len + c->tail_len, first;
+	char *buf = malloc(n + 1);
+
+	if (!buf)
+		return -ENOMEM;
+	if (c->head_len)
+		memcpy(buf, c->head, c->head_len);
+	first = c->tail_len - c->tail_start;
+	if (first)
+		memcpy(buf + c->head_len, c->tail + c->tail_start, first);
+	if (c->tail_start)
+		memcpy(buf + c->head_len + first, c->tail, c->tail_start);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	if (truncated)
+		*truncated = c->total > c->limit;
+	free(c->head);
+	free(c->tail);
+	c->head = c->tail = NULL;
+	c->head_len = c->head_cap = 0;
+	c->tail_len = c->tail_cap = c->tail_start = 0;
+	return 0;
+}
+
+void capture_free(capture *c)
+{
+	free(c->head);
+	free(c->tail);
+	capture_init(c, c->limit);
+}
+
+/* ---- the record --------------------------------------------------------- */
+
+osb_result *result_new(void)
+{
+	osb_result *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->exit_code = -1;
+	return r;
+}
+
+void osb_result_free(osb_result *r)
+{
+	if (!r)
+		return;
+	free(r->out);
+	free(r->err);
+	free(r->hint);
+	free(r->mode);
+	free(r);
+}
+
+const char *result_code_name(int code)
+{
+	static const char *const names[] = {
+		[OSB_OK] = "none",         [OSB_E_USAGE] = "usage",
+		[OSB_E_POLICY] = "policy", [OSB_E_PATH] = "path",
+		[OSB_E_HOST] = "host",     [OSB_E_SECCOMP] = "seccomp",
+		[OSB_E_SPAWN] = "spawn",   [OSB_E_SANDBOX] = "sandbox",
+		[OSB_E_NOMEM] = "nomem",   [OSB_E_IO] = "io",
+		[OSB_E_INTERNAL] = "internal",
+	};
+
+	if (code < 0 || (size_t)code >= sizeof(names) / sizeof(names[0]))
+		return "unknown";
+	return names[code];
+}
+
+/* The exit code when the command ran and exited, else -1. */
+static int known_exit(const osb_result *r)
+{
+	return r->ran && r->exit_code >= 0 ? r->exit_code : -1;
+}
+
+int osb_result_ok(const osb_result *r)
+{
+	return r && r->ran && !r->has_error && !r->timed_out && r->signal == 0 &&
+	       r->exit_code == 0;
+}
+
+int osb_result_exit_code(const osb_result *r)
+{
+	return r ? known_exit(r) : -1;
+}
+
+int osb_result_signal(const osb_result *r)
+{
+	return r ? r->signal : 0;
+}
+
+int osb_result_timed_out(const osb_result *r)
+{
+	return r && r->timed_out;
+}
+
+const osb_error *osb_result_error(const osb_result *r)
+{
+	return r && r->has_error ? &r->error : NULL;
+}
+
+const char *osb_result_stdout(const osb_result *r, size_t *len)
+{
+	if (len)
+		*len = r && r->out ? r->out_len : 0;
+	return r && r->out ? r->out : "";
+}
+
+const char *osb_result_stderr(const osb_result *r, size_t *len)
+{
+	if (len)
+		*len = r && r->err ? r->err_len : 0;
+	return r && r->err ? r->err : "";
+}
+
+int osb_result_truncated(const osb_result *r)
+{
+	return r && r->truncated;
+}
+
+uint64_t osb_result_stdout_bytes(const osb_result *r)
+{
+	return r ? r->out_bytes : 0;
+}
+
+uint64_t osb_result_stderr_bytes(const osb_result *r)
+{
+	return r ? r->err_bytes : 0;
+}
+
+uint64_t osb_result_duration_ms(const osb_result *r)
+{
+	return r ? r->duration_ms : 0;
+}
+
+const char *osb_result_policy_hash(const osb_result *r)
+{
+	return r ? r->policy_hash : "";
+}
+
+/* 127/126 follow the shell's convention for a command that could not be
+ * executed, so scripts can tell "missing" from "not runnable". */
+static int error_status(const osb_error *e)
+{
+	if (strcmp(e->stage, "exec") != 0)
+		return 125;
+	switch (e->sys_errno) {
+	case ENOENT:
+		return 127;
+	case EACCES: case ENOEXEC: case EPERM: case EISDIR:
+		return 126;
+	default:
+		return 125;
+	}
+}
+
+int osb_result_cli_status(const osb_result *r)
+{
+	if (!r)
+		return 125;
+	if (r->has_error)
+		return error_status(&r->error);
+	if (r->timed_out)
+		return 124;
+	if (r->signal > 0)
+		return 128 + r->signal;
+	if (known_exit(r) < 0)
+		return 125;
+	return r->exit_code;
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+/* Close a memstream; on any write or flush failure free *BUF and NULL it. */
+static int stream_close(FILE *f, char **buf)
+{
+	bool failed = ferror(f) != 0;
+
+	if (fclose(f) != 0 || failed) {
+		free(*buf);
+		*buf = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Length of the valid UTF-8 sequence at S (N bytes left), or 0 when it is
+ * invalid; *BAD is then the length of its maximal invalid prefix (the
+ * Unicode "maximal subpart" rule: one U+FFFD per such prefix). */
+static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t need, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		need = 1;
+	else if (c >= 0xe0 && c <= 0xef)
+		need = 2;
+	else if (c >= 0xf0 && c <= 0xf4)
+		need = 3;
+	else {
+		*bad = 1;
+		return 0;
+	}
+	/* The second byte's range excludes overlongs, surrogates and > U+10FFFF. */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i <= need; i++) {
+		unsigned char min = i == 1 ? lo : 0x80, max = i == 1 ? hi : 0xbf;
+
+		if (i >= n || s[i] < min || s[i] > max) {
+			*bad = i;
+			return 0;
+		}
+	}
+	return need + 1;
+}
+
+/* A json string of S (LEN bytes) with invalid UTF-8 replaced by U+FFFD. */
+static json_object *json_utf8(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char *buf = NULL;
+	size_t size = 0, i = 0, run = 0;
+	FILE *f = open_memstream(&buf, &size);
+	json_object *o = NULL;
+
+	if (!f)
+		return NULL;
+	/* Valid bytes are copied in runs; only bad ones are written singly. */
+	while (i < len) {
+		size_t bad = 0, ok = utf8_seq(u + i, len - i, &bad);
+
+		if (ok) {
+			i += ok;
+			continue;
+		}
+		fwrite(u + run, 1, i - run, f);
+		fputs("\xef\xbf\xbd", f);
+		i += bad;
+		run = i;
+	}
+	fwrite(u + run, 1, len - run, f);
+	/* json-c lengths are int; the capture limit keeps output far below. */
+	if (stream_close(f, &buf) == 0 && size <= INT_MAX)
+		o = json_object_new_string_len(buf ? buf : "", (int)size);
+	free(buf);
+	return o;
+}
+
+/* json-c escapes U+0000..U+001F but passes DEL and the C1 controls
+ * (U+0080..U+009F) through; escape them as well. In the serialized text
+ * these bytes can only occur inside strings, which are valid UTF-8 here. */
+static char *escape_remaining_controls(const char *js)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)js; *p; p++) {
+		if (*p == 0x7f)
+			fputs("\\u007f", f);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			fprintf(f, "\\u%04x", *++p);
+		else
+			fputc(*p, f);
+	}
+	stream_close(f, &buf);
+	return buf;
+}
+
+/* Add KEY to O. A NULL V serializes as null; when WANT says a value was
+ * expected, NULL means its allocation failed. Returns false on failure. */
+static bool put(json_object *o, const char *key, json_object *v, bool want)
+{
+	if (want && !v)
+		return false;
+	if (json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return false;
+	}
+	return true;
+}
+
+static json_object *json_error(const osb_error *e)
+{
+	json_object *o = json_object_new_object();
+	bool ok;
+
+	if (!o)
+		return NULL;
+	ok = put(o, "class", json_object_new_string(result_code_name(e->code)), true);
+	ok = put(o, "stage", json_utf8(e->stage, strnlen(e->stage, sizeof(e->stage))),
+	         true) && ok;
+	ok = put(o, "message", json_utf8(e->message, strnlen(e->message, sizeof(e->message))),
+	         true) && ok;
+	ok = put(o, "errno", json_object_new_int(e->sys_errno), true) && ok;
+	if (!ok) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* S is NUL-terminated, or when MAX is non-zero at most MAX bytes
+ * (policy_hash is a fixed array). */
+static bool put_str_or_null(json_object *o, const char *key, const char *s, size_t max)
+{
+	bool want = s && s[0];
+
+	if (!want)
+		return put(o, key, NULL, false);
+	return put(o, key, json_utf8(s, max ? strnlen(s, max) : strlen(s)), true);
+}
+
+static bool put_output(json_object *o, const char *key, const char *s, size_t len)
+{
+	return put(o, key, json_utf8(s ? s : "", s ? len : 0), true);
+}
+
+/* The members in the documented order (osb-isolate(1), "RESULT"). */
+static bool result_fill_json(const osb_result *r, json_object *o)
+{
+	int exit_code = known_exit(r);
+	bool ok;
+
+	ok = put(o, "ok", json_object_new_boolean(osb_result_ok(r)), true);
+	ok = put(o, "exit_code", exit_code >= 0 ? json_object_new_int(exit_code) : NULL,
+	         exit_code >= 0) && ok;
+	ok = put(o, "signal", r->signal > 0 ? json_object_new_int(r->signal) : NULL,
+	         r->signal > 0) && ok;
+	ok = put(o, "timed_out", json_object_new_boolean(r->timed_out), true) && ok;
+	ok = put(o, "error", r->has_error ? json_error(&r->error) : NULL, r->has_error) && ok;
+	ok = put_output(o, "stdout", r->out, r->out_len) && ok;
+	ok = put_output(o, "stderr", r->err, r->err_len) && ok;
+	ok = put(o, "truncated", json_object_new_boolean(r->truncated), true) && ok;
+	ok = put(o, "stdout_bytes", json_object_new_uint64(r->out_bytes), true) && ok;
+	ok = put(o, "stderr_bytes", json_object_new_uint64(r->err_bytes), true) && ok;
+	ok = put(o, "duration_ms", json_object_new_uint64(r->duration_ms), true) && ok;
+	ok = put_str_or_null(o, "policy_hash", r->policy_hash, sizeof(r->policy_hash)) && ok;
+	ok = put_str_or_null(o, "mode", r->mode, 0) && ok;
+	ok = put_str_or_null(o, "hint", r->hint, 0) && ok;
+	ok = put(o, "status", json_object_new_int(osb_result_cli_status(r)), true) && ok;
+	return ok;
+}
+
+char *osb_result_json(const osb_result *r)
+{
+	json_object *o;
+	const char *js = NULL;
+	char *out = NULL;
+
+	if (!r)
+		return NULL;
+	o = json_object_new_object();
+	if (o && result_fill_json(r, o))
+		js = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+		                                       JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (js)
+		out = escape_remaining_controls(js);
+	json_object_put(o);
+	return out;
+}

@@ -1,0 +1,155 @@
+/* util.c — small helpers every stage uses: error filling, string vectors,
+ * bounded file reads. Nothing here touches process-wide state.
+ */
+#include "internal.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+void osb_free(void *p)
+{
+	free(p);
+}
+
+void osb_err_clear(osb_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof(*err));
+}
+
+int osb_err_set(osb_error *err, int code, int sys_errno, const char *stage,
+                const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+
+		err->code = code;
+		err->sys_errno = sys_errno;
+		snprintf(err->stage, sizeof(err->stage), "%s", stage ? stage : "");
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof(err->message), fmt, ap);
+		va_end(ap);
+	}
+	return -code;
+}
+
+char *xstrdup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int strv_grow(strv *s)
+{
+	if (s->n + 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		char **v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	return 0;
+}
+
+int strv_push(strv *s, const char *str)
+{
+	char *copy;
+
+	if (strv_grow(s) < 0)
+		return -ENOMEM;
+	copy = strdup(str);
+	if (!copy)
+		return -ENOMEM;
+	s->v[s->n++] = copy;
+	s->v[s->n] = NULL;
+	return 0;
+}
+
+int strv_pushf(strv *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *str = NULL;
+	int r;
+
+	if (strv_grow(s) < 0)
+		return -ENOMEM;
+	va_start(ap, fmt);
+	r = vasprintf(&str, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	s->v[s->n++] = str;
+	s->v[s->n] = NULL;
+	return 0;
+}
+
+void strv_free(strv *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+int read_file_bounded(const char *path, size_t max, char **out, size_t *len)
+{
+	_cleanup_close_ int fd = -1;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	struct stat st;
+
+	/* O_NONBLOCK: a FIFO named as a policy file must not hang us. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	for (;;) {
+		ssize_t r;
+
+		if (n + 4096 + 1 > cap) {
+			size_t ncap = cap ? cap * 2 : 8192;
+			char *nb;
+
+			if (ncap > max + 4096 + 1)
+				ncap = max + 4096 + 1;
+			nb = realloc(buf, ncap);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	if (!buf) {
+		buf = malloc(1);
+		if (!buf)
+			return -ENOMEM;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}

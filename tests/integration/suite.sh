@@ -1,0 +1,250 @@
+#!/bin/bash
+# suite.sh — end-to-end tests of `osb-isolate run`: real sandboxes, concrete
+# outcomes. Run by as-root.sh and as-user.sh with STAGE set to a directory
+# holding bin/, policy/ and a writable work/ owned by the running user.
+set -uo pipefail
+
+: "${STAGE:?}"
+OSB="$STAGE/bin/osb-isolate"
+export OSB_ISOLATE_INIT="$STAGE/bin/osb-isolate-init"
+export OSB_ISOLATE_POLICY_DIR="$STAGE/policy"
+WHO="$(id -un) (uid $(id -u))"
+
+pass=0
+fail=0
+failed_names=()
+
+# A fresh workspace per test, as the current directory.
+new_ws() {
+	WS=$(mktemp -d "$STAGE/work/ws.XXXXXX")
+	chmod 755 "$WS"
+	cd "$WS" || exit 99
+}
+
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+not_ok() {
+	fail=$((fail + 1)); failed_names+=("$1")
+	echo "not ok - $1"
+	shift
+	for l in "$@"; do echo "#   $l"; done
+}
+expect_eq() { # name expected actual
+	if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected: $(printf %q "$2")" "actual:   $(printf %q "$3")"; fi
+}
+
+json_field() { # json key -> value (python3 for exact parsing; the JSON goes by stdin)
+	printf '%s' "$1" | python3 -c 'import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print(json.dumps(v) if not isinstance(v,str) else v, end="")' "$2"
+}
+
+# ---- identity and namespaces ---------------------------------------------
+
+t_pid_isolation() {
+	new_ws
+	local out
+	out=$("$OSB" run -- sh -c 'echo $$; ls /proc | grep "^[0-9]" | sort -n | tr "\n" " "')
+	expect_eq "pid namespace: the command is pid 2" "2" "$(echo "$out" | head -n1)"
+	# bwrap's reaper (1), sh (2), ls and grep, sort, tr: nothing else.
+	local n; n=$(echo "$out" | tail -n1 | wc -w)
+	if [ "$n" -le 6 ]; then ok "pid namespace: no host process visible ($n pids)"; else not_ok "pid namespace: host processes visible" "$out"; fi
+}
+
+t_identity_view() {
+	new_ws
+	expect_eq "id -u inside is 1000" "1000" "$("$OSB" run -- id -u)"
+	expect_eq "id -g inside is 1000" "1000" "$("$OSB" run -- id -g)"
+	expect_eq "whoami inside is sandbox" "sandbox" "$("$OSB" run -- whoami)"
+	expect_eq "/etc/passwd holds only root, sandbox, nobody" "root sandbox nobody" \
+		"$("$OSB" run -- sh -c 'cut -d: -f1 /etc/passwd | tr "\n" " "' | sed 's/ $//')"
+	expect_eq "hostname is sandbox" "sandbox" "$("$OSB" run -- cat /proc/sys/kernel/hostname)"
+}
+
+# ---- filesystem ------------------------------------------------------------
+
+t_private_tmp() {
+	new_ws
+	local marker="osb-marker-$$-$RANDOM"
+	"$OSB" run -- sh -c "echo inside > /tmp/$marker && cat /tmp/$marker" >/dev/null
+	if [ -e "/tmp/$marker" ]; then not_ok "private /tmp: file written inside is absent outside" "/tmp/$marker exists on the host"; rm -f "/tmp/$marker"
+	else ok "private /tmp: file written inside is absent outside"; fi
+}
+
+t_usr_readonly() {
+	new_ws
+	local out
+	out=$("$OSB" run -- sh -c 'touch /usr/osb-test 2>&1; echo rc=$?')
+	expect_eq "writing under /usr fails with EROFS" "touch: cannot touch '/usr/osb-test': Read-only file system rc=1" "$(echo $out)"
+	[ ! -e /usr/osb-test ] && ok "nothing created under the host /usr" || not_ok "file created under host /usr"
+}
+
+t_workspace_write() {
+	new_ws
+	"$OSB" run -- sh -c 'echo hello > result.txt'
+	expect_eq "a workspace write lands on the host" "hello" "$(cat "$WS/result.txt" 2>/dev/null)"
+	expect_eq "HOME is the workspace" "$WS" "$("$OSB" run -- sh -c 'echo $HOME')"
+	expect_eq "cwd is the workspace" "$WS" "$("$OSB" run -- pwd)"
+}
+
+t_workspace_refused() {
+	cd / || exit 99
+	local err rc
+	err=$("$OSB" run -- true 2>&1); rc=$?
+	expect_eq "workspace / is refused with 125" "125" "$rc"
+	case "$err" in *"--workspace"*) ok "the refusal asks for --workspace";; *) not_ok "the refusal asks for --workspace" "$err";; esac
+	new_ws
+}
+
+# ---- network ---------------------------------------------------------------
+
+t_no_network() {
+	new_ws
+	expect_eq "only lo inside" "lo" \
+		"$("$OSB" run -- sh -c "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '")"
+	local port=$((20000 + RANDOM % 20000))
+	python3 -c '
+import socket,sys,time
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8); s.settimeout(20)
+try:
+    while True:
+        c,_=s.accept(); c.close()
+except Exception: pass' "$port" &
+	local lpid=$!
+	sleep 0.5
+	if bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null; then
+		ok "control: the host listener is reachable from the host"
+	else
+		not_ok "control: the host listener is reachable from the host"
+	fi
+	local rc
+	"$OSB" run -- bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null; rc=$?
+	kill "$lpid" 2>/dev/null; wait "$lpid" 2>/dev/null
+	if [ "$rc" -ne 0 ]; then ok "a host TCP listener on 127.0.0.1 is unreachable inside"
+	else not_ok "a host TCP listener on 127.0.0.1 is unreachable inside" "connect succeeded"; fi
+}
+
+# ---- environment ---------------------------------------------------------------
+
+t_env_secrets() {
+	new_ws
+	local out
+	out=$(MY_TOKEN=s3cret OSB_VISIBLE=1 "$OSB" run -- env)
+	case "$out" in *MY_TOKEN*) not_ok "strict: *_TOKEN absent inside" "$out";; *) ok "strict: *_TOKEN absent inside";; esac
+	case "$out" in *OSB_VISIBLE*) not_ok "strict: unlisted variables absent inside";; *) ok "strict: unlisted variables absent inside";; esac
+	out=$(MY_TOKEN=s3cret AWS_ACCESS_KEY_ID=x OSB_VISIBLE=1 "$OSB" run --policy balanced -- env)
+	case "$out" in *MY_TOKEN*|*AWS_ACCESS_KEY_ID*) not_ok "balanced: secret-looking names absent" "$out";; *) ok "balanced: secret-looking names absent";; esac
+	case "$out" in *OSB_VISIBLE=1*) ok "balanced: other variables pass through";; *) not_ok "balanced: other variables pass through" "$out";; esac
+}
+
+# ---- output, status --------------------------------------------------------------
+
+t_streams() {
+	new_ws
+	"$OSB" run -- sh -c 'echo out; echo err >&2' >"$STAGE/work/o" 2>"$STAGE/work/e"
+	expect_eq "stdout streams separately" "out" "$(cat "$STAGE/work/o")"
+	expect_eq "stderr streams separately" "err" "$(cat "$STAGE/work/e")"
+	local j
+	j=$("$OSB" run --json -- sh -c 'echo out; echo err >&2; exit 3')
+	expect_eq "json: stdout captured" '"out\n"' "$(python3 -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1])["stdout"]))' "$j")"
+	expect_eq "json: stderr captured" '"err\n"' "$(python3 -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1])["stderr"]))' "$j")"
+	expect_eq "json: exit_code" "3" "$(json_field "$j" exit_code)"
+	expect_eq "json: ok false for exit 3" "false" "$(json_field "$j" ok)"
+	expect_eq "json: policy hash present" "sha256:" "$(json_field "$j" policy_hash | cut -c1-7)"
+	j=$("$OSB" run --json -- true)
+	expect_eq "json: ok true for exit 0" "true" "$(json_field "$j" ok)"
+	j=$("$OSB" run --result-fd 9 -- sh -c 'echo streamed' 9>"$STAGE/work/r" >"$STAGE/work/o2")
+	expect_eq "--result-fd: output still streams" "streamed" "$(cat "$STAGE/work/o2")"
+	expect_eq "--result-fd: the result object is written to the fd" '"streamed\n"' \
+		"$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["stdout"]))' "$STAGE/work/r")"
+}
+
+t_output_limit() {
+	new_ws
+	local j
+	j=$("$OSB" run --json -- sh -c 'head -c 3000000 /dev/zero | tr "\0" a')
+	expect_eq "output over the 1 MiB limit is truncated" "true" "$(json_field "$j" truncated)"
+	expect_eq "byte count keeps the full size" "3000000" "$(json_field "$j" stdout_bytes)"
+	expect_eq "captured bytes are clipped to the limit" "1048576" \
+		"$(printf '%s' "$j" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["stdout"]))')"
+}
+
+t_exit_codes() {
+	new_ws
+	local rc
+	"$OSB" run -- sh -c 'exit 7'; rc=$?
+	expect_eq "exit 7 propagates" "7" "$rc"
+	"$OSB" run -- sh -c 'kill -9 $$'; rc=$?
+	expect_eq "SIGKILL gives 137" "137" "$rc"
+	"$OSB" run -- osb-no-such-command-xyz 2>/dev/null; rc=$?
+	expect_eq "missing command gives 127" "127" "$rc"
+	printf 'echo hi\n' > "$WS/notexec.sh"; chmod 644 "$WS/notexec.sh"
+	"$OSB" run -- ./notexec.sh 2>/dev/null; rc=$?
+	expect_eq "non-executable file gives 126" "126" "$rc"
+	"$OSB" run --shell -- 'exit 5'; rc=$?
+	expect_eq "--shell runs through /bin/sh -c" "5" "$rc"
+}
+
+t_timeout() {
+	new_ws
+	local start end rc marker="100.$$$RANDOM"
+	start=$(date +%s%N)
+	"$OSB" run --timeout 1s -- sleep "$marker"; rc=$?
+	end=$(date +%s%N)
+	expect_eq "sleep 100 with a 1 s limit gives 124" "124" "$rc"
+	local ms=$(( (end - start) / 1000000 ))
+	if [ "$ms" -lt 2000 ]; then ok "the timeout fires within 2 s (${ms} ms)"; else not_ok "the timeout fires within 2 s" "${ms} ms"; fi
+	sleep 0.2
+	if pgrep -f "sleep $marker" >/dev/null; then not_ok "no process outlives the timeout" "$(pgrep -af "sleep $marker")"
+	else ok "no process outlives the timeout"; fi
+	local j; j=$("$OSB" run --json --timeout 500ms -- sleep 5)
+	expect_eq "json: timed_out" "true" "$(json_field "$j" timed_out)"
+}
+
+t_background_killed() {
+	new_ws
+	local marker="200.$$$RANDOM"
+	"$OSB" run -- sh -c "sleep $marker >/dev/null 2>&1 & echo started"
+	sleep 0.3
+	if pgrep -f "sleep $marker" >/dev/null; then not_ok "a background process does not outlive the run"; pkill -f "sleep $marker"
+	else ok "a background process does not outlive the run"; fi
+}
+
+t_bad_policy() {
+	new_ws
+	printf 'osb-policy 1\nroot host-ro\nwirte /tmp\n' > "$WS/bad.policy"
+	local err rc
+	err=$("$OSB" run --policy "$WS/bad.policy" -- true 2>&1); rc=$?
+	expect_eq "a broken policy gives 125" "125" "$rc"
+	case "$err" in *"$WS/bad.policy:3:1: "*) ok "the error names file:line:col";; *) not_ok "the error names file:line:col" "$err";; esac
+}
+
+t_stdin() {
+	new_ws
+	expect_eq "stdin reads EOF by default" "" "$(echo data | "$OSB" run -- cat)"
+	expect_eq "--stdin passes standard input" "data" "$(echo data | "$OSB" run --stdin -- cat)"
+}
+
+t_fds() {
+	new_ws
+	local out
+	# fds 7 and 8 (one a directory) are open in the caller without CLOEXEC.
+	out=$(exec 7</dev/null 8<"$STAGE"; cp "$STAGE/bin/fdcheck" "$WS/"; "$OSB" run -- ./fdcheck | tr '\n' ' ')
+	expect_eq "inside, only fds 0 1 2 are open" "0 1 2 " "$out"
+}
+
+t_seccomp_loaded() {
+	new_ws
+	expect_eq "a seccomp filter is loaded" "2" "$("$OSB" run -- sh -c 'grep ^Seccomp: /proc/self/status | cut -f2')"
+	expect_eq "no_new_privs is set" "1" "$("$OSB" run -- sh -c 'grep ^NoNewPrivs: /proc/self/status | cut -f2')"
+	expect_eq "no capabilities" "0000000000000000" "$("$OSB" run -- sh -c 'grep ^CapEff: /proc/self/status | cut -f2')"
+}
+
+echo "# integration suite as $WHO"
+for t in t_pid_isolation t_identity_view t_private_tmp t_usr_readonly t_workspace_write \
+	t_workspace_refused t_no_network t_env_secrets t_streams t_output_limit t_exit_codes \
+	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded; do
+	"$t"
+done
+echo "# as $WHO"
+for n in "${failed_names[@]}"; do echo "# FAILED: $n"; done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,173 @@
+/* check_bwrap.c — the bwrap argv builder and feature detection.
+ *
+ * The argv must come out in fixed segment order whatever the order of the
+ * policy's directives, and features must be read from --help text exactly
+ * (an option that is a prefix of another must not count).
+ */
+#include <check.h>
+
+#include "bwrap.h"
+
+static char *join(const strv *v)
+{
+	size_t n = 1;
+	char *s, *p;
+
+	for (size_t i = 0; i < v->n; i++)
+		n += strlen(v->v[i]) + 1;
+	s = p = malloc(n);
+	for (size_t i = 0; i < v->n; i++)
+		p += snprintf(p, n - (size_t)(p - s), "%s%s", i ? " " : "", v->v[i]);
+	*p = '\0';
+	return s;
+}
+
+static osb_origin O(unsigned line) { return (osb_origin){ "t.policy", line, 0 }; }
+
+START_TEST(test_argv_segment_order_independent_of_file_order)
+{
+	pol_mount mounts[] = {
+		{ MNT_HIDE, "/srv", O(2) },     /* hides come last */
+		{ MNT_TMPFS, "/tmp", O(3) },
+		{ MNT_RO_BIND, "/usr", O(4) },
+		{ MNT_PROC, "/proc", O(5) },
+		{ MNT_DEV, "/dev", O(6) },
+		{ MNT_TMPFS, "/run", O(7) },
+	};
+	osb_policy p = { 0 };
+	plan_bind binds[] = {
+		{ .fd = -1, .target = 10, .dest = "/usr", .writable = false },
+		{ .fd = -1, .target = 11, .dest = "/home/u/ws", .writable = true },
+	};
+	plan pl = { 0 };
+	strv argv = { 0 };
+	osb_error err;
+	char *s;
+
+	p.root = ROOT_HOST_RO;
+	p.mounts = mounts;
+	p.n_mounts = 6;
+	p.net = NET_NONE;
+	p.uid = 1000;
+	p.gid = 1000;
+	p.hostname = "sandbox";
+	p.limits[LIM_NOFILE] = 64;
+	p.limit_set[LIM_NOFILE].set = true;
+	pl.p = &p;
+	pl.bwrap = "/usr/bin/bwrap";
+	pl.userns = true;
+	pl.feat.disable_userns = true;
+	pl.binds = binds;
+	pl.n_binds = 2;
+	pl.cwd = "/home/u/ws";
+	strv_push(&pl.cmd, "id");
+	strv_push(&pl.cmd, "-u");
+
+	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_str_eq(s,
+		"/usr/bin/bwrap --unshare-user --disable-userns --uid 1000 --gid 1000 "
+		"--unshare-pid --unshare-ipc --unshare-uts --unshare-net --hostname sandbox "
+		"--die-with-parent --new-session --json-status-fd 3 "
+		"--ro-bind / / "
+		"--dev /dev --tmpfs /run --tmpfs /tmp --proc /proc "
+		"--ro-bind-fd 10 /usr "
+		"--bind-fd 11 /home/u/ws "
+		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
+		"--ro-bind-data 8 /etc/passwd --ro-bind-data 9 /etc/group "
+		"--chdir /home/u/ws -- /proc/self/fd/6 --error-fd 5 --stderr-fd 4 --seccomp-fd 7 "
+		"--rlimit=nofile=64 --expect-uid 1000 --expect-gid 1000 -- id -u");
+	free(s);
+	strv_free(&argv);
+	strv_free(&pl.cmd);
+}
+END_TEST
+
+START_TEST(test_help_parsing_needs_exact_option_names)
+{
+	bwrap_features f;
+
+	bwrap_parse_help("    --bind SRC DEST   Bind\n    --ro-bind SRC DEST  x\n"
+	                 "    --json-status-fd FD  x\n", &f);
+	ck_assert(!f.bind_fd);
+	ck_assert(f.json_status_fd);
+	ck_assert(!f.disable_userns);
+	bwrap_parse_help("    --bind-fd FD DEST  x\n    --ro-bind-fd FD DEST  x\n"
+	                 "    --disable-userns   x\n", &f);
+	ck_assert(f.bind_fd);
+	ck_assert(f.disable_userns);
+	/* Only one of the pair is not enough. */
+	bwrap_parse_help("    --bind-fd FD DEST  x\n", &f);
+	ck_assert(!f.bind_fd);
+	/* A longer option that starts with the name does not count. */
+	bwrap_parse_help("    --disable-userns-now  x\n", &f);
+	ck_assert(!f.disable_userns);
+}
+END_TEST
+
+START_TEST(test_dest_within_is_component_wise)
+{
+	ck_assert(dest_within("/data/x", "/data"));
+	ck_assert(dest_within("/data", "/data"));
+	ck_assert(!dest_within("/database/x", "/data"));
+	ck_assert(!dest_within("/dat", "/data"));
+	ck_assert(dest_within("/anything", "/"));
+}
+END_TEST
+
+/* Pins FACTS: Debian 12's bwrap 0.8.0 carries the --bind-fd backport. */
+START_TEST(test_host_bwrap_features_detected_from_help)
+{
+	bwrap_features f;
+	osb_error err;
+	char *path = NULL;
+
+	ck_assert_int_eq(bwrap_locate(&path, &err), 0);
+	ck_assert_int_eq(bwrap_probe_features(path, &f, &err), 0);
+	ck_assert(f.bind_fd);
+	ck_assert(f.disable_userns);
+	ck_assert(f.json_status_fd);
+	/* The second call is answered from the cache, identically. */
+	ck_assert_int_eq(bwrap_probe_features(path, &f, &err), 0);
+	ck_assert(f.bind_fd);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_missing_bwrap_names_the_package)
+{
+	osb_error err;
+	char *path = NULL;
+
+	setenv("OSB_ISOLATE_BWRAP", "/nonexistent/bwrap", 1);
+	ck_assert_int_eq(bwrap_locate(&path, &err), -OSB_E_HOST);
+	unsetenv("OSB_ISOLATE_BWRAP");
+	ck_assert_str_eq(err.message, "bwrap at /nonexistent/bwrap is not executable: No such file "
+	                 "or directory; install the Debian package bubblewrap or fix the path");
+}
+END_TEST
+
+static Suite *bwrap_suite(void)
+{
+	Suite *s = suite_create("bwrap");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_argv_segment_order_independent_of_file_order);
+	tcase_add_test(tc, test_help_parsing_needs_exact_option_names);
+	tcase_add_test(tc, test_dest_within_is_component_wise);
+	tcase_add_test(tc, test_host_bwrap_features_detected_from_help);
+	tcase_add_test(tc, test_missing_bwrap_names_the_package);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(bwrap_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

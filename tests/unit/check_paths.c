@@ -1,0 +1,1275 @@
+/* check_paths.c — unit tests for lib/paths.c, the path verifier.
+ *
+ * Every case builds its own tree under a fresh mkdtemp directory and is
+ * chosen so that a realpath-plus-prefix check would get it wrong: sibling
+ * directories sharing a name prefix, "..", symlinks in every position,
+ * magic links, bind mounts, hard links, FIFOs and devices, and a race that
+ * swaps a directory with a symlink while resolutions run. The symlink, ".."
+ * and mount cases run twice: once through openat2 and once through the
+ * component walk that replaces it on kernels without openat2 (loop index 1
+ * sets PATHS_TEST_FORCE_WALK). Mounts are made in a forked child inside a
+ * private mount namespace (a user namespace too when not root), so the host
+ * and the test process never see them.
+ */
+#include "paths.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#define SUFFIX_ESC "(write paths may not contain symlinks)"
+
+static char TOP[64];            /* this run's directory; main removes it */
+static char T[96];              /* this test's private tree, inside TOP */
+
+/* ---- fixture and helpers ---------------------------------------------- */
+
+/* Paths under T, from a ring of buffers so several fit in one call. */
+__attribute__((format(printf, 1, 2)))
+static const char *P(const char *fmt, ...)
+{
+	static char ring[8][PATH_MAX];
+	static unsigned next;
+	char *buf = ring[next++ % 8];
+	char rel[PATH_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	ck_assert_int_lt(n, (int)sizeof(rel));
+	n = snprintf(buf, PATH_MAX, "%s/%s", T, rel);
+	ck_assert_int_lt(n, PATH_MAX);
+	return buf;
+}
+
+static void mk_dir(const char *rel)
+{
+	ck_assert_msg(mkdir(P("%s", rel), 0755) == 0, "mkdir %s: %m", rel);
+}
+
+static void mk_file(const char *rel, const char *content)
+{
+	int fd = open(P("%s", rel), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	ck_assert_msg(fd >= 0, "create %s: %m", rel);
+	ck_assert_int_eq(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	close(fd);
+}
+
+static void mk_link(const char *target, const char *rel)
+{
+	ck_assert_msg(symlink(target, P("%s", rel)) == 0, "symlink %s: %m", rel);
+}
+
+static int open_dir(const char *rel)
+{
+	int fd = open(P("%s", rel), O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	ck_assert_msg(fd >= 0, "open %s: %m", rel);
+	return fd;
+}
+
+static struct stat stat_of(const char *path)
+{
+	struct stat st;
+
+	ck_assert_msg(lstat(path, &st) == 0, "stat %s: %m", path);
+	return st;
+}
+
+static void assert_same_inode(int fd, const char *path)
+{
+	struct stat a, b = stat_of(path);
+
+	ck_assert_int_eq(fstat(fd, &a), 0);
+	ck_assert_uint_eq(a.st_dev, b.st_dev);
+	ck_assert_uint_eq(a.st_ino, b.st_ino);
+}
+
+static char *slurp(const char *path)
+{
+	char *buf = NULL;
+
+	ck_assert_int_eq(read_file_bounded(path, 1 << 20, &buf, NULL), 0);
+	return buf;
+}
+
+static uint64_t mount_id(int fd)
+{
+	struct statx stx;
+
+	ck_assert_int_eq(statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx), 0);
+	return stx.stx_mnt_id;
+}
+
+/* Remove a tree, never descending into another mount: a bind mount on
+ * the same filesystem has the same st_dev, so only the mount id tells. */
+static void rm_tree_at(int dfd, const char *name, uint64_t mnt)
+{
+	struct stat st;
+	struct statx stx;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlinkat(dfd, name, 0);
+		return;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 || stx.stx_mnt_id != mnt) {
+		close(fd);
+		return;
+	}
+	fchmod(fd, 0700);
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			rm_tree_at(dirfd(d), de->d_name, mnt);
+	closedir(d);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+static void setup(void)
+{
+	snprintf(T, sizeof(T), "%s/t.XXXXXX", TOP);
+	ck_assert_ptr_nonnull(mkdtemp(T));
+	paths_set_test_flags(0);
+}
+
+static void teardown(void)
+{
+	int fd = open(T, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (T[0] && fd >= 0)
+		rm_tree_at(AT_FDCWD, T, mount_id(fd));
+	if (fd >= 0)
+		close(fd);
+	T[0] = '\0';
+}
+
+/* Loop index 0: openat2; 1: the component walk. */
+static void use_mode(int i)
+{
+	paths_set_test_flags(i ? PATHS_TEST_FORCE_WALK : 0);
+}
+
+/* Resolve REL beneath T/data and expect a refusal with ERRNO and MESSAGE. */
+static void expect_refused(const char *rel, int sys_errno, const char *message)
+{
+	osb_error err = { 0 };
+	int root = open_dir("data"), fd = -1;
+
+	ck_assert_int_eq(path_resolve_beneath(root, P("data"), rel, &fd, &err), -OSB_E_PATH);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_int_eq(err.code, OSB_E_PATH);
+	ck_assert_str_eq(err.stage, "paths");
+	ck_assert_int_eq(err.sys_errno, sys_errno);
+	ck_assert_str_eq(err.message, message);
+	close(root);
+}
+
+/* The public API reads the root's name back from the kernel. */
+static void expect_api_refused(int r, const osb_error *err, int sys_errno, const char *message)
+{
+	ck_assert_int_eq(r, -sys_errno);
+	ck_assert_int_eq(err->sys_errno, sys_errno);
+	ck_assert_str_eq(err->message, message);
+}
+
+/* ---- lexical rule ------------------------------------------------------ */
+
+START_TEST(test_dotdot_into_sibling_sharing_prefix_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("database");
+	mk_file("database/x", "secret");
+	/* realpath gives T/database/x, which starts with the string T/data. */
+	expect_refused("../database/x", EINVAL,
+	               P("data/../database/x: component \"..\" refused (paths may not leave their root)"));
+}
+END_TEST
+
+START_TEST(test_dotdot_to_etc_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/a");
+	expect_refused("../etc", EINVAL,
+	               P("data/../etc: component \"..\" refused (paths may not leave their root)"));
+	/* Even a ".." that stays inside is refused: the rule is lexical. */
+	expect_refused("a/../a", EINVAL,
+	               P("data/a/../a: component \"..\" refused (paths may not leave their root)"));
+}
+END_TEST
+
+START_TEST(test_dot_component_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_file("data/x", "");
+	expect_refused("./x", EINVAL,
+	               P("data/./x: component \".\" refused (write the path without \".\" components)"));
+}
+END_TEST
+
+START_TEST(test_doubled_slash_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/x");
+	mk_file("data/x/y", "");
+	expect_refused("x//y", EINVAL,
+	               P("data/x//y: empty component refused (remove the doubled or trailing \"/\")"));
+}
+END_TEST
+
+START_TEST(test_trailing_slash_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/x");
+	expect_refused("x/", EINVAL,
+	               P("data/x/: empty component refused (remove the doubled or trailing \"/\")"));
+}
+END_TEST
+
+START_TEST(test_empty_path_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	expect_refused("", EINVAL,
+	               P("data: empty path refused (name a file or directory beneath the root)"));
+}
+END_TEST
+
+START_TEST(test_absolute_path_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	expect_refused("/etc/passwd", EINVAL,
+	               P("data: absolute path \"/etc/passwd\" refused (name it relative to the root)"));
+}
+END_TEST
+
+START_TEST(test_path_longer_than_path_max_refused)
+{
+	char rel[PATH_MAX + 200];
+	size_t n = 0;
+
+	use_mode(_i);
+	mk_dir("data");
+	for (int k = 0; k < 2098; k++) {
+		rel[n++] = 'a';
+		rel[n++] = '/';
+	}
+	rel[n++] = 'a';
+	rel[n] = '\0';
+	ck_assert_uint_eq(n, 4197);
+	expect_refused(rel, ENAMETOOLONG,
+	               P("data: path of 4197 bytes refused: longer than PATH_MAX - 1 (4095)"));
+}
+END_TEST
+
+START_TEST(test_component_longer_than_name_max_refused)
+{
+	char rel[NAME_MAX + 3];
+
+	use_mode(_i);
+	mk_dir("data");
+	memset(rel, 'b', NAME_MAX + 1);
+	rel[NAME_MAX + 1] = '\0';
+	expect_refused(rel, ENAMETOOLONG,
+	               P("data: a component of 256 bytes is longer than NAME_MAX (255)"));
+}
+END_TEST
+
+/* ---- symlinks and magic links ----------------------------------------- */
+
+START_TEST(test_final_symlink_to_etc_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_link("/etc", "data/x");
+	expect_refused("x", ELOOP, P("data/x: symlink component \"x\" refused " SUFFIX_ESC));
+}
+END_TEST
+
+START_TEST(test_intermediate_symlink_refused_naming_component)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/a");
+	mk_dir("outside");
+	mk_dir("outside/b");
+	mk_link(P("outside"), "data/a/link");
+	expect_refused("a/link/b", ELOOP,
+	               P("data/a/link: symlink component \"link\" refused " SUFFIX_ESC));
+}
+END_TEST
+
+START_TEST(test_relative_symlink_to_outside_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("outside");
+	mk_file("outside/secret", "s");
+	mk_link("../outside", "data/up");
+	expect_refused("up/secret", ELOOP,
+	               P("data/up: symlink component \"up\" refused " SUFFIX_ESC));
+}
+END_TEST
+
+START_TEST(test_symlink_to_sibling_sharing_prefix_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("database");
+	mk_file("database/x", "s");
+	mk_link("../database", "data/l");
+	expect_refused("l/x", ELOOP, P("data/l: symlink component \"l\" refused " SUFFIX_ESC));
+}
+END_TEST
+
+START_TEST(test_in_tree_symlink_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/sub");
+	mk_file("data/sub/f", "");
+	mk_link("sub", "data/alias");
+	expect_refused("alias/f", ELOOP,
+	               P("data/alias: symlink component \"alias\" refused " SUFFIX_ESC));
+	mk_link("sub/f", "data/flink");
+	expect_refused("flink", ELOOP,
+	               P("data/flink: symlink component \"flink\" refused " SUFFIX_ESC));
+}
+END_TEST
+
+START_TEST(test_symlink_through_proc_self_root_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_link("/proc/self/root/etc", "data/pr");
+	expect_refused("pr/passwd", ELOOP,
+	               P("data/pr: symlink component \"pr\" refused " SUFFIX_ESC));
+	expect_refused("pr", ELOOP, P("data/pr: symlink component \"pr\" refused " SUFFIX_ESC));
+}
+END_TEST
+
+START_TEST(test_component_that_is_a_file_refused)
+{
+	use_mode(_i);
+	mk_dir("data");
+	mk_file("data/f", "");
+	expect_refused("f/g", ENOTDIR, P("data/f: component \"f\" is not a directory"));
+}
+END_TEST
+
+START_TEST(test_missing_component_named)
+{
+	use_mode(_i);
+	mk_dir("data");
+	expect_refused("nope/x", ENOENT, P("data/nope: No such file or directory"));
+}
+END_TEST
+
+/* ---- positive resolution ------------------------------------------------ */
+
+START_TEST(test_resolve_returns_the_inner_inode)
+{
+	osb_error err = { 0 };
+	int root, fd = -1, fl;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/a");
+	mk_file("data/a/f", "x");
+	root = open_dir("data");
+	ck_assert_int_eq(path_resolve_beneath(root, P("data"), "a/f", &fd, &err), 0);
+	assert_same_inode(fd, P("data/a/f"));
+	fl = fcntl(fd, F_GETFD);
+	ck_assert_int_eq(fl & FD_CLOEXEC, FD_CLOEXEC);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_PATH, O_PATH);
+	close(fd);
+	ck_assert_int_eq(path_resolve_beneath(root, P("data"), "a", &fd, &err), 0);
+	assert_same_inode(fd, P("data/a"));
+	close(fd);
+	ck_assert_int_eq(path_resolve_beneath(root, P("data"), ".", &fd, &err), 0);
+	assert_same_inode(fd, P("data"));
+	close(fd);
+	close(root);
+}
+END_TEST
+
+/* ---- types and links --------------------------------------------------- */
+
+START_TEST(test_hard_link_to_outside_file_refused)
+{
+	osb_error err = { 0 };
+	int root, fd;
+	char *content;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("outside");
+	mk_file("outside/secret", "keep me");
+	ck_assert_int_eq(link(P("outside/secret"), P("data/hl")), 0);
+	expect_refused("hl", EMLINK,
+	               P("data/hl: regular file has 2 hard links; refused (another link may be a "
+	                 "file outside the root)"));
+	root = open_dir("data");
+	/* Writing with O_TRUNC: a naive open-then-check would already have cut it. */
+	fd = osb_open_beneath(root, "hl", O_WRONLY | O_TRUNC, 0, &err);
+	expect_api_refused(fd, &err, EMLINK,
+	                   P("data/hl: regular file has 2 hard links; refused (another link may "
+	                     "be a file outside the root)"));
+	ck_assert_int_eq(err.code, OSB_E_PATH);
+	content = slurp(P("outside/secret"));
+	ck_assert_str_eq(content, "keep me");
+	free(content);
+	ck_assert_int_eq(osb_fchmod_beneath(root, "hl", 0600, &err), -EMLINK);
+	ck_assert_uint_eq(stat_of(P("outside/secret")).st_mode & 07777, 0644);
+	/* Reading a hard-linked file is allowed (package stores use them). */
+	fd = osb_open_beneath(root, "hl", O_RDONLY, 0, &err);
+	ck_assert_int_ge(fd, 0);
+	assert_same_inode(fd, P("outside/secret"));
+	close(fd);
+	close(root);
+}
+END_TEST
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	_exit(99);
+}
+
+START_TEST(test_fifo_refused_without_blocking)
+{
+	osb_error err = { 0 };
+	const char *msg;
+	int root, fd;
+
+	use_mode(_i);
+	signal(SIGALRM, on_alarm);
+	alarm(5);
+	mk_dir("data");
+	ck_assert_int_eq(mkfifo(P("data/fifo"), 0644), 0);
+	msg = P("data/fifo: is a FIFO; refused (only regular files and directories are allowed)");
+	expect_refused("fifo", ENXIO, msg);
+	root = open_dir("data");
+	fd = osb_open_beneath(root, "fifo", O_RDONLY, 0, &err);
+	expect_api_refused(fd, &err, ENXIO, msg);
+	fd = osb_open_beneath(root, "fifo", O_WRONLY, 0, &err);
+	expect_api_refused(fd, &err, ENXIO, msg);
+	fd = osb_open_beneath(root, "fifo", O_RDWR | O_CREAT, 0644, &err);
+	expect_api_refused(fd, &err, ENXIO, msg);
+	alarm(0);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_char_device_refused)
+{
+	osb_error err = { 0 };
+	int root = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1;
+	const char *msg = "/dev/null: is a character device; refused (only regular files and "
+	                  "directories are allowed)";
+
+	use_mode(_i);
+	ck_assert_int_ge(root, 0);
+	ck_assert_int_eq(path_resolve_beneath(root, "/dev", "null", &fd, &err), -OSB_E_PATH);
+	ck_assert_int_eq(err.sys_errno, ENXIO);
+	ck_assert_str_eq(err.message, msg);
+	fd = osb_open_beneath(root, "null", O_WRONLY, 0, &err);
+	expect_api_refused(fd, &err, ENXIO, msg);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_socket_refused)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	osb_error err = { 0 };
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), root, fd;
+	const char *msg;
+
+	use_mode(_i);
+	mk_dir("data");
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", P("data/sock"));
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	msg = P("data/sock: is a socket; refused (only regular files and directories are allowed)");
+	expect_refused("sock", ENXIO, msg);
+	root = open_dir("data");
+	fd = osb_open_beneath(root, "sock", O_RDONLY, 0, &err);
+	expect_api_refused(fd, &err, ENXIO, msg);
+	close(root);
+	close(s);
+}
+END_TEST
+
+/* ---- mounts ------------------------------------------------------------ */
+
+typedef struct outcome {
+	int r;
+	int sys_errno;
+	char message[1024];
+} outcome;
+
+/* Run FN in a forked child inside a private mount namespace (and a user
+ * namespace when not root, so the test needs no privilege), with the bind
+ * of SRC on T/DEST in place; FN records outcomes in shared memory. */
+static void in_mount_ns(const char *src, const char *dest, void (*fn)(outcome *, int),
+                        outcome *out, int mode)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int flags = CLONE_NEWNS | (geteuid() == 0 ? 0 : CLONE_NEWUSER);
+
+		if (unshare(flags) < 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount(src, P("%s", dest), "none", MS_BIND, NULL) < 0)
+			_exit(3);
+		use_mode(mode);
+		fn(out, mode);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	              "mount namespace child failed (status 0x%x)", status);
+}
+
+static outcome *shared_outcomes(size_t n)
+{
+	outcome *o = mmap(NULL, n * sizeof(*o), PROT_READ | PROT_WRITE,
+	                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(o, MAP_FAILED);
+	memset(o, 0, n * sizeof(*o));
+	return o;
+}
+
+static void record(outcome *o, int r, const osb_error *err)
+{
+	o->r = r;
+	o->sys_errno = err->sys_errno;
+	snprintf(o->message, sizeof(o->message), "%s", err->message);
+}
+
+static void mount_cases(outcome *o, int mode)
+{
+	osb_error err = { 0 };
+	int root = open(P("data"), O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1, r;
+
+	(void)mode;
+	r = path_resolve_beneath(root, P("data"), "m", &fd, &err);
+	record(&o[0], r, &err);
+	memset(&err, 0, sizeof(err));
+	r = path_resolve_beneath(root, P("data"), "m/passwd", &fd, &err);
+	record(&o[1], r, &err);
+	memset(&err, 0, sizeof(err));
+	r = path_check_no_mounts_beneath(root, &err);
+	record(&o[2], r, &err);
+	memset(&err, 0, sizeof(err));
+	r = osb_open_beneath(root, "m/passwd", O_RDONLY, 0, &err);
+	record(&o[3], r, &err);
+	memset(&err, 0, sizeof(err));
+	r = osb_write_file_beneath(root, "m/planted", "x", 1, 0644, &err);
+	record(&o[4], r, &err);
+	close(root);
+	/* The mount point itself is not beneath itself. */
+	root = open(P("data/m"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	memset(&err, 0, sizeof(err));
+	r = path_check_no_mounts_beneath(root, &err);
+	record(&o[5], r, &err);
+	close(root);
+}
+
+START_TEST(test_mount_beneath_refused)
+{
+	outcome *o = shared_outcomes(6);
+	const char *cross = P("data/m: component \"m\" crosses a mount (write paths may not "
+	                      "cross mount points)");
+	char tail[PATH_MAX];
+	const char *head = P("data/m: a mount (source ");
+
+	/* The bind source is T/outside, not /etc: a broken verifier must not be
+	 * able to write into the host's /etc through it. */
+	snprintf(tail, sizeof(tail), "/outside]) lies beneath the writable path %s/data; "
+	         "writable paths may not contain mounts", T);
+	mk_dir("data");
+	mk_dir("data/m");
+	mk_dir("outside");
+	mk_file("outside/passwd", "root:x:0:0::/root:/bin/sh\n");
+	in_mount_ns(P("outside"), "data/m", mount_cases, o, _i);
+	ck_assert_int_eq(o[0].r, -OSB_E_PATH);
+	ck_assert_int_eq(o[0].sys_errno, EXDEV);
+	ck_assert_str_eq(o[0].message, cross);
+	ck_assert_int_eq(o[1].r, -OSB_E_PATH);
+	ck_assert_int_eq(o[1].sys_errno, EXDEV);
+	ck_assert_str_eq(o[1].message, cross);
+	ck_assert_int_eq(o[2].r, -OSB_E_PATH);
+	ck_assert_int_eq(o[2].sys_errno, EXDEV);
+	ck_assert_int_eq(strncmp(o[2].message, head, strlen(head)), 0);
+	ck_assert_str_eq(o[2].message + strlen(o[2].message) - strlen(tail), tail);
+	ck_assert_int_eq(o[3].r, -EXDEV);
+	ck_assert_str_eq(o[3].message, P("data/m: component \"m\" crosses a mount (paths "
+	                                 "beneath the root may not cross mount points)"));
+	ck_assert_int_eq(o[4].r, -EXDEV);
+	ck_assert_int_eq(access(P("outside/planted"), F_OK), -1);
+	ck_assert_int_eq(o[5].r, 0);
+	munmap(o, 6 * sizeof(*o));
+}
+END_TEST
+
+static void sibling_mount_cases(outcome *o, int mode)
+{
+	osb_error err = { 0 };
+	int data = open(P("data"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int top = open(T, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	(void)mode;
+	record(&o[0], path_check_no_mounts_beneath(data, &err), &err);
+	memset(&err, 0, sizeof(err));
+	record(&o[1], path_check_no_mounts_beneath(top, &err), &err);
+	close(data);
+	close(top);
+}
+
+START_TEST(test_mount_in_sibling_sharing_prefix_not_reported)
+{
+	outcome *o = shared_outcomes(2);
+	const char *head = P("database/x: a mount (source ");
+
+	mk_dir("data");
+	mk_dir("database");
+	mk_dir("database/x");
+	mk_dir("outside");
+	in_mount_ns(P("outside"), "database/x", sibling_mount_cases, o, _i);
+	/* T/database/x starts with the string T/data but is not beneath it. */
+	ck_assert_int_eq(o[0].r, 0);
+	ck_assert_str_eq(o[0].message, "");
+	ck_assert_int_eq(o[1].r, -OSB_E_PATH);
+	ck_assert_int_eq(strncmp(o[1].message, head, strlen(head)), 0);
+	munmap(o, 2 * sizeof(*o));
+}
+END_TEST
+
+/* ---- the public file API ----------------------------------------------- */
+
+START_TEST(test_create_through_dangling_symlink_refused)
+{
+	osb_error err = { 0 };
+	int root, fd;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("outside");
+	mk_link(P("outside/created"), "data/new");
+	mk_link(P("outside"), "data/d");
+	root = open_dir("data");
+	fd = osb_open_beneath(root, "new", O_WRONLY | O_CREAT, 0644, &err);
+	expect_api_refused(fd, &err, ELOOP,
+	                   P("data/new: symlink component \"new\" refused (paths beneath the root "
+	                     "may not contain symlinks)"));
+	fd = osb_open_beneath(root, "new", O_WRONLY | O_CREAT | O_EXCL, 0644, &err);
+	ck_assert_int_eq(fd, -ELOOP);
+	ck_assert_int_eq(osb_write_file_beneath(root, "new", "x", 1, 0644, &err), -ELOOP);
+	fd = osb_open_beneath(root, "d/created", O_WRONLY | O_CREAT, 0644, &err);
+	expect_api_refused(fd, &err, ELOOP,
+	                   P("data/d: symlink component \"d\" refused (paths beneath the root "
+	                     "may not contain symlinks)"));
+	ck_assert_int_eq(osb_write_file_beneath(root, "d/created", "x", 1, 0644, &err), -ELOOP);
+	ck_assert_int_eq(access(P("outside/created"), F_OK), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(lstat(P("data/new"), &(struct stat){ 0 }), 0);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_chown_and_chmod_through_symlink_refused)
+{
+	osb_error err = { 0 };
+	struct stat before, after;
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("outside");
+	mk_file("outside/owned", "x");
+	mk_link(P("outside/owned"), "data/l");
+	mk_link(P("outside"), "data/dl");
+	before = stat_of(P("outside/owned"));
+	root = open_dir("data");
+	expect_api_refused(osb_fchown_beneath(root, "l", 4242, 4242, &err), &err, ELOOP,
+	                   P("data/l: symlink component \"l\" refused (paths beneath the root may "
+	                     "not contain symlinks)"));
+	ck_assert_int_eq(osb_fchown_beneath(root, "dl/owned", 4242, 4242, &err), -ELOOP);
+	ck_assert_int_eq(osb_fchmod_beneath(root, "l", 0777, &err), -ELOOP);
+	ck_assert_int_eq(osb_fchmod_beneath(root, "dl/owned", 0777, &err), -ELOOP);
+	after = stat_of(P("outside/owned"));
+	ck_assert_uint_eq(after.st_uid, before.st_uid);
+	ck_assert_uint_eq(after.st_gid, before.st_gid);
+	ck_assert_uint_eq(after.st_mode, before.st_mode);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_chmod_and_chown_apply_to_the_inner_file)
+{
+	osb_error err = { 0 };
+	uint32_t uid = geteuid() == 0 ? 4242 : geteuid();
+	struct stat st;
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/a");
+	mk_file("data/a/f", "x");
+	root = open_dir("data");
+	ck_assert_int_eq(osb_fchmod_beneath(root, "a/f", 0600, &err), 0);
+	ck_assert_int_eq(osb_fchown_beneath(root, "a/f", uid, (uint32_t)-1, &err), 0);
+	st = stat_of(P("data/a/f"));
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_uint_eq(st.st_uid, uid);
+	ck_assert_int_eq(osb_fchmod_beneath(root, "a", 0700, &err), 0);
+	ck_assert_uint_eq(stat_of(P("data/a")).st_mode & 07777, 0700);
+	ck_assert_int_eq(osb_fchmod_beneath(root, "a/f", 04755, &err), -EINVAL);
+	ck_assert_int_eq(err.code, OSB_E_USAGE);
+	ck_assert_str_eq(err.message, P("data: mode 04755 refused: only permission bits (0777) "
+	                                "may be set; setuid, setgid and sticky bits are not granted"));
+	close(root);
+}
+END_TEST
+
+START_TEST(test_mkdir_rename_unlink_through_symlinked_dir_refused)
+{
+	const char *msg;
+	osb_error err = { 0 };
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("outside");
+	mk_file("outside/a", "a");
+	mk_file("data/mine", "m");
+	mk_link(P("outside"), "data/sym");
+	msg = P("data/sym: symlink component \"sym\" refused (paths beneath the root may not "
+	        "contain symlinks)");
+	root = open_dir("data");
+	expect_api_refused(osb_mkdir_beneath(root, "sym/new", 0755, &err), &err, ELOOP, msg);
+	ck_assert_int_eq(access(P("outside/new"), F_OK), -1);
+	expect_api_refused(osb_unlink_beneath(root, "sym/a", 0, &err), &err, ELOOP, msg);
+	expect_api_refused(osb_rename_beneath(root, "sym/a", "stolen", &err), &err, ELOOP, msg);
+	expect_api_refused(osb_rename_beneath(root, "mine", "sym/planted", &err), &err, ELOOP,
+	                   msg);
+	ck_assert_int_eq(access(P("outside/a"), F_OK), 0);
+	ck_assert_int_eq(access(P("outside/planted"), F_OK), -1);
+	ck_assert_int_eq(access(P("data/mine"), F_OK), 0);
+	/* The same calls on real directories work. */
+	ck_assert_int_eq(osb_mkdir_beneath(root, "real", 0755, &err), 0);
+	ck_assert_int_eq(osb_rename_beneath(root, "mine", "real/mine", &err), 0);
+	ck_assert_int_eq(access(P("data/real/mine"), F_OK), 0);
+	ck_assert_int_eq(osb_unlink_beneath(root, "real/mine", 0, &err), 0);
+	ck_assert_int_eq(osb_unlink_beneath(root, "real", 1, &err), 0);
+	ck_assert_int_eq(access(P("data/real"), F_OK), -1);
+	/* Removing the symlink itself removes the link, never its target. */
+	ck_assert_int_eq(osb_unlink_beneath(root, "sym", 0, &err), 0);
+	ck_assert_int_eq(access(P("outside/a"), F_OK), 0);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_root_itself_refused_where_an_entry_is_needed)
+{
+	osb_error err = { 0 };
+	int root;
+
+	mk_dir("data");
+	root = open_dir("data");
+	expect_api_refused(osb_unlink_beneath(root, ".", 1, &err), &err, EINVAL,
+	                   P("data: \".\" (the root itself) refused here (name an entry beneath "
+	                     "the root)"));
+	ck_assert_int_eq(osb_rename_beneath(root, ".", "x", &err), -EINVAL);
+	ck_assert_int_eq(osb_write_file_beneath(root, ".", "x", 1, 0644, &err), -EINVAL);
+	ck_assert_int_eq(access(P("data"), F_OK), 0);
+	close(root);
+}
+END_TEST
+
+/* Loop bit 0: walk instead of openat2; bit 1: named temporary, not O_TMPFILE. */
+START_TEST(test_write_file_replaces_atomically)
+{
+	osb_error err = { 0 };
+	char buf[16] = { 0 }, **names = NULL;
+	struct stat before, after;
+	int root, old;
+	char *content;
+
+	paths_set_test_flags((_i & 1 ? PATHS_TEST_FORCE_WALK : 0) |
+	                     (_i & 2 ? PATHS_TEST_NO_TMPFILE : 0));
+	mk_dir("data");
+	mk_file("data/f", "old content");
+	ck_assert_int_eq(link(P("data/f"), P("data/g")), 0);
+	before = stat_of(P("data/f"));
+	old = open(P("data/f"), O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(old, 0);
+	root = open_dir("data");
+	ck_assert_int_eq(osb_write_file_beneath(root, "f", "new", 3, 0600, &err), 0);
+	/* The old inode was never written: a reader holding it, and its other
+	 * link, still see the old content; the name now holds the new inode. */
+	ck_assert_int_eq(pread(old, buf, sizeof(buf) - 1, 0), 11);
+	ck_assert_str_eq(buf, "old content");
+	content = slurp(P("data/g"));
+	ck_assert_str_eq(content, "old content");
+	free(content);
+	content = slurp(P("data/f"));
+	ck_assert_str_eq(content, "new");
+	free(content);
+	after = stat_of(P("data/f"));
+	ck_assert_uint_ne(after.st_ino, before.st_ino);
+	ck_assert_uint_eq(after.st_nlink, 1);
+	/* A new file, and no temporary left behind. */
+	ck_assert_int_eq(osb_write_file_beneath(root, "h", "", 0, 0644, &err), 0);
+	ck_assert_int_eq(osb_list_beneath(root, ".", &names, &err), 3);
+	ck_assert_str_eq(names[0], "f");
+	ck_assert_str_eq(names[1], "g");
+	ck_assert_str_eq(names[2], "h");
+	ck_assert_ptr_null(names[3]);
+	osb_free(names);
+	close(old);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_write_file_refuses_directory_target)
+{
+	osb_error err = { 0 };
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/d");
+	root = open_dir("data");
+	expect_api_refused(osb_write_file_beneath(root, "d", "x", 1, 0644, &err), &err, EISDIR,
+	                   P("data/d: is a directory; cannot replace it with a file"));
+	close(root);
+}
+END_TEST
+
+START_TEST(test_open_beneath_flags_refused)
+{
+	osb_error err = { 0 };
+	int root;
+
+	mk_dir("data");
+	mk_file("data/f", "x");
+	root = open_dir("data");
+	ck_assert_int_eq(osb_open_beneath(root, "f", O_PATH, 0, &err), -EINVAL);
+	ck_assert_int_eq(err.code, OSB_E_USAGE);
+	ck_assert_str_eq(err.message, P("data: open flags 010000000 refused: use O_RDONLY, "
+	                                "O_WRONLY or O_RDWR with O_CREAT, O_EXCL, O_TRUNC (when "
+	                                "writing), O_DIRECTORY, O_APPEND"));
+	ck_assert_int_eq(osb_open_beneath(root, "f", O_RDONLY | O_TRUNC, 0, &err), -EINVAL);
+	ck_assert_int_eq(osb_open_beneath(root, "f", O_RDONLY | O_NOFOLLOW, 0, &err), -EINVAL);
+	ck_assert_int_eq(osb_open_beneath(root, "n", O_WRONLY | O_CREAT, 04755, &err), -EINVAL);
+	ck_assert_int_eq(access(P("data/n"), F_OK), -1);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_open_beneath_gives_a_blocking_cloexec_fd)
+{
+	osb_error err = { 0 };
+	char buf[8] = { 0 };
+	int root, fd;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/a");
+	mk_file("data/a/f", "hello");
+	root = open_dir("data");
+	fd = osb_open_beneath(root, "a/f", O_RDWR | O_APPEND, 0, &err);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & (O_NONBLOCK | O_APPEND | O_ACCMODE),
+	                 O_APPEND | O_RDWR);
+	ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	ck_assert_int_eq(write(fd, "!", 1), 1);
+	ck_assert_int_eq(pread(fd, buf, sizeof(buf) - 1, 0), 6);
+	ck_assert_str_eq(buf, "hello!");
+	close(fd);
+	fd = osb_open_beneath(root, "a/f", O_WRONLY | O_TRUNC, 0, &err);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(stat_of(P("data/a/f")).st_size, 0);
+	close(fd);
+	fd = osb_open_beneath(root, "a/new", O_WRONLY | O_CREAT | O_EXCL, 0640, &err);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(S_ISREG(stat_of(P("data/a/new")).st_mode), 1);
+	fd = osb_open_beneath(root, "a/new", O_WRONLY | O_CREAT | O_EXCL, 0640, &err);
+	expect_api_refused(fd, &err, EEXIST, P("data/a/new: File exists"));
+	fd = osb_open_beneath(root, "a", O_RDONLY | O_DIRECTORY, 0, &err);
+	ck_assert_int_ge(fd, 0);
+	assert_same_inode(fd, P("data/a"));
+	close(fd);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_list_beneath_sorted_and_refuses_symlinked_dir)
+{
+	osb_error err = { 0 };
+	char **names = NULL;
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/d");
+	mk_file("data/d/b", "");
+	mk_file("data/d/a", "");
+	mk_dir("data/d/C");
+	mk_link("/etc", "data/d/e");
+	mk_link("/etc", "data/etc");
+	root = open_dir("data");
+	ck_assert_int_eq(osb_list_beneath(root, "d", &names, &err), 4);
+	ck_assert_str_eq(names[0], "C");
+	ck_assert_str_eq(names[1], "a");
+	ck_assert_str_eq(names[2], "b");
+	ck_assert_str_eq(names[3], "e");
+	ck_assert_ptr_null(names[4]);
+	osb_free(names);
+	names = NULL;
+	expect_api_refused(osb_list_beneath(root, "etc", &names, &err), &err, ELOOP,
+	                   P("data/etc: symlink component \"etc\" refused (paths beneath the root "
+	                     "may not contain symlinks)"));
+	ck_assert_ptr_null(names);
+	close(root);
+}
+END_TEST
+
+/* ---- the swap race ----------------------------------------------------- */
+
+typedef struct swapper {
+	int dfd;
+	atomic_bool stop;
+	long swaps;
+	int error;          /* errno of a failed exchange, which ends the loop */
+} swapper;
+
+static void *swap_loop(void *arg)
+{
+	swapper *s = arg;
+
+	while (!atomic_load(&s->stop) || s->swaps < 10000) {
+		if (renameat2(s->dfd, "inner", s->dfd, "decoy", RENAME_EXCHANGE) < 0) {
+			s->error = errno;
+			break;
+		}
+		s->swaps++;
+	}
+	return NULL;
+}
+
+START_TEST(test_swap_race_never_resolves_outside)
+{
+	swapper s = { .swaps = 0 };
+	struct stat inner_st, sub_st;
+	long ok = 0, refused = 0, outside = 0;
+	pthread_t th;
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/inner");
+	mk_dir("data/inner/sub");
+	mk_dir("outside");
+	mk_dir("outside/sub");
+	mk_link(P("outside"), "data/decoy");
+	inner_st = stat_of(P("data/inner"));
+	sub_st = stat_of(P("data/inner/sub"));
+	root = open_dir("data");
+	s.dfd = root;
+	atomic_init(&s.stop, false);
+	ck_assert_int_eq(pthread_create(&th, NULL, swap_loop, &s), 0);
+	for (int i = 0; i < 10000; i++) {
+		const char *rel = (i & 1) ? "inner" : "inner/sub";
+		const struct stat *want = (i & 1) ? &inner_st : &sub_st;
+		osb_error err = { 0 };
+		struct stat st;
+		int fd = -1;
+
+		if (path_resolve_beneath(root, P("data"), rel, &fd, &err) == 0) {
+			ck_assert_int_eq(fstat(fd, &st), 0);
+			if (st.st_dev == want->st_dev && st.st_ino == want->st_ino)
+				ok++;
+			else
+				outside++;
+			close(fd);
+		} else {
+			ck_assert_int_eq(err.sys_errno, ELOOP);
+			refused++;
+		}
+	}
+	atomic_store(&s.stop, true);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_msg(s.error == 0, "renameat2(RENAME_EXCHANGE) failed: %s", strerror(s.error));
+	ck_assert_int_eq(outside, 0);
+	ck_assert_int_eq(ok + refused, 10000);
+	ck_assert_int_gt(ok, 0);
+	ck_assert_int_gt(refused, 0);
+	ck_assert_int_ge(s.swaps, 10000);
+	close(root);
+}
+END_TEST
+
+/* ---- roots ------------------------------------------------------------- */
+
+START_TEST(test_open_root_refuses_symlinked_root)
+{
+	osb_error err = { 0 };
+	int fd = -1;
+
+	use_mode(_i);
+	mk_dir("real");
+	chmod(P("real"), 0755);
+	mk_link("real", "link");
+	ck_assert_int_eq(path_open_root(P("link"), &fd, &err), -OSB_E_PATH);
+	ck_assert_int_eq(err.sys_errno, ELOOP);
+	ck_assert_str_eq(err.message, P("link: symlink component \"link\" refused (roots may not "
+	                                "contain symlinks)"));
+	mk_link(".", "self");
+	ck_assert_int_eq(path_open_root(P("self/real"), &fd, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, P("self: symlink component \"self\" refused (roots may not "
+	                                "contain symlinks)"));
+	ck_assert_int_eq(fd, -1);
+}
+END_TEST
+
+START_TEST(test_open_root_refuses_group_or_other_writable)
+{
+	osb_error err = { 0 };
+	int fd = -1;
+
+	use_mode(_i);
+	mk_dir("r");
+	ck_assert_int_eq(chmod(P("r"), 0775), 0);
+	ck_assert_int_eq(path_open_root(P("r"), &fd, &err), -OSB_E_PATH);
+	ck_assert_int_eq(err.sys_errno, EPERM);
+	ck_assert_str_eq(err.message, P("r: writable by group or others (mode 0775); a root must "
+	                                "be writable only by its owner (chmod go-w)"));
+	ck_assert_int_eq(chmod(P("r"), 01777), 0);
+	ck_assert_int_eq(path_open_root(P("r"), &fd, &err), -OSB_E_PATH);
+	ck_assert_int_eq(err.sys_errno, EPERM);
+	ck_assert_int_eq(path_open_root("relative/dir", &fd, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, "relative/dir: a root must be an absolute path");
+	ck_assert_int_eq(path_open_root(P("r/"), &fd, &err), -OSB_E_PATH);
+	ck_assert_int_eq(err.sys_errno, EINVAL);
+	ck_assert_int_eq(fd, -1);
+}
+END_TEST
+
+START_TEST(test_open_root_accepts_owner_only_dir)
+{
+	osb_error err = { 0 };
+	int fd = -1;
+
+	use_mode(_i);
+	mk_dir("r");
+	ck_assert_int_eq(chmod(P("r"), 0755), 0);
+	ck_assert_int_eq(path_open_root(P("r"), &fd, &err), 0);
+	assert_same_inode(fd, P("r"));
+	ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	close(fd);
+}
+END_TEST
+
+/* ---- workspace --------------------------------------------------------- */
+
+static void expect_workspace_refused(const char *dir, const char *what)
+{
+	osb_error err = { 0 };
+	char *canon = NULL, want[1024];
+	int fd = -1;
+
+	snprintf(want, sizeof(want), "%s: refusing to use %s as the workspace; pass --workspace "
+	         "DIR with a project directory", dir, what);
+	ck_assert_int_eq(path_open_workspace(dir, &fd, &canon, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.stage, "workspace");
+	ck_assert_str_eq(err.message, want);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_ptr_null(canon);
+}
+
+START_TEST(test_workspace_refuses_root_and_system_dirs)
+{
+	setenv("HOME", P("home"), 1);
+	mk_link("/etc", "etc-alias");
+	expect_workspace_refused("/", "the root directory");
+	expect_workspace_refused("/usr", "the system directory /usr");
+	expect_workspace_refused("/usr/", "the system directory /usr");
+	expect_workspace_refused("/tmp", "the system directory /tmp");
+	expect_workspace_refused("/usr/../etc", "the system directory /etc");
+	expect_workspace_refused(P("etc-alias"), "the system directory /etc");
+}
+END_TEST
+
+START_TEST(test_workspace_refuses_home_through_an_alias)
+{
+	char what[PATH_MAX];
+
+	mk_dir("home");
+	mk_link("home", "alias");
+	setenv("HOME", P("home"), 1);
+	snprintf(what, sizeof(what), "the home directory %s/home", T);
+	/* String comparison misses both: a symlink alias and a trailing slash. */
+	expect_workspace_refused(P("alias"), what);
+	expect_workspace_refused(P("home/"), what);
+}
+END_TEST
+
+START_TEST(test_workspace_accepts_project_dir_and_reads_back_its_path)
+{
+	osb_error err = { 0 };
+	char *canon = NULL;
+	int fd = -1;
+
+	setenv("HOME", P("home"), 1);
+	mk_dir("proj");
+	mk_link("proj", "plink");
+	ck_assert_int_eq(path_open_workspace(P("plink"), &fd, &canon, &err), 0);
+	ck_assert_str_eq(canon, P("proj"));
+	assert_same_inode(fd, P("proj"));
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_PATH, O_PATH);
+	free(canon);
+	close(fd);
+	ck_assert_int_eq(path_open_workspace(P("nope"), &fd, &canon, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, P("nope: cannot open the workspace: No such file or "
+	                                "directory"));
+}
+END_TEST
+
+/* ---- suite ------------------------------------------------------------- */
+
+static void add_both(TCase *tc, const TTest *t)
+{
+	tcase_add_loop_test(tc, t, 0, 2);
+}
+
+static Suite *paths_suite(void)
+{
+	Suite *s = suite_create("paths");
+	TCase *lex = tcase_create("lexical");
+	TCase *sym = tcase_create("symlinks");
+	TCase *typ = tcase_create("types");
+	TCase *mnt = tcase_create("mounts");
+	TCase *api = tcase_create("file-api");
+	TCase *race = tcase_create("race");
+	TCase *roots = tcase_create("roots");
+
+	TCase *all[] = { lex, sym, typ, mnt, api, race, roots };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		tcase_add_checked_fixture(all[i], setup, teardown);
+		tcase_set_timeout(all[i], 120);
+		suite_add_tcase(s, all[i]);
+	}
+
+	add_both(lex, test_dotdot_into_sibling_sharing_prefix_refused);
+	add_both(lex, test_dotdot_to_etc_refused);
+	add_both(lex, test_dot_component_refused);
+	add_both(lex, test_doubled_slash_refused);
+	add_both(lex, test_trailing_slash_refused);
+	add_both(lex, test_empty_path_refused);
+	add_both(lex, test_absolute_path_refused);
+	add_both(lex, test_path_longer_than_path_max_refused);
+	add_both(lex, test_component_longer_than_name_max_refused);
+
+	add_both(sym, test_final_symlink_to_etc_refused);
+	add_both(sym, test_intermediate_symlink_refused_naming_component);
+	add_both(sym, test_relative_symlink_to_outside_refused);
+	add_both(sym, test_symlink_to_sibling_sharing_prefix_refused);
+	add_both(sym, test_in_tree_symlink_refused);
+	add_both(sym, test_symlink_through_proc_self_root_refused);
+	add_both(sym, test_component_that_is_a_file_refused);
+	add_both(sym, test_missing_component_named);
+	add_both(sym, test_resolve_returns_the_inner_inode);
+
+	add_both(typ, test_hard_link_to_outside_file_refused);
+	add_both(typ, test_fifo_refused_without_blocking);
+	add_both(typ, test_char_device_refused);
+	add_both(typ, test_socket_refused);
+
+	add_both(mnt, test_mount_beneath_refused);
+	add_both(mnt, test_mount_in_sibling_sharing_prefix_not_reported);
+
+	add_both(api, test_create_through_dangling_symlink_refused);
+	add_both(api, test_chown_and_chmod_through_symlink_refused);
+	add_both(api, test_chmod_and_chown_apply_to_the_inner_file);
+	add_both(api, test_mkdir_rename_unlink_through_symlinked_dir_refused);
+	tcase_add_test(api, test_root_itself_refused_where_an_entry_is_needed);
+	tcase_add_loop_test(api, test_write_file_replaces_atomically, 0, 4);
+	add_both(api, test_write_file_refuses_directory_target);
+	tcase_add_test(api, test_open_beneath_flags_refused);
+	add_both(api, test_open_beneath_gives_a_blocking_cloexec_fd);
+	add_both(api, test_list_beneath_sorted_and_refuses_symlinked_dir);
+
+	add_both(race, test_swap_race_never_resolves_outside);
+
+	add_both(roots, test_open_root_refuses_symlinked_root);
+	add_both(roots, test_open_root_refuses_group_or_other_writable);
+	add_both(roots, test_open_root_accepts_owner_only_dir);
+	tcase_add_test(roots, test_workspace_refuses_root_and_system_dirs);
+	tcase_add_test(roots, test_workspace_refuses_home_through_an_alias);
+	tcase_add_test(roots, test_workspace_accepts_project_dir_and_reads_back_its_path);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(paths_suite());
+	struct statx stx;
+	int failed;
+
+	/* A failed assertion ends a test's process without its teardown; what
+	 * it leaves goes with TOP. */
+	snprintf(TOP, sizeof(TOP), "/tmp/check_paths.XXXXXX");
+	if (!mkdtemp(TOP)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	/* Each test runs in its own process: tests set HOME, alarms and test
+	 * flags, and the mount tests rely on a child per test. */
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	if (statx(AT_FDCWD, TOP, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == 0)
+		rm_tree_at(AT_FDCWD, TOP, stx.stx_mnt_id);
+	return failed == 0 ? 0 : 1;
+}

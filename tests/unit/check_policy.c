@@ -1,0 +1,1433 @@
+/* check_policy.c — unit tests for lib/policy.c and lib/sha256.c.
+ *
+ * The policy language is the part of osb-isolate a reviewer reads, so these
+ * tests pin its behaviour exactly: every rejected input with its full
+ * "file:line:col: message", the provenance and precedence of rules across
+ * includes, the units, the env patterns, the canonical form and the
+ * stability of the policy hash, the SHA-256 implementation against the
+ * FIPS 180-4 vectors, and that the shipped policies parse as documented.
+ */
+#include "internal.h"
+#include "sha256.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#ifndef TEST_SRCDIR
+#error "build with -DTEST_SRCDIR=\"/path/to/source\""
+#endif
+#ifndef OSB_POLICY_DIR
+#error "build with -DOSB_POLICY_DIR=\"...\", as the library is"
+#endif
+
+#define MSG_MAX 2048
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static osb_policy *parse_n(const char *text, size_t len, osb_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	return osb_policy_parse(text, len, "t.policy", err);
+}
+
+static osb_policy *parse(const char *text, osb_error *err)
+{
+	return parse_n(text, strlen(text), err);
+}
+
+static osb_policy *must_parse(const char *text)
+{
+	osb_error err;
+	osb_policy *p = parse(text, &err);
+
+	ck_assert_msg(p != NULL, "parse failed: %s\n--- text:\n%s", err.message, text);
+	return p;
+}
+
+static void hash_of(const osb_policy *p, char out[72])
+{
+	ck_assert_int_eq(osb_policy_hash(p, out), 0);
+	ck_assert_uint_eq(strlen(out), 71);
+}
+
+static void hash_text(const char *text, char out[72])
+{
+	osb_policy *p = must_parse(text);
+
+	hash_of(p, out);
+	osb_policy_free(p);
+}
+
+/* A scratch directory per test for include files. */
+static char dir[64];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void dir_setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/check_policy.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void dir_teardown(void)
+{
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void put(const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	ck_assert_int_eq(close(fd), 0);
+}
+
+static void put_dir(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+static osb_policy *load(const char *name, osb_error *err)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	memset(err, 0, sizeof(*err));
+	return osb_policy_load(path, err);
+}
+
+static osb_policy *must_load(const char *name)
+{
+	osb_error err;
+	osb_policy *p = load(name, &err);
+
+	ck_assert_msg(p != NULL, "load %s failed: %s", name, err.message);
+	return p;
+}
+
+static void expect_load_error(const char *name, const char *want)
+{
+	osb_error err;
+	osb_policy *p = load(name, &err);
+
+	ck_assert_msg(p == NULL, "%s loaded, expected: %s", name, want);
+	ck_assert_int_eq(err.code, OSB_E_POLICY);
+	ck_assert_str_eq(err.stage, "policy");
+	ck_assert_str_eq(err.message, want);
+}
+
+static const char *in_dir(char buf[PATH_MAX], const char *name)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", dir, name);
+	return buf;
+}
+
+static void expect_origin(osb_origin o, const char *file, unsigned line, unsigned depth)
+{
+	ck_assert_ptr_nonnull(o.file);
+	ck_assert_str_eq(o.file, file);
+	ck_assert_uint_eq(o.line, line);
+	ck_assert_uint_eq(o.depth, depth);
+}
+
+/* ---- rejected input: exact message and position -------------------------- */
+
+static const struct reject {
+	const char *text;
+	size_t len;         /* 0: strlen(text) */
+	const char *msg;
+} rejects[] = {
+	/* version line */
+	{ "network none\n", 0, "t.policy:1:1: expected version line \"osb-policy 1\" first" },
+	{ "# comment\n\n  network none\n", 0,
+	  "t.policy:3:3: expected version line \"osb-policy 1\" first" },
+	{ "osb-policy 2\n", 0,
+	  "t.policy:1:12: unsupported policy version \"2\" (supported: \"osb-policy 1\")" },
+	{ "osb-policy 01\n", 0,
+	  "t.policy:1:12: unsupported policy version \"01\" (supported: \"osb-policy 1\")" },
+	{ "osb-policy\n", 0, "t.policy:1:1: missing argument: usage is \"osb-policy 1\"" },
+	{ "osb-policy 1 2\n", 0,
+	  "t.policy:1:14: unexpected argument \"2\" (usage is \"osb-policy 1\")" },
+	{ "", 0, "t.policy:1:1: missing version line \"osb-policy 1\" (the file has no directives)" },
+	{ "# only a comment\n", 0,
+	  "t.policy:2:1: missing version line \"osb-policy 1\" (the file has no directives)" },
+	{ "osb-policy 1\nosb-policy 1\n", 0,
+	  "t.policy:2:1: duplicate \"osb-policy\" (first set at t.policy:1)" },
+	/* unknown directives and arguments */
+	{ "osb-policy 1\nnetwrok none\n", 0,
+	  "t.policy:2:1: unknown directive \"netwrok\" (did you mean \"network\"?)" },
+	{ "osb-policy 1\n  tmfps /tmp\n", 0,
+	  "t.policy:2:3: unknown directive \"tmfps\" (did you mean \"tmpfs\"?)" },
+	{ "osb-policy 1\nNetwork none\n", 0,
+	  "t.policy:2:1: unknown directive \"Network\" (did you mean \"network\"?)" },
+	{ "osb-policy 1\nwirte /tmp\n", 0, "t.policy:2:1: unknown directive \"wirte\"" },
+	{ "osb-policy 1\nnetwork nne\n", 0,
+	  "t.policy:2:9: unknown argument \"nne\" to \"network\" (did you mean \"none\"?)" },
+	{ "osb-policy 1\nnetwork maybe\n", 0,
+	  "t.policy:2:9: unknown argument \"maybe\" to \"network\" (expected none or host)" },
+	{ "osb-policy 1\nnetwork none#x\n", 0,
+	  "t.policy:2:9: unknown argument \"none#x\" to \"network\" (did you mean \"none\"?)" },
+	{ "osb-policy 1\nroot host\n", 0,
+	  "t.policy:2:6: unknown argument \"host\" to \"root\" (did you mean \"host-ro\"?)" },
+	{ "osb-policy 1\nworkspace rx\n", 0,
+	  "t.policy:2:11: unknown argument \"rx\" to \"workspace\" (did you mean \"ro\"?)" },
+	{ "osb-policy 1\nenv purge X\n", 0,
+	  "t.policy:2:5: unknown argument \"purge\" to \"env\" (expected clear, inherit, pass, deny or set)" },
+	{ "osb-policy 1\nlimit wal 1s\n", 0,
+	  "t.policy:2:7: unknown argument \"wal\" to \"limit\" (did you mean \"wall\"?)" },
+	/* argument counts */
+	{ "osb-policy 1\nnetwork\n", 0, "t.policy:2:1: missing argument: usage is \"network none|host\"" },
+	{ "osb-policy 1\nnetwork none host\n", 0,
+	  "t.policy:2:14: unexpected argument \"host\" (usage is \"network none|host\")" },
+	{ "osb-policy 1\nworkspace none /x\n", 0,
+	  "t.policy:2:16: unexpected argument \"/x\" (usage is \"workspace rw|ro|none [DEST]\")" },
+	{ "osb-policy 1\nlimit wall\n", 0,
+	  "t.policy:2:1: missing argument: usage is \"limit wall|cpu|as|nofile|fsize|nproc|output VALUE\"" },
+	{ "osb-policy 1\ntmpfs /a /b\n", 0, "t.policy:2:10: unexpected argument \"/b\" (usage is \"tmpfs PATH\")" },
+	{ "osb-policy 1\nenv deny\n", 0, "t.policy:2:1: missing argument: usage is \"env deny PATTERN...\"" },
+	{ "osb-policy 1\nenv set\n", 0, "t.policy:2:1: missing argument: usage is \"env set NAME=VALUE\"" },
+	{ "osb-policy 1\nenv clear now\n", 0,
+	  "t.policy:2:11: unexpected argument \"now\" (usage is \"env clear|inherit\")" },
+	{ "osb-policy 1\nuser sandbox 1000\n", 0, "t.policy:2:1: missing argument: usage is \"user NAME UID GID\"" },
+	/* duplicate scalars within one file */
+	{ "osb-policy 1\nnetwork none\n\nnetwork host\n", 0,
+	  "t.policy:4:1: duplicate \"network\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nnetwork none\nnetwork none\n", 0,
+	  "t.policy:3:1: duplicate \"network\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nlimit wall 1s\nlimit cpu 1s\nlimit wall 2s\n", 0,
+	  "t.policy:4:1: duplicate \"limit wall\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nenv clear\nenv inherit\n", 0,
+	  "t.policy:3:1: duplicate \"env inherit\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nenv set A=1\nenv set B=1\nenv set A=2\n", 0,
+	  "t.policy:4:1: duplicate \"env set A\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nworkspace rw\nworkspace ro /w\n", 0,
+	  "t.policy:3:1: duplicate \"workspace\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nuser a 1 1\nhostname h\nuser b 2 2\n", 0,
+	  "t.policy:4:1: duplicate \"user\" (first set at t.policy:2)" },
+	/* paths */
+	{ "osb-policy 1\nro-bind usr\n", 0, "t.policy:2:9: path must be absolute: \"usr\"" },
+	{ "osb-policy 1\ntmpfs /a/../b\n", 0, "t.policy:2:7: path must not contain \"..\": \"/a/../b\"" },
+	{ "osb-policy 1\ntmpfs /..\n", 0, "t.policy:2:7: path must not contain \"..\": \"/..\"" },
+	{ "osb-policy 1\nhide /a/./b\n", 0,
+	  "t.policy:2:6: path must be normalized (no \".\" components, \"//\" or trailing \"/\"): \"/a/./b\"" },
+	{ "osb-policy 1\nhide /a//b\n", 0,
+	  "t.policy:2:6: path must be normalized (no \".\" components, \"//\" or trailing \"/\"): \"/a//b\"" },
+	{ "osb-policy 1\nhide /a/\n", 0,
+	  "t.policy:2:6: path must be normalized (no \".\" components, \"//\" or trailing \"/\"): \"/a/\"" },
+	{ "osb-policy 1\nhide /home/*\n", 0,
+	  "t.policy:2:6: glob characters (* ? [) are not allowed in paths: \"/home/*\"" },
+	{ "osb-policy 1\nro-bind /etc/[ab]\n", 0,
+	  "t.policy:2:9: glob characters (* ? [) are not allowed in paths: \"/etc/[ab]\"" },
+	{ "osb-policy 1\nworkspace rw rel\n", 0, "t.policy:2:14: path must be absolute: \"rel\"" },
+	{ "osb-policy 1\ntmpfs /tmp\nro-bind /tmp\n", 0,
+	  "t.policy:3:9: duplicate path \"/tmp\" (first set at t.policy:2)" },
+	{ "osb-policy 1\ntmpfs /tmp\ntmpfs /tmp\n", 0,
+	  "t.policy:3:7: duplicate path \"/tmp\" (first set at t.policy:2)" },
+	/* text */
+	{ "osb-policy 1\nnetwork n\0ne\n", 25, "t.policy:2:10: NUL byte in policy text" },
+	{ "osb-policy 1\n# c\n\0", 18, "t.policy:3:1: NUL byte in policy text" },
+	{ "osb-policy 1\r\n", 0, "t.policy:1:13: carriage return in policy text (use Unix line endings)" },
+	{ "osb-policy 1\n\x01\n", 0, "t.policy:2:1: control character 0x01 in policy text" },
+	{ "osb-policy 1\n# \x1b[0m\n", 0, "t.policy:2:3: control character 0x1b in policy text" },
+	{ "osb-policy 1\n# caf\xc3\n", 0, "t.policy:2:6: invalid UTF-8 in policy text" },
+	{ "osb-policy 1\n# \xc0\xaf\n", 0, "t.policy:2:3: invalid UTF-8 in policy text" },
+	{ "osb-policy 1\n# \xed\xa0\x80\n", 0, "t.policy:2:3: invalid UTF-8 in policy text" },
+	{ "osb-policy 1\n# \xf4\x90\x80\x80\n", 0, "t.policy:2:3: invalid UTF-8 in policy text" },
+	{ "osb-policy 1\n# admin\xe2\x80\xae\n", 0,
+	  "t.policy:2:8: invisible or bidirectional control character U+202E (not allowed in policy text)" },
+	{ "osb-policy 1\nhide /h\xe2\x80\x8bome\n", 0,
+	  "t.policy:2:8: invisible or bidirectional control character U+200B (not allowed in policy text)" },
+	{ "\xef\xbb\xbfosb-policy 1\n", 0, "t.policy:1:1: UTF-8 byte order mark (save the file without one)" },
+	/* units and numbers */
+	{ "osb-policy 1\nlimit wall 600\n", 0, "t.policy:2:12: missing unit in \"600\" (use ms, s, m or h)" },
+	{ "osb-policy 1\nlimit wall 10x\n", 0, "t.policy:2:12: unknown unit in \"10x\" (use ms, s, m or h)" },
+	{ "osb-policy 1\nlimit wall 1.5m\n", 0, "t.policy:2:12: unknown unit in \"1.5m\" (use ms, s, m or h)" },
+	{ "osb-policy 1\nlimit wall 10 m\n", 0,
+	  "t.policy:2:15: unexpected argument \"m\" (usage is \"limit wall|cpu|as|nofile|fsize|nproc|output VALUE\")" },
+	{ "osb-policy 1\nlimit wall ten\n", 0,
+	  "t.policy:2:12: invalid value \"ten\" for \"limit wall\" (expected a whole number with a unit: "
+	  "ms, s, m or h or \"unlimited\")" },
+	{ "osb-policy 1\nlimit as 512\n", 0,
+	  "t.policy:2:10: missing unit in \"512\" (use B, KiB, MiB, GiB, TiB, K, M or G)" },
+	{ "osb-policy 1\nlimit output 1mb\n", 0,
+	  "t.policy:2:14: unknown unit in \"1mb\" (use B, KiB, MiB, GiB, TiB, K, M or G)" },
+	{ "osb-policy 1\nlimit nofile 1K\n", 0,
+	  "t.policy:2:14: invalid value \"1K\" for \"limit nofile\" (expected a plain number or \"unlimited\")" },
+	{ "osb-policy 1\nlimit wall 99999999999999999999s\n", 0,
+	  "t.policy:2:12: \"limit wall\" value \"99999999999999999999s\" is out of range" },
+	{ "osb-policy 1\nlimit as 16777216TiB\n", 0,
+	  "t.policy:2:10: \"limit as\" value \"16777216TiB\" is out of range" },
+	{ "osb-policy 1\nlimit nofile 18446744073709551615\n", 0,
+	  "t.policy:2:14: \"limit nofile\" value \"18446744073709551615\" is out of range" },
+	{ "osb-policy 1\nlimit cpu -5s\n", 0, "t.policy:2:11: \"limit cpu\" must not be negative: \"-5s\"" },
+	{ "osb-policy 1\nlimit nproc -1\n", 0, "t.policy:2:13: \"limit nproc\" must not be negative: \"-1\"" },
+	{ "osb-policy 1\nlimit cpu 1500ms\n", 0, "t.policy:2:11: \"limit cpu\" must be whole seconds: \"1500ms\"" },
+	{ "osb-policy 1\nlimit wall 0s\n", 0, "t.policy:2:12: \"limit wall\" must be greater than zero" },
+	/* environment */
+	{ "osb-policy 1\nenv set 1A=x\n", 0,
+	  "t.policy:2:9: invalid environment variable name \"1A\" (letters, digits and \"_\", not starting with a digit)" },
+	{ "osb-policy 1\nenv set A-B=x\n", 0,
+	  "t.policy:2:9: invalid environment variable name \"A-B\" (letters, digits and \"_\", not starting with a digit)" },
+	{ "osb-policy 1\nenv set =x\n", 0,
+	  "t.policy:2:9: invalid environment variable name \"\" (letters, digits and \"_\", not starting with a digit)" },
+	{ "osb-policy 1\nenv set FOO\n", 0, "t.policy:2:9: expected NAME=VALUE after \"env set\", not \"FOO\"" },
+	{ "osb-policy 1\nenv pass PATH A=B\n", 0,
+	  "t.policy:2:15: environment variable name must not contain \"=\": \"A=B\"" },
+	{ "osb-policy 1\nenv deny =\n", 0, "t.policy:2:10: environment variable name must not contain \"=\": \"=\"" },
+	/* identity */
+	{ "osb-policy 1\nuser Root 1000 1000\n", 0,
+	  "t.policy:2:6: invalid user name \"Root\" (lower-case letters, digits, \"_\" and \"-\", starting "
+	  "with a letter or \"_\", at most 32 bytes)" },
+	{ "osb-policy 1\nuser sandbox 4294967295 1000\n", 0,
+	  "t.policy:2:14: uid \"4294967295\" is out of range (0 to 4294967294)" },
+	{ "osb-policy 1\nuser sandbox 1000 -1\n", 0,
+	  "t.policy:2:19: invalid gid \"-1\" (a decimal number from 0 to 4294967294)" },
+	{ "osb-policy 1\nhostname -bad\n", 0,
+	  "t.policy:2:10: invalid hostname \"-bad\" (dot-separated labels of letters, digits and inner \"-\", at most 64 bytes)" },
+	{ "osb-policy 1\nhostname a..b\n", 0,
+	  "t.policy:2:10: invalid hostname \"a..b\" (dot-separated labels of letters, digits and inner \"-\", at most 64 bytes)" },
+	{ "osb-policy 1\nhostname a_b\n", 0,
+	  "t.policy:2:10: invalid hostname \"a_b\" (dot-separated labels of letters, digits and inner \"-\", at most 64 bytes)" },
+	/* includes that fail before any file is opened */
+	{ "osb-policy 1\ninclude sub/x\n", 0,
+	  "t.policy:2:9: include takes a bare name or an absolute path, not a relative path: \"sub/x\"" },
+	{ "osb-policy 1\ninclude ./x\n", 0,
+	  "t.policy:2:9: include takes a bare name or an absolute path, not a relative path: \"./x\"" },
+	{ "osb-policy 1\ninclude /a/../x.policy\n", 0,
+	  "t.policy:2:9: path must not contain \"..\": \"/a/../x.policy\"" },
+	{ "osb-policy 1\ninclude x\xc3\xa9\n", 0,
+	  "t.policy:2:9: invalid include name \"x\xc3\xa9\" (letters, digits, \"_\", \".\" and \"-\", or an absolute path)" },
+};
+
+START_TEST(test_rejected_policy_reports_position_and_message)
+{
+	const struct reject *c = &rejects[_i];
+	osb_error err;
+	osb_policy *p = parse_n(c->text, c->len ? c->len : strlen(c->text), &err);
+
+	ck_assert_msg(p == NULL, "case %d accepted, expected: %s", _i, c->msg);
+	ck_assert_int_eq(err.code, OSB_E_POLICY);
+	ck_assert_int_eq(err.sys_errno, 0);
+	ck_assert_str_eq(err.stage, "policy");
+	ck_assert_msg(strcmp(err.message, c->msg) == 0, "case %d:\n got: %s\nwant: %s", _i,
+	              err.message, c->msg);
+}
+END_TEST
+
+START_TEST(test_line_longer_than_4096_bytes_refused)
+{
+	char text[16 + 4100];
+	osb_error err;
+	size_t n;
+
+	/* Exactly 4096 bytes on a line is fine... */
+	n = (size_t)snprintf(text, sizeof(text), "osb-policy 1\n#");
+	memset(text + n, 'x', 4095);
+	text[n + 4095] = '\n';
+	text[n + 4096] = '\0';
+	osb_policy_free(must_parse(text));
+	/* ...one more is not, reported at the first byte past the limit. */
+	text[n + 4095] = 'x';
+	text[n + 4096] = '\n';
+	ck_assert_ptr_null(parse_n(text, n + 4097, &err));
+	ck_assert_str_eq(err.message, "t.policy:2:4097: line longer than 4096 bytes");
+	/* A multi-byte character straddling the limit counts whole. */
+	memcpy(text + n + 4094, "\xc3\xa9", 2);
+	ck_assert_ptr_null(parse_n(text, n + 4097, &err));
+	ck_assert_str_eq(err.message, "t.policy:2:4097: line longer than 4096 bytes");
+}
+END_TEST
+
+START_TEST(test_policy_text_larger_than_1mib_refused)
+{
+	size_t max = (size_t)1 << 20;
+	char *text = malloc(max + 1);
+	osb_error err;
+
+	ck_assert_ptr_nonnull(text);
+	memset(text, '\n', max + 1);
+	memcpy(text, "osb-policy 1", 12);
+	/* Exactly 1 MiB is accepted, one byte more is not. */
+	osb_policy_free(parse_n(text, max, &err));
+	ck_assert_msg(err.code == 0, "1 MiB refused: %s", err.message);
+	ck_assert_ptr_null(parse_n(text, max + 1, &err));
+	ck_assert_int_eq(err.code, OSB_E_POLICY);
+	ck_assert_int_eq(err.sys_errno, EFBIG);
+	ck_assert_str_eq(err.message, "t.policy: policy is larger than 1 MiB");
+	free(text);
+}
+END_TEST
+
+/* ---- accepted input ------------------------------------------------------ */
+
+START_TEST(test_unset_rules_get_safe_defaults)
+{
+	osb_policy *p = must_parse("# nothing but the version\nosb-policy 1\n");
+
+	ck_assert_int_eq(p->version, 1);
+	ck_assert_int_eq(p->root, ROOT_NONE);
+	ck_assert_uint_eq(p->n_mounts, 0);
+	ck_assert_int_eq(p->ws_mode, WS_NONE);
+	ck_assert_ptr_null(p->ws_dest);
+	ck_assert_ptr_null(p->ws_path);
+	ck_assert_int_eq(p->net, NET_NONE);
+	ck_assert_int_eq(p->env_base, ENV_CLEAR);
+	ck_assert_uint_eq(p->n_env_pass + p->n_env_deny + p->n_env_set, 0);
+	ck_assert_str_eq(p->user_name, "sandbox");
+	ck_assert_uint_eq(p->uid, 1000);
+	ck_assert_uint_eq(p->gid, 1000);
+	ck_assert_str_eq(p->hostname, "sandbox");
+	ck_assert(p->limit_set[LIM_OUTPUT].set);
+	ck_assert_uint_eq(p->limits[LIM_OUTPUT], 1048576);
+	for (int i = 0; i < LIM__COUNT; i++)
+		ck_assert_msg(i == LIM_OUTPUT || !p->limit_set[i].set, "limit %s set", osb_limit_names[i]);
+	expect_origin(p->root_set.o, "default", 0, 0);
+	expect_origin(p->net_set.o, "default", 0, 0);
+	expect_origin(p->user_set.o, "default", 0, 0);
+	expect_origin(p->limit_set[LIM_OUTPUT].o, "default", 0, 0);
+	ck_assert(p->root_set.set && p->ws_set.set && p->net_set.set && p->env_base_set.set &&
+	          p->user_set.set && p->hostname_set.set);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_every_directive_sets_its_field_with_origin)
+{
+	osb_policy *p = must_parse(
+		"osb-policy 1\n"
+		"root host-ro\n"
+		"ro-bind /usr\n"
+		"tmpfs /tmp\n"
+		"hide /root\n"
+		"dev /dev\n"
+		"proc /proc\n"
+		"workspace ro /work\n"
+		"network host\n"
+		"env inherit\n"
+		"env pass PATH LC_*\n"
+		"env deny *_TOKEN\n"
+		"env set HOME=${WORKSPACE}\n"
+		"user builder 0 4294967294\n"
+		"hostname box.example\n"
+		"limit wall 10m\n"
+		"limit cpu 2m\n"
+		"limit as 4GiB\n"
+		"limit nofile 256\n"
+		"limit fsize unlimited\n"
+		"limit nproc 64\n"
+		"limit output 64K\n");
+	static const struct { enum mount_kind k; const char *path; unsigned line; } mounts[] = {
+		{ MNT_RO_BIND, "/usr", 3 }, { MNT_TMPFS, "/tmp", 4 }, { MNT_HIDE, "/root", 5 },
+		{ MNT_DEV, "/dev", 6 }, { MNT_PROC, "/proc", 7 },
+	};
+
+	ck_assert_int_eq(p->root, ROOT_HOST_RO);
+	expect_origin(p->root_set.o, "t.policy", 2, 0);
+	ck_assert_uint_eq(p->n_mounts, 5);
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert_int_eq(p->mounts[i].kind, mounts[i].k);
+		ck_assert_str_eq(p->mounts[i].path, mounts[i].path);
+		expect_origin(p->mounts[i].o, "t.policy", mounts[i].line, 0);
+	}
+	ck_assert_int_eq(p->ws_mode, WS_RO);
+	ck_assert_str_eq(p->ws_dest, "/work");
+	ck_assert_int_eq(p->net, NET_HOST);
+	expect_origin(p->net_set.o, "t.policy", 9, 0);
+	ck_assert_int_eq(p->env_base, ENV_INHERIT);
+	ck_assert_uint_eq(p->n_env_pass, 2);
+	ck_assert_str_eq(p->env_pass[0].s, "PATH");
+	ck_assert_str_eq(p->env_pass[1].s, "LC_*");
+	expect_origin(p->env_pass[1].o, "t.policy", 11, 0);
+	ck_assert_uint_eq(p->n_env_deny, 1);
+	ck_assert_str_eq(p->env_deny[0].s, "*_TOKEN");
+	ck_assert_uint_eq(p->n_env_set, 1);
+	ck_assert_str_eq(p->env_set[0].s, "HOME=${WORKSPACE}");
+	expect_origin(p->env_set[0].o, "t.policy", 13, 0);
+	ck_assert_str_eq(p->user_name, "builder");
+	ck_assert_uint_eq(p->uid, 0);
+	ck_assert_uint_eq(p->gid, 4294967294u);
+	ck_assert_str_eq(p->hostname, "box.example");
+	ck_assert_uint_eq(p->limits[LIM_WALL], 600000);
+	ck_assert_uint_eq(p->limits[LIM_CPU], 120);
+	ck_assert_uint_eq(p->limits[LIM_AS], 4ULL << 30);
+	ck_assert_uint_eq(p->limits[LIM_NOFILE], 256);
+	ck_assert_uint_eq(p->limits[LIM_FSIZE], UINT64_MAX);
+	ck_assert_uint_eq(p->limits[LIM_NPROC], 64);
+	ck_assert_uint_eq(p->limits[LIM_OUTPUT], 65536);
+	expect_origin(p->limit_set[LIM_OUTPUT].o, "t.policy", 22, 0);
+	ck_assert_uint_eq(p->n_files, 1);
+	ck_assert_str_eq(p->files[0], "t.policy");
+	ck_assert_ptr_eq(p->net_set.o.file, p->files[0]);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_env_set_value_is_rest_of_line_verbatim)
+{
+	osb_policy *p = must_parse(
+		"osb-policy 1\n"
+		"env set A=b # not a comment \t \n"
+		"env set EMPTY=\n"
+		"env set LEAD=  x=y\n"
+		"env set\tTAB=a\tb\n");
+
+	ck_assert_uint_eq(p->n_env_set, 4);
+	ck_assert_str_eq(p->env_set[0].s, "A=b # not a comment");
+	ck_assert_str_eq(p->env_set[1].s, "EMPTY=");
+	ck_assert_str_eq(p->env_set[2].s, "LEAD=  x=y");
+	ck_assert_str_eq(p->env_set[3].s, "TAB=a\tb");
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_comment_needs_whitespace_before_hash)
+{
+	osb_policy *p = must_parse(
+		"#!osb\n"
+		"   # indented comment\n"
+		"osb-policy 1 # version\n"
+		"network none\t#tab then comment\n"
+		"tmpfs /a#b\n");
+
+	ck_assert_int_eq(p->net, NET_NONE);
+	expect_origin(p->net_set.o, "t.policy", 4, 0);
+	ck_assert_uint_eq(p->n_mounts, 1);
+	ck_assert_str_eq(p->mounts[0].path, "/a#b");
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_env_patterns_repeated_are_folded)
+{
+	osb_policy *p = must_parse("osb-policy 1\nenv deny A_* B\nenv deny A_*\nenv pass X X\n");
+
+	ck_assert_uint_eq(p->n_env_deny, 2);
+	expect_origin(p->env_deny[0].o, "t.policy", 2, 0);
+	ck_assert_uint_eq(p->n_env_pass, 1);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* ---- includes ------------------------------------------------------------ */
+
+START_TEST(test_include_override_by_includer_recorded)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	osb_policy *p;
+
+	put("a.policy", "osb-policy 1\ninclude b\nnetwork host\n");
+	put("b.policy", "osb-policy 1\nnetwork none\nhostname inner\ntmpfs /tmp\n");
+	p = must_load("a.policy");
+	ck_assert_int_eq(p->net, NET_HOST);
+	expect_origin(p->net_set.o, in_dir(a, "a.policy"), 3, 0);
+	ck_assert_str_eq(p->hostname, "inner");
+	expect_origin(p->hostname_set.o, in_dir(b, "b.policy"), 3, 1);
+	ck_assert_uint_eq(p->n_mounts, 1);
+	expect_origin(p->mounts[0].o, b, 4, 1);
+	ck_assert_uint_eq(p->n_files, 2);
+	osb_policy_free(p);
+
+	/* The includer wins wherever its line stands. */
+	put("a.policy", "osb-policy 1\nnetwork host\ninclude b\n");
+	p = must_load("a.policy");
+	ck_assert_int_eq(p->net, NET_HOST);
+	expect_origin(p->net_set.o, a, 2, 0);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_include_sibling_conflict_refused)
+{
+	char want[MSG_MAX];
+
+	put("a.policy", "osb-policy 1\ninclude b\ninclude c\n");
+	put("b.policy", "osb-policy 1\nnetwork none\n");
+	put("c.policy", "osb-policy 1\n\nnetwork host\n");
+	snprintf(want, sizeof(want), "%s/c.policy:3:1: \"network\" conflicts with %s/b.policy:2", dir, dir);
+	expect_load_error("a.policy", want);
+
+	/* The same value at the same depth is still two rules for one place. */
+	put("c.policy", "osb-policy 1\n\nnetwork none\n");
+	expect_load_error("a.policy", want);
+
+	put("b.policy", "osb-policy 1\nenv set X=1\n");
+	put("c.policy", "osb-policy 1\nenv set X=2\n");
+	snprintf(want, sizeof(want), "%s/c.policy:2:1: \"env set X\" conflicts with %s/b.policy:2", dir, dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+START_TEST(test_include_sibling_conflict_settled_by_includer)
+{
+	char a[PATH_MAX];
+	osb_policy *p;
+
+	put("a.policy", "osb-policy 1\ninclude b\ninclude c\nnetwork host\n");
+	put("b.policy", "osb-policy 1\nnetwork none\n");
+	put("c.policy", "osb-policy 1\nnetwork host\n");
+	p = must_load("a.policy");
+	ck_assert_int_eq(p->net, NET_HOST);
+	expect_origin(p->net_set.o, in_dir(a, "a.policy"), 4, 0);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_include_cycle_reports_chain)
+{
+	char want[MSG_MAX];
+
+	put("a.policy", "osb-policy 1\ninclude b\n");
+	put("b.policy", "osb-policy 1\ninclude a.policy\n");
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: include cycle: %s/a.policy -> %s/b.policy -> %s/a.policy",
+	         dir, dir, dir, dir);
+	expect_load_error("a.policy", want);
+
+	put("self.policy", "osb-policy 1\n\n  include   self\n");
+	snprintf(want, sizeof(want), "%s/self.policy:3:13: include cycle: %s/self.policy -> %s/self.policy",
+	         dir, dir, dir);
+	expect_load_error("self.policy", want);
+}
+END_TEST
+
+START_TEST(test_include_cycle_detected_through_other_spelling)
+{
+	char want[MSG_MAX], link[PATH_MAX], target[PATH_MAX];
+
+	/* Identity, not the name: a symlink back to the top file is a cycle. */
+	put("a.policy", "osb-policy 1\ninclude b\n");
+	snprintf(target, sizeof(target), "%s/a.policy", dir);
+	snprintf(link, sizeof(link), "%s/b.policy", dir);
+	ck_assert_int_eq(symlink(target, link), 0);
+	snprintf(want, sizeof(want), "%s/a.policy:2:9: include cycle: %s/a.policy -> %s/b.policy", dir, dir, dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+START_TEST(test_include_depth_above_two_refused)
+{
+	char want[MSG_MAX], c[PATH_MAX];
+	osb_policy *p;
+
+	put("a.policy", "osb-policy 1\ninclude b\n");
+	put("b.policy", "osb-policy 1\ninclude c\n");
+	put("c.policy", "osb-policy 1\nhostname deep\n");
+	p = must_load("a.policy");
+	expect_origin(p->hostname_set.o, in_dir(c, "c.policy"), 2, 2);
+	osb_policy_free(p);
+
+	put("c.policy", "osb-policy 1\ninclude d\n");
+	put("d.policy", "osb-policy 1\n");
+	snprintf(want, sizeof(want), "%s/c.policy:2:9: include nested too deeply: \"d\" would be at depth 3 "
+	         "(at most 2 levels of include)", dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+START_TEST(test_include_falls_back_to_policy_dir)
+{
+	char pdir[PATH_MAX], shared[PATH_MAX], want[MSG_MAX];
+	osb_policy *p;
+
+	put_dir("pdir");
+	put("pdir/shared.policy", "osb-policy 1\nhostname shared\n");
+	put("a.policy", "osb-policy 1\ninclude shared\n");
+	ck_assert_int_eq(setenv("OSB_ISOLATE_POLICY_DIR", in_dir(pdir, "pdir"), 1), 0);
+	p = must_load("a.policy");
+	ck_assert_str_eq(p->hostname, "shared");
+	expect_origin(p->hostname_set.o, in_dir(shared, "pdir/shared.policy"), 2, 1);
+	osb_policy_free(p);
+
+	/* Beside the including file comes first. */
+	put("shared.policy", "osb-policy 1\nhostname local\n");
+	p = must_load("a.policy");
+	ck_assert_str_eq(p->hostname, "local");
+	osb_policy_free(p);
+
+	put("a.policy", "osb-policy 1\ninclude nope\n");
+	snprintf(want, sizeof(want), "%s/a.policy:2:9: cannot include \"nope\": neither %s/nope.policy "
+	         "nor %s/pdir/nope.policy exists", dir, dir, dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+START_TEST(test_include_by_absolute_path_and_suffix)
+{
+	char text[PATH_MAX + 64], abs_path[PATH_MAX];
+	osb_policy *p;
+
+	put_dir("sub");
+	put("sub/x.policy", "osb-policy 1\nhostname abs\n");
+	put("y.policy", "osb-policy 1\nnetwork host\n");
+	snprintf(text, sizeof(text), "osb-policy 1\ninclude %s\ninclude y.policy\n",
+	         in_dir(abs_path, "sub/x.policy"));
+	put("a.policy", text);
+	p = must_load("a.policy");
+	ck_assert_str_eq(p->hostname, "abs");
+	expect_origin(p->hostname_set.o, abs_path, 2, 1);
+	ck_assert_int_eq(p->net, NET_HOST);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_include_same_file_twice_is_not_a_duplicate)
+{
+	char d[PATH_MAX];
+	osb_policy *p;
+
+	put("a.policy", "osb-policy 1\ninclude b\ninclude c\n");
+	put("b.policy", "osb-policy 1\ninclude d\n");
+	put("c.policy", "osb-policy 1\ninclude d\n");
+	put("d.policy", "osb-policy 1\nhostname shared\ntmpfs /x\nenv set K=v\n");
+	p = must_load("a.policy");
+	ck_assert_str_eq(p->hostname, "shared");
+	expect_origin(p->hostname_set.o, in_dir(d, "d.policy"), 2, 2);
+	ck_assert_uint_eq(p->n_mounts, 1);
+	ck_assert_uint_eq(p->n_env_set, 1);
+	ck_assert_uint_eq(p->n_files, 4);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_include_errors_point_into_included_file)
+{
+	char want[MSG_MAX];
+
+	put("a.policy", "osb-policy 1\ninclude b\n");
+	put("b.policy", "osb-policy 1\nnetwork nne\n");
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: unknown argument \"nne\" to \"network\" "
+	         "(did you mean \"none\"?)", dir);
+	expect_load_error("a.policy", want);
+
+	put("b.policy", "hostname x\n");
+	snprintf(want, sizeof(want), "%s/b.policy:1:1: expected version line \"osb-policy 1\" first", dir);
+	expect_load_error("a.policy", want);
+
+	/* A duplicate inside an included file is an error even where the
+	 * includer overrides the value. */
+	put("a.policy", "osb-policy 1\nnetwork host\ninclude b\n");
+	put("b.policy", "osb-policy 1\nnetwork none\nnetwork none\n");
+	snprintf(want, sizeof(want), "%s/b.policy:3:1: duplicate \"network\" (first set at %s/b.policy:2)",
+	         dir, dir);
+	expect_load_error("a.policy", want);
+
+	/* Mount paths are unique across files. */
+	put("a.policy", "osb-policy 1\ntmpfs /x\ninclude b\n");
+	put("b.policy", "osb-policy 1\nro-bind /x\n");
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: duplicate path \"/x\" (first set at %s/a.policy:2)",
+	         dir, dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+START_TEST(test_include_unreadable_files_refused)
+{
+	char want[MSG_MAX];
+	osb_error err;
+	size_t big = ((size_t)1 << 20) + 1;
+	char *text = malloc(big + 1);
+
+	ck_assert_ptr_nonnull(text);
+	memset(text, '#', big);
+	text[big] = '\0';
+	put("big.policy", text);
+	free(text);
+	put("a.policy", "osb-policy 1\ninclude big\n");
+	snprintf(want, sizeof(want), "%s/a.policy:2:9: cannot include \"big\": %s/big.policy is larger than 1 MiB",
+	         dir, dir);
+	expect_load_error("a.policy", want);
+
+	put_dir("d.policy");
+	put("a.policy", "osb-policy 1\ninclude d\n");
+	snprintf(want, sizeof(want), "%s/a.policy:2:9: cannot include \"d\": %s/d.policy is not a regular file",
+	         dir, dir);
+	expect_load_error("a.policy", want);
+
+	put("nul.policy", "osb-policy 1\n");
+	put("a.policy", "osb-policy 1\ninclude nul\n");
+	{
+		char path[PATH_MAX];
+		int fd = open(in_dir(path, "nul.policy"), O_WRONLY | O_APPEND | O_CLOEXEC);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, "tmpfs /\0x\n", 10), 10);
+		close(fd);
+	}
+	snprintf(want, sizeof(want), "%s/nul.policy:2:8: NUL byte in policy text", dir);
+	expect_load_error("a.policy", want);
+
+	/* The top file itself. */
+	snprintf(want, sizeof(want), "%s/big.policy: policy file is larger than 1 MiB", dir);
+	expect_load_error("big.policy", want);
+	ck_assert_ptr_null(load("missing.policy", &err));
+	ck_assert_int_eq(err.code, OSB_E_POLICY);
+	ck_assert_int_eq(err.sys_errno, ENOENT);
+	snprintf(want, sizeof(want), "%s/missing.policy: cannot read policy: No such file or directory", dir);
+	ck_assert_str_eq(err.message, want);
+}
+END_TEST
+
+START_TEST(test_load_by_name_uses_policy_dir)
+{
+	char want[MSG_MAX];
+	osb_error err = { 0 };
+	osb_policy *p;
+
+	put("mine.policy", "osb-policy 1\nnetwork host\n");
+	ck_assert_int_eq(setenv("OSB_ISOLATE_POLICY_DIR", dir, 1), 0);
+	ck_assert_str_eq(policy_dir(), dir);
+	p = osb_policy_load("mine", &err);
+	ck_assert_msg(p != NULL, "%s", err.message);
+	snprintf(want, sizeof(want), "%s/mine.policy", dir);
+	expect_origin(p->net_set.o, want, 2, 0);
+	osb_policy_free(p);
+	p = osb_policy_load("mine.policy", &err);
+	ck_assert_ptr_nonnull(p);
+	osb_policy_free(p);
+
+	ck_assert_ptr_null(osb_policy_load("bad name", &err));
+	ck_assert_int_eq(err.code, OSB_E_USAGE);
+	ck_assert_ptr_null(osb_policy_load("", &err));
+	ck_assert_int_eq(err.code, OSB_E_USAGE);
+
+	ck_assert_int_eq(setenv("OSB_ISOLATE_POLICY_DIR", "", 1), 0);
+	ck_assert_str_eq(policy_dir(), OSB_POLICY_DIR);
+	ck_assert_int_eq(unsetenv("OSB_ISOLATE_POLICY_DIR"), 0);
+	ck_assert_str_eq(policy_dir(), OSB_POLICY_DIR);
+}
+END_TEST
+
+/* ---- units and patterns -------------------------------------------------- */
+
+START_TEST(test_duration_and_size_units)
+{
+	static const struct { const char *s; int r; uint64_t v; } durations[] = {
+		{ "1ms", 0, 1 }, { "2s", 0, 2000 }, { "3m", 0, 180000 }, { "4h", 0, 14400000 },
+		{ "0ms", 0, 0 }, { "600s", 0, 600000 },
+		{ "600", -EINVAL, 0 }, { "s", -EINVAL, 0 }, { "", -EINVAL, 0 }, { "5 s", -EINVAL, 0 },
+		{ "-1s", -EINVAL, 0 }, { "+1s", -EINVAL, 0 }, { "1.5s", -EINVAL, 0 }, { "1S", -EINVAL, 0 },
+		{ "1d", -EINVAL, 0 },
+		{ "18446744073709551614ms", 0, UINT64_MAX - 1 },
+		{ "18446744073709551615ms", -ERANGE, 0 },
+		{ "18446744073709551616ms", -ERANGE, 0 },
+		{ "5124095576030432h", -ERANGE, 0 },
+	};
+	static const struct { const char *s; int r; uint64_t v; } sizes[] = {
+		{ "7B", 0, 7 }, { "1KiB", 0, 1024 }, { "1MiB", 0, 1ULL << 20 }, { "1GiB", 0, 1ULL << 30 },
+		{ "1TiB", 0, 1ULL << 40 }, { "2K", 0, 2048 }, { "3M", 0, 3ULL << 20 }, { "4G", 0, 4ULL << 30 },
+		{ "1", -EINVAL, 0 }, { "1KB", -EINVAL, 0 }, { "1kib", -EINVAL, 0 }, { "1T", -EINVAL, 0 },
+		{ "-1B", -EINVAL, 0 }, { "16777215TiB", 0, 16777215ULL << 40 }, { "16777216TiB", -ERANGE, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
+		uint64_t v = 0;
+
+		ck_assert_msg(parse_duration_ms(durations[i].s, &v) == durations[i].r, "%s", durations[i].s);
+		if (durations[i].r == 0)
+			ck_assert_msg(v == durations[i].v, "%s -> %llu", durations[i].s, (unsigned long long)v);
+	}
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint64_t v = 0;
+
+		ck_assert_msg(parse_size_bytes(sizes[i].s, &v) == sizes[i].r, "%s", sizes[i].s);
+		if (sizes[i].r == 0)
+			ck_assert_msg(v == sizes[i].v, "%s -> %llu", sizes[i].s, (unsigned long long)v);
+	}
+}
+END_TEST
+
+START_TEST(test_env_pattern_match)
+{
+	static const struct { const char *pat, *name; bool match; } cases[] = {
+		{ "*_TOKEN", "GITHUB_TOKEN", true }, { "*_TOKEN", "TOKEN", false },
+		{ "*_TOKEN", "_TOKEN", true }, { "*_TOKEN", "GITHUB_TOKENS", false },
+		{ "LC_*", "LC_ALL", true }, { "LC_*", "LC_", true }, { "LC_*", "LANG", false },
+		{ "A?C", "ABC", true }, { "A?C", "AC", false }, { "A?C", "ABBC", false },
+		{ "*", "", true }, { "*", "ANY", true }, { "", "", true }, { "", "A", false },
+		{ "a*b*c", "aXbYc", true }, { "a*b*c", "aXbY", false }, { "a*b*c", "abcbc", true },
+		{ "*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false },
+		{ "path", "PATH", false }, { "PATH", "PATH", true }, { "PATH", "PATHX", false },
+		{ "[AB]", "A", false }, { "[AB]", "[AB]", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(env_pattern_match(cases[i].pat, cases[i].name) == cases[i].match,
+		              "%s vs %s", cases[i].pat, cases[i].name);
+}
+END_TEST
+
+/* ---- canonical form and hash --------------------------------------------- */
+
+static const char base_policy[] =
+	"osb-policy 1\n"
+	"root host-ro\n"
+	"tmpfs /tmp\n"
+	"tmpfs /run\n"
+	"dev /dev\n"
+	"proc /proc\n"
+	"hide /root\n"
+	"workspace rw\n"
+	"network none\n"
+	"env clear\n"
+	"env pass PATH LANG\n"
+	"env deny *_TOKEN AWS_*\n"
+	"env set HOME=${WORKSPACE}\n"
+	"env set A1=x\n"
+	"env set A=y\n"
+	"user sandbox 1000 1000\n"
+	"hostname sandbox\n"
+	"limit wall 600s\n"
+	"limit output 1MiB\n";
+
+START_TEST(test_canonical_form_is_exact)
+{
+	osb_policy *p = must_parse(base_policy);
+	char *c = NULL;
+
+	ck_assert_int_eq(policy_canonical(p, &c), 0);
+	ck_assert_str_eq(c,
+		"osb-policy 1\n"
+		"root host-ro\n"
+		"workspace rw\n"
+		"network none\n"
+		"env clear\n"
+		"user sandbox 1000 1000\n"
+		"hostname sandbox\n"
+		"limit wall 10m\n"
+		"limit output 1MiB\n"
+		"dev /dev\n"
+		"proc /proc\n"
+		"hide /root\n"
+		"tmpfs /run\n"
+		"tmpfs /tmp\n"
+		"env pass LANG\n"
+		"env pass PATH\n"
+		"env deny *_TOKEN\n"
+		"env deny AWS_*\n"
+		"env set A=y\n"
+		"env set A1=x\n"
+		"env set HOME=${WORKSPACE}\n");
+	free(c);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_canonical_form_parses_back_to_same_policy)
+{
+	osb_policy *p = must_parse(base_policy), *q;
+	char *c1 = NULL, *c2 = NULL;
+
+	ck_assert_int_eq(policy_canonical(p, &c1), 0);
+	q = must_parse(c1);
+	ck_assert_int_eq(policy_canonical(q, &c2), 0);
+	ck_assert_str_eq(c1, c2);
+	free(c1);
+	free(c2);
+	osb_policy_free(p);
+	osb_policy_free(q);
+}
+END_TEST
+
+START_TEST(test_explain_shows_origin_of_every_rule)
+{
+	osb_policy *p = must_parse("osb-policy 1\n\nnetwork host\ntmpfs /tmp\nlimit wall 90s\n");
+	char *e = osb_policy_explain(p, 0);
+
+	ck_assert_ptr_nonnull(e);
+	ck_assert_str_eq(e,
+		"osb-policy 1\n"
+		"root none  # default\n"
+		"workspace none  # default\n"
+		"network host  # t.policy:3\n"
+		"env clear  # default\n"
+		"user sandbox 1000 1000  # default\n"
+		"hostname sandbox  # default\n"
+		"limit wall 90s  # t.policy:5\n"
+		"limit output 1MiB  # default\n"
+		"tmpfs /tmp  # t.policy:4\n");
+	free(e);
+	ck_assert_int_eq(osb_policy_set_network(p, 0, NULL), 0);
+	e = osb_policy_explain(p, 0);
+	ck_assert_ptr_nonnull(strstr(e, "\nnetwork none  # api\n"));
+	free(e);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_hash_of_default_policy_is_pinned)
+{
+	char h[72];
+	uint8_t d[SHA256_DIGEST_LEN];
+	static const char canonical[] =
+		"osb-policy 1\nroot none\nworkspace none\nnetwork none\nenv clear\n"
+		"user sandbox 1000 1000\nhostname sandbox\nlimit output 1MiB\n";
+	char want[72] = "sha256:";
+
+	/* The hash is SHA-256 of the canonical text; pinning it means a change
+	 * of the canonical form (which changes every approved hash) is a
+	 * deliberate, visible decision. */
+	hash_text("osb-policy 1\n", h);
+	sha256(canonical, strlen(canonical), d);
+	for (size_t i = 0; i < sizeof(d); i++)
+		snprintf(want + 7 + 2 * i, 3, "%02x", d[i]);
+	ck_assert_str_eq(h, want);
+	ck_assert_str_eq(h, "sha256:db75bf7ae9ca005e0f9b0f56edab4d2cf87e9c781b170be1dc4b270e5645c9a4");
+}
+END_TEST
+
+START_TEST(test_hash_ignores_layout_comments_and_order)
+{
+	char h0[72], h1[72];
+
+	hash_text(base_policy, h0);
+	hash_text(
+		"# reformatted, commented, reordered\n"
+		"\n"
+		"   osb-policy\t1   # version\n"
+		"limit output 1024KiB\n"
+		"env set A=y\n"
+		"hostname   sandbox\n"
+		"env set HOME=${WORKSPACE}\n"
+		"\thide /root\n"
+		"env deny AWS_*\n"
+		"env deny *_TOKEN\n"
+		"env deny AWS_*\n"
+		"tmpfs /run\n"
+		"proc /proc\n"
+		"user sandbox 1000 1000 # same user\n"
+		"dev /dev\n"
+		"env pass LANG\n"
+		"env pass PATH LANG\n"
+		"tmpfs /tmp\n"
+		"limit wall 10m\n"
+		"env set A1=x\n"
+		"network none\n"
+		"workspace rw\n"
+		"root host-ro\n"
+		"env clear\n", h1);
+	ck_assert_str_eq(h0, h1);
+
+	/* Spelling out a default is not a semantic change. */
+	hash_text("osb-policy 1\n", h0);
+	hash_text("osb-policy 1\nroot none\nnetwork none\nworkspace none\nenv clear\n"
+	          "user sandbox 1000 1000\nhostname sandbox\nlimit output 1M\n", h1);
+	ck_assert_str_eq(h0, h1);
+}
+END_TEST
+
+START_TEST(test_hash_ignores_include_layout)
+{
+	char h0[72], h1[72];
+	osb_policy *p;
+
+	hash_text(base_policy, h0);
+	put("top.policy",
+	    "osb-policy 1\n"
+	    "include mounts\n"
+	    "workspace rw\n"
+	    "include env\n"
+	    "limit wall 600s\n"
+	    "limit output 1MiB\n"
+	    "hostname sandbox\n"
+	    "network none\n");
+	put("mounts.policy",
+	    "osb-policy 1\nroot host-ro\ntmpfs /tmp\ntmpfs /run\ndev /dev\nproc /proc\nhide /root\n"
+	    "network host   # overridden by top\n");
+	put("env.policy",
+	    "osb-policy 1\nenv clear\nenv pass PATH LANG\nenv deny *_TOKEN AWS_*\n"
+	    "env set HOME=${WORKSPACE}\nenv set A1=x\nenv set A=y\nuser sandbox 1000 1000\n");
+	p = must_load("top.policy");
+	hash_of(p, h1);
+	osb_policy_free(p);
+	ck_assert_str_eq(h0, h1);
+}
+END_TEST
+
+/* BASE with line FROM replaced by TO (FROM "" appends TO). */
+static void replace_line(const char *base, const char *from, const char *to, char *out, size_t size)
+{
+	const char *at = *from ? strstr(base, from) : base + strlen(base);
+
+	ck_assert_msg(at != NULL, "no line %s", from);
+	snprintf(out, size, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
+}
+
+START_TEST(test_hash_changes_with_every_semantic_change)
+{
+	static const struct { const char *from, *to; } changes[] = {
+		{ "root host-ro\n", "root none\n" },
+		{ "workspace rw\n", "workspace ro\n" },
+		{ "workspace rw\n", "workspace rw /w\n" },
+		{ "network none\n", "network host\n" },
+		{ "env clear\n", "env inherit\n" },
+		{ "user sandbox 1000 1000\n", "user sandbox 1001 1000\n" },
+		{ "user sandbox 1000 1000\n", "user sandbox 1000 1001\n" },
+		{ "user sandbox 1000 1000\n", "user other 1000 1000\n" },
+		{ "hostname sandbox\n", "hostname other\n" },
+		{ "limit wall 600s\n", "limit wall 601s\n" },
+		{ "limit wall 600s\n", "limit wall unlimited\n" },
+		{ "limit wall 600s\n", "" },
+		{ "limit output 1MiB\n", "limit output 2MiB\n" },
+		{ "", "limit cpu 10s\n" },
+		{ "", "limit as 1GiB\n" },
+		{ "", "limit nofile 10\n" },
+		{ "", "limit fsize 1MiB\n" },
+		{ "", "limit nproc 10\n" },
+		{ "", "tmpfs /var\n" },
+		{ "tmpfs /tmp\n", "ro-bind /tmp\n" },
+		{ "tmpfs /tmp\n", "hide /tmp\n" },
+		{ "hide /root\n", "" },
+		{ "env pass PATH LANG\n", "env pass PATH LANG TERM\n" },
+		{ "", "env deny TERM\n" },
+		{ "env set HOME=${WORKSPACE}\n", "env set HOME=/tmp\n" },
+		{ "env set A=y\n", "env set A=y z\n" },
+		{ "", "env set NEW=1\n" },
+	};
+	enum { N = sizeof(changes) / sizeof(changes[0]) };
+	char hashes[N + 1][72];
+
+	hash_text(base_policy, hashes[N]);
+	for (size_t i = 0; i < N; i++) {
+		char text[2048];
+
+		replace_line(base_policy, changes[i].from, changes[i].to, text, sizeof(text));
+		hash_text(text, hashes[i]);
+	}
+	for (size_t i = 0; i <= N; i++)
+		for (size_t j = i + 1; j <= N; j++)
+			ck_assert_msg(strcmp(hashes[i], hashes[j]) != 0, "same hash: change %zu and %zu", i, j);
+}
+END_TEST
+
+/* ---- caller adjustments -------------------------------------------------- */
+
+START_TEST(test_api_workspace_must_be_absolute_and_keeps_hash)
+{
+	osb_policy *p = must_parse(base_policy);
+	osb_error err = { 0 };
+	char h0[72], h1[72];
+
+	hash_of(p, h0);
+	ck_assert_int_eq(osb_policy_set_workspace(p, "rel/dir", &err), -OSB_E_USAGE);
+	ck_assert_int_eq(err.code, OSB_E_USAGE);
+	ck_assert_str_eq(err.message, "workspace: path must be absolute: \"rel/dir\" (pass a canonical "
+	                 "absolute path, e.g. from realpath(3))");
+	ck_assert_int_eq(osb_policy_set_workspace(p, "/srv/a/../b", &err), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_set_workspace(p, "/srv/ws/", &err), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_set_workspace(p, NULL, &err), -OSB_E_USAGE);
+	ck_assert_ptr_null(p->ws_path);
+	ck_assert_int_eq(osb_policy_set_workspace(p, "/srv/ws[1]", &err), 0);
+	ck_assert_int_eq(osb_policy_set_workspace(p, "/srv/ws", &err), 0);
+	ck_assert_str_eq(p->ws_path, "/srv/ws");
+	expect_origin(p->ws_path_o, "api", 0, 0);
+	ck_assert_int_eq(p->ws_mode, WS_RW);
+	hash_of(p, h1);
+	ck_assert_str_eq(h0, h1);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_api_add_readonly_records_origin_and_changes_hash)
+{
+	osb_policy *p = must_parse(base_policy);
+	osb_error err = { 0 };
+	char h0[72], h1[72];
+	size_t n = p->n_mounts;
+
+	hash_of(p, h0);
+	ck_assert_int_eq(osb_policy_add_readonly(p, "/opt/data", &err), 0);
+	ck_assert_uint_eq(p->n_mounts, n + 1);
+	ck_assert_int_eq(p->mounts[n].kind, MNT_RO_BIND);
+	ck_assert_str_eq(p->mounts[n].path, "/opt/data");
+	expect_origin(p->mounts[n].o, "api", 0, 0);
+	hash_of(p, h1);
+	ck_assert_str_ne(h0, h1);
+	ck_assert_int_eq(osb_policy_add_readonly(p, "/opt/data", &err), 0);
+	ck_assert_uint_eq(p->n_mounts, n + 1);
+	ck_assert_int_eq(osb_policy_add_readonly(p, "/tmp", &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "cannot add read-only \"/tmp\": the policy already has "
+	                 "\"tmpfs /tmp\" (t.policy:3)");
+	ck_assert_int_eq(osb_policy_add_readonly(p, "opt", &err), -OSB_E_USAGE);
+	ck_assert_uint_eq(p->n_mounts, n + 1);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_api_network_and_wall_record_origin)
+{
+	osb_policy *p = must_parse("osb-policy 1\nlimit wall 600s\n");
+	osb_error err = { 0 };
+	char h0[72], h1[72];
+
+	hash_of(p, h0);
+	ck_assert_int_eq(osb_policy_set_network(p, 1, &err), 0);
+	ck_assert_int_eq(p->net, NET_HOST);
+	expect_origin(p->net_set.o, "api", 0, 0);
+	hash_of(p, h1);
+	ck_assert_str_ne(h0, h1);
+	ck_assert_int_eq(osb_policy_set_network(p, 2, &err), -OSB_E_USAGE);
+
+	/* Wall only goes down. */
+	ck_assert_int_eq(osb_policy_set_wall_ms(p, 900000, &err), 0);
+	ck_assert_uint_eq(p->limits[LIM_WALL], 600000);
+	expect_origin(p->limit_set[LIM_WALL].o, "t.policy", 2, 0);
+	ck_assert_int_eq(osb_policy_set_wall_ms(p, 1500, &err), 0);
+	ck_assert_uint_eq(p->limits[LIM_WALL], 1500);
+	expect_origin(p->limit_set[LIM_WALL].o, "api", 0, 0);
+	ck_assert_int_eq(osb_policy_set_wall_ms(p, 0, &err), -OSB_E_USAGE);
+	ck_assert_uint_eq(p->limits[LIM_WALL], 1500);
+	osb_policy_free(p);
+
+	/* Without a wall limit, the caller's becomes the limit. */
+	p = must_parse("osb-policy 1\n");
+	ck_assert_int_eq(osb_policy_set_wall_ms(p, 5000, &err), 0);
+	ck_assert(p->limit_set[LIM_WALL].set);
+	ck_assert_uint_eq(p->limits[LIM_WALL], 5000);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* ---- SHA-256 ------------------------------------------------------------- */
+
+static void hex(const uint8_t d[SHA256_DIGEST_LEN], char out[65])
+{
+	for (size_t i = 0; i < SHA256_DIGEST_LEN; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+START_TEST(test_sha256_fips_180_vectors)
+{
+	static const struct { const char *in, *out; } v[] = {
+		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+	};
+	uint8_t d[SHA256_DIGEST_LEN];
+	char h[65];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		sha256(v[i].in, strlen(v[i].in), d);
+		hex(d, h);
+		ck_assert_str_eq(h, v[i].out);
+	}
+}
+END_TEST
+
+START_TEST(test_sha256_million_a_in_uneven_chunks)
+{
+	static const char want[] = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+	char *a = malloc(1000000);
+	uint8_t d[SHA256_DIGEST_LEN];
+	sha256_ctx c;
+	char h[65];
+
+	ck_assert_ptr_nonnull(a);
+	memset(a, 'a', 1000000);
+	sha256(a, 1000000, d);
+	hex(d, h);
+	ck_assert_str_eq(h, want);
+	sha256_init(&c);
+	for (size_t off = 0, step = 1; off < 1000000; off += step, step = step % 131 + 1)
+		sha256_update(&c, a + off, off + step > 1000000 ? 1000000 - off : step);
+	sha256_final(&c, d);
+	hex(d, h);
+	ck_assert_str_eq(h, want);
+	free(a);
+}
+END_TEST
+
+/* ---- shipped policies and documentation ----------------------------------- */
+
+static unsigned line_of(const char *path, const char *line)
+{
+	char *text = NULL;
+	unsigned n = 0, found = 0;
+
+	ck_assert_int_eq(read_file_bounded(path, 1 << 20, &text, NULL), 0);
+	for (char *s = text, *nl; s && *s; s = nl ? nl + 1 : NULL) {
+		nl = strchr(s, '\n');
+		n++;
+		if (strncmp(s, line, strlen(line)) == 0 && (s[strlen(line)] == '\n' || s[strlen(line)] == '\0'))
+			found = n;
+	}
+	free(text);
+	ck_assert_msg(found, "%s: no line \"%s\"", path, line);
+	return found;
+}
+
+static bool denied(const osb_policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_env_deny; i++)
+		if (env_pattern_match(p->env_deny[i].s, name))
+			return true;
+	return false;
+}
+
+START_TEST(test_strict_policy_parses_as_documented)
+{
+	const char *path = TEST_SRCDIR "/policy/strict.policy";
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_load(path, &err);
+
+	ck_assert_msg(p != NULL, "%s", err.message);
+	ck_assert_int_eq(p->root, ROOT_HOST_RO);
+	ck_assert_int_eq(p->ws_mode, WS_RW);
+	ck_assert_ptr_null(p->ws_dest);
+	ck_assert_int_eq(p->net, NET_NONE);
+	expect_origin(p->net_set.o, path, line_of(path, "network none"), 0);
+	ck_assert_int_eq(p->env_base, ENV_CLEAR);
+	ck_assert_uint_eq(p->limits[LIM_WALL], 600000);
+	ck_assert_uint_eq(p->limits[LIM_OUTPUT], 1 << 20);
+	ck_assert_uint_eq(p->limits[LIM_NOFILE], 1024);
+	ck_assert(!p->limit_set[LIM_NPROC].set);
+	ck_assert(!p->limit_set[LIM_AS].set);
+	ck_assert_str_eq(p->user_name, "sandbox");
+	ck_assert_uint_eq(p->uid, 1000);
+	for (size_t i = 0; i < p->n_mounts; i++)
+		ck_assert_msg(p->mounts[i].kind != MNT_HIDE, "strict hides %s", p->mounts[i].path);
+	ck_assert_uint_eq(p->n_env_set, 1);
+	ck_assert_str_eq(p->env_set[0].s, "HOME=${WORKSPACE}");
+	/* The deny list catches credentials, not ordinary variables. */
+	ck_assert(denied(p, "GITHUB_TOKEN") && denied(p, "AWS_SECRET_ACCESS_KEY") &&
+	          denied(p, "OPENAI_API_KEY") && denied(p, "DB_PASSWORD") && denied(p, "SSH_AUTH_SOCK") &&
+	          denied(p, "VAULT_TOKEN") && denied(p, "PGPASSWORD"));
+	ck_assert(!denied(p, "PATH") && !denied(p, "HOME") && !denied(p, "LANG") &&
+	          !denied(p, "TOKENIZERS_PARALLELISM") && !denied(p, "TERM") && !denied(p, "KEYTIMEOUT"));
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_balanced_policy_overrides_strict_network)
+{
+	const char *path = TEST_SRCDIR "/policy/balanced.policy";
+	const char *strict = TEST_SRCDIR "/policy/strict.policy";
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_load(path, &err);
+
+	ck_assert_msg(p != NULL, "%s", err.message);
+	ck_assert_int_eq(p->net, NET_HOST);
+	expect_origin(p->net_set.o, path, line_of(path, "network host"), 0);
+	ck_assert_int_eq(p->env_base, ENV_INHERIT);
+	expect_origin(p->env_base_set.o, path, line_of(path, "env inherit"), 0);
+	ck_assert_int_eq(p->root, ROOT_HOST_RO);
+	expect_origin(p->root_set.o, strict, line_of(strict, "root host-ro"), 1);
+	ck_assert(denied(p, "GITHUB_TOKEN"));
+	ck_assert_str_eq(p->env_deny[0].o.file, strict);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_man_page_example_policy_parses)
+{
+	char *man = NULL, *start, *end;
+	osb_error err = { 0 };
+	osb_policy *p;
+
+	ck_assert_int_eq(read_file_bounded(TEST_SRCDIR "/man/osb-isolate.policy.5", 1 << 20, &man, NULL), 0);
+	start = strstr(man, "# review.policy\n");
+	ck_assert_ptr_nonnull(start);
+	end = strstr(start, ".EE\n");
+	ck_assert_ptr_nonnull(end);
+	ck_assert_int_eq(setenv("OSB_ISOLATE_POLICY_DIR", TEST_SRCDIR "/policy", 1), 0);
+	p = osb_policy_parse(start, (size_t)(end - start), "review.policy", &err);
+	ck_assert_msg(p != NULL, "%s", err.message);
+	ck_assert_int_eq(p->ws_mode, WS_RO);
+	ck_assert_uint_eq(p->limits[LIM_CPU], 60);
+	osb_policy_free(p);
+	free(man);
+}
+END_TEST
+
+/* ---- runner -------------------------------------------------------------- */
+
+static Suite *policy_suite(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *t;
+
+	t = tcase_create("grammar");
+	tcase_add_loop_test(t, test_rejected_policy_reports_position_and_message, 0,
+	                    (int)(sizeof(rejects) / sizeof(rejects[0])));
+	tcase_add_test(t, test_line_longer_than_4096_bytes_refused);
+	tcase_add_test(t, test_policy_text_larger_than_1mib_refused);
+	tcase_add_test(t, test_unset_rules_get_safe_defaults);
+	tcase_add_test(t, test_every_directive_sets_its_field_with_origin);
+	tcase_add_test(t, test_env_set_value_is_rest_of_line_verbatim);
+	tcase_add_test(t, test_comment_needs_whitespace_before_hash);
+	tcase_add_test(t, test_env_patterns_repeated_are_folded);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("includes");
+	tcase_add_checked_fixture(t, dir_setup, dir_teardown);
+	tcase_add_test(t, test_include_override_by_includer_recorded);
+	tcase_add_test(t, test_include_sibling_conflict_refused);
+	tcase_add_test(t, test_include_sibling_conflict_settled_by_includer);
+	tcase_add_test(t, test_include_cycle_reports_chain);
+	tcase_add_test(t, test_include_cycle_detected_through_other_spelling);
+	tcase_add_test(t, test_include_depth_above_two_refused);
+	tcase_add_test(t, test_include_falls_back_to_policy_dir);
+	tcase_add_test(t, test_include_by_absolute_path_and_suffix);
+	tcase_add_test(t, test_include_same_file_twice_is_not_a_duplicate);
+	tcase_add_test(t, test_include_errors_point_into_included_file);
+	tcase_add_test(t, test_include_unreadable_files_refused);
+	tcase_add_test(t, test_load_by_name_uses_policy_dir);
+	tcase_add_test(t, test_hash_ignores_include_layout);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("values");
+	tcase_add_test(t, test_duration_and_size_units);
+	tcase_add_test(t, test_env_pattern_match);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("canonical");
+	tcase_add_test(t, test_canonical_form_is_exact);
+	tcase_add_test(t, test_canonical_form_parses_back_to_same_policy);
+	tcase_add_test(t, test_explain_shows_origin_of_every_rule);
+	tcase_add_test(t, test_hash_of_default_policy_is_pinned);
+	tcase_add_test(t, test_hash_ignores_layout_comments_and_order);
+	tcase_add_test(t, test_hash_changes_with_every_semantic_change);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("api");
+	tcase_add_test(t, test_api_workspace_must_be_absolute_and_keeps_hash);
+	tcase_add_test(t, test_api_add_readonly_records_origin_and_changes_hash);
+	tcase_add_test(t, test_api_network_and_wall_record_origin);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("sha256");
+	tcase_add_test(t, test_sha256_fips_180_vectors);
+	tcase_add_test(t, test_sha256_million_a_in_uneven_chunks);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("shipped");
+	tcase_add_test(t, test_strict_policy_parses_as_documented);
+	tcase_add_test(t, test_balanced_policy_overrides_strict_network);
+	tcase_add_test(t, test_man_page_example_policy_parses);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(policy_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}

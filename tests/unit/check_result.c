@@ -1,0 +1,589 @@
+/* check_result.c — unit tests for lib/result.c: output capture clipping, the
+ * ok/cli-status rules and the exact JSON a caller parses.
+ */
+#include "result-internal.h"
+
+#include <check.h>
+
+static const char ALPHA25[] = "ABCDEFGHIJKLMNOPQRSTUVWXY";
+
+/* ---- capture -------------------------------------------------------------- */
+
+static void feed(capture *c, const char *data, size_t len, size_t chunk)
+{
+	for (size_t off = 0; off < len; off += chunk) {
+		size_t n = len - off < chunk ? len - off : chunk;
+
+		ck_assert_int_eq(capture_add(c, data + off, n), 0);
+	}
+}
+
+static void take_expect(capture *c, const char *want, size_t want_len, bool want_trunc)
+{
+	char *out = NULL;
+	size_t len = 99;
+	bool trunc = !want_trunc;
+
+	ck_assert_int_eq(capture_take(c, &out, &len, &trunc), 0);
+	ck_assert_uint_eq(len, want_len);
+	ck_assert_mem_eq(out, want, want_len);
+	ck_assert_int_eq(out[len], '\0');
+	ck_assert_int_eq(trunc, want_trunc);
+	free(out);
+}
+
+static const size_t chunk_sizes[] = { 1, 3, 7, 25 };
+
+START_TEST(test_capture_clip_keeps_head_and_tail_any_chunking)
+{
+	capture c;
+
+	capture_init(&c, 10);
+	feed(&c, ALPHA25, 25, chunk_sizes[_i]);
+	ck_assert_uint_eq(c.total, 25);
+	take_expect(&c, "ABCDEUVWXY", 10, true);
+	ck_assert_uint_eq(c.total, 25);
+	capture_free(&c);
+}
+END_TEST
+
+START_TEST(test_capture_clip_mixed_chunks_1_3_7)
+{
+	static const size_t sizes[] = { 1, 3, 7 };
+	capture c;
+	size_t off = 0;
+
+	capture_init(&c, 10);
+	for (size_t i = 0; off < 25; i++) {
+		size_t n = sizes[i % 3] < 25 - off ? sizes[i % 3] : 25 - off;
+
+		ck_assert_int_eq(capture_add(&c, ALPHA25 + off, n), 0);
+		off += n;
+	}
+	ck_assert_uint_eq(c.total, 25);
+	take_expect(&c, "ABCDEUVWXY", 10, true);
+	capture_free(&c);
+}
+END_TEST
+
+START_TEST(test_capture_exactly_limit_not_truncated)
+{
+	capture c;
+
+	capture_init(&c, 10);
+	feed(&c, ALPHA25, 10, 3);
+	take_expect(&c, "ABCDEFGHIJ", 10, false);
+	capture_free(&c);
+}
+END_TEST
+
+START_TEST(test_capture_one_over_limit_drops_middle_byte)
+{
+	capture c;
+
+	capture_init(&c, 10);
+	feed(&c, ALPHA25, 11, 4);
+	ck_assert_uint_eq(c.total, 11);
+	take_expect(&c, "ABCDEGHIJK", 10, true);
+	capture_free(&c);
+}
+END_TEST
+
+START_TEST(test_capture_odd_limit_head_gets_extra_byte)
+{
+	capture c;
+
+	capture_init(&c, 7);
+	feed(&c, ALPHA25, 20, 6);
+	take_expect(&c, "ABCDRST", 7, true);
+	capture_free(&c);
+}
+END_TEST
+
+START_TEST(test_capture_short_output_kept_whole)
+{
+	capture c;
+
+	capture_init(&c, 10);
+	feed(&c, "abc\0d", 5, 2);
+	take_expect(&c, "abc\0d", 5, false);
+	capture_free(&c);
+}
+END_TEST
+
+START_TEST(test_capture_limit_zero_counts_only)
+{
+	capture c;
+
+	capture_init(&c, 0);
+	feed(&c, ALPHA25, 25, 7);
+	ck_assert_uint_eq(c.total, 25);
+	take_expect(&c, "", 0, true);
+	capture_free(&c);
+
+	capture_init(&c, 0);
+	take_expect(&c, "", 0, false);
+	capture_free(&c);
+}
+END_TEST
+
+/* A huge limit must not be allocated up front. */
+START_TEST(test_capture_huge_limit_allocates_lazily)
+{
+	capture c;
+
+	capture_init(&c, UINT64_MAX);
+	feed(&c, "xyz", 3, 1);
+	take_expect(&c, "xyz", 3, false);
+	capture_free(&c);
+}
+END_TEST
+
+/* ---- ok / cli status --------------------------------------------------- */
+
+static osb_result *mk_exit(int code)
+{
+	osb_result *r = result_new();
+
+	ck_assert_ptr_nonnull(r);
+	r->ran = true;
+	r->exit_code = code;
+	return r;
+}
+
+static void set_exec_error(osb_result *r, int e)
+{
+	r->has_error = true;
+	osb_err_set(&r->error, OSB_E_SANDBOX, e, "exec", "cannot execute");
+}
+
+START_TEST(test_cli_status_table)
+{
+	osb_result *r;
+
+	r = mk_exit(0);
+	ck_assert_int_eq(osb_result_cli_status(r), 0);
+	osb_result_free(r);
+
+	r = mk_exit(3);
+	ck_assert_int_eq(osb_result_cli_status(r), 3);
+	osb_result_free(r);
+
+	r = mk_exit(-1);
+	r->signal = 9;
+	ck_assert_int_eq(osb_result_cli_status(r), 137);
+	osb_result_free(r);
+
+	r = mk_exit(-1);
+	r->signal = 9;
+	r->timed_out = true;
+	ck_assert_int_eq(osb_result_cli_status(r), 124);
+	osb_result_free(r);
+
+	r = mk_exit(-1);
+	ck_assert_int_eq(osb_result_cli_status(r), 125);
+	osb_result_free(r);
+
+	r = result_new();   /* never ran, no error recorded: unknown */
+	r->exit_code = 0;
+	ck_assert_int_eq(osb_result_cli_status(r), 125);
+	osb_result_free(r);
+
+	r = result_new();
+	r->has_error = true;
+	osb_err_set(&r->error, OSB_E_POLICY, 0, "policy", "bad");
+	ck_assert_int_eq(osb_result_cli_status(r), 125);
+	osb_result_free(r);
+
+	r = result_new();
+	r->has_error = true;   /* ENOENT outside the exec stage is a tool failure */
+	osb_err_set(&r->error, OSB_E_PATH, ENOENT, "plan", "no such workspace");
+	ck_assert_int_eq(osb_result_cli_status(r), 125);
+	osb_result_free(r);
+
+	static const struct { int e, status; } exec_errs[] = {
+		{ ENOENT, 127 }, { EACCES, 126 }, { ENOEXEC, 126 }, { EPERM, 126 },
+		{ EISDIR, 126 }, { E2BIG, 125 }, { 0, 125 },
+	};
+	for (size_t i = 0; i < sizeof(exec_errs) / sizeof(exec_errs[0]); i++) {
+		r = mk_exit(-1);
+		set_exec_error(r, exec_errs[i].e);
+		ck_assert_int_eq(osb_result_cli_status(r), exec_errs[i].status);
+		osb_result_free(r);
+	}
+
+	/* An error wins over a timeout and an exit code. */
+	r = mk_exit(0);
+	r->timed_out = true;
+	set_exec_error(r, ENOENT);
+	ck_assert_int_eq(osb_result_cli_status(r), 127);
+	osb_result_free(r);
+
+	ck_assert_int_eq(osb_result_cli_status(NULL), 125);
+}
+END_TEST
+
+START_TEST(test_ok_only_for_known_zero_exit)
+{
+	osb_result *r;
+
+	r = mk_exit(0);
+	ck_assert_int_eq(osb_result_ok(r), 1);
+	r->signal = 15;
+	ck_assert_int_eq(osb_result_ok(r), 0);
+	r->signal = 0;
+	r->timed_out = true;
+	ck_assert_int_eq(osb_result_ok(r), 0);
+	r->timed_out = false;
+	r->has_error = true;
+	ck_assert_int_eq(osb_result_ok(r), 0);
+	r->has_error = false;
+	r->ran = false;
+	ck_assert_int_eq(osb_result_ok(r), 0);
+	osb_result_free(r);
+
+	r = mk_exit(1);
+	ck_assert_int_eq(osb_result_ok(r), 0);
+	osb_result_free(r);
+	r = mk_exit(-1);
+	ck_assert_int_eq(osb_result_ok(r), 0);
+	osb_result_free(r);
+	ck_assert_int_eq(osb_result_ok(NULL), 0);
+}
+END_TEST
+
+START_TEST(test_accessors_defaults_and_values)
+{
+	osb_result *r = result_new();
+	size_t len = 7;
+
+	ck_assert_int_eq(osb_result_exit_code(r), -1);
+	ck_assert_int_eq(osb_result_signal(r), 0);
+	ck_assert_ptr_null(osb_result_error(r));
+	ck_assert_str_eq(osb_result_stdout(r, &len), "");
+	ck_assert_uint_eq(len, 0);
+	ck_assert_str_eq(osb_result_stderr(r, NULL), "");
+	ck_assert_str_eq(osb_result_policy_hash(r), "");
+
+	r->ran = true;
+	r->exit_code = 4;
+	r->out = strdup("o\0k");
+	r->out_len = 3;
+	r->out_bytes = 300;
+	r->err_bytes = 5;
+	r->duration_ms = 42;
+	r->truncated = true;
+	r->has_error = true;
+	osb_err_set(&r->error, OSB_E_IO, EIO, "capture", "read failed");
+	ck_assert_int_eq(osb_result_exit_code(r), 4);
+	ck_assert_ptr_eq(osb_result_stdout(r, &len), r->out);
+	ck_assert_uint_eq(len, 3);
+	ck_assert_uint_eq(osb_result_stdout_bytes(r), 300);
+	ck_assert_uint_eq(osb_result_stderr_bytes(r), 5);
+	ck_assert_uint_eq(osb_result_duration_ms(r), 42);
+	ck_assert_int_eq(osb_result_truncated(r), 1);
+	ck_assert_ptr_eq(osb_result_error(r), &r->error);
+	ck_assert_str_eq(osb_result_error(r)->stage, "capture");
+	osb_result_free(r);
+}
+END_TEST
+
+START_TEST(test_code_names_stable)
+{
+	static const char *const want[] = {
+		"none", "usage", "policy", "path", "host", "seccomp", "spawn",
+		"sandbox", "nomem", "io", "internal",
+	};
+
+	for (int i = 0; i < 11; i++)
+		ck_assert_str_eq(result_code_name(i), want[i]);
+	ck_assert_str_eq(result_code_name(11), "unknown");
+	ck_assert_str_eq(result_code_name(-2), "unknown");
+}
+END_TEST
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_expect(const osb_result *r, const char *want)
+{
+	char *js = osb_result_json(r);
+
+	ck_assert_ptr_nonnull(js);
+	ck_assert_str_eq(js, want);
+	osb_free(js);
+}
+
+static void set_out(osb_result *r, const char *data, size_t len)
+{
+	free(r->out);
+	r->out = malloc(len + 1);
+	ck_assert_ptr_nonnull(r->out);
+	memcpy(r->out, data, len);
+	r->out[len] = '\0';
+	r->out_len = len;
+	r->out_bytes = len;
+}
+
+START_TEST(test_json_normal_exit_exact)
+{
+	osb_result *r = mk_exit(0);
+
+	set_out(r, "hello\n", 6);
+	r->duration_ms = 12;
+	snprintf(r->policy_hash, sizeof(r->policy_hash), "sha256:%s", "ab12");
+	r->mode = strdup("userns");
+	json_expect(r, "{\"ok\":true,\"exit_code\":0,\"signal\":null,\"timed_out\":false,"
+	            "\"error\":null,\"stdout\":\"hello\\n\",\"stderr\":\"\",\"truncated\":false,"
+	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,"
+	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"hint\":null,"
+	            "\"status\":0}");
+	osb_result_free(r);
+}
+END_TEST
+
+START_TEST(test_json_nonzero_exit_not_ok)
+{
+	osb_result *r = mk_exit(3);
+
+	r->err = strdup("boom/x");
+	r->err_len = 6;
+	r->err_bytes = 6;
+	json_expect(r, "{\"ok\":false,\"exit_code\":3,\"signal\":null,\"timed_out\":false,"
+	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"boom/x\",\"truncated\":false,"
+	            "\"stdout_bytes\":0,\"stderr_bytes\":6,\"duration_ms\":0,"
+	            "\"policy_hash\":null,\"mode\":null,\"hint\":null,\"status\":3}");
+	osb_result_free(r);
+}
+END_TEST
+
+START_TEST(test_json_signal_exact)
+{
+	osb_result *r = mk_exit(-1);
+
+	r->signal = 9;
+	r->duration_ms = 5;
+	r->mode = strdup("root");
+	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":false,"
+	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
+	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":5,"
+	            "\"policy_hash\":null,\"mode\":\"root\",\"hint\":null,\"status\":137}");
+	osb_result_free(r);
+}
+END_TEST
+
+START_TEST(test_json_timeout_exact)
+{
+	osb_result *r = mk_exit(-1);
+
+	r->signal = 9;
+	r->timed_out = true;
+	r->duration_ms = 2001;
+	r->hint = strdup("raise the wall limit or make the command faster");
+	set_out(r, "partial", 7);
+	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":true,"
+	            "\"error\":null,\"stdout\":\"partial\",\"stderr\":\"\",\"truncated\":false,"
+	            "\"stdout_bytes\":7,\"stderr_bytes\":0,\"duration_ms\":2001,"
+	            "\"policy_hash\":null,\"mode\":null,"
+	            "\"hint\":\"raise the wall limit or make the command faster\","
+	            "\"status\":124}");
+	osb_result_free(r);
+}
+END_TEST
+
+START_TEST(test_json_error_with_stage_exact)
+{
+	osb_result *r = result_new();
+
+	r->has_error = true;
+	osb_err_set(&r->error, OSB_E_POLICY, 0, "policy",
+	            "p.policy:3:1: unknown directive \"wirte\" (did you mean \"write\"?)");
+	r->hint = strdup("fix the policy file");
+	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":null,\"timed_out\":false,"
+	            "\"error\":{\"class\":\"policy\",\"stage\":\"policy\",\"message\":"
+	            "\"p.policy:3:1: unknown directive \\\"wirte\\\" (did you mean "
+	            "\\\"write\\\"?)\",\"errno\":0},"
+	            "\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
+	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
+	            "\"policy_hash\":null,\"mode\":null,\"hint\":\"fix the policy file\","
+	            "\"status\":125}");
+	osb_result_free(r);
+}
+END_TEST
+
+START_TEST(test_json_exec_not_found_status_127)
+{
+	osb_result *r = result_new();
+
+	r->has_error = true;
+	osb_err_set(&r->error, OSB_E_SANDBOX, ENOENT, "exec",
+	            "cannot execute \"nosuch\": No such file or directory");
+	r->mode = strdup("userns");
+	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":null,\"timed_out\":false,"
+	            "\"error\":{\"class\":\"sandbox\",\"stage\":\"exec\",\"message\":"
+	            "\"cannot execute \\\"nosuch\\\": No such file or directory\",\"errno\":2},"
+	            "\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
+	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
+	            "\"policy_hash\":null,\"mode\":\"userns\",\"hint\":null,\"status\":127}");
+	osb_result_free(r);
+}
+END_TEST
+
+/* The "stdout" member of R's JSON, quotes included. */
+static char *json_stdout_member(const osb_result *r)
+{
+	char *js = osb_result_json(r), *start, *end, *member;
+
+	ck_assert_ptr_nonnull(js);
+	start = strstr(js, "\"stdout\":");
+	end = strstr(js, ",\"stderr\":");
+	ck_assert_ptr_nonnull(start);
+	ck_assert_ptr_nonnull(end);
+	start += strlen("\"stdout\":");
+	member = strndup(start, (size_t)(end - start));
+	osb_free(js);
+	return member;
+}
+
+/* LIT is a string literal: its length includes embedded NULs. */
+#define STDOUT_EXPECT(lit, want) stdout_expect((lit), sizeof(lit) - 1, (want))
+
+static void stdout_expect(const char *data, size_t len, const char *want)
+{
+	osb_result *r = mk_exit(0);
+	char *got;
+
+	set_out(r, data, len);
+	got = json_stdout_member(r);
+	ck_assert_str_eq(got, want);
+	free(got);
+	osb_result_free(r);
+}
+
+START_TEST(test_json_control_chars_escaped)
+{
+	STDOUT_EXPECT("a\x01" "b\nc\td\x7f" "e", "\"a\\u0001b\\nc\\td\\u007fe\"");
+	/* ESC and CSI (C1 U+009B as UTF-8) cannot reach a terminal raw. */
+	STDOUT_EXPECT("\x1b[2J\xc2\x9b" "1m", "\"\\u001b[2J\\u009b1m\"");
+	STDOUT_EXPECT("\r\b\f\x1f\"\\/", "\"\\r\\b\\f\\u001f\\\"\\\\/\"");
+}
+END_TEST
+
+START_TEST(test_json_nul_bytes_escaped)
+{
+	STDOUT_EXPECT("a\0b\0", "\"a\\u0000b\\u0000\"");
+}
+END_TEST
+
+#define FFFD "\xef\xbf\xbd"
+
+START_TEST(test_json_invalid_utf8_replaced)
+{
+	STDOUT_EXPECT("x\xffy", "\"x" FFFD "y\"");
+	/* truncated 3-byte sequence, mid-string and at the end */
+	STDOUT_EXPECT("a\xe2\x82" "b", "\"a" FFFD "b\"");
+	STDOUT_EXPECT("a\xe2\x82", "\"a" FFFD "\"");
+	/* overlong '/' : 0xc0 is never valid, 0xaf is then a lone continuation */
+	STDOUT_EXPECT("\xc0\xaf", "\"" FFFD FFFD "\"");
+	/* UTF-16 surrogate U+D800: 0xed may not be followed by 0xa0 */
+	STDOUT_EXPECT("\xed\xa0\x80", "\"" FFFD FFFD FFFD "\"");
+	/* above U+10FFFF */
+	STDOUT_EXPECT("\xf4\x90\x80\x80", "\"" FFFD FFFD FFFD FFFD "\"");
+	/* lone continuation byte */
+	STDOUT_EXPECT("\x80z", "\"" FFFD "z\"");
+}
+END_TEST
+
+START_TEST(test_json_valid_multibyte_kept)
+{
+	/* U+20AC, U+00E9, U+1F600, U+10FFFF, U+D7FF (just below the surrogates) */
+	STDOUT_EXPECT("\xe2\x82\xac \xc3\xa9 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf \xed\x9f\xbf",
+	              "\"\xe2\x82\xac \xc3\xa9 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf \xed\x9f\xbf\"");
+}
+END_TEST
+
+START_TEST(test_json_error_message_invalid_utf8_replaced)
+{
+	osb_result *r = result_new();
+	const char *want;
+	char *js;
+
+	r->has_error = true;
+	osb_err_set(&r->error, OSB_E_PATH, ENOENT, "plan", "no such path /tmp/\xff\x01");
+	js = osb_result_json(r);
+	ck_assert_ptr_nonnull(js);
+	want = "\"error\":{\"class\":\"path\",\"stage\":\"plan\",\"message\":"
+	       "\"no such path /tmp/" FFFD "\\u0001\",\"errno\":2}";
+	ck_assert_ptr_nonnull(strstr(js, want));
+	osb_free(js);
+	osb_result_free(r);
+}
+END_TEST
+
+START_TEST(test_json_truncated_and_large_counts)
+{
+	osb_result *r = mk_exit(0);
+	char *js;
+
+	set_out(r, "ABCDEUVWXY", 10);
+	r->out_bytes = 25;
+	r->err_bytes = UINT64_C(5000000000);
+	r->truncated = true;
+	js = osb_result_json(r);
+	ck_assert_ptr_nonnull(strstr(js, ",\"stdout\":\"ABCDEUVWXY\",\"stderr\":\"\","
+	                                 "\"truncated\":true,\"stdout_bytes\":25,"
+	                                 "\"stderr_bytes\":5000000000,"));
+	osb_free(js);
+	osb_result_free(r);
+}
+END_TEST
+
+static Suite *result_suite(void)
+{
+	Suite *s = suite_create("result");
+	TCase *tc = tcase_create("capture");
+
+	tcase_add_loop_test(tc, test_capture_clip_keeps_head_and_tail_any_chunking, 0,
+	                    (int)(sizeof(chunk_sizes) / sizeof(chunk_sizes[0])));
+	tcase_add_test(tc, test_capture_clip_mixed_chunks_1_3_7);
+	tcase_add_test(tc, test_capture_exactly_limit_not_truncated);
+	tcase_add_test(tc, test_capture_one_over_limit_drops_middle_byte);
+	tcase_add_test(tc, test_capture_odd_limit_head_gets_extra_byte);
+	tcase_add_test(tc, test_capture_short_output_kept_whole);
+	tcase_add_test(tc, test_capture_limit_zero_counts_only);
+	tcase_add_test(tc, test_capture_huge_limit_allocates_lazily);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("status");
+	tcase_add_test(tc, test_cli_status_table);
+	tcase_add_test(tc, test_ok_only_for_known_zero_exit);
+	tcase_add_test(tc, test_accessors_defaults_and_values);
+	tcase_add_test(tc, test_code_names_stable);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("json");
+	tcase_add_test(tc, test_json_normal_exit_exact);
+	tcase_add_test(tc, test_json_nonzero_exit_not_ok);
+	tcase_add_test(tc, test_json_signal_exact);
+	tcase_add_test(tc, test_json_timeout_exact);
+	tcase_add_test(tc, test_json_error_with_stage_exact);
+	tcase_add_test(tc, test_json_exec_not_found_status_127);
+	tcase_add_test(tc, test_json_control_chars_escaped);
+	tcase_add_test(tc, test_json_nul_bytes_escaped);
+	tcase_add_test(tc, test_json_invalid_utf8_replaced);
+	tcase_add_test(tc, test_json_valid_multibyte_kept);
+	tcase_add_test(tc, test_json_error_message_invalid_utf8_replaced);
+	tcase_add_test(tc, test_json_truncated_and_large_counts);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(result_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

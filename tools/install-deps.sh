@@ -1,0 +1,20 @@
+#!/bin/sh
+# install-deps.sh — install everything osb-isolate needs to build, test and
+# run on Debian 12 (apt-get only). Run as root, or as a user with sudo.
+set -eu
+PKGS="build-essential autoconf automake libtool pkg-config make gcc
+  bubblewrap libseccomp-dev libcap-dev libmount-dev libjson-c-dev check
+  python3 iproute2 procps util-linux passwd mandoc libcap2-bin"
+if [ "$(id -u)" -eq 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else
+	echo "install-deps.sh: run as root (apt-get needs it)" >&2; exit 1
+fi
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "install-deps.sh: installing:$missing"
+	$SUDO apt-get update -qq
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
