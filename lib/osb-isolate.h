@@ -101,6 +101,55 @@ int osb_exec_set_cwd(osb_exec *exec, const char *cwd);
 int osb_run(const osb_policy *policy, const osb_exec *exec, osb_result **result,
             osb_error *err);
 
+/* ---- Safe file API (for a daemon's file proxy) ---------------------------
+ *
+ * All take an open directory fd ROOT_FD (any kind, O_PATH is fine) and a
+ * relative path under the rule above, never follow a symlink anywhere, and
+ * never cross a mount. They return a non-negative value on success and a
+ * negative errno on failure (-ELOOP symlink, -EXDEV mount, -EINVAL lexical
+ * or argument error, -EMLINK hard link, -ENXIO not a regular file or
+ * directory, or the system call's own errno), filling ERR (may be NULL)
+ * with code OSB_E_PATH (OSB_E_USAGE for bad arguments, OSB_E_IO for write
+ * errors, OSB_E_NOMEM) and a message naming the path and the rule.
+ * MODE arguments may only hold permission bits (0777): setuid, setgid and
+ * sticky bits are never granted through this API; the process umask
+ * applies on creation as with open(2). */
+
+/* Open REL. FLAGS: O_RDONLY/O_WRONLY/O_RDWR with O_CREAT, O_EXCL, O_TRUNC,
+ * O_DIRECTORY, O_APPEND only. The fd is O_CLOEXEC. FIFOs, sockets and
+ * devices are refused before they are opened (and, should one be swapped in,
+ * opened O_NONBLOCK|O_NOCTTY and refused, so nothing blocks); regular files
+ * with more than one link are refused for writing; O_TRUNC is applied only
+ * after these checks. Returns the fd. */
+int osb_open_beneath(int root_fd, const char *rel, int flags, unsigned mode, osb_error *err);
+/* mkdirat in the verified parent of REL. Returns 0. */
+int osb_mkdir_beneath(int root_fd, const char *rel, unsigned mode, osb_error *err);
+/* unlinkat in the verified parent (IS_DIR: AT_REMOVEDIR). A symlink as the
+ * last component is removed itself, never followed. Returns 0. */
+int osb_unlink_beneath(int root_fd, const char *rel, int is_dir, osb_error *err);
+/* renameat between two verified parents. Returns 0. */
+int osb_rename_beneath(int root_fd, const char *from, const char *to, osb_error *err);
+/* Replace REL with DATA atomically: readers see the old file or the whole
+ * new one, never a mix (not fsync'd: atomic, not crash-durable). The new
+ * content is written to an unnamed O_TMPFILE in the verified parent, linked
+ * under a random ".osb-" name (linkat AT_EMPTY_PATH, which needs
+ * CAP_DAC_READ_SEARCH, else through /proc/self/fd) and renamed over REL;
+ * where O_TMPFILE is unsupported, a named temporary created O_EXCL is used.
+ * An existing REL must be a regular file (not a symlink). Returns 0. */
+int osb_write_file_beneath(int root_fd, const char *rel, const void *data, size_t len,
+                           unsigned mode, osb_error *err);
+/* chmod/chown the verified inode itself (fchmodat2 AT_EMPTY_PATH or
+ * /proc/self/fd, fchownat AT_EMPTY_PATH): directories and single-link
+ * regular files only. UID/GID (uint32_t)-1 leave that id unchanged.
+ * Returns 0. */
+int osb_fchmod_beneath(int root_fd, const char *rel, unsigned mode, osb_error *err);
+int osb_fchown_beneath(int root_fd, const char *rel, uint32_t uid, uint32_t gid,
+                       osb_error *err);
+/* The entry names of directory REL (without "." and ".."), sorted bytewise,
+ * as one NULL-terminated array in a single allocation: free *NAMES with
+ * osb_free(). Returns the number of names. */
+int osb_list_beneath(int root_fd, const char *rel, char ***names, osb_error *err);
+
 /* ---- Results ----------------------------------------------------------- */
 
 int osb_result_ok(const osb_result *r);          /* exit 0, no error, known status */
