@@ -177,6 +177,14 @@ static int segment_namespaces(const plan *pl, strv *argv)
 			PUSH("--disable-userns");
 		PUSH("--uid"); PUSHF("%u", p->uid);
 		PUSH("--gid"); PUSHF("%u", p->gid);
+	} else {
+		/* Root mode: bwrap run by root keeps every capability unless told
+		 * otherwise. The init needs only these three, to drop the bounding
+		 * set and switch to the policy's ids; it verifies all sets empty. */
+		PUSH("--cap-drop"); PUSH("ALL");
+		PUSH("--cap-add"); PUSH("CAP_SETUID");
+		PUSH("--cap-add"); PUSH("CAP_SETGID");
+		PUSH("--cap-add"); PUSH("CAP_SETPCAP");
 	}
 	PUSH("--unshare-pid");
 	PUSH("--unshare-ipc");
@@ -292,6 +300,8 @@ static int segment_init(const plan *pl, strv *argv)
 	if (pl->userns) {
 		PUSH("--expect-uid"); PUSHF("%u", p->uid);
 		PUSH("--expect-gid"); PUSHF("%u", p->gid);
+	} else {
+		PUSHF("--switch-ids=%u:%u", p->uid, p->gid);
 	}
 	PUSH("--");
 	for (size_t i = 0; i < pl->cmd.n; i++)

@@ -73,6 +73,9 @@ void plan_free(plan *pl);
 /* The full bwrap argv (argv[0] is the bwrap path). */
 int plan_argv(const plan *pl, strv *argv, osb_error *err);
 
+/* 0 when this process can create a user namespace, else -errno (cached). */
+int plan_userns_available(void);
+
 /* Component-wise: is A equal to B or beneath it? Both normalized absolute
  * sandbox paths (policy strings), never host paths. */
 bool dest_within(const char *a, const char *b);

@@ -73,6 +73,9 @@ enum mount_kind {
 enum ws_mode { WS_NONE = 0, WS_RO, WS_RW };
 enum net_mode { NET_NONE = 0, NET_HOST };
 enum env_base { ENV_CLEAR = 0, ENV_INHERIT };
+/* How the sandbox identity is made (DESIGN §1): a user-namespace view, or a
+ * real uid/gid switch by root without a user namespace. */
+enum id_mode { ID_AUTO = 0, ID_USERNS, ID_ROOT };
 
 typedef struct pol_mount {
 	enum mount_kind kind;
@@ -120,6 +123,7 @@ struct osb_policy {
 	pol_str *env_set; size_t n_env_set;     /* NAME=VALUE; ${WORKSPACE} expands */
 	char *user_name; uint32_t uid, gid; pol_set user_set;
 	char *hostname;                pol_set hostname_set;
+	enum id_mode id_mode;          pol_set id_mode_set;
 	uint64_t limits[LIM__COUNT];   pol_set limit_set[LIM__COUNT];
 
 	char **files; size_t n_files;  /* provenance table: every file read */

@@ -12,7 +12,12 @@
 #include "proc.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #ifndef OSB_INIT_PATH
 #define OSB_INIT_PATH "/usr/local/libexec/osb-isolate/osb-isolate-init"
@@ -42,6 +47,95 @@ static int open_init(plan *pl, osb_error *err)
 		return osb_err_set(err, OSB_E_HOST, 0, "plan",
 		                   "the sandbox init %s is setuid or setgid; refusing", path);
 	return 0;
+}
+
+/* Can this process create a user namespace? A real attempt, not a guess
+ * from sysctls: the child of a bare clone(CLONE_NEWUSER) runs only _exit, so
+ * it is safe in a multi-threaded caller. Cached: the answer does not change
+ * within a process (a seccomp filter, once installed, stays). */
+static pthread_once_t userns_once = PTHREAD_ONCE_INIT;
+static int userns_errno;
+
+static void userns_probe(void)
+{
+	long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, 0);
+
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0) {
+		userns_errno = errno;
+		return;
+	}
+	while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+int plan_userns_available(void)
+{
+	pthread_once(&userns_once, userns_probe);
+	return userns_errno ? -userns_errno : 0;
+}
+
+static int plan_mode(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+	const char *o_file = p->id_mode_set.set ? p->id_mode_set.o.file : "default";
+	unsigned o_line = p->id_mode_set.o.line;
+	int userns = plan_userns_available();
+
+	switch (p->id_mode) {
+	case ID_USERNS:
+		if (userns < 0)
+			return osb_err_set(err, OSB_E_HOST, -userns, "probe",
+			                   "%s:%u: identity userns: cannot create a user namespace here: %s "
+			                   "(run 'osb-isolate capabilities'; as root, 'identity root' "
+			                   "works without one)", o_file, o_line, strerror(-userns));
+		pl->userns = true;
+		return 0;
+	case ID_ROOT:
+		if (geteuid() != 0)
+			return osb_err_set(err, OSB_E_HOST, EPERM, "probe",
+			                   "%s:%u: identity root switches to the policy's uid/gid, which "
+			                   "needs osb-isolate to run as root (use identity userns or auto)",
+			                   o_file, o_line);
+		pl->userns = false;
+		return 0;
+	case ID_AUTO:
+		break;
+	}
+	if (userns == 0) {
+		pl->userns = true;
+		return 0;
+	}
+	if (geteuid() == 0) {
+		pl->userns = false;
+		return 0;
+	}
+	return osb_err_set(err, OSB_E_HOST, -userns, "probe",
+	                   "cannot create a user namespace here (%s) and not running as root, so "
+	                   "neither identity mode can run; run 'osb-isolate capabilities' for the "
+	                   "reason and the remedy", strerror(-userns));
+}
+
+/* Root mode: the command runs as the policy's real uid/gid, so the host
+ * directory it may write must be writable by that identity. Say so before
+ * launch rather than let the command fail with EACCES (and never chown). */
+static int check_writable_by(int fd, const char *path, uint32_t uid, uint32_t gid, osb_error *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return osb_err_set(err, OSB_E_PATH, errno, "workspace", "%s: %s", path, strerror(errno));
+	if ((st.st_uid == uid && (st.st_mode & S_IWUSR) && (st.st_mode & S_IXUSR)) ||
+	    (st.st_uid != uid && st.st_gid == gid && (st.st_mode & S_IWGRP) && (st.st_mode & S_IXGRP)) ||
+	    (st.st_uid != uid && st.st_gid != gid && (st.st_mode & S_IWOTH) && (st.st_mode & S_IXOTH)))
+		return 0;
+	return osb_err_set(err, OSB_E_PATH, EACCES, "workspace",
+	                   "%s is not writable by the sandbox identity %u:%u (owner %u:%u, mode "
+	                   "%04o); in root mode the command runs as that uid: give it the directory "
+	                   "(chown %u:%u %s) or choose another workspace",
+	                   path, uid, gid, (unsigned)st.st_uid, (unsigned)st.st_gid,
+	                   (unsigned)(st.st_mode & 07777), uid, gid, path);
 }
 
 static int add_bind(plan *pl, int fd, const char *dest, bool writable, osb_origin o)
@@ -114,6 +208,9 @@ static int plan_workspace(plan *pl, osb_error *err)
 	if (r < 0)
 		return r;
 	if (p->ws_mode == WS_RW && (r = path_check_no_mounts_beneath(fd, err)) < 0)
+		goto fail;
+	if (p->ws_mode == WS_RW && !pl->userns &&
+	    (r = check_writable_by(fd, canon, p->uid, p->gid, err)) < 0)
 		goto fail;
 	pl->ws_dest = strdup(p->ws_dest ? p->ws_dest : canon);
 	if (!pl->ws_dest || add_bind(pl, fd, pl->ws_dest, p->ws_mode == WS_RW, p->ws_set.o) < 0) {
@@ -228,8 +325,8 @@ int plan_build(const osb_policy *p, const char *const *cmd, const char *const *e
 	memset(pl, 0, sizeof(*pl));
 	pl->p = p;
 	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = -1;
-	pl->userns = true;
-	if ((r = bwrap_locate(&pl->bwrap, err)) < 0 ||
+	if ((r = plan_mode(pl, err)) < 0 ||
+	    (r = bwrap_locate(&pl->bwrap, err)) < 0 ||
 	    (r = bwrap_probe_features(pl->bwrap, &pl->feat, err)) < 0)
 		goto fail;
 	if (!pl->feat.bind_fd) {

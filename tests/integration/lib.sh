@@ -19,9 +19,10 @@ stage_artifacts() {
 		[ -x "$OSB_BUILDDIR/$f" ] || die "$OSB_BUILDDIR/$f is missing: build first (make check builds it)"
 		cp "$OSB_BUILDDIR/$f" "$stage/bin/"
 	done
-	if [ -x "$OSB_BUILDDIR/tests/escape/escape" ]; then
-		cp "$OSB_BUILDDIR/tests/escape/escape" "$stage/bin/"
-	fi
+	for f in tests/escape/escape tests/escape/dump-filter; do
+		[ -x "$OSB_BUILDDIR/$f" ] || die "$OSB_BUILDDIR/$f is missing: build first (make check builds it)"
+		cp "$OSB_BUILDDIR/$f" "$stage/bin/"
+	done
 	cp "$OSB_SRCDIR"/policy/*.policy "$stage/policy/"
 	cp "$OSB_SRCDIR/tests/integration/suite.sh" "$OSB_SRCDIR/tests/integration/lib.sh" "$stage/"
 	chmod -R a+rX "$stage"

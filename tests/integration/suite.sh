@@ -238,10 +238,43 @@ t_seccomp_loaded() {
 	expect_eq "no capabilities" "0000000000000000" "$("$OSB" run -- sh -c 'grep ^CapEff: /proc/self/status | cut -f2')"
 }
 
+# ---- the escape suite (tests/escape/escape.c: one attack per name) ----------
+
+# Every attack must print "NAME blocked ..." and every control "NAME ok".
+check_escape_lines() { # label expected-count output
+	local label=$1 want=$2 out=$3 bad n
+	n=$(printf '%s\n' "$out" | grep -cE '^[a-z0-9_]+ (blocked|ok)( |$)')
+	bad=$(printf '%s\n' "$out" | grep -vE '^[a-z0-9_]+ (blocked|ok)( |$)' | grep -v '^$')
+	if [ -z "$bad" ] && [ "$n" -eq "$want" ]; then ok "$label: $n attacks blocked, controls work"
+	else not_ok "$label" "blocked/ok lines: $n of $want" "$bad"; fi
+}
+
+t_escape_suite() {
+	new_ws
+	cp "$STAGE/bin/escape" "$WS/"
+	local names want out
+	names=$("$STAGE/bin/escape" --list | tr '\n' ' ')
+	want=$(echo "$names" | wc -w)
+	out=$("$OSB" run -- sh -c 'for n in $(./escape --list); do ./escape "$n"; done' 2>&1)
+	check_escape_lines "escape suite under strict" "$want" "$out"
+	# The same attacks as uid 0 holding every capability of the sandbox's own
+	# user namespace: nothing but the seccomp filter stands in the way.
+	"$STAGE/bin/dump-filter" > "$STAGE/work/filter.bpf" || { not_ok "dump the filter"; return; }
+	out=$(bwrap --unshare-user --uid 0 --gid 0 --cap-add ALL --ro-bind / / --dev /dev \
+		--proc /proc --unshare-pid --unshare-net --tmpfs /tmp --bind "$WS" "$WS" --chdir "$WS" \
+		--die-with-parent --new-session --seccomp 9 \
+		-- sh -c 'grep ^CapEff: /proc/self/status; for n in $(./escape --list); do ./escape "$n"; done' \
+		9<"$STAGE/work/filter.bpf" 2>&1)
+	expect_eq "capable userns: the attacker holds every capability" \
+		"CapEff:	$(printf '%016x' $(( (1 << ($(cat /proc/sys/kernel/cap_last_cap) + 1)) - 1 )))" \
+		"$(echo "$out" | head -n1)"
+	check_escape_lines "escape suite as capable uid 0 in its own userns" "$want" "$(echo "$out" | tail -n +2)"
+}
+
 echo "# integration suite as $WHO"
 for t in t_pid_isolation t_identity_view t_private_tmp t_usr_readonly t_workspace_write \
 	t_workspace_refused t_no_network t_env_secrets t_streams t_output_limit t_exit_codes \
-	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded; do
+	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_escape_suite; do
 	"$t"
 done
 echo "# as $WHO"
