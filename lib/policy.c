@@ -35,7 +35,7 @@ const char *const osb_limit_names[LIM__COUNT] = {
 	[LIM_OUTPUT] = "output",
 };
 
-/* Origins that are not a file. Compared by pointer as well as shown. */
+/* Origins that are not a file; their line is 0. */
 static const char origin_default[] = "default";
 static const char origin_api[] = "api";
 
@@ -43,6 +43,7 @@ static const char *const root_names[] = { [ROOT_HOST_RO] = "host-ro", [ROOT_NONE
 static const char *const ws_names[] = { [WS_NONE] = "none", [WS_RO] = "ro", [WS_RW] = "rw" };
 static const char *const net_names[] = { [NET_NONE] = "none", [NET_HOST] = "host" };
 static const char *const env_base_names[] = { [ENV_CLEAR] = "clear", [ENV_INHERIT] = "inherit" };
+static const char *const id_names[] = { [ID_AUTO] = "auto", [ID_USERNS] = "userns", [ID_ROOT] = "root" };
 static const char *const mount_names[] = {
 	[MNT_RO_BIND] = "ro-bind", [MNT_TMPFS] = "tmpfs", [MNT_HIDE] = "hide",
 	[MNT_DEV] = "dev", [MNT_PROC] = "proc",
@@ -669,10 +670,12 @@ static slot *slot_get(parser *ps, const char *key)
 	if (!added)
 		return ps->slots[e->val];
 	v = grow(ps->slots, &ps->cap_slots, ps->n_slots, sizeof(*v));
-	s = v ? calloc(1, sizeof(*s)) : NULL;
-	if (!s)
+	if (!v)
 		return NULL;
 	ps->slots = v;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
 	s->env_index = SIZE_MAX;
 	ps->slots[ps->n_slots++] = s;
 	return s;
@@ -817,6 +820,24 @@ static int d_network(parser *ps, frame *f, int n, tok *t)
 	if (apply) {
 		ps->p->net = (enum net_mode)k;
 		ps->p->net_set = (pol_set){ true, s->win };
+	}
+	return 0;
+}
+
+static int d_identity(parser *ps, frame *f, int n, tok *t)
+{
+	size_t k = 0;
+	slot *s;
+	bool apply;
+	int r;
+
+	if ((r = arity(ps, f, n, t, 1, 1, "identity auto|userns|root")) < 0 ||
+	    (r = keyword(ps, f, &t[1], id_names, ARRAY_SIZE(id_names), "identity", &k)) < 0 ||
+	    (r = claim(ps, f, t[0].col, "identity", "identity", &s, &apply)) < 0)
+		return r;
+	if (apply) {
+		ps->p->id_mode = (enum id_mode)k;
+		ps->p->id_mode_set = (pol_set){ true, s->win };
 	}
 	return 0;
 }
@@ -1096,10 +1117,12 @@ static int limit_value(parser *ps, frame *f, enum limit_id id, const tok *t, uin
 		return 0;
 	}
 	if (id == LIM_WALL || id == LIM_CPU) {
-		units = duration_units, n_units = ARRAY_SIZE(duration_units);
+		units = duration_units;
+		n_units = ARRAY_SIZE(duration_units);
 		expect = "ms, s, m or h";
 	} else if (id == LIM_AS || id == LIM_FSIZE || id == LIM_OUTPUT) {
-		units = size_units, n_units = ARRAY_SIZE(size_units);
+		units = size_units;
+		n_units = ARRAY_SIZE(size_units);
 		expect = "B, KiB, MiB, GiB, TiB, K, M or G";
 	}
 	q = parse_quantity(t->s, units, n_units, out);
@@ -1277,7 +1300,8 @@ static const struct directive {
 	{ "osb-policy", d_version_again }, { "include", d_include }, { "root", d_root },
 	{ "ro-bind", d_mount }, { "tmpfs", d_mount }, { "hide", d_mount }, { "dev", d_mount },
 	{ "proc", d_mount }, { "workspace", d_workspace }, { "network", d_network },
-	{ "env", d_env }, { "user", d_user }, { "hostname", d_hostname }, { "limit", d_limit },
+	{ "env", d_env }, { "user", d_user }, { "identity", d_identity },
+	{ "hostname", d_hostname }, { "limit", d_limit },
 };
 
 /* Whole-file checks before any directive is acted on: the text is UTF-8,
@@ -1470,6 +1494,10 @@ static int apply_defaults(osb_policy *p)
 			return -ENOMEM;
 		p->uid = p->gid = 1000;
 		p->user_set = d;
+	}
+	if (!p->id_mode_set.set) {
+		p->id_mode = ID_AUTO;
+		p->id_mode_set = d;
 	}
 	if (!p->hostname_set.set) {
 		if (!(p->hostname = strdup("sandbox")))
@@ -1756,6 +1784,7 @@ static void render_scalars(const osb_policy *p, FILE *out, bool origins)
 	rule(out, O(p->net_set), "network %s", net_names[p->net]);
 	rule(out, O(p->env_base_set), "env %s", env_base_names[p->env_base]);
 	rule(out, O(p->user_set), "user %s %u %u", p->user_name ? p->user_name : "", p->uid, p->gid);
+	rule(out, O(p->id_mode_set), "identity %s", id_names[p->id_mode]);
 	rule(out, O(p->hostname_set), "hostname %s", p->hostname ? p->hostname : "");
 	for (size_t i = 0; i < LIM__COUNT; i++) {
 		char v[32];

@@ -187,6 +187,14 @@ static const struct reject {
 	  "t.policy:2:11: unknown argument \"rx\" to \"workspace\" (did you mean \"ro\"?)" },
 	{ "osb-policy 1\nenv purge X\n", 0,
 	  "t.policy:2:5: unknown argument \"purge\" to \"env\" (expected clear, inherit, pass, deny or set)" },
+	{ "osb-policy 1\nidentity user\n", 0,
+	  "t.policy:2:10: unknown argument \"user\" to \"identity\" (did you mean \"userns\"?)" },
+	{ "osb-policy 1\nidentity rootless\n", 0,
+	  "t.policy:2:10: unknown argument \"rootless\" to \"identity\" (expected auto, userns or root)" },
+	{ "osb-policy 1\nidentity auto\nidentity root\n", 0,
+	  "t.policy:3:1: duplicate \"identity\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nidentiy auto\n", 0,
+	  "t.policy:2:1: unknown directive \"identiy\" (did you mean \"identity\"?)" },
 	{ "osb-policy 1\nlimit wal 1s\n", 0,
 	  "t.policy:2:7: unknown argument \"wal\" to \"limit\" (did you mean \"wall\"?)" },
 	/* argument counts */
@@ -391,6 +399,8 @@ START_TEST(test_unset_rules_get_safe_defaults)
 	ck_assert_uint_eq(p->uid, 1000);
 	ck_assert_uint_eq(p->gid, 1000);
 	ck_assert_str_eq(p->hostname, "sandbox");
+	ck_assert_int_eq(p->id_mode, ID_AUTO);
+	expect_origin(p->id_mode_set.o, "default", 0, 0);
 	ck_assert(p->limit_set[LIM_OUTPUT].set);
 	ck_assert_uint_eq(p->limits[LIM_OUTPUT], 1048576);
 	for (int i = 0; i < LIM__COUNT; i++)
@@ -429,7 +439,8 @@ START_TEST(test_every_directive_sets_its_field_with_origin)
 		"limit nofile 256\n"
 		"limit fsize unlimited\n"
 		"limit nproc 64\n"
-		"limit output 64K\n");
+		"limit output 64K\n"
+		"identity root\n");
 	static const struct { enum mount_kind k; const char *path; unsigned line; } mounts[] = {
 		{ MNT_RO_BIND, "/usr", 3 }, { MNT_TMPFS, "/tmp", 4 }, { MNT_HIDE, "/root", 5 },
 		{ MNT_DEV, "/dev", 6 }, { MNT_PROC, "/proc", 7 },
@@ -469,6 +480,8 @@ START_TEST(test_every_directive_sets_its_field_with_origin)
 	ck_assert_uint_eq(p->limits[LIM_NPROC], 64);
 	ck_assert_uint_eq(p->limits[LIM_OUTPUT], 65536);
 	expect_origin(p->limit_set[LIM_OUTPUT].o, "t.policy", 22, 0);
+	ck_assert_int_eq(p->id_mode, ID_ROOT);
+	expect_origin(p->id_mode_set.o, "t.policy", 23, 0);
 	ck_assert_uint_eq(p->n_files, 1);
 	ck_assert_str_eq(p->files[0], "t.policy");
 	ck_assert_ptr_eq(p->net_set.o.file, p->files[0]);
@@ -905,6 +918,7 @@ START_TEST(test_canonical_form_is_exact)
 		"network none\n"
 		"env clear\n"
 		"user sandbox 1000 1000\n"
+		"identity auto\n"
 		"hostname sandbox\n"
 		"limit wall 10m\n"
 		"limit output 1MiB\n"
@@ -954,6 +968,7 @@ START_TEST(test_explain_shows_origin_of_every_rule)
 		"network host  # t.policy:3\n"
 		"env clear  # default\n"
 		"user sandbox 1000 1000  # default\n"
+		"identity auto  # default\n"
 		"hostname sandbox  # default\n"
 		"limit wall 90s  # t.policy:5\n"
 		"limit output 1MiB  # default\n"
@@ -973,7 +988,7 @@ START_TEST(test_hash_of_default_policy_is_pinned)
 	uint8_t d[SHA256_DIGEST_LEN];
 	static const char canonical[] =
 		"osb-policy 1\nroot none\nworkspace none\nnetwork none\nenv clear\n"
-		"user sandbox 1000 1000\nhostname sandbox\nlimit output 1MiB\n";
+		"user sandbox 1000 1000\nidentity auto\nhostname sandbox\nlimit output 1MiB\n";
 	char want[72] = "sha256:";
 
 	/* The hash is SHA-256 of the canonical text; pinning it means a change
@@ -984,7 +999,7 @@ START_TEST(test_hash_of_default_policy_is_pinned)
 	for (size_t i = 0; i < sizeof(d); i++)
 		snprintf(want + 7 + 2 * i, 3, "%02x", d[i]);
 	ck_assert_str_eq(h, want);
-	ck_assert_str_eq(h, "sha256:db75bf7ae9ca005e0f9b0f56edab4d2cf87e9c781b170be1dc4b270e5645c9a4");
+	ck_assert_str_eq(h, "sha256:6005f02b226a78275f7b541473410560b6e28c9cb5cbf13a7db77b7a99a6f36d");
 }
 END_TEST
 
@@ -1095,6 +1110,8 @@ START_TEST(test_hash_changes_with_every_semantic_change)
 		{ "env set HOME=${WORKSPACE}\n", "env set HOME=/tmp\n" },
 		{ "env set A=y\n", "env set A=y z\n" },
 		{ "", "env set NEW=1\n" },
+		{ "", "identity userns\n" },
+		{ "", "identity root\n" },
 	};
 	enum { N = sizeof(changes) / sizeof(changes[0]) };
 	char hashes[N + 1][72];
