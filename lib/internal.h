@@ -76,6 +76,16 @@ enum env_base { ENV_CLEAR = 0, ENV_INHERIT };
 /* How the sandbox identity is made (DESIGN §1): a user-namespace view, or a
  * real uid/gid switch by root without a user namespace. */
 enum id_mode { ID_AUTO = 0, ID_USERNS, ID_ROOT };
+enum sc_mode { SC_DEFAULT = 0, SC_NONE };      /* seccomp default|none */
+enum ll_mode { LL_AUTO = 0, LL_REQUIRED, LL_OFF };  /* landlock auto|required|off */
+
+/* seccomp deny NAME... [errno=E] / seccomp allow NAME... (one entry a name) */
+typedef struct pol_sc {
+	char *name;
+	bool allow;           /* true: removed from the deny set */
+	int err;              /* errno for deny; 0 = EPERM */
+	osb_origin o;
+} pol_sc;
 
 typedef struct pol_mount {
 	enum mount_kind kind;
@@ -124,6 +134,16 @@ struct osb_policy {
 	char *user_name; uint32_t uid, gid; pol_set user_set;
 	char *hostname;                pol_set hostname_set;
 	enum id_mode id_mode;          pol_set id_mode_set;
+	/* Writable paths beyond the workspace (DESIGN §3 "Paths and mounts"):
+	 * write-root PATH declares an operator root; write PATH grants a path
+	 * that must lie beneath a declared root; read-only PATH re-protects a
+	 * path inside a writable area. */
+	pol_str *write_roots; size_t n_write_roots;
+	pol_str *writes; size_t n_writes;
+	pol_str *read_only; size_t n_read_only;
+	enum sc_mode sc_mode;          pol_set sc_mode_set;
+	pol_sc *sc_rules; size_t n_sc_rules;
+	enum ll_mode landlock;         pol_set landlock_set;
 	uint64_t limits[LIM__COUNT];   pol_set limit_set[LIM__COUNT];
 
 	char **files; size_t n_files;  /* provenance table: every file read */
