@@ -232,6 +232,9 @@ static int segment_mounts(const plan *pl, strv *argv, bool hides)
 	for (size_t i = 0; i < n; i++) {
 		switch (m[i]->kind) {
 		case MNT_TMPFS:
+			/* Like a real /tmp: in root mode the tmpfs belongs to root and
+			 * the sandbox's uid must still be able to use it. */
+			PUSH("--perms"); PUSH("1777");
 			PUSH("--tmpfs"); PUSH(m[i]->path);
 			break;
 		case MNT_DEV:
@@ -281,7 +284,9 @@ static int segment_init(const plan *pl, strv *argv)
 		{ LIM_FSIZE, "fsize" }, { LIM_NPROC, "nproc" },
 	};
 
+	PUSH("--perms"); PUSH("0644");
 	PUSH("--ro-bind-data"); PUSHF("%d", PFD_PASSWD); PUSH("/etc/passwd");
+	PUSH("--perms"); PUSH("0644");
 	PUSH("--ro-bind-data"); PUSHF("%d", PFD_GROUP); PUSH("/etc/group");
 	PUSH("--chdir"); PUSH(pl->cwd);
 	PUSH("--");

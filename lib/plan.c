@@ -278,10 +278,6 @@ static int plan_identity(plan *pl, osb_error *err)
 	const osb_policy *p = pl->p;
 	_cleanup_free_ char *pw = NULL, *gr = NULL;
 
-	if (p->uid == 0 || p->gid == 0)
-		return osb_err_set(err, OSB_E_POLICY, 0, "identity",
-		                   "%s:%u: user code never runs as uid 0 or gid 0; choose non-zero ids",
-		                   p->user_set.o.file, p->user_set.o.line);
 	int r = identity_passwd(p, pl->ws_dest, &pw);
 
 	if (r == 0)
@@ -325,6 +321,13 @@ int plan_build(const osb_policy *p, const char *const *cmd, const char *const *e
 	memset(pl, 0, sizeof(*pl));
 	pl->p = p;
 	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = -1;
+	/* Checked first: nothing else matters for a policy that asks for this. */
+	if (p->uid == 0 || p->gid == 0) {
+		r = osb_err_set(err, OSB_E_POLICY, 0, "identity",
+		                "%s:%u: user code never runs as uid 0 or gid 0; choose non-zero ids",
+		                p->user_set.o.file, p->user_set.o.line);
+		goto fail;
+	}
 	if ((r = plan_mode(pl, err)) < 0 ||
 	    (r = bwrap_locate(&pl->bwrap, err)) < 0 ||
 	    (r = bwrap_probe_features(pl->bwrap, &pl->feat, err)) < 0)

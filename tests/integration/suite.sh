@@ -7,8 +7,12 @@ set -uo pipefail
 : "${STAGE:?}"
 OSB="$STAGE/bin/osb-isolate"
 export OSB_ISOLATE_INIT="$STAGE/bin/osb-isolate-init"
-export OSB_ISOLATE_POLICY_DIR="$STAGE/policy"
-WHO="$(id -un) (uid $(id -u))"
+export OSB_ISOLATE_POLICY_DIR="${SUITE_POLICY_DIR:-$STAGE/policy}"
+# SUITE_MODE: unset (user-namespace mode), root (policies force identity
+# root) or root-auto (user namespaces blocked; identity auto falls back).
+SUITE_MODE=${SUITE_MODE:-}
+WHO="$(id -un) (uid $(id -u))${SUITE_MODE:+, mode $SUITE_MODE}"
+root_mode() { [ -n "$SUITE_MODE" ]; }
 
 pass=0
 fail=0
@@ -18,6 +22,9 @@ failed_names=()
 new_ws() {
 	WS=$(mktemp -d "$STAGE/work/ws.XXXXXX")
 	chmod 755 "$WS"
+	# Root mode runs the command as the policy's real uid: give it the
+	# workspace, as an operator would (osb-isolate never chowns).
+	if root_mode; then chown 1000:1000 "$WS"; fi
 	cd "$WS" || exit 99
 }
 
@@ -258,7 +265,9 @@ t_escape_suite() {
 	out=$("$OSB" run -- sh -c 'for n in $(./escape --list); do ./escape "$n"; done' 2>&1)
 	check_escape_lines "escape suite under strict" "$want" "$out"
 	# The same attacks as uid 0 holding every capability of the sandbox's own
-	# user namespace: nothing but the seccomp filter stands in the way.
+	# user namespace: nothing but the seccomp filter stands in the way. (This
+	# needs a user namespace; the user-namespace runs of the suite do it.)
+	root_mode && return
 	"$STAGE/bin/dump-filter" > "$STAGE/work/filter.bpf" || { not_ok "dump the filter"; return; }
 	out=$(bwrap --unshare-user --uid 0 --gid 0 --cap-add ALL --ro-bind / / --dev /dev \
 		--proc /proc --unshare-pid --unshare-net --tmpfs /tmp --bind "$WS" "$WS" --chdir "$WS" \
@@ -271,10 +280,54 @@ t_escape_suite() {
 	check_escape_lines "escape suite as capable uid 0 in its own userns" "$want" "$(echo "$out" | tail -n +2)"
 }
 
+# ---- identity mode ------------------------------------------------------------
+
+t_mode() {
+	new_ws
+	local want=userns
+	root_mode && want=root
+	expect_eq "the result names the identity mode" "$want" "$(json_field "$("$OSB" run --json -- true)" mode)"
+}
+
+# Root mode (issue: execd as root where user namespaces are blocked).
+t_root_mode() {
+	root_mode || return 0
+	new_ws
+	expect_eq "root mode: id shows the policy ids and no supplementary groups" \
+		"uid=1000(sandbox) gid=1000(sandbox) groups=1000(sandbox)" "$("$OSB" run -- id)"
+	expect_eq "root mode: /tmp is usable by the sandbox uid" "ok" "$("$OSB" run -- sh -c 'touch /tmp/x && echo ok')"
+	expect_eq "root mode: every capability set is empty, no_new_privs set" \
+		"CapInh:0000000000000000 CapPrm:0000000000000000 CapEff:0000000000000000 CapBnd:0000000000000000 CapAmb:0000000000000000 NoNewPrivs:1" \
+		"$("$OSB" run -- sh -c 'grep -E "^(Cap|NoNewPrivs)" /proc/self/status | tr -d "\t" | tr "\n" " "' | sed 's/ $//')"
+	expect_eq "root mode: remounting a read-only bind read-write fails" "fail" \
+		"$("$OSB" run -- sh -c 'mount -o remount,rw /usr 2>/dev/null && echo remounted || echo fail')"
+	expect_eq "root mode: mknod fails" "fail" \
+		"$("$OSB" run -- sh -c 'mknod ./blk b 8 0 2>/dev/null && echo made || echo fail')"
+	expect_eq "root mode: writing /proc/sys/kernel/core_pattern fails" "fail" \
+		"$("$OSB" run -- sh -c '(echo x > /proc/sys/kernel/core_pattern) 2>/dev/null && echo written || echo fail')"
+	"$OSB" run -- sh -c 'echo x > owned.txt'
+	expect_eq "root mode: a workspace file is owned by the policy uid on the host" "1000:1000" \
+		"$(stat -c %u:%g "$WS/owned.txt")"
+	setpriv --reuid=1000 --regid=1000 --clear-groups sleep 30 &
+	local hp=$!
+	expect_eq "root mode: a host process of the same uid is invisible" "0" \
+		"$("$OSB" run -- sh -c 'ps -eo uid=,comm= 2>/dev/null | grep -c "sleep" || true')"
+	kill "$hp" 2>/dev/null; wait "$hp" 2>/dev/null
+	printf 'osb-policy 1\ninclude %s\nuser root 0 0\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" > "$WS/uid0.policy"
+	local rc err
+	err=$("$OSB" run --policy "$WS/uid0.policy" -- true 2>&1); rc=$?
+	expect_eq "a policy with uid 0 is refused with 125" "125" "$rc"
+	case "$err" in *"never runs as uid 0"*) ok "the refusal says why";; *) not_ok "the refusal says why" "$err";; esac
+	local ro; ro=$(mktemp -d "$STAGE/work/rootws.XXXXXX"); chmod 755 "$ro"
+	err=$(cd "$ro" && "$OSB" run -- true 2>&1); rc=$?
+	expect_eq "root mode: a workspace the policy uid cannot write is refused (125)" "125" "$rc"
+	case "$err" in *"not writable by the sandbox identity 1000:1000"*) ok "the refusal names the identity";; *) not_ok "the refusal names the identity" "$err";; esac
+}
+
 echo "# integration suite as $WHO"
 for t in t_pid_isolation t_identity_view t_private_tmp t_usr_readonly t_workspace_write \
 	t_workspace_refused t_no_network t_env_secrets t_streams t_output_limit t_exit_codes \
-	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_escape_suite; do
+	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_escape_suite t_mode t_root_mode; do
 	"$t"
 done
 echo "# as $WHO"

@@ -70,11 +70,11 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--unshare-pid --unshare-ipc --unshare-uts --unshare-net --hostname sandbox "
 		"--die-with-parent --new-session --json-status-fd 3 "
 		"--ro-bind / / "
-		"--dev /dev --tmpfs /run --tmpfs /tmp --proc /proc "
+		"--dev /dev --perms 1777 --tmpfs /run --perms 1777 --tmpfs /tmp --proc /proc "
 		"--ro-bind-fd 10 /usr "
 		"--bind-fd 11 /home/u/ws "
 		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
-		"--ro-bind-data 8 /etc/passwd --ro-bind-data 9 /etc/group "
+		"--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group "
 		"--chdir /home/u/ws -- /proc/self/fd/6 --error-fd 5 --stderr-fd 4 --seccomp-fd 7 "
 		"--rlimit=nofile=64 --expect-uid 1000 --expect-gid 1000 -- id -u");
 	free(s);
