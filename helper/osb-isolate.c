@@ -165,32 +165,37 @@ static int report_error(const osb_error *err)
 static int narrow_policy(osb_policy *p, const struct run_opts *o, osb_error *err)
 {
 	if (o->workspace) {
-		char *abs = NULL;
+		/* The user's own path, symlinks and all, as they meant it; the
+		 * library opens the result once and binds that fd. */
+		char *abs = realpath(o->workspace, NULL);
 		int r;
 
-		/* Relative to where the user stands, as they meant it. */
-		if (o->workspace[0] != '/') {
-			char *cwd = getcwd(NULL, 0);
-
-			if (!cwd || asprintf(&abs, "%s/%s", cwd, o->workspace) < 0)
-				abs = NULL;
-			free(cwd);
-			if (!abs) {
-				snprintf(err->stage, sizeof(err->stage), "workspace");
-				snprintf(err->message, sizeof(err->message),
-				         "cannot resolve --workspace %s against the current directory",
-				         o->workspace);
-				return -1;
-			}
+		if (!abs) {
+			snprintf(err->stage, sizeof(err->stage), "workspace");
+			snprintf(err->message, sizeof(err->message), "--workspace %s: %s",
+			         o->workspace, strerror(errno));
+			return -1;
 		}
-		r = osb_policy_set_workspace(p, abs ? abs : o->workspace, err);
+		r = osb_policy_set_workspace(p, abs, err);
 		free(abs);
 		if (r < 0)
 			return -1;
 	}
-	for (size_t i = 0; i < o->n_ro; i++)
-		if (osb_policy_add_readonly(p, o->ro[i], err) < 0)
+	for (size_t i = 0; i < o->n_ro; i++) {
+		char *abs = realpath(o->ro[i], NULL);
+		int r;
+
+		if (!abs) {
+			snprintf(err->stage, sizeof(err->stage), "usage");
+			snprintf(err->message, sizeof(err->message), "--ro %s: %s", o->ro[i],
+			         strerror(errno));
 			return -1;
+		}
+		r = osb_policy_add_readonly(p, abs, err);
+		free(abs);
+		if (r < 0)
+			return -1;
+	}
 	if (o->net && osb_policy_set_network(p, 1, err) < 0)
 		return -1;
 	if (o->timeout) {

@@ -126,11 +126,15 @@ static int check_writable_by(int fd, const char *path, uint32_t uid, uint32_t gi
 
 	if (fstat(fd, &st) < 0)
 		return osb_err_set(err, OSB_E_PATH, errno, "workspace", "%s: %s", path, strerror(errno));
-	if ((st.st_uid == uid && (st.st_mode & S_IWUSR) && (st.st_mode & S_IXUSR)) ||
-	    (st.st_uid != uid && st.st_gid == gid && (st.st_mode & S_IWGRP) && (st.st_mode & S_IXGRP)) ||
-	    (st.st_uid != uid && st.st_gid != gid && (st.st_mode & S_IWOTH) && (st.st_mode & S_IXOTH)))
+	/* A directory needs write and search; a regular file only write. */
+	mode_t need_u = S_ISDIR(st.st_mode) ? S_IWUSR | S_IXUSR : S_IWUSR;
+	mode_t need_g = need_u >> 3, need_o = need_u >> 6;
+
+	if ((st.st_uid == uid && (st.st_mode & need_u) == need_u) ||
+	    (st.st_uid != uid && st.st_gid == gid && (st.st_mode & need_g) == need_g) ||
+	    (st.st_uid != uid && st.st_gid != gid && (st.st_mode & need_o) == need_o))
 		return 0;
-	return osb_err_set(err, OSB_E_PATH, EACCES, "workspace",
+	return osb_err_set(err, OSB_E_PATH, EACCES, "paths",
 	                   "%s is not writable by the sandbox identity %u:%u (owner %u:%u, mode "
 	                   "%04o); in root mode the command runs as that uid: give it the directory "
 	                   "(chown %u:%u %s) or choose another workspace",
@@ -223,6 +227,69 @@ fail:
 	free(canon);
 	close(fd);
 	return r;
+}
+
+/* The declared write-root that W lies beneath (the longest: nested roots
+ * match the most specific), or NULL. Sandbox-side strings from the parsed
+ * policy, compared component-wise; the real check is the fd walk below. */
+static const pol_str *root_for(const osb_policy *p, const char *w)
+{
+	const pol_str *best = NULL;
+
+	for (size_t i = 0; i < p->n_write_roots; i++) {
+		const pol_str *r = &p->write_roots[i];
+
+		if (dest_within(w, r->s) && (!best || strlen(r->s) > strlen(best->s)))
+			best = r;
+	}
+	return best;
+}
+
+/* Extra writable paths: each is (declared root opened once, remainder
+ * resolved beneath it by the kernel with no symlink, no "..", no mount
+ * crossing) and bound by the resulting fd — never by name. */
+static int plan_writes(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+
+	for (size_t i = 0; i < p->n_writes; i++) {
+		const pol_str *w = &p->writes[i];
+		const pol_str *root = root_for(p, w->s);
+		const char *rel;
+		int rfd = -1, fd = -1, r;
+		struct stat st;
+
+		if (!root)
+			return osb_err_set(err, OSB_E_POLICY, 0, "paths",
+			                   "%s:%u: write %s lies beneath no declared write-root",
+			                   w->o.file, w->o.line, w->s);
+		rel = w->s + strlen(root->s);
+		while (*rel == '/')
+			rel++;
+		if ((r = path_open_root(root->s, &rfd, err)) < 0)
+			return r;
+		r = path_resolve_beneath(rfd, root->s, *rel ? rel : ".", &fd, err);
+		close(rfd);
+		if (r < 0)
+			return r;
+		if (fstat(fd, &st) < 0) {
+			r = osb_err_set(err, OSB_E_PATH, errno, "paths", "%s: %s", w->s, strerror(errno));
+			goto fail;
+		}
+		if (S_ISDIR(st.st_mode) && (r = path_check_no_mounts_beneath(fd, err)) < 0)
+			goto fail;
+		if (!pl->userns && (r = check_writable_by(fd, w->s, p->uid, p->gid, err)) < 0)
+			goto fail;
+		if (add_bind(pl, fd, w->s, true, w->o) < 0) {
+			r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+			goto fail;
+		}
+		continue;
+fail:
+		close(fd);
+		return r;
+	}
+	return 0;
 }
 
 /* No mount may silently cover another: refuse layouts where segment order
@@ -348,6 +415,7 @@ int plan_build(const osb_policy *p, const char *const *cmd, const char *const *e
 	if ((r = open_init(pl, err)) < 0 ||
 	    (r = plan_ro_binds(pl, err)) < 0 ||
 	    (r = plan_workspace(pl, err)) < 0 ||
+	    (r = plan_writes(pl, err)) < 0 ||
 	    (r = plan_check_layout(pl, err)) < 0 ||
 	    (r = plan_identity(pl, err)) < 0 ||
 	    (r = plan_cmd(pl, cmd, cwd, err)) < 0 ||
