@@ -1,12 +1,15 @@
 /* osb-isolate-init — the first program bwrap runs inside the sandbox, and the
  * last trusted code before the untrusted command. It runs with the sandbox's
- * identity, so it is kept short, links only libcap and shares no code with
- * the library: it checks (or, in root mode, switches) the uid/gid, verifies
- * with libcap that no capability survived, applies rlimits, marks every
+ * identity, so it is kept short, links only libcap and libmount and shares
+ * no code with the library: it audits the writable mounts, checks (or, in
+ * root mode, switches) the uid/gid, verifies with libcap that no capability
+ * survived, applies Landlock (helper/init-guard.c) and rlimits, marks every
  * inherited fd close-on-exec, loads the seccomp program last and execs the
  * command. Every failure is one line "E<stage>\t<errno>\t<message>\n" on the
- * error fd and exit status 125; "X" on that fd means the execve is next. The
- * contract is lib/init-proto.h.
+ * error fd and exit status 125; "X" on that fd means the execve is next. With
+ * --session-fd it serves a session instead (helper/broker.c) after the very
+ * same steps, and writes "R" when it is ready. The contract is
+ * lib/init-proto.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,12 +25,14 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
 #include "init-proto.h"
+#include "init-guard.h"
 
 /* The kernel's default overflow gid (kernel.overflowgid). */
 #define OVERFLOW_GID 65534
@@ -51,13 +56,16 @@ static const struct {
 #define N_RLIMITS (sizeof(rlimit_names) / sizeof(rlimit_names[0]))
 
 struct init_opts {
-	int stderr_fd, seccomp_fd; /* -1: not given */
+	int stderr_fd, seccomp_fd, session_fd; /* -1: not given */
+	bool has_idle;
+	uint64_t idle_ms;
 	bool has_uid, has_gid, switch_ids;
 	uid_t uid;
 	gid_t gid;
 	bool rl_set[N_RLIMITS];
 	rlim_t rl_val[N_RLIMITS];
 	char **cmd;
+	struct guard_opts guard; /* mount audit and Landlock (init-guard.h) */
 };
 
 /* The report channel; -1 until --error-fd is parsed (reports then go to
@@ -117,8 +125,10 @@ static const char *parse_num(const char *s, unsigned long long max, char term,
 static void usage(void)
 {
 	fputs("Usage: osb-isolate-init [OPTIONS] -- CMD [ARG...]\n"
+	      "       osb-isolate-init [OPTIONS] --session-fd N [--idle-ms MS]\n"
 	      "Runs inside an osb-isolate sandbox: checks identity and capabilities,\n"
-	      "applies limits and a seccomp program, then execs CMD.\n\n"
+	      "applies limits and a seccomp program, then execs CMD (or serves a\n"
+	      "session on the SOCK_SEQPACKET socket N).\n\n"
 	      "  --error-fd N        report channel (pass it first); \"X\" before exec,\n"
 	      "                      \"E<stage>\\t<errno>\\t<message>\\n\" on failure\n"
 	      "  --stderr-fd N       dup N onto stderr, then close N\n"
@@ -129,6 +139,16 @@ static void usage(void)
 	      "  --expect-gid G      same for the gids; no supplementary group but G\n"
 	      "  --switch-ids U:G    root mode: drop the bounding set, switch to U:G\n"
 	      "                      (both non-zero) and verify\n"
+	      "  --audit-mounts      refuse unless every visible writable mount is one\n"
+	      "                      of the following (bwrap's nodes and devpts beneath\n"
+	      "                      a --dev-mount included)\n"
+	      "  --writable PATH     a writable mount the plan expects (repeatable)\n"
+	      "  --dev-mount PATH    a bwrap --dev mount the plan expects (repeatable)\n"
+	      "  --landlock MODE     auto, required or off: confine writes with Landlock\n"
+	      "  --landlock-rw PATH  writes allowed beneath PATH (repeatable)\n"
+	      "  --session-fd N      serve exec requests on N instead of running CMD;\n"
+	      "                      \"R\" on the error fd when ready\n"
+	      "  --idle-ms MS        session mode: exit 124 after MS ms without work\n"
 	      "  --help, --version\n"
 	      "Any failure exits 125.\n", stdout);
 }
@@ -199,6 +219,23 @@ static void parse_switch_ids(struct init_opts *o, const char *v)
 	o->switch_ids = true;
 }
 
+static void guard_or_fail(const char *stage, int r, const struct guard_error *ge)
+{
+	if (r < 0)
+		fail(stage, ge->err, "%s", ge->msg);
+}
+
+/* The guard's options; v is NULL for a flag. False when name is not one. */
+static bool guard_option(struct init_opts *o, const char *name, const char *v)
+{
+	struct guard_error ge;
+	int r = v ? guard_parse_option(&o->guard, name, v, &ge)
+		  : guard_parse_flag(&o->guard, name, &ge);
+
+	guard_or_fail("init:args", r, &ge);
+	return r > 0;
+}
+
 /* One option, as "--name VALUE" or "--name=VALUE"; repeats are refused. */
 static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 {
@@ -218,12 +255,16 @@ static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 			puts("osb-isolate-init " PACKAGE_VERSION);
 		exit(fflush(stdout) == 0 ? 0 : INIT_EXIT_FAILURE);
 	}
+	if (!eq && guard_option(o, name, NULL))
+		return;
 	if (eq)
 		v = eq + 1;
 	else if (*i + 1 < argc)
 		v = argv[++*i];
 	else
 		fail("init:args", EINVAL, "option %s needs a value", name);
+	if (guard_option(o, name, v))
+		return;
 
 	if (strcmp(name, "--error-fd") == 0)
 		set_error_fd(parse_fd(name, v, 3));
@@ -241,24 +282,44 @@ static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 		o->has_gid = true;
 	} else if (strcmp(name, "--switch-ids") == 0)
 		parse_switch_ids(o, v);
-	else
+	else if (strcmp(name, "--session-fd") == 0 && o->session_fd < 0)
+		o->session_fd = parse_fd(name, v, 3);
+	else if (strcmp(name, "--idle-ms") == 0 && !o->has_idle) {
+		unsigned long long n;
+
+		if (!parse_num(v, UINT64_MAX - 1, '\0', &n))
+			fail("init:args", EINVAL, "--idle-ms: \"%s\" is not a number of milliseconds", v);
+		o->idle_ms = n;
+		o->has_idle = true;
+	} else
 		fail("init:args", EINVAL, "unknown or repeated option \"%s\"", name);
 }
 
 static void parse_args(int argc, char **argv, struct init_opts *o)
 {
+	struct guard_error ge;
 	int i;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		parse_one(o, argc, argv, &i);
-	if (i + 1 >= argc)
+	if (o->session_fd >= 0) {
+		if (i + 1 < argc)
+			fail("init:args", EINVAL, "--session-fd serves a session; no command may follow");
+	} else if (i + 1 >= argc)
 		fail("init:args", EINVAL, "no command: usage is osb-isolate-init [OPTIONS] -- CMD [ARG...]");
-	o->cmd = &argv[i + 1];
+	else
+		o->cmd = &argv[i + 1];
+	if (o->has_idle && o->session_fd < 0)
+		fail("init:args", EINVAL, "--idle-ms is only valid with --session-fd");
+	guard_or_fail("init:args", guard_check_opts(&o->guard, &ge), &ge);
 	if (o->switch_ids && (o->has_uid || o->has_gid))
 		fail("init:args", EINVAL, "--switch-ids already names the ids; do not combine it with --expect-uid/--expect-gid");
-	if ((o->stderr_fd >= 0 && (o->stderr_fd == error_fd || o->stderr_fd == o->seccomp_fd)) ||
-	    (o->seccomp_fd >= 0 && o->seccomp_fd == error_fd))
-		fail("init:args", EINVAL, "--error-fd, --stderr-fd and --seccomp-fd must be different fds");
+	if ((o->stderr_fd >= 0 && (o->stderr_fd == error_fd || o->stderr_fd == o->seccomp_fd ||
+	                           o->stderr_fd == o->session_fd)) ||
+	    (o->seccomp_fd >= 0 && (o->seccomp_fd == error_fd || o->seccomp_fd == o->session_fd)) ||
+	    (o->session_fd >= 0 && o->session_fd == error_fd))
+		fail("init:args", EINVAL, "--error-fd, --stderr-fd, --seccomp-fd and --session-fd must "
+		     "be different fds");
 }
 
 static void route_stderr(int fd)
@@ -518,27 +579,56 @@ static void exec_command(char **cmd)
 	fail("exec", e, "%s: %s", cmd[0], strerror(e));
 }
 
+/* Session mode: the checks are done and the filter is loaded; say so, close
+ * the report channel (nothing the broker starts may write to it) and serve. */
+__attribute__((noreturn))
+static void serve_session(const struct init_opts *o)
+{
+	const char r = INIT_MSG_READY;
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	errno = 0;
+	if (getsockopt(o->session_fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
+	    type != SOCK_SEQPACKET)
+		fail("init:args", errno ? errno : EINVAL, "--session-fd %d is not a SOCK_SEQPACKET "
+		     "socket", o->session_fd);
+	if (error_fd >= 0) {
+		if (write(error_fd, &r, 1) != 1)
+			fail("init:session", errno, "cannot report readiness on fd %d: %s", error_fd,
+			     strerror(errno));
+		close(error_fd);
+		error_fd = -1;
+	}
+	exit(broker_serve(o->session_fd, o->has_idle ? o->idle_ms : 0));
+}
+
 int main(int argc, char **argv)
 {
-	struct init_opts o = { .stderr_fd = -1, .seccomp_fd = -1 };
+	struct init_opts o = { .stderr_fd = -1, .seccomp_fd = -1, .session_fd = -1 };
 	struct sock_fprog prog = { 0, NULL };
+	struct guard_error ge;
 
 	parse_args(argc, argv, &o);
 	if (o.stderr_fd >= 0)
 		route_stderr(o.stderr_fd);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		fail("init:caps", errno, "cannot set no_new_privs: %s", strerror(errno));
+	guard_or_fail("init:mounts", guard_audit_mounts(&o.guard, &ge), &ge);
 	if (o.switch_ids) {
 		switch_ids(o.uid, o.gid);
 		o.has_uid = o.has_gid = true; /* verify the switch like an expectation */
 	}
 	check_identity(&o);
 	check_caps(o.switch_ids);
+	guard_or_fail("init:landlock", guard_landlock(&o.guard, &ge), &ge);
 	apply_rlimits(&o);
 	if (o.seccomp_fd >= 0)
 		read_filter(o.seccomp_fd, &prog);
 	mark_fds_cloexec();
 	if (prog.filter)
 		load_filter(&prog);
+	if (o.session_fd >= 0)
+		serve_session(&o);
 	exec_command(o.cmd);
 }

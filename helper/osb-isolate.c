@@ -6,6 +6,10 @@
  * osb-isolate could not set up the sandbox; 126 not executable; 127 not found).
  */
 #include "osb-isolate.h"
+#include "cmd-review.h"
+
+int cmd_capabilities(int argc, char **argv);   /* cmd-caps.c */
+int cmd_session(int argc, char **argv);        /* cmd-session.c */
 
 #include <errno.h>
 #include <getopt.h>
@@ -45,12 +49,18 @@ static void print_main_help(void)
 	       "Run untrusted commands in a bubblewrap sandbox under a policy.\n\n"
 	       "Commands:\n"
 	       "  run [OPTION]... -- CMD [ARG]...  run CMD in a one-shot sandbox\n"
-	       "  hash POLICY                      print the policy's sha256 hash\n"
-	       "  explain POLICY                   print the effective policy with provenance\n\n"
+	       "  session start|exec|list|stop     persistent sandboxes for many commands\n"
+	       "  capabilities [--json]            what isolation this host gives, and why not\n"
+	       "  check [--strict] POLICY...       validate policies: FILE:LINE:COL diagnostics\n"
+	       "  lint POLICY...                   risky grants, each with a code and a reason\n"
+	       "  audit [--threshold N] POLICY     exposure score out of 100, check by check\n"
+	       "  diff POLICY_A POLICY_B           semantic difference of two policies\n"
+	       "  explain [OPTION]... POLICY       effective rules with origins (--json, --host)\n"
+	       "  hash POLICY                      print the policy's sha256 hash\n\n"
 	       "Options:\n"
 	       "  -h, --help     display this help and exit\n"
 	       "  -V, --version  output version information and exit\n\n"
-	       "Run '%s run --help' for the options of run. See osb-isolate(1).\n",
+	       "Run '%s COMMAND --help' for the options of a command. See osb-isolate(1).\n",
 	       prog, prog);
 }
 
@@ -61,6 +71,8 @@ static void print_run_help(void)
 	       "  -p, --policy NAME|FILE  policy to apply (default: strict)\n"
 	       "  -w, --workspace DIR     workspace directory (default: the current directory)\n"
 	       "      --ro PATH           also bind host PATH read-only (repeatable)\n"
+	       "      --write PATH        also bind PATH writable; it must lie beneath a\n"
+	       "                          write-root the policy declares (repeatable)\n"
 	       "      --net               share the host network\n"
 	       "  -t, --timeout DUR       wall limit, e.g. 30s; only lowers the policy's\n"
 	       "      --stdin             pass standard input (default: /dev/null)\n"
@@ -81,6 +93,7 @@ static void print_version(void)
 struct run_opts {
 	const char *policy, *workspace, *timeout;
 	const char *ro[64]; size_t n_ro;
+	const char *write[64]; size_t n_write;
 	int net, use_stdin, shell, json, result_fd;
 };
 
@@ -99,11 +112,12 @@ static int parse_fd(const char *s, int *out)
 
 static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_index)
 {
-	enum { OPT_RO = 256, OPT_NET, OPT_STDIN, OPT_SHELL, OPT_JSON, OPT_RESULT_FD };
+	enum { OPT_RO = 256, OPT_WRITE, OPT_NET, OPT_STDIN, OPT_SHELL, OPT_JSON, OPT_RESULT_FD };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "ro", required_argument, NULL, OPT_RO },
+		{ "write", required_argument, NULL, OPT_WRITE },
 		{ "net", no_argument, NULL, OPT_NET },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "stdin", no_argument, NULL, OPT_STDIN },
@@ -130,6 +144,11 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 			if (o->n_ro == sizeof(o->ro) / sizeof(o->ro[0]))
 				return usage_error("too many --ro options (at most 64)");
 			o->ro[o->n_ro++] = optarg;
+			break;
+		case OPT_WRITE:
+			if (o->n_write == sizeof(o->write) / sizeof(o->write[0]))
+				return usage_error("too many --write options (at most 64)");
+			o->write[o->n_write++] = optarg;
 			break;
 		case OPT_NET: o->net = 1; break;
 		case OPT_STDIN: o->use_stdin = 1; break;
@@ -192,6 +211,30 @@ static int narrow_policy(osb_policy *p, const struct run_opts *o, osb_error *err
 			return -1;
 		}
 		r = osb_policy_add_readonly(p, abs, err);
+		free(abs);
+		if (r < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < o->n_write; i++) {
+		/* Made absolute but not resolved: a symlink in a write path must
+		 * be refused by the verifier, not followed here. */
+		char *abs = NULL;
+		int r;
+
+		if (o->write[i][0] != '/') {
+			char *cwd = getcwd(NULL, 0);
+
+			if (!cwd || asprintf(&abs, "%s/%s", cwd, o->write[i]) < 0)
+				abs = NULL;
+			free(cwd);
+			if (!abs) {
+				snprintf(err->stage, sizeof(err->stage), "usage");
+				snprintf(err->message, sizeof(err->message), "--write %s: cannot make it "
+				         "absolute", o->write[i]);
+				return -1;
+			}
+		}
+		r = osb_policy_add_writable(p, abs ? abs : o->write[i], err);
 		free(abs);
 		if (r < 0)
 			return -1;
@@ -288,40 +331,6 @@ fail:
 	return EXIT_SETUP;
 }
 
-static int cmd_policy_info(int argc, char **argv, int explain)
-{
-	osb_error err = { 0 };
-	osb_policy *p;
-
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("Usage: %s %s POLICY\n", prog, explain ? "explain" : "hash");
-		return EXIT_SUCCESS;
-	}
-	if (argc != 2)
-		return usage_error("%s takes exactly one policy (a name or a file)",
-		                   explain ? "explain" : "hash");
-	p = osb_policy_load(argv[1], &err);
-	if (!p)
-		return report_error(&err);
-	if (explain) {
-		char *text = osb_policy_explain(p, 0);
-
-		if (!text) {
-			osb_policy_free(p);
-			return EXIT_SETUP;
-		}
-		fputs(text, stdout);
-		osb_free(text);
-	} else {
-		char hash[72];
-
-		osb_policy_hash(p, hash);
-		printf("%s\n", hash);
-	}
-	osb_policy_free(p);
-	return EXIT_SUCCESS;
-}
-
 int main(int argc, char **argv)
 {
 	/* A setuid or setgid install would hand the caller our privileges. */
@@ -343,9 +352,21 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "capabilities"))
+		return cmd_capabilities(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "session"))
+		return cmd_session(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "lint"))
+		return cmd_lint(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "audit"))
+		return cmd_audit(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "diff"))
+		return cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "hash"))
-		return cmd_policy_info(argc - 1, argv + 1, 0);
+		return cmd_hash(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "explain"))
-		return cmd_policy_info(argc - 1, argv + 1, 1);
+		return cmd_explain(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", argv[1]);
 }

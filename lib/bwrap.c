@@ -86,6 +86,11 @@ static bool help_has(const char *text, const char *opt)
 	return false;
 }
 
+bool bwrap_help_lists(const char *help, const char *opt)
+{
+	return help_has(help, opt);
+}
+
 void bwrap_parse_help(const char *text, bwrap_features *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -228,7 +233,8 @@ static int segment_mounts(const plan *pl, strv *argv, bool hides)
 		if ((k == MNT_HIDE) == hides && k != MNT_RO_BIND)
 			m[n++] = &p->mounts[i];
 	}
-	qsort(m, n, sizeof(*m), cmp_mount_path);
+	if (n > 1)   /* qsort(NULL, 0, ...) is undefined: m is NULL without mounts */
+		qsort(m, n, sizeof(*m), cmp_mount_path);
 	for (size_t i = 0; i < n; i++) {
 		switch (m[i]->kind) {
 		case MNT_TMPFS:
@@ -260,20 +266,120 @@ nomem:
 	return -ENOMEM;
 }
 
-static int segment_binds(const plan *pl, strv *argv, bool writable)
+static bool in_fresh_tmpfs(const osb_policy *p, const char *path)
 {
+	for (size_t i = 0; i < p->n_mounts; i++)
+		if (p->mounts[i].kind == MNT_TMPFS && dest_within(path, p->mounts[i].path) &&
+		    strcmp(path, p->mounts[i].path) != 0)
+			return true;
+	return false;
+}
+
+/* bwrap creates the missing parents of a bind destination with mode 0700,
+ * owned by whoever runs bwrap: in root mode the sandbox's uid could not
+ * reach its own workspace. Create them 0755 first — only inside a tmpfs
+ * bwrap has just made, never in a directory an earlier run could write. */
+static int segment_parents(const plan *pl, const char *dest, strv *argv, strv *made)
+{
+	char *copy = strdup(dest);
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *sl = strchr(copy + 1, '/'); sl; sl = strchr(sl + 1, '/')) {
+		bool seen = false;
+
+		*sl = '\0';
+		for (size_t i = 0; i < made->n && !seen; i++)
+			seen = strcmp(made->v[i], copy) == 0;
+		if (!seen && in_fresh_tmpfs(pl->p, copy)) {
+			if (strv_push(made, copy) < 0 || strv_push(argv, "--perms") < 0 ||
+			    strv_push(argv, "0755") < 0 || strv_push(argv, "--dir") < 0 ||
+			    strv_push(argv, copy) < 0) {
+				free(copy);
+				return -ENOMEM;
+			}
+		}
+		*sl = '/';
+	}
+	free(copy);
+	return 0;
+}
+
+enum bind_segment { SEG_RO, SEG_RW, SEG_REPROTECT };
+
+static enum bind_segment segment_of(const plan_bind *b)
+{
+	return b->reprotect ? SEG_REPROTECT : b->writable ? SEG_RW : SEG_RO;
+}
+
+static int segment_binds(const plan *pl, strv *argv, enum bind_segment seg)
+{
+	bool writable = seg == SEG_RW;
+
+	strv made = { 0 };
+
 	for (size_t i = 0; i < pl->n_binds; i++) {
 		const plan_bind *b = &pl->binds[i];
 
-		if (b->writable != writable)
+		if (segment_of(b) != seg)
 			continue;
+		if (segment_parents(pl, b->dest, argv, &made) < 0)
+			goto nomem;
 		PUSH(writable ? "--bind-fd" : "--ro-bind-fd");
 		PUSHF("%d", b->target);
 		PUSH(b->dest);
 	}
+	strv_free(&made);
 	return 0;
 nomem:
+	strv_free(&made);
 	return -ENOMEM;
+}
+
+/* What the init's mount audit and Landlock need to know: every place the
+ * plan makes writable (ro binds and hides are not), and the dev mounts whose
+ * device nodes bwrap creates. */
+static int segment_guards(const plan *pl, strv *argv)
+{
+	const osb_policy *p = pl->p;
+	static const char *const ll[] = { [LL_AUTO] = "auto", [LL_REQUIRED] = "required",
+	                                  [LL_OFF] = "off" };
+	strv rw = { 0 }, dev = { 0 };
+	int r = -ENOMEM;
+
+	for (size_t i = 0; i < pl->n_binds; i++)
+		if (pl->binds[i].writable && strv_push(&rw, pl->binds[i].dest) < 0)
+			goto out;
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const pol_mount *m = &p->mounts[i];
+
+		if ((m->kind == MNT_TMPFS || m->kind == MNT_PROC) && strv_push(&rw, m->path) < 0)
+			goto out;
+		if (m->kind == MNT_DEV && strv_push(&dev, m->path) < 0)
+			goto out;
+	}
+	PUSH("--audit-mounts");
+	for (size_t i = 0; i < rw.n; i++) {
+		PUSH("--writable"); PUSH(rw.v[i]);
+	}
+	for (size_t i = 0; i < dev.n; i++) {
+		PUSH("--dev-mount"); PUSH(dev.v[i]);
+	}
+	PUSH("--landlock"); PUSH(ll[p->landlock]);
+	for (size_t i = 0; i < rw.n; i++) {
+		PUSH("--landlock-rw"); PUSH(rw.v[i]);
+	}
+	for (size_t i = 0; i < dev.n; i++) {
+		PUSH("--landlock-rw"); PUSH(dev.v[i]);
+	}
+	r = 0;
+	goto out;
+nomem:
+	r = -ENOMEM;
+out:
+	strv_free(&rw);
+	strv_free(&dev);
+	return r;
 }
 
 static int segment_init(const plan *pl, strv *argv)
@@ -288,12 +394,21 @@ static int segment_init(const plan *pl, strv *argv)
 	PUSH("--ro-bind-data"); PUSHF("%d", PFD_PASSWD); PUSH("/etc/passwd");
 	PUSH("--perms"); PUSH("0644");
 	PUSH("--ro-bind-data"); PUSHF("%d", PFD_GROUP); PUSH("/etc/group");
+	/* Without the host root, bwrap's own root is a writable tmpfs: make it
+	 * read-only once everything is mounted on it. */
+	if (p->root == ROOT_NONE) {
+		PUSH("--remount-ro"); PUSH("/");
+	}
 	PUSH("--chdir"); PUSH(pl->cwd);
 	PUSH("--");
 	PUSHF("/proc/self/fd/%d", PFD_INIT_EXE);
 	PUSH("--error-fd"); PUSHF("%d", PFD_INIT_ERR);
 	PUSH("--stderr-fd"); PUSHF("%d", PFD_CMD_STDERR);
-	PUSH("--seccomp-fd"); PUSHF("%d", PFD_SECCOMP);
+	if (pl->seccomp_fd >= 0) {
+		PUSH("--seccomp-fd"); PUSHF("%d", PFD_SECCOMP);
+	}
+	if (segment_guards(pl, argv) < 0)
+		goto nomem;
 	for (size_t i = 0; i < sizeof(rl) / sizeof(rl[0]); i++) {
 		if (!p->limit_set[rl[i].id].set)
 			continue;
@@ -328,8 +443,9 @@ int plan_argv(const plan *pl, strv *argv, osb_error *err)
 		PUSH("--ro-bind"); PUSH("/"); PUSH("/");
 	}
 	if ((r = segment_mounts(pl, argv, false)) < 0 ||
-	    (r = segment_binds(pl, argv, false)) < 0 ||
-	    (r = segment_binds(pl, argv, true)) < 0 ||
+	    (r = segment_binds(pl, argv, SEG_RO)) < 0 ||
+	    (r = segment_binds(pl, argv, SEG_RW)) < 0 ||
+	    (r = segment_binds(pl, argv, SEG_REPROTECT)) < 0 ||
 	    (r = segment_mounts(pl, argv, true)) < 0 ||
 	    (r = segment_init(pl, argv)) < 0)
 		goto fail;

@@ -26,6 +26,9 @@ int bwrap_locate(char **path, osb_error *err);
 int bwrap_probe_features(const char *bwrap, bwrap_features *f, osb_error *err);
 /* Parse --help text; exposed for tests. */
 void bwrap_parse_help(const char *text, bwrap_features *f);
+/* Does --help text HELP list option OPT, by its exact name? (The capabilities
+ * probe reports every option it knows of, not only those the plan needs.) */
+bool bwrap_help_lists(const char *help, const char *opt);
 
 /* Fixed fd numbers inside bwrap (documented in osb-isolate(1), "FILES"). */
 enum {
@@ -47,6 +50,7 @@ typedef struct plan_bind {
 	int target;           /* fd number in bwrap */
 	char *dest;
 	bool writable;
+	bool reprotect;       /* read-only rule inside a writable bind: bound after it */
 	osb_origin o;
 } plan_bind;
 

@@ -36,10 +36,16 @@ typedef struct sc_rule {
 
 /* Compile POLICY's filter (NULL: the default group) into a memfd
  * (MFD_CLOEXEC|MFD_ALLOW_SEALING) sealed against write, grow, shrink and
- * further seals, offset at 0. On success *FD_OUT owns the fd. */
+ * further seals, offset at 0. On success *FD_OUT owns the fd. The policy's
+ * "seccomp allow" rules drop names from the default group, its "seccomp
+ * deny" rules deny every call of a name with their errno. Under "seccomp
+ * none" it returns 0 with *FD_OUT == -1: no filter, and the plan passes no
+ * --seccomp-fd. Never an empty filter: a rule set emptied by allow rules,
+ * or deny rules under "seccomp none", are OSB_E_SECCOMP errors. */
 int seccomp_build_fd(const osb_policy *p, int *fd_out, osb_error *err);
 
-/* The same filter as libseccomp PFC text (malloc'd, NUL-terminated). */
+/* The same filter as libseccomp PFC text (malloc'd, NUL-terminated); under
+ * "seccomp none", one comment line saying no filter is loaded. */
 int seccomp_export_text(const osb_policy *p, char **out, osb_error *err);
 
 /* "osb-default-1": the name and version of the default deny group. */

@@ -16,17 +16,149 @@
  *                      saved ids equal these (user-namespace mode).
  *   --switch-ids U:G   root mode: drop the bounding set, setgroups(0),
  *                      setresgid, setresuid to U:G (both non-zero), verify.
+ *   --session-fd N     session mode (no command follows): see below.
+ *   --idle-ms MS       session mode only: exit INIT_EXIT_IDLE after MS
+ *                      milliseconds without a running command or a request.
+ *   --audit-mounts     (no value) audit /proc/self/mountinfo, see below.
+ *   --writable PATH    repeatable: a writable mount the plan expects at PATH
+ *                      (workspace and write destinations, each tmpfs, each
+ *                      proc mount). Needs --audit-mounts.
+ *   --dev-mount PATH   repeatable: a bwrap --dev mount at PATH; expected
+ *                      writable, and so are the mounts bwrap makes directly
+ *                      beneath it. Needs --audit-mounts.
+ *   --landlock MODE    auto|required|off (absent: off), see below.
+ *   --landlock-rw PATH repeatable: writes are allowed beneath PATH. Needs
+ *                      --landlock.
+ * PATH values are canonical absolute paths inside the sandbox, spelled as
+ * mountinfo spells targets (no trailing slash, no ".", ".." or empty
+ * component); a PATH given twice to the same option is refused.
  * Options take "--opt VALUE" or "--opt=VALUE"; a repeated option is refused.
  * Every other fd (>= 3) is closed on exec; no_new_privs is set; capabilities
  * must be empty (verified with libcap). Stages, in order: "init:args",
- * "init:identity", "init:caps", "init:rlimits", "init:fds", "init:seccomp",
- * "exec".
+ * "init:mounts", "init:identity", "init:caps", "init:landlock",
+ * "init:rlimits", "init:fds", "init:seccomp", "exec".
+ *
+ * init:mounts (helper/init-guard.c), with --audit-mounts: every mount in
+ * /proc/self/mountinfo (parsed with libmount; a line it cannot parse fails
+ * the audit) that is writable — neither its per-mount nor its superblock
+ * options say "ro" — and visible — statx(STATX_MNT_ID) of its target names
+ * it; an entry covered by a later mount is ignored — must have a target that
+ * is a --writable or --dev-mount PATH, or be directly beneath a --dev-mount
+ * and be what bwrap's --dev makes there: a character device bind named null,
+ * zero, full, random, urandom, tty or console, or a devpts at "pts" (bwrap
+ * 0.8.0 mounts nothing at "shm" or "mqueue"; the submounts it makes beneath
+ * a proc mount are read-only). Anything else fails with errno EPERM and a
+ * message that starts "policy error: writable mount at TARGET (type T,
+ * source S, root R)". The sandbox root must not be writable: with no
+ * read-only root bind, bwrap's root tmpfs needs "--remount-ro /".
+ *
+ * init:landlock (helper/init-guard.c), after the capability check (the init
+ * sets no_new_privs first thing, as Landlock requires): the ABI is probed
+ * with landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION).
+ * ENOSYS or EOPNOTSUPP (no Landlock): auto skips, required fails (errno
+ * EOPNOTSUPP). Otherwise one ruleset handles every write-type access the ABI
+ * knows (WRITE_FILE, REMOVE_DIR, REMOVE_FILE, MAKE_CHAR/DIR/REG/SOCK/FIFO/
+ * BLOCK/SYM; REFER from ABI 2; TRUNCATE from ABI 3) and grants them all
+ * beneath each --landlock-rw PATH (opened O_PATH|O_NOFOLLOW; a symlink is
+ * refused; on a non-directory only WRITE_FILE and TRUNCATE). Reads,
+ * execution and ioctls are not handled, so they stay allowed everywhere;
+ * fds already open (the stdio pipes) are not affected. From ABI 6 the domain
+ * is also scoped (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET |
+ * LANDLOCK_SCOPE_SIGNAL): the command cannot connect to abstract unix
+ * sockets created outside the sandbox (X11, D-Bus, ... when it shares the
+ * host's network namespace) nor signal a process outside it (bwrap's reaper
+ * included). Network access (ABI 4) is not handled: that is the network
+ * namespace's job. The domain covers everything the init execs or, in
+ * session mode, the broker and every command it starts.
+ *
+ * Session mode: osb-isolate-init [OPTIONS] --session-fd N [--idle-ms MS]
+ * The init runs every check above and loads the seccomp program, exactly as
+ * before a command, so the broker runs under the same filter and identity as
+ * any command it starts. Instead of "X" it writes INIT_MSG_READY on the error
+ * fd and closes it, then serves requests on fd N, one end of a SOCK_SEQPACKET
+ * socketpair (helper/broker.c). bwrap runs it with --as-pid-1, so no process
+ * of the sandbox can kill or stop it, and its exit ends the pid namespace.
+ * Protocol (all integers native-endian; one message per packet):
+ *   session socket, library -> broker: struct session_exec_req, then cwd
+ *     (empty: the session's), argv[0..argc) and envp[0..envc), each
+ *     NUL-terminated; the whole packet is at most SESSION_MSG_MAX bytes.
+ *     SCM_RIGHTS carries exactly four fds: the exec's channel (one end of a
+ *     new SOCK_SEQPACKET socketpair), then the command's stdin, stdout and
+ *     stderr, which the command gets as fds 0, 1, 2 (output never passes
+ *     through the broker). EOF on the session socket: kill every command,
+ *     exit 0.
+ *   exec channel, broker -> library: struct session_started (after a
+ *     successful execve) or struct session_failed (nothing runs), then for a
+ *     started command struct session_exited once its leader has exited.
+ *   exec channel, library -> broker: struct session_kill (signal the
+ *     command's process group); EOF (the library dropped the handle): kill
+ *     the group with SIGKILL.
+ * Each command leads its own process group, which gets SIGKILL when the
+ * leader exits or its timeout expires (session_exited.timed_out is then 1).
+ * There are no in-band markers: the command's bytes never share a channel
+ * with status.
  */
 #ifndef OSB_INIT_PROTO_H
 #define OSB_INIT_PROTO_H
 
+#include <stdint.h>
+
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'
+#define INIT_MSG_READY 'R'
 #define INIT_EXIT_FAILURE 125
+#define INIT_EXIT_IDLE 124
+
+/* ---- session protocol ---------------------------------------------------- */
+
+#define SESSION_MSG_MAX (128u * 1024u)
+#define SESSION_MAX_STRINGS 16384u       /* argc + envc */
+#define SESSION_NFDS 4
+
+enum session_msg_type {
+	SESSION_EXEC = 0x45584543u,       /* "EXEC" */
+	SESSION_KILL = 0x4b494c4cu,       /* "KILL" */
+	SESSION_STARTED = 0x53545254u,    /* "STRT" */
+	SESSION_FAILED = 0x4641494cu,     /* "FAIL" */
+	SESSION_EXITED = 0x45584954u,     /* "EXIT" */
+};
+
+struct session_exec_req {
+	uint32_t type;          /* SESSION_EXEC */
+	uint32_t argc;          /* >= 1 */
+	uint32_t envc;
+	uint32_t reserved;      /* 0 */
+	uint64_t timeout_ms;    /* wall limit of this command; 0: none */
+};
+
+struct session_kill {
+	uint32_t type;          /* SESSION_KILL */
+	int32_t sig;            /* 1..64 */
+};
+
+struct session_started {
+	uint32_t type;          /* SESSION_STARTED */
+	int32_t pid;            /* in the sandbox's pid namespace */
+};
+
+struct session_failed {
+	uint32_t type;          /* SESSION_FAILED */
+	int32_t err;            /* errno */
+	char stage[32];         /* "exec" (execve failed), "cwd", "request", "fork" */
+	char message[512];      /* NUL-terminated */
+};
+
+struct session_exited {
+	uint32_t type;          /* SESSION_EXITED */
+	int32_t exit_code;      /* -1 when killed by a signal */
+	int32_t sig;            /* 0 when it exited */
+	uint32_t timed_out;     /* 1: killed because its timeout expired */
+	uint64_t user_us, sys_us;   /* rusage of the leader and the children it waited for */
+	uint64_t max_rss_kib;
+};
+
+/* helper/broker.c: serve SOCK until EOF (returns 0) or IDLE_MS of idleness
+ * (returns INIT_EXIT_IDLE; 0 means never). Runs after every init check. */
+int broker_serve(int sock, uint64_t idle_ms);
 
 #endif

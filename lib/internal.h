@@ -140,7 +140,7 @@ struct osb_policy {
 	 * path inside a writable area. */
 	pol_str *write_roots; size_t n_write_roots;
 	pol_str *writes; size_t n_writes;
-	pol_str *read_only; size_t n_read_only;
+	pol_str *read_only; size_t n_read_only;  /* absolute, or "workspace:REL" */
 	enum sc_mode sc_mode;          pol_set sc_mode_set;
 	pol_sc *sc_rules; size_t n_sc_rules;
 	enum ll_mode landlock;         pol_set landlock_set;

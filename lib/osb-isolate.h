@@ -70,6 +70,21 @@ int osb_policy_add_readonly(osb_policy *policy, const char *path, osb_error *err
 int osb_policy_set_network(osb_policy *policy, int host, osb_error *err);
 /* Lower the wall limit (never raises it). */
 int osb_policy_set_wall_ms(osb_policy *policy, uint64_t ms, osb_error *err);
+/* Grant PATH writable (a "write" rule). Narrow-only: PATH must be absolute,
+ * normalized, free of * ? [, blanks and control characters (it must be
+ * expressible as a policy line), and lie strictly beneath one of the policy's
+ * "write-root" directories (compared by whole components), and not under a
+ * "read-only" path; otherwise OSB_E_POLICY with a message naming the
+ * declared roots (OSB_E_USAGE for a malformed PATH). Granting a path twice
+ * is harmless. The plan verifies the grant again by fd before binding it. */
+int osb_policy_add_writable(osb_policy *policy, const char *path, osb_error *err);
+/* Apply an execd request (a JSON object; see libosb-isolate(3) and
+ * osb-isolate.policy(5), "REQUESTS"): workspace path and mode, extra
+ * writable paths, network, environment, uid/gid. Narrow-only against the
+ * policy; unknown keys, wrong types and widenings are OSB_E_POLICY errors
+ * naming the key and the reason. On any error other than OSB_E_NOMEM the
+ * policy is left unchanged. */
+int osb_policy_apply_json(osb_policy *policy, const char *json, osb_error *err);
 
 /* "sha256:" + 64 hex digits of the canonical effective policy. */
 int osb_policy_hash(const osb_policy *policy, char out[72]);
@@ -150,6 +165,50 @@ int osb_fchown_beneath(int root_fd, const char *rel, uint32_t uid, uint32_t gid,
  * osb_free(). Returns the number of names. */
 int osb_list_beneath(int root_fd, const char *rel, char ***names, osb_error *err);
 
+/* ---- Capabilities -------------------------------------------------------
+ *
+ * What isolation this host gives, found by real attempts (a sandbox is
+ * started in each identity mode, a user namespace created, overlayfs
+ * mounted, the run's seccomp filter loaded in a child), never guessed from
+ * versions. Each item has a status, a one-line reason and, unless it is
+ * OSB_CAPS_OK, a remedy a person can act on; items are listed in a fixed
+ * order under stable ids (see osb-isolate(1), "CAPABILITIES"). The first
+ * probe costs about one sandbox start; its result is cached per process and
+ * shared. A handle is immutable: it may be read from any thread, and is
+ * released with osb_caps_free(). Launches consult the same cache and refuse
+ * (OSB_E_HOST, stage "probe") with the failing item's reason and remedy. */
+typedef struct osb_caps osb_caps;
+
+enum { OSB_CAPS_OK = 0, OSB_CAPS_UNAVAILABLE = 1, OSB_CAPS_DEGRADED = 2 };
+enum { OSB_CAPS_MODE_USERNS = 1u << 0, OSB_CAPS_MODE_ROOT = 1u << 1 };
+/* Probe again (and replace the cached result) instead of reusing it. */
+#define OSB_CAPS_REFRESH (1u << 0)
+
+int osb_caps_probe(osb_caps **out, unsigned flags, osb_error *err);
+void osb_caps_free(osb_caps *caps);
+/* One JSON object (schema: docs/capabilities.schema.json). */
+char *osb_caps_json(const osb_caps *caps);
+/* The readable report of `osb-isolate capabilities`. */
+char *osb_caps_table(const osb_caps *caps);
+/* Non-zero when at least one identity mode can run sandboxes here. */
+int osb_caps_available(const osb_caps *caps);
+/* OSB_CAPS_MODE_* bits of the usable modes. */
+unsigned osb_caps_modes(const osb_caps *caps);
+/* Items: index I from 0 to osb_caps_count()-1, or found by id (-1 if none). */
+size_t osb_caps_count(const osb_caps *caps);
+int osb_caps_find(const osb_caps *caps, const char *id);
+const char *osb_caps_id(const osb_caps *caps, size_t i);
+int osb_caps_status(const osb_caps *caps, size_t i);          /* OSB_CAPS_* */
+const char *osb_caps_reason(const osb_caps *caps, size_t i);
+const char *osb_caps_remedy(const osb_caps *caps, size_t i);  /* NULL when ok */
+/* "ok", "unavailable", "degraded" (NULL for anything else). */
+const char *osb_caps_status_name(int status);
+const char *osb_caps_bwrap_path(const osb_caps *caps);     /* NULL: not found */
+const char *osb_caps_bwrap_version(const osb_caps *caps);  /* "0.8.0" or NULL */
+/* 64 hex digits of the BPF program a run loads (NULL: not built). */
+const char *osb_caps_seccomp_sha256(const osb_caps *caps);
+int osb_caps_landlock_abi(const osb_caps *caps);            /* 0: none */
+
 /* ---- Results ----------------------------------------------------------- */
 
 int osb_result_ok(const osb_result *r);          /* exit 0, no error, known status */
@@ -171,6 +230,126 @@ int osb_result_cli_status(const osb_result *r);
 /* One JSON object (see osb-isolate(1), "RESULT"). */
 char *osb_result_json(const osb_result *r);
 void osb_result_free(osb_result *r);
+
+/* ---- Sessions -----------------------------------------------------------
+ *
+ * A session is one sandbox that lives across many commands: files, /tmp and
+ * background processes of earlier commands are there for later ones, and a
+ * command costs a fork and exec instead of a sandbox start. It is built from
+ * the policy exactly as a one-shot run is (same mounts, namespaces, identity,
+ * seccomp filter, rlimits); a broker inside, the sandbox's pid 1, starts each
+ * command and reports its status on a private channel, so nothing a command
+ * prints can change its reported status.
+ *
+ * Every command runs in its own process group, killed with SIGKILL when its
+ * leader exits, when its timeout expires, or when its osb_proc is freed while
+ * it runs (a process that leaves the group with setsid lives until the
+ * session ends). The policy's wall limit applies to each command; the
+ * session itself lives until osb_session_destroy, its idle timeout, or the
+ * death of the thread that started it (bwrap runs with --die-with-parent,
+ * which the kernel ties to that thread: start sessions from a thread that
+ * outlives them).
+ *
+ * Thread safety: one session may be used from several threads at once
+ * (spawn, run, destroy). One osb_proc is used by one thread at a time,
+ * except that osb_proc_kill may be called while another thread waits. */
+
+typedef struct osb_session osb_session;
+typedef struct osb_session_opts osb_session_opts;
+typedef struct osb_proc osb_proc;
+
+/* Per-exec settings (osb_run honours the first two as well). Each only
+ * lowers the policy's limit; 0 leaves the policy's. */
+int osb_exec_set_timeout_ms(osb_exec *exec, uint64_t ms);
+int osb_exec_set_output_limit(osb_exec *exec, uint64_t bytes);
+/* osb_session_spawn: stdin is a pipe whose write end osb_proc_stdin()
+ * returns (default: /dev/null, or the fd of osb_exec_set_stdin_fd). */
+int osb_exec_set_stdin_pipe(osb_exec *exec, int on);
+/* osb_session_run: kill the command (SIGKILL to its group) as soon as FD is
+ * readable or hung up, e.g. the connection of a client that went away. */
+int osb_exec_set_cancel_fd(osb_exec *exec, int fd);
+
+/* In a session, osb_exec_set_env() entries are added to the session's
+ * environment (computed from the policy at start), replacing entries of the
+ * same name, except names the policy's "env deny" patterns match, which are
+ * dropped. osb_exec_set_cwd() must be absolute; the default is the
+ * workspace (or /). */
+
+/* Session options; NULL options mean the defaults. */
+osb_session_opts *osb_session_opts_new(void);
+void osb_session_opts_free(osb_session_opts *opts);
+/* End the session after MS milliseconds with no command running and no new
+ * command (default 0: never). */
+int osb_session_opts_set_idle_timeout_ms(osb_session_opts *opts, uint64_t ms);
+/* At most N commands at once; osb_session_spawn beyond that fails with
+ * OSB_E_USAGE (default 64, at most 4096). */
+int osb_session_opts_set_max_execs(osb_session_opts *opts, unsigned n);
+/* The caller's environment the policy filters at start, as osb_exec_set_env
+ * does for osb_run (NULL-terminated "N=V"; copied). Default: none. */
+int osb_session_opts_set_env(osb_session_opts *opts, const char *const *envp);
+
+/* Start a session under POLICY (read only during the call; the workspace
+ * default is the caller's current directory at this call). Returns NULL and
+ * fills ERR when the sandbox could not be set up. */
+osb_session *osb_session_start(const osb_policy *policy, osb_error *err);
+osb_session *osb_session_start_opts(const osb_policy *policy, const osb_session_opts *opts,
+                                    osb_error *err);
+/* A file descriptor that becomes readable once the session's sandbox has
+ * ended (destroyed, idle timeout, killed). Owned by the session. */
+int osb_session_fd(const osb_session *session);
+
+/* Start EXEC in SESSION and return at once with *PROC. stdout and stderr are
+ * pipes the caller reads (osb_proc_stdout/osb_proc_stderr), unless the exec
+ * names fds (osb_exec_set_stdout_fd/_stderr_fd), which the command then gets
+ * itself. Returns 0, or a negative OSB_E_* code: OSB_E_SANDBOX with stage
+ * "exec" and errno ENOENT/EACCES when the command cannot be executed (the
+ * session stays usable), OSB_E_USAGE after osb_session_destroy or beyond the
+ * maximum of concurrent commands. */
+int osb_session_spawn(osb_session *session, const osb_exec *exec, osb_proc **proc,
+                      osb_error *err);
+/* Convenience: spawn, stream output to the exec's stdout/stderr fds (if
+ * set), capture and clip it when the exec asks for capture, wait, and report
+ * as osb_run does (exit code, signal, timed_out, byte counts; the CLI status
+ * 127/126 for a command that cannot be executed). */
+int osb_session_run(osb_session *session, const osb_exec *exec, osb_result **result,
+                    osb_error *err);
+/* Kill every process of the session, wait until they are gone and release
+ * the sandbox. A second call returns -OSB_E_USAGE ("already destroyed"). */
+int osb_session_destroy(osb_session *session, osb_error *err);
+/* Destroy (if not yet done) and free. Procs still held stay valid (their
+ * waits report that the session ended) until freed. */
+void osb_session_free(osb_session *session);
+
+/* The status of a finished command. */
+typedef struct osb_status {
+	int exit_code;          /* -1 when killed by a signal */
+	int signal;             /* 0 when it exited */
+	int timed_out;          /* its timeout (or the policy's wall limit) killed it */
+	uint64_t duration_ms;   /* from start to exit */
+	uint64_t user_us, sys_us;   /* CPU time of the command and the children it waited for */
+	uint64_t max_rss_kib;
+} osb_status;
+
+/* The command's stdin (write end; -1 unless osb_exec_set_stdin_pipe),
+ * stdout and stderr (read ends; -1 when the exec passed its own fd). Owned
+ * by the proc; close stdin with osb_proc_close_stdin, not close(2). */
+int osb_proc_stdin(const osb_proc *proc);
+int osb_proc_stdout(const osb_proc *proc);
+int osb_proc_stderr(const osb_proc *proc);
+int osb_proc_close_stdin(osb_proc *proc);
+/* A file descriptor that becomes readable when the status is available. */
+int osb_proc_fd(const osb_proc *proc);
+/* The command's pid inside the sandbox. */
+int osb_proc_pid(const osb_proc *proc);
+/* Wait up to TIMEOUT_MS (-1: forever) for the command to finish. Returns 0
+ * with *STATUS filled (again on later calls), 1 when it is still running,
+ * -OSB_E_SANDBOX when the session ended before its status was known. */
+int osb_proc_wait(osb_proc *proc, int timeout_ms, osb_status *status);
+/* Send SIG (1..64) to the command's process group. 0 also when it has
+ * already finished; -OSB_E_USAGE for a bad signal. */
+int osb_proc_kill(osb_proc *proc, int sig);
+/* Free the handle; a command still running is killed (SIGKILL, its group). */
+void osb_proc_free(osb_proc *proc);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
  * that the host cannot give is a refusal, never a downgrade.
  */
 #include "bwrap.h"
+#include "caps.h"
 #include "paths.h"
 #include "filter.h"
 #include "proc.h"
@@ -292,6 +293,66 @@ fail:
 	return 0;
 }
 
+/* The writable bind D lies in (the deepest), or NULL. */
+static const plan_bind *writable_bind_for(const plan *pl, const char *d)
+{
+	const plan_bind *best = NULL;
+
+	for (size_t i = 0; i < pl->n_binds; i++) {
+		const plan_bind *b = &pl->binds[i];
+
+		if (b->writable && dest_within(d, b->dest) && strcmp(d, b->dest) != 0 &&
+		    (!best || strlen(b->dest) > strlen(best->dest)))
+			best = b;
+	}
+	return best;
+}
+
+/* read-only rules re-protect a path inside a writable area (a workspace's
+ * .git/hooks, shell rc files): resolved beneath the writable bind's own fd
+ * with the same no-symlink walk, and bound read-only after it. A rule whose
+ * path does not exist is refused: the sandbox could otherwise create it. */
+static int plan_read_only(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+
+	for (size_t i = 0; i < p->n_read_only; i++) {
+		const pol_str *ro = &p->read_only[i];
+		_cleanup_free_ char *dest = NULL;
+		const plan_bind *under;
+		const char *rel;
+		int fd = -1, r;
+
+		if (strncmp(ro->s, "workspace:", 10) == 0) {
+			if (!pl->ws_dest)
+				return osb_err_set(err, OSB_E_POLICY, 0, "paths",
+				                   "%s:%u: read-only %s needs a workspace", ro->o.file,
+				                   ro->o.line, ro->s);
+			if (asprintf(&dest, "%s/%s", pl->ws_dest, ro->s + 10) < 0)
+				return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		} else if (!(dest = strdup(ro->s))) {
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		}
+		under = writable_bind_for(pl, dest);
+		if (!under)
+			return osb_err_set(err, OSB_E_POLICY, 0, "paths",
+			                   "%s:%u: read-only %s lies in no writable area; it protects "
+			                   "nothing", ro->o.file, ro->o.line, ro->s);
+		rel = dest + strlen(under->dest);
+		while (*rel == '/')
+			rel++;
+		r = path_resolve_beneath(under->fd, under->dest, rel, &fd, err);
+		if (r < 0)
+			return r;
+		if (add_bind(pl, fd, dest, false, ro->o) < 0) {
+			close(fd);
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		}
+		pl->binds[pl->n_binds - 1].reprotect = true;
+	}
+	return 0;
+}
+
 /* No mount may silently cover another: refuse layouts where segment order
  * would hide a grant (DESIGN §3, "A later tmpfs never hides an earlier bind"). */
 static int plan_check_layout(const plan *pl, osb_error *err)
@@ -395,7 +456,10 @@ int plan_build(const osb_policy *p, const char *const *cmd, const char *const *e
 		                p->user_set.o.file, p->user_set.o.line);
 		goto fail;
 	}
-	if ((r = plan_mode(pl, err)) < 0 ||
+	/* Refuse early, with the probe's reason and remedy, when the host
+	 * lacks what this policy needs (cached per process). */
+	if ((r = caps_check_policy(p, err)) < 0 ||
+	    (r = plan_mode(pl, err)) < 0 ||
 	    (r = bwrap_locate(&pl->bwrap, err)) < 0 ||
 	    (r = bwrap_probe_features(pl->bwrap, &pl->feat, err)) < 0)
 		goto fail;
@@ -416,6 +480,7 @@ int plan_build(const osb_policy *p, const char *const *cmd, const char *const *e
 	    (r = plan_ro_binds(pl, err)) < 0 ||
 	    (r = plan_workspace(pl, err)) < 0 ||
 	    (r = plan_writes(pl, err)) < 0 ||
+	    (r = plan_read_only(pl, err)) < 0 ||
 	    (r = plan_check_layout(pl, err)) < 0 ||
 	    (r = plan_identity(pl, err)) < 0 ||
 	    (r = plan_cmd(pl, cmd, cwd, err)) < 0 ||

@@ -9,10 +9,18 @@
  * left unset gets a safe default, and the canonical form of the result is what
  * the policy hash covers. Nothing here looks at the host beyond reading policy
  * files: whether a path exists or may be bound is the plan stage's business.
+ * Write grants are checked here only lexically (beneath a declared root, not
+ * under a read-only path), as a first, early refusal; the check that holds
+ * is the plan's, by fd. Syscall names are checked against libseccomp's table
+ * so that a misspelled deny rule cannot silently deny nothing.
  */
 #include "internal.h"
+#include "policy.h"
 #include "sha256.h"
 
+#include <seccomp.h>
+
+#include <limits.h>
 #include <search.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -39,11 +47,21 @@ const char *const osb_limit_names[LIM__COUNT] = {
 static const char origin_default[] = "default";
 static const char origin_api[] = "api";
 
+void policy_origin_format(const osb_origin *o, char *buf, size_t size)
+{
+	if (o->line)
+		snprintf(buf, size, "%s:%u", o->file, o->line);
+	else
+		snprintf(buf, size, "%s", o->file ? o->file : origin_default);
+}
+
 static const char *const root_names[] = { [ROOT_HOST_RO] = "host-ro", [ROOT_NONE] = "none" };
 static const char *const ws_names[] = { [WS_NONE] = "none", [WS_RO] = "ro", [WS_RW] = "rw" };
 static const char *const net_names[] = { [NET_NONE] = "none", [NET_HOST] = "host" };
 static const char *const env_base_names[] = { [ENV_CLEAR] = "clear", [ENV_INHERIT] = "inherit" };
 static const char *const id_names[] = { [ID_AUTO] = "auto", [ID_USERNS] = "userns", [ID_ROOT] = "root" };
+static const char *const sc_mode_names[] = { [SC_DEFAULT] = "default", [SC_NONE] = "none" };
+static const char *const ll_names[] = { [LL_AUTO] = "auto", [LL_REQUIRED] = "required", [LL_OFF] = "off" };
 static const char *const mount_names[] = {
 	[MNT_RO_BIND] = "ro-bind", [MNT_TMPFS] = "tmpfs", [MNT_HIDE] = "hide",
 	[MNT_DEV] = "dev", [MNT_PROC] = "proc",
@@ -176,7 +194,7 @@ static unsigned edit_distance(const char *a, const char *b)
 /* The closest of WORDS within two edits, or else the one WORD abbreviates
  * ("host" for "host-ro"), or NULL. A candidate must keep at least one of
  * its own characters: "x" is not a typo of "as". */
-static const char *suggest(const char *word, const char *const *words, size_t n)
+const char *policy_suggest(const char *word, const char *const *words, size_t n)
 {
 	const char *best = NULL;
 	unsigned best_d = 3;
@@ -364,10 +382,37 @@ static bool invisible(uint32_t cp)
 	return false;
 }
 
+/* Why S cannot appear in policy text, or NULL: what a caller adds is
+ * rendered into the canonical form, which must read back as the same
+ * policy and show a reviewer what the parser sees. With TOKEN, S must also
+ * fit in one token (no space or tab). */
+const char *policy_text_problem(const char *s, bool token)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n;
+
+		if (token && (u[i] == ' ' || u[i] == '\t'))
+			return "contains a space or tab, which a policy line cannot hold";
+		if ((u[i] < 0x20 && u[i] != '\t') || u[i] == 0x7f)
+			return "contains a control character";
+		n = utf8_decode(u + i, len - i, &cp);
+		if (n == 0)
+			return "is not valid UTF-8";
+		if (invisible(cp))
+			return "contains an invisible or bidirectional control character";
+		i += n;
+	}
+	return NULL;
+}
+
 /* Why PATH is not acceptable as a policy path, or NULL. Every path is
  * absolute and spelled exactly one way, so two rules about the same place
  * always look the same and no rule can climb out with "..". */
-static const char *path_problem(const char *path, bool allow_glob)
+const char *policy_path_problem(const char *path, bool allow_glob)
 {
 	const char *c = path;
 
@@ -390,7 +435,7 @@ static const char *path_problem(const char *path, bool allow_glob)
 	return NULL;
 }
 
-static bool env_name_ok(const char *s, size_t len)
+bool policy_env_name_ok(const char *s, size_t len)
 {
 	if (len == 0 || !(ascii_alpha(s[0]) || s[0] == '_'))
 		return false;
@@ -398,6 +443,123 @@ static bool env_name_ok(const char *s, size_t len)
 		if (!(ascii_alpha(s[i]) || ascii_digit(s[i]) || s[i] == '_'))
 			return false;
 	return true;
+}
+
+/* Both paths are normalized (policy_path_problem accepts them), so a whole-
+ * component comparison is a byte comparison that must end at a "/":
+ * "/database" is not beneath "/data". Strictly beneath: a root is not
+ * beneath itself. */
+bool policy_path_beneath(const char *root, const char *path)
+{
+	size_t n = strlen(root);
+
+	if (n == 1 && root[0] == '/')
+		return path[0] == '/' && path[1] != '\0';
+	return strncmp(root, path, n) == 0 && path[n] == '/' && path[n + 1] != '\0';
+}
+
+/* Why REL, the part after "workspace:", is not acceptable, or NULL: the
+ * rules of absolute paths, relative to the workspace. */
+static const char *rel_problem(const char *rel)
+{
+	const char *c = rel;
+
+	if (rel[0] == '\0')
+		return "path after \"workspace:\" must not be empty";
+	if (rel[0] == '/')
+		return "path after \"workspace:\" must be relative to the workspace";
+	for (;;) {
+		const char *next = strchrnul(c, '/');
+		size_t len = (size_t)(next - c);
+
+		if (len == 2 && c[0] == '.' && c[1] == '.')
+			return "path must not contain \"..\"";
+		if (len == 0 || (len == 1 && c[0] == '.'))
+			return "path must be normalized (no \".\" components, \"//\" or trailing \"/\")";
+		if (*next == '\0')
+			break;
+		c = next + 1;
+	}
+	if (strpbrk(rel, "*?["))
+		return "glob characters (* ? [) are not allowed in paths";
+	return NULL;
+}
+
+/* ---- errno names ---------------------------------------------------------- */
+
+/* Spellings strerrorname_np does not return: Linux gives them the value of
+ * another name. */
+static const struct errno_alias {
+	const char *name;
+	int value;
+} errno_aliases[] = {
+	{ "EWOULDBLOCK", EWOULDBLOCK }, { "EDEADLOCK", EDEADLOCK }, { "ENOTSUP", ENOTSUP },
+};
+
+#define ERRNO_MAX 4095   /* the kernel's range for an errno return */
+
+/* Value of NAME (EPERM...), or 0. */
+static int errno_by_name(const char *name)
+{
+	for (int e = 1; e <= ERRNO_MAX; e++) {
+		const char *n = strerrorname_np(e);
+
+		if (n && strcmp(n, name) == 0)
+			return e;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(errno_aliases); i++)
+		if (strcmp(errno_aliases[i].name, name) == 0)
+			return errno_aliases[i].value;
+	return 0;
+}
+
+/* The closest errno name to WORD, or NULL. */
+static const char *errno_suggest(const char *word)
+{
+	const char *names[256];   /* Linux has about 130 */
+	size_t n = 0;
+
+	for (int e = 1; e <= ERRNO_MAX && n < ARRAY_SIZE(names); e++) {
+		const char *name = strerrorname_np(e);
+
+		if (name)
+			names[n++] = name;
+	}
+	return policy_suggest(word, names, n);
+}
+
+/* "EPERM", or the number when the C library has no name for it. */
+void policy_errno_format(int e, char *buf, size_t size)
+{
+	const char *name = e > 0 ? strerrorname_np(e) : NULL;
+
+	if (name)
+		snprintf(buf, size, "%s", name);
+	else
+		snprintf(buf, size, "%d", e);
+}
+
+/* "EPERM" or "13": a name, or a decimal number 1..4095 without sign or
+ * leading zero. Returns the value, -EINVAL (unknown) or -ERANGE. */
+int policy_errno_parse(const char *s)
+{
+	unsigned v = 0;
+
+	if (!ascii_digit(s[0])) {
+		int e = s[0] ? errno_by_name(s) : 0;
+
+		return e ? e : -EINVAL;
+	}
+	if (s[0] == '0')
+		return s[1] ? -EINVAL : -ERANGE;
+	for (; *s; s++) {
+		if (!ascii_digit(*s))
+			return -EINVAL;
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > ERRNO_MAX)
+			return -ERANGE;
+	}
+	return (int)v;
 }
 
 static bool user_name_ok(const char *s)
@@ -517,7 +679,7 @@ typedef struct slot {
 	osb_origin c_at, c_other;
 	unsigned c_col;
 	char *c_what;
-	size_t env_index;   /* env set: its entry in policy->env_set */
+	size_t index;       /* env set, seccomp NAME: the entry in the policy's list */
 } slot;
 
 typedef struct parser {
@@ -526,9 +688,16 @@ typedef struct parser {
 	const frame *stack[OSB_INCLUDE_MAX_DEPTH + 1];
 	size_t n_stack;
 	unsigned n_inst;
-	void *seen_map, *slot_map, *path_map, *pass_map, *deny_map;
+	void *seen_map, *slot_map, *path_map, *pass_map, *deny_map, *root_map;
 	slot **slots;
 	size_t n_slots, cap_slots, cap_mounts, cap_pass, cap_deny, cap_set;
+	/* The first rule naming each path of a mount, write or read-only
+	 * (path_map's values index it): paths are unique across files. */
+	osb_origin *path_o;
+	size_t n_path_o, cap_path_o;
+	/* Columns of rules checked once the whole policy is read. */
+	unsigned *write_cols, *ro_cols, *sc_cols;
+	size_t cap_roots, cap_writes, cap_write_cols, cap_ro, cap_ro_cols, cap_sc, cap_sc_cols;
 } parser;
 
 static int entry_cmp(const void *a, const void *b)
@@ -572,7 +741,8 @@ static map_entry *map_add(void **root, unsigned inst, const char *key, size_t va
 
 static void parser_free(parser *ps)
 {
-	void **maps[] = { &ps->seen_map, &ps->slot_map, &ps->path_map, &ps->pass_map, &ps->deny_map };
+	void **maps[] = { &ps->seen_map, &ps->slot_map, &ps->path_map, &ps->pass_map, &ps->deny_map,
+	                  &ps->root_map };
 
 	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
 		if (*maps[i])
@@ -582,6 +752,10 @@ static void parser_free(parser *ps)
 		free(ps->slots[i]);
 	}
 	free(ps->slots);
+	free(ps->path_o);
+	free(ps->write_cols);
+	free(ps->ro_cols);
+	free(ps->sc_cols);
 }
 
 static int vperr_at(parser *ps, int sys_errno, const char *file, unsigned line, unsigned col,
@@ -619,6 +793,21 @@ static int perr_errno(parser *ps, const frame *f, unsigned col, int sys_errno, c
 
 	va_start(ap, fmt);
 	r = vperr_at(ps, sys_errno, f->file, f->line, col, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* The same at a rule's recorded origin, for checks made once every file has
+ * been read. */
+static int perr_at(parser *ps, const osb_origin *o, unsigned col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int perr_at(parser *ps, const osb_origin *o, unsigned col, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vperr_at(ps, 0, o->file, o->line, col, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -676,7 +865,7 @@ static slot *slot_get(parser *ps, const char *key)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->env_index = SIZE_MAX;
+	s->index = SIZE_MAX;
 	ps->slots[ps->n_slots++] = s;
 	return s;
 }
@@ -762,7 +951,7 @@ static int keyword(parser *ps, frame *f, const tok *t, const char *const *words,
 			return 0;
 		}
 	}
-	near = suggest(t->s, words, n);
+	near = policy_suggest(t->s, words, n);
 	if (near)
 		return perr(ps, f, t->col, "unknown argument \"%s\" to \"%s\" (did you mean \"%s\"?)",
 		            clip(t->s, &cb), what, near);
@@ -773,7 +962,7 @@ static int keyword(parser *ps, frame *f, const tok *t, const char *const *words,
 
 static int check_path_tok(parser *ps, frame *f, const tok *t)
 {
-	const char *why = path_problem(t->s, false);
+	const char *why = policy_path_problem(t->s, false);
 	clipbuf cb;
 
 	if (why)
@@ -869,33 +1058,52 @@ static int d_workspace(parser *ps, frame *f, int n, tok *t)
 	return 0;
 }
 
+/* A path named by a mount, write or read-only rule: one rule per path across
+ * all files, so that no two rules disagree about what a place is. *FRESH is
+ * false when this very rule was already read (a file included twice). */
+static int claim_path(parser *ps, frame *f, const tok *t, bool *fresh)
+{
+	osb_origin here = origin_here(f);
+	bool added;
+	map_entry *e = map_add(&ps->path_map, 0, t->s, ps->n_path_o, &added);
+	osb_origin *v;
+
+	*fresh = false;
+	if (!e)
+		return nomem(ps->err);
+	if (!added) {
+		const osb_origin *o = &ps->path_o[e->val];
+		clipbuf cb;
+
+		if (same_rule(&here, o))
+			return 0;
+		return perr(ps, f, t->col, "duplicate path \"%s\" (first set at %s:%u)",
+		            clip(t->s, &cb), o->file, o->line);
+	}
+	v = grow(ps->path_o, &ps->cap_path_o, ps->n_path_o, sizeof(*v));
+	if (!v)
+		return nomem(ps->err);
+	ps->path_o = v;
+	v[ps->n_path_o++] = here;
+	*fresh = true;
+	return 0;
+}
+
 static int d_mount(parser *ps, frame *f, int n, tok *t)
 {
 	osb_policy *p = ps->p;
 	size_t kind;
 	char usage[32];
-	map_entry *e;
-	bool added;
+	bool fresh;
 	pol_mount *v;
 	int r;
 
 	for (kind = 0; strcmp(t[0].s, mount_names[kind]) != 0; kind++)
 		;
 	snprintf(usage, sizeof(usage), "%s PATH", mount_names[kind]);
-	if ((r = arity(ps, f, n, t, 1, 1, usage)) < 0 || (r = check_path_tok(ps, f, &t[1])) < 0)
+	if ((r = arity(ps, f, n, t, 1, 1, usage)) < 0 || (r = check_path_tok(ps, f, &t[1])) < 0 ||
+	    (r = claim_path(ps, f, &t[1], &fresh)) < 0 || !fresh)
 		return r;
-	e = map_add(&ps->path_map, 0, t[1].s, p->n_mounts, &added);
-	if (!e)
-		return nomem(ps->err);
-	if (!added) {
-		const pol_mount *m = &p->mounts[e->val];
-		osb_origin here = origin_here(f);
-
-		if (same_rule(&here, &m->o))
-			return 0;
-		return perr(ps, f, t[1].col, "duplicate path \"%s\" (first set at %s:%u)", m->path,
-		            m->o.file, m->o.line);
-	}
 	v = grow(p->mounts, &ps->cap_mounts, p->n_mounts, sizeof(*v));
 	if (!v)
 		return nomem(ps->err);
@@ -957,7 +1165,7 @@ static int env_set(parser *ps, frame *f, int n, tok *t)
 		return perr(ps, f, t[2].col, "expected NAME=VALUE after \"env set\", not \"%s\"",
 		            clip(t[2].s, &cb));
 	name_len = (size_t)(eq - t[2].s);
-	if (!env_name_ok(t[2].s, name_len))
+	if (!policy_env_name_ok(t[2].s, name_len))
 		return perr(ps, f, t[2].col,
 		            "invalid environment variable name \"%.*s\" (letters, digits and \"_\", "
 		            "not starting with a digit)", (int)(name_len > CLIP_LEN ? CLIP_LEN : name_len),
@@ -970,7 +1178,7 @@ static int env_set(parser *ps, frame *f, int n, tok *t)
 		;
 	if (asprintf(&val, "%.*s=%.*s", (int)name_len, t[2].s, (int)(end - off), f->raw + off) < 0)
 		return nomem(ps->err);
-	if (s->env_index == SIZE_MAX) {
+	if (s->index == SIZE_MAX) {
 		pol_str *v = grow(p->env_set, &ps->cap_set, p->n_env_set, sizeof(*v));
 
 		if (!v) {
@@ -978,11 +1186,11 @@ static int env_set(parser *ps, frame *f, int n, tok *t)
 			return nomem(ps->err);
 		}
 		p->env_set = v;
-		s->env_index = p->n_env_set++;
+		s->index = p->n_env_set++;
 	} else {
-		free(p->env_set[s->env_index].s);
+		free(p->env_set[s->index].s);
 	}
-	p->env_set[s->env_index] = (pol_str){ val, s->win };
+	p->env_set[s->index] = (pol_str){ val, s->win };
 	return 0;
 }
 
@@ -1174,6 +1382,376 @@ static int d_limit(parser *ps, frame *f, int n, tok *t)
 	return 0;
 }
 
+/* ---- write paths ---------------------------------------------------------- */
+
+/* Append a copy of STR to a pol_str list; with COLS, remember COL beside it
+ * (COLS grows with its own capacity, in step with the list). */
+static int push_str(parser *ps, pol_str **list, size_t *len, size_t *cap, const char *str,
+                    osb_origin o, unsigned **cols, size_t *cols_cap, unsigned col)
+{
+	pol_str *v = grow(*list, cap, *len, sizeof(*v));
+
+	if (!v)
+		return nomem(ps->err);
+	*list = v;
+	if (cols) {
+		unsigned *c = grow(*cols, cols_cap, *len, sizeof(*c));
+
+		if (!c)
+			return nomem(ps->err);
+		*cols = c;
+		c[*len] = col;
+	}
+	v[*len] = (pol_str){ strdup(str), o };
+	if (!v[*len].s)
+		return nomem(ps->err);
+	(*len)++;
+	return 0;
+}
+
+static int d_write_root(parser *ps, frame *f, int n, tok *t)
+{
+	osb_policy *p = ps->p;
+	bool added;
+	int r;
+
+	if ((r = arity(ps, f, n, t, 1, 1, "write-root PATH")) < 0 || (r = check_path_tok(ps, f, &t[1])) < 0)
+		return r;
+	if (strcmp(t[1].s, "/") == 0)
+		return perr(ps, f, t[1].col, "\"write-root /\" would let any path be granted; declare "
+		            "the directories under which writable paths are expected");
+	/* A declaration, not a grant: repeating one is harmless. */
+	if (!map_add(&ps->root_map, 0, t[1].s, 0, &added))
+		return nomem(ps->err);
+	if (!added)
+		return 0;
+	return push_str(ps, &p->write_roots, &p->n_write_roots, &ps->cap_roots, t[1].s,
+	                origin_here(f), NULL, NULL, 0);
+}
+
+static int d_write(parser *ps, frame *f, int n, tok *t)
+{
+	osb_policy *p = ps->p;
+	bool fresh;
+	int r;
+
+	if ((r = arity(ps, f, n, t, 1, 1, "write PATH")) < 0 || (r = check_path_tok(ps, f, &t[1])) < 0 ||
+	    (r = claim_path(ps, f, &t[1], &fresh)) < 0 || !fresh)
+		return r;
+	return push_str(ps, &p->writes, &p->n_writes, &ps->cap_writes, t[1].s, origin_here(f),
+	                &ps->write_cols, &ps->cap_write_cols, t[1].col);
+}
+
+static int d_read_only(parser *ps, frame *f, int n, tok *t)
+{
+	static const char ws_prefix[] = "workspace:";
+	osb_policy *p = ps->p;
+	bool fresh;
+	clipbuf cb;
+	int r;
+
+	if ((r = arity(ps, f, n, t, 1, 1, "read-only PATH|workspace:REL")) < 0)
+		return r;
+	if (strncmp(t[1].s, ws_prefix, strlen(ws_prefix)) == 0) {
+		const char *why = rel_problem(t[1].s + strlen(ws_prefix));
+
+		if (why)
+			return perr(ps, f, t[1].col, "%s: \"%s\"", why, clip(t[1].s, &cb));
+	} else if (t[1].s[0] != '/') {
+		return perr(ps, f, t[1].col, "path must be absolute, or \"workspace:REL\" for a path in "
+		            "the workspace: \"%s\"", clip(t[1].s, &cb));
+	} else if ((r = check_path_tok(ps, f, &t[1])) < 0) {
+		return r;
+	}
+	if ((r = claim_path(ps, f, &t[1], &fresh)) < 0 || !fresh)
+		return r;
+	return push_str(ps, &p->read_only, &p->n_read_only, &ps->cap_ro, t[1].s, origin_here(f),
+	                &ps->ro_cols, &ps->cap_ro_cols, t[1].col);
+}
+
+/* "/data, /srv/jobs" (the declared write-roots, in declaration order). */
+void policy_roots_list(const osb_policy *p, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->n_write_roots && used < size; i++) {
+		int w = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", p->write_roots[i].s);
+
+		if (w < 0)
+			return;
+		used += (size_t)w;
+	}
+}
+
+static const pol_str *root_of(const osb_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_write_roots; i++)
+		if (policy_path_beneath(p->write_roots[i].s, path))
+			return &p->write_roots[i];
+	return NULL;
+}
+
+/* The absolute read-only rule whose path contains PATH, or NULL: a write
+ * there would be covered by the re-protection and silently lost. */
+static const pol_str *read_only_over(const osb_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_read_only; i++)
+		if (p->read_only[i].s[0] == '/' && (strcmp(p->read_only[i].s, path) == 0 ||
+		                                    policy_path_beneath(p->read_only[i].s, path)))
+			return &p->read_only[i];
+	return NULL;
+}
+
+/* Why a write grant of PATH is refused by the declarations of P, written
+ * into BUF, or NULL. The same lexical check for policy lines and for the
+ * API; the plan repeats it by fd, which is the check that holds. */
+const char *policy_write_problem(const osb_policy *p, const char *path, char *buf, size_t size)
+{
+	const pol_str *ro;
+	char o[POLICY_ORIGIN_MAX];
+
+	for (size_t i = 0; i < p->n_write_roots; i++) {
+		if (strcmp(p->write_roots[i].s, path) == 0) {
+			policy_origin_format(&p->write_roots[i].o, o, sizeof(o));
+			snprintf(buf, size, "a write-root itself (%s); only paths beneath a root may be "
+			         "granted", o);
+			return buf;
+		}
+	}
+	if (!root_of(p, path)) {
+		char roots[768];
+
+		policy_roots_list(p, roots, sizeof(roots));
+		if (p->n_write_roots)
+			snprintf(buf, size, "not beneath a declared write-root (declared: %s)", roots);
+		else
+			snprintf(buf, size, "not beneath a declared write-root (the policy declares none; "
+			         "add \"write-root DIR\" for a directory above it)");
+		return buf;
+	}
+	ro = read_only_over(p, path);
+	if (ro) {
+		policy_origin_format(&ro->o, o, sizeof(o));
+		snprintf(buf, size, "under \"read-only %s\" (%s), which would cover it", ro->s, o);
+		return buf;
+	}
+	return NULL;
+}
+
+/* Once every file is read: each write lies beneath a declared root, none
+ * under a read-only path, and each absolute read-only path lies inside
+ * something writable, or it would restrict nothing. */
+static int check_write_rules(parser *ps)
+{
+	const osb_policy *p = ps->p;
+	char why[900];
+	clipbuf cb;
+
+	for (size_t i = 0; i < p->n_writes; i++) {
+		const pol_str *w = &p->writes[i];
+
+		if (policy_write_problem(p, w->s, why, sizeof(why)))
+			return perr_at(ps, &w->o, ps->write_cols[i], "write path \"%s\" is %s",
+			               clip(w->s, &cb), why);
+	}
+	for (size_t i = 0; i < p->n_read_only; i++) {
+		const pol_str *ro = &p->read_only[i];
+		bool inside = root_of(p, ro->s) != NULL;
+
+		for (size_t j = 0; !inside && j < p->n_writes; j++)
+			inside = policy_path_beneath(p->writes[j].s, ro->s);
+		if (ro->s[0] == '/' && !inside)
+			return perr_at(ps, &ro->o, ps->ro_cols[i], "read-only path \"%s\" is not beneath a "
+			               "write path or write-root, so it would protect nothing (use "
+			               "\"read-only workspace:REL\" for paths in the workspace)",
+			               clip(ro->s, &cb));
+	}
+	return 0;
+}
+
+/* ---- seccomp and landlock -------------------------------------------------- */
+
+static int unknown_syscall(parser *ps, frame *f, const tok *t)
+{
+	const struct scmp_version *v = seccomp_version();
+	char *names[1024];
+	size_t n = 0;
+	const char *near;
+	clipbuf cb;
+	int r;
+
+	/* Every name the native table knows, for the suggestion. */
+	for (int nr = 0; nr < (int)ARRAY_SIZE(names); nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+		if (name)
+			names[n++] = name;
+	}
+	near = policy_suggest(t->s, (const char *const *)names, n);
+	if (near)
+		r = perr(ps, f, t->col, "unknown system call \"%s\" (did you mean \"%s\"?)",
+		         clip(t->s, &cb), near);
+	else
+		r = perr(ps, f, t->col, "unknown system call \"%s\" (libseccomp %u.%u.%u does not "
+		         "know it; check the spelling)", clip(t->s, &cb), v->major, v->minor, v->micro);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	return r;
+}
+
+static int errno_arg(parser *ps, frame *f, const tok *t, int *out)
+{
+	const char *val = t->s + strlen("errno=");
+	unsigned col = t->col + (unsigned)strlen("errno=");
+	const char *near;
+	clipbuf cb;
+	int e = policy_errno_parse(val);
+
+	if (e > 0) {
+		*out = e;
+		return 0;
+	}
+	if (e == -ERANGE)
+		return perr(ps, f, col, "errno \"%s\" is out of range (1 to 4095)", clip(val, &cb));
+	near = *val && !ascii_digit(*val) ? errno_suggest(val) : NULL;
+	if (near)
+		return perr(ps, f, col, "unknown errno \"%s\" (did you mean \"%s\"?)", clip(val, &cb), near);
+	return perr(ps, f, col, "invalid errno \"%s\" (a name such as EPERM, ENOSYS or EACCES, or a "
+	            "number from 1 to 4095)", clip(val, &cb));
+}
+
+/* One rule for NAME, a scalar of its own: a file may turn a deny it
+ * includes into an allow, and two rules for one name in a file are a
+ * duplicate. */
+static int sc_rule_set(parser *ps, frame *f, const tok *t, bool allow, int errnum)
+{
+	osb_policy *p = ps->p;
+	char key[sizeof("seccomp call ") + POLICY_MAX_LINE], what[sizeof("seccomp allow ") + POLICY_MAX_LINE];
+	char *name;
+	slot *s;
+	bool apply;
+	int r;
+
+	snprintf(key, sizeof(key), "seccomp call %s", t->s);
+	snprintf(what, sizeof(what), "seccomp %s %s", allow ? "allow" : "deny", t->s);
+	if ((r = claim(ps, f, t->col, key, what, &s, &apply)) < 0 || !apply)
+		return r;
+	if (!(name = strdup(t->s)))
+		return nomem(ps->err);
+	if (s->index == SIZE_MAX) {
+		pol_sc *v = grow(p->sc_rules, &ps->cap_sc, p->n_sc_rules, sizeof(*v));
+		unsigned *c = v ? grow(ps->sc_cols, &ps->cap_sc_cols, p->n_sc_rules, sizeof(*c)) : NULL;
+
+		if (v)
+			p->sc_rules = v;
+		if (!c) {
+			free(name);
+			return nomem(ps->err);
+		}
+		ps->sc_cols = c;
+		s->index = p->n_sc_rules++;
+	} else {
+		free(p->sc_rules[s->index].name);
+	}
+	p->sc_rules[s->index] = (pol_sc){ name, allow, allow ? 0 : errnum, s->win };
+	ps->sc_cols[s->index] = t->col;
+	return 0;
+}
+
+/* seccomp deny NAME... [errno=E] / seccomp allow NAME... */
+static int sc_names(parser *ps, frame *f, int n, tok *t, bool allow)
+{
+	const char *usage = allow ? "seccomp allow NAME..." : "seccomp deny NAME... [errno=E]";
+	int end = n, errnum = EPERM, r;
+
+	for (int i = 2; i < n; i++) {
+		if (strncmp(t[i].s, "errno=", strlen("errno=")) != 0)
+			continue;
+		if (allow)
+			return perr(ps, f, t[i].col, "\"errno=\" belongs to \"seccomp deny\", not "
+			            "\"seccomp allow\"");
+		if (i != n - 1)
+			return perr(ps, f, t[i].col, "\"errno=\" must come after the system call names "
+			            "(usage is \"%s\")", usage);
+		if ((r = errno_arg(ps, f, &t[i], &errnum)) < 0)
+			return r;
+		end = i;
+	}
+	if (end < 3)
+		return perr(ps, f, t[0].col, "missing argument: usage is \"%s\"", usage);
+	for (int i = 2; i < end; i++)
+		if (seccomp_syscall_resolve_name(t[i].s) == __NR_SCMP_ERROR)
+			return unknown_syscall(ps, f, &t[i]);
+	for (int i = 2; i < end; i++)
+		if ((r = sc_rule_set(ps, f, &t[i], allow, errnum)) < 0)
+			return r;
+	return 0;
+}
+
+static int d_seccomp(parser *ps, frame *f, int n, tok *t)
+{
+	static const char *const subs[] = { "default", "none", "deny", "allow" };
+	char what[32];
+	size_t k = 0;
+	slot *s;
+	bool apply;
+	int r;
+
+	if ((r = arity(ps, f, n, t, 1, -1, "seccomp default|none|deny|allow ...")) < 0 ||
+	    (r = keyword(ps, f, &t[1], subs, ARRAY_SIZE(subs), "seccomp", &k)) < 0)
+		return r;
+	if (k >= 2)
+		return sc_names(ps, f, n, t, k == 3);
+	if ((r = arity(ps, f, n - 1, t + 1, 0, 0, "seccomp default|none")) < 0)
+		return r;
+	snprintf(what, sizeof(what), "seccomp %s", sc_mode_names[k]);
+	if ((r = claim(ps, f, t[0].col, "seccomp default|none", what, &s, &apply)) < 0)
+		return r;
+	if (apply) {
+		ps->p->sc_mode = (enum sc_mode)k;
+		ps->p->sc_mode_set = (pol_set){ true, s->win };
+	}
+	return 0;
+}
+
+/* "seccomp none" and a deny rule cannot both hold: refuse rather than drop
+ * a restriction the reviewer can see. */
+static int check_seccomp_rules(parser *ps)
+{
+	const osb_policy *p = ps->p;
+
+	if (p->sc_mode != SC_NONE)
+		return 0;
+	for (size_t i = 0; i < p->n_sc_rules; i++) {
+		const pol_sc *r = &p->sc_rules[i];
+
+		if (!r->allow)
+			return perr_at(ps, &r->o, ps->sc_cols[i], "\"seccomp deny %s\" cannot take effect: "
+			               "\"seccomp none\" (%s:%u) loads no filter", r->name,
+			               p->sc_mode_set.o.file, p->sc_mode_set.o.line);
+	}
+	return 0;
+}
+
+static int d_landlock(parser *ps, frame *f, int n, tok *t)
+{
+	size_t k = 0;
+	slot *s;
+	bool apply;
+	int r;
+
+	if ((r = arity(ps, f, n, t, 1, 1, "landlock auto|required|off")) < 0 ||
+	    (r = keyword(ps, f, &t[1], ll_names, ARRAY_SIZE(ll_names), "landlock", &k)) < 0 ||
+	    (r = claim(ps, f, t[0].col, "landlock", "landlock", &s, &apply)) < 0)
+		return r;
+	if (apply) {
+		ps->p->landlock = (enum ll_mode)k;
+		ps->p->landlock_set = (pol_set){ true, s->win };
+	}
+	return 0;
+}
+
 /* ---- files and includes -------------------------------------------------- */
 
 static int parse_file(parser *ps, const char *text, size_t len, const char *file,
@@ -1301,7 +1879,9 @@ static const struct directive {
 	{ "ro-bind", d_mount }, { "tmpfs", d_mount }, { "hide", d_mount }, { "dev", d_mount },
 	{ "proc", d_mount }, { "workspace", d_workspace }, { "network", d_network },
 	{ "env", d_env }, { "user", d_user }, { "identity", d_identity },
-	{ "hostname", d_hostname }, { "limit", d_limit },
+	{ "hostname", d_hostname }, { "limit", d_limit }, { "write-root", d_write_root },
+	{ "write", d_write }, { "read-only", d_read_only }, { "seccomp", d_seccomp },
+	{ "landlock", d_landlock },
 };
 
 /* Whole-file checks before any directive is acted on: the text is UTF-8,
@@ -1403,7 +1983,7 @@ static int parse_line(parser *ps, frame *f)
 			return directives[i].fn(ps, f, n, f->toks);
 		names[i] = directives[i].name;
 	}
-	near = suggest(f->toks[0].s, names, ARRAY_SIZE(names));
+	near = policy_suggest(f->toks[0].s, names, ARRAY_SIZE(names));
 	if (near)
 		return perr(ps, f, f->toks[0].col, "unknown directive \"%s\" (did you mean \"%s\"?)",
 		            clip(f->toks[0].s, &cb), near);
@@ -1508,6 +2088,14 @@ static int apply_defaults(osb_policy *p)
 		p->limits[LIM_OUTPUT] = 1ULL << 20;
 		p->limit_set[LIM_OUTPUT] = d;
 	}
+	if (!p->sc_mode_set.set) {
+		p->sc_mode = SC_DEFAULT;
+		p->sc_mode_set = d;
+	}
+	if (!p->landlock_set.set) {
+		p->landlock = LL_AUTO;
+		p->landlock_set = d;
+	}
 	return 0;
 }
 
@@ -1530,6 +2118,10 @@ static osb_policy *parse_top(const char *text, size_t len, const char *filename,
 		r = parse_file(&ps, text, len, file, 0, id);
 	if (r == 0)
 		r = check_conflicts(&ps);
+	if (r == 0)
+		r = check_write_rules(&ps);
+	if (r == 0)
+		r = check_seccomp_rules(&ps);
 	if (r == 0 && apply_defaults(ps.p) < 0)
 		r = nomem(err);
 	parser_free(&ps);
@@ -1599,6 +2191,13 @@ osb_policy *osb_policy_load(const char *name_or_path, osb_error *err)
 	return parse_top(text, len, path, &st, err);
 }
 
+static void free_strs(pol_str *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].s);
+	free(v);
+}
+
 void osb_policy_free(osb_policy *p)
 {
 	if (!p)
@@ -1615,6 +2214,12 @@ void osb_policy_free(osb_policy *p)
 	for (size_t i = 0; i < p->n_env_set; i++)
 		free(p->env_set[i].s);
 	free(p->env_set);
+	free_strs(p->write_roots, p->n_write_roots);
+	free_strs(p->writes, p->n_writes);
+	free_strs(p->read_only, p->n_read_only);
+	for (size_t i = 0; i < p->n_sc_rules; i++)
+		free(p->sc_rules[i].name);
+	free(p->sc_rules);
 	free(p->ws_dest);
 	free(p->ws_path);
 	free(p->user_name);
@@ -1627,18 +2232,24 @@ void osb_policy_free(osb_policy *p)
 
 /* ---- caller adjustments -------------------------------------------------- */
 
-static const osb_origin api_origin = { origin_api, 0, 0 };
+const osb_origin policy_api_origin = { origin_api, 0, 0 };
 
-static int api_path(const char *what, const char *path, osb_error *err)
+/* RENDERED: the path becomes a rule of the canonical form (a workspace
+ * directory does not, and may hold any character a directory name can). */
+static int api_path(const char *what, const char *path, bool rendered, osb_error *err)
 {
 	const char *why;
 
 	if (!path)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "%s: path is NULL", what);
-	why = path_problem(path, true);
+	why = policy_path_problem(path, true);
 	if (why)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "%s: %s: \"%s\" (pass a "
 		                   "canonical absolute path, e.g. from realpath(3))", what, why, path);
+	why = rendered ? policy_text_problem(path, true) : NULL;
+	if (why)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "%s: path %s: \"%s\"", what,
+		                   why, path);
 	return 0;
 }
 
@@ -1649,13 +2260,13 @@ int osb_policy_set_workspace(osb_policy *p, const char *dir, osb_error *err)
 
 	if (!p)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "set_workspace: policy is NULL");
-	if ((r = api_path("workspace", dir, err)) < 0)
+	if ((r = api_path("workspace", dir, false, err)) < 0)
 		return r;
 	if (!(copy = strdup(dir)))
 		return nomem(err);
 	free(p->ws_path);
 	p->ws_path = copy;
-	p->ws_path_o = api_origin;
+	p->ws_path_o = policy_api_origin;
 	return 0;
 }
 
@@ -1666,7 +2277,7 @@ int osb_policy_add_readonly(osb_policy *p, const char *path, osb_error *err)
 
 	if (!p)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "add_readonly: policy is NULL");
-	if ((r = api_path("read-only path", path, err)) < 0)
+	if ((r = api_path("read-only path", path, true, err)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		const pol_mount *m = &p->mounts[i];
@@ -1679,15 +2290,89 @@ int osb_policy_add_readonly(osb_policy *p, const char *path, osb_error *err)
 		                   "the policy already has \"%s %s\" (%s:%u)", path,
 		                   mount_names[m->kind], m->path, m->o.file, m->o.line);
 	}
+	for (size_t i = 0; i < p->n_writes; i++) {
+		char o[POLICY_ORIGIN_MAX];
+
+		if (strcmp(p->writes[i].s, path) != 0)
+			continue;
+		policy_origin_format(&p->writes[i].o, o, sizeof(o));
+		return osb_err_set(err, OSB_E_POLICY, 0, "policy", "cannot add read-only \"%s\": "
+		                   "the policy already has \"write %s\" (%s)", path, path, o);
+	}
 	v = reallocarray(p->mounts, p->n_mounts + 1, sizeof(*v));
 	if (!v)
 		return nomem(err);
 	p->mounts = v;
-	v[p->n_mounts] = (pol_mount){ MNT_RO_BIND, strdup(path), api_origin };
+	v[p->n_mounts] = (pol_mount){ MNT_RO_BIND, strdup(path), policy_api_origin };
 	if (!v[p->n_mounts].path)
 		return nomem(err);
 	p->n_mounts++;
 	return 0;
+}
+
+int policy_check_writable(const osb_policy *p, const char *path, const char *what, int usage_code,
+                          osb_error *err)
+{
+	char why[900];
+	const char *problem;
+
+	if (!path)
+		return osb_err_set(err, usage_code, EINVAL, "policy", "%s: path is NULL", what);
+	if (strlen(path) >= PATH_MAX)
+		return osb_err_set(err, usage_code, ENAMETOOLONG, "policy", "%s: path is longer than "
+		                   "%d bytes", what, PATH_MAX - 1);
+	problem = policy_path_problem(path, false);
+	if (problem)
+		return osb_err_set(err, usage_code, EINVAL, "policy", "%s: %s: \"%s\" (pass a "
+		                   "canonical absolute path, e.g. from realpath(3))", what, problem, path);
+	problem = policy_text_problem(path, true);
+	if (problem)
+		return osb_err_set(err, usage_code, EINVAL, "policy", "%s: path %s: \"%s\"", what,
+		                   problem, path);
+	for (size_t i = 0; i < p->n_writes; i++)
+		if (strcmp(p->writes[i].s, path) == 0)
+			return 1;
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const pol_mount *m = &p->mounts[i];
+		char o[POLICY_ORIGIN_MAX];
+
+		if (strcmp(m->path, path) != 0)
+			continue;
+		policy_origin_format(&m->o, o, sizeof(o));
+		return osb_err_set(err, OSB_E_POLICY, 0, "policy", "%s: \"%s\" already has the rule "
+		                   "\"%s %s\" (%s); a path takes one rule", what, path,
+		                   mount_names[m->kind], m->path, o);
+	}
+	problem = policy_write_problem(p, path, why, sizeof(why));
+	if (problem)
+		return osb_err_set(err, OSB_E_POLICY, 0, "policy", "%s: \"%s\" is %s", what, path, problem);
+	return 0;
+}
+
+int policy_add_writable(osb_policy *p, const char *path, const char *what, int usage_code,
+                        osb_error *err)
+{
+	pol_str *v;
+	int r = policy_check_writable(p, path, what, usage_code, err);
+
+	if (r != 0)
+		return r < 0 ? r : 0;
+	v = reallocarray(p->writes, p->n_writes + 1, sizeof(*v));
+	if (!v)
+		return nomem(err);
+	p->writes = v;
+	v[p->n_writes] = (pol_str){ strdup(path), policy_api_origin };
+	if (!v[p->n_writes].s)
+		return nomem(err);
+	p->n_writes++;
+	return 0;
+}
+
+int osb_policy_add_writable(osb_policy *p, const char *path, osb_error *err)
+{
+	if (!p)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "add_writable: policy is NULL");
+	return policy_add_writable(p, path, "add_writable", OSB_E_USAGE, err);
 }
 
 int osb_policy_set_network(osb_policy *p, int host, osb_error *err)
@@ -1696,7 +2381,7 @@ int osb_policy_set_network(osb_policy *p, int host, osb_error *err)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
 		                   "set_network: expected a policy and 0 (none) or 1 (host)");
 	p->net = host ? NET_HOST : NET_NONE;
-	p->net_set = (pol_set){ true, api_origin };
+	p->net_set = (pol_set){ true, policy_api_origin };
 	return 0;
 }
 
@@ -1708,7 +2393,7 @@ int osb_policy_set_wall_ms(osb_policy *p, uint64_t ms, osb_error *err)
 	if (p->limit_set[LIM_WALL].set && p->limits[LIM_WALL] <= ms)
 		return 0;
 	p->limits[LIM_WALL] = ms;
-	p->limit_set[LIM_WALL] = (pol_set){ true, api_origin };
+	p->limit_set[LIM_WALL] = (pol_set){ true, policy_api_origin };
 	return 0;
 }
 
@@ -1773,6 +2458,27 @@ static void render_strs(FILE *out, bool origins, const char *prefix, const pol_s
 		rule(out, origins ? &v[i]->o : NULL, "%s %s", prefix, v[i]->s);
 }
 
+static int sc_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const pol_sc *const *)a)->name, (*(const pol_sc *const *)b)->name);
+}
+
+/* One name a line, with its errno always spelled out by name: "deny x" and
+ * "deny x errno=1" are the same rule and render alike. */
+static void render_sc(FILE *out, bool origins, const pol_sc *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char e[32];
+
+		if (v[i]->allow) {
+			rule(out, origins ? &v[i]->o : NULL, "seccomp allow %s", v[i]->name);
+			continue;
+		}
+		policy_errno_format(v[i]->err ? v[i]->err : EPERM, e, sizeof(e));
+		rule(out, origins ? &v[i]->o : NULL, "seccomp deny %s errno=%s", v[i]->name, e);
+	}
+}
+
 static void render_scalars(const osb_policy *p, FILE *out, bool origins)
 {
 #define O(x) (origins ? &(x).o : NULL)
@@ -1785,6 +2491,8 @@ static void render_scalars(const osb_policy *p, FILE *out, bool origins)
 	rule(out, O(p->env_base_set), "env %s", env_base_names[p->env_base]);
 	rule(out, O(p->user_set), "user %s %u %u", p->user_name ? p->user_name : "", p->uid, p->gid);
 	rule(out, O(p->id_mode_set), "identity %s", id_names[p->id_mode]);
+	rule(out, O(p->sc_mode_set), "seccomp %s", sc_mode_names[p->sc_mode]);
+	rule(out, O(p->landlock_set), "landlock %s", ll_names[p->landlock]);
 	rule(out, O(p->hostname_set), "hostname %s", p->hostname ? p->hostname : "");
 	for (size_t i = 0; i < LIM__COUNT; i++) {
 		char v[32];
@@ -1798,16 +2506,22 @@ static void render_scalars(const osb_policy *p, FILE *out, bool origins)
 }
 
 /* The effective policy in a fixed order, one rule a line: scalars, then
- * mounts by path, then env lists sorted. Layout, comments, includes and the
- * order of list directives leave no trace; every semantic choice does. */
+ * mounts by path, write paths, env lists and seccomp rules, each sorted.
+ * Layout, comments, includes and the order of list directives leave no
+ * trace; every semantic choice does. */
 static int render(const osb_policy *p, FILE *out, bool origins)
 {
 	_cleanup_free_ const void **mounts = sorted(p->mounts, p->n_mounts, sizeof(*p->mounts), mount_cmp);
 	_cleanup_free_ const void **pass = sorted(p->env_pass, p->n_env_pass, sizeof(*p->env_pass), str_cmp);
 	_cleanup_free_ const void **deny = sorted(p->env_deny, p->n_env_deny, sizeof(*p->env_deny), str_cmp);
 	_cleanup_free_ const void **set = sorted(p->env_set, p->n_env_set, sizeof(*p->env_set), env_set_cmp);
+	_cleanup_free_ const void **roots = sorted(p->write_roots, p->n_write_roots,
+	                                           sizeof(*p->write_roots), str_cmp);
+	_cleanup_free_ const void **writes = sorted(p->writes, p->n_writes, sizeof(*p->writes), str_cmp);
+	_cleanup_free_ const void **ro = sorted(p->read_only, p->n_read_only, sizeof(*p->read_only), str_cmp);
+	_cleanup_free_ const void **sc = sorted(p->sc_rules, p->n_sc_rules, sizeof(*p->sc_rules), sc_cmp);
 
-	if (!mounts || !pass || !deny || !set)
+	if (!mounts || !pass || !deny || !set || !roots || !writes || !ro || !sc)
 		return -ENOMEM;
 	fprintf(out, "osb-policy %d\n", OSB_POLICY_VERSION);
 	render_scalars(p, out, origins);
@@ -1816,9 +2530,13 @@ static int render(const osb_policy *p, FILE *out, bool origins)
 
 		rule(out, origins ? &m->o : NULL, "%s %s", mount_names[m->kind], m->path);
 	}
+	render_strs(out, origins, "write-root", (const pol_str *const *)roots, p->n_write_roots);
+	render_strs(out, origins, "write", (const pol_str *const *)writes, p->n_writes);
+	render_strs(out, origins, "read-only", (const pol_str *const *)ro, p->n_read_only);
 	render_strs(out, origins, "env pass", (const pol_str *const *)pass, p->n_env_pass);
 	render_strs(out, origins, "env deny", (const pol_str *const *)deny, p->n_env_deny);
 	render_strs(out, origins, "env set", (const pol_str *const *)set, p->n_env_set);
+	render_sc(out, origins, (const pol_sc *const *)sc, p->n_sc_rules);
 	return 0;
 }
 

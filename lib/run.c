@@ -7,25 +7,19 @@
  * when it is known: no exit-code line means no success. The wall timeout
  * kills the sandbox's pid 1 and bwrap with SIGKILL, which takes the whole
  * pid namespace down with them.
+ *
+ * Sessions (session.c) start their sandbox through the same code: the plan's
+ * launch (spawn_plan) and the supervision loop, which for a session stops as
+ * soon as the init reports that it serves (sandbox_start).
  */
-#include "bwrap.h"
+#include "session.h"
 #include "init-proto.h"
-#include "result-internal.h"
 #include "proc.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
-
-struct osb_exec {
-	strv argv;
-	strv env;
-	bool env_set;
-	int stdin_fd, stdout_fd, stderr_fd;
-	bool capture;
-	char *cwd;
-};
 
 osb_exec *osb_exec_new(const char *const *argv, osb_error *err)
 {
@@ -39,7 +33,7 @@ osb_exec *osb_exec_new(const char *const *argv, osb_error *err)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		goto nomem;
-	e->stdin_fd = e->stdout_fd = e->stderr_fd = -1;
+	e->stdin_fd = e->stdout_fd = e->stderr_fd = e->cancel_fd = -1;
 	for (size_t i = 0; argv[i]; i++)
 		if (strv_push(&e->argv, argv[i]) < 0)
 			goto nomem;
@@ -64,6 +58,32 @@ int osb_exec_set_stdin_fd(osb_exec *e, int fd) { e->stdin_fd = fd; return 0; }
 int osb_exec_set_stdout_fd(osb_exec *e, int fd) { e->stdout_fd = fd; return 0; }
 int osb_exec_set_stderr_fd(osb_exec *e, int fd) { e->stderr_fd = fd; return 0; }
 int osb_exec_set_capture(osb_exec *e, int on) { e->capture = on != 0; return 0; }
+int osb_exec_set_timeout_ms(osb_exec *e, uint64_t ms) { e->timeout_ms = ms; return 0; }
+int osb_exec_set_output_limit(osb_exec *e, uint64_t bytes) { e->output_limit = bytes; return 0; }
+int osb_exec_set_stdin_pipe(osb_exec *e, int on) { e->stdin_pipe = on != 0; return 0; }
+int osb_exec_set_cancel_fd(osb_exec *e, int fd) { e->cancel_fd = fd; return 0; }
+
+uint64_t policy_wall_ms(const osb_policy *p)
+{
+	return p->limit_set[LIM_WALL].set ? p->limits[LIM_WALL] : 0;
+}
+
+uint64_t policy_output_limit(const osb_policy *p)
+{
+	return p->limit_set[LIM_OUTPUT].set ? p->limits[LIM_OUTPUT] : 1u << 20;
+}
+
+uint64_t exec_wall_ms(uint64_t policy_wall, const osb_exec *e)
+{
+	if (e->timeout_ms && (!policy_wall || e->timeout_ms < policy_wall))
+		return e->timeout_ms;
+	return policy_wall;
+}
+
+uint64_t exec_output_limit(uint64_t policy_limit, const osb_exec *e)
+{
+	return e->output_limit && e->output_limit < policy_limit ? e->output_limit : policy_limit;
+}
 
 int osb_exec_set_env(osb_exec *e, const char *const *envp)
 {
@@ -154,11 +174,30 @@ static void parse_status(sup *s)
 	memmove(s->status, line, s->status_len);
 }
 
+int stream_read(int *fd, int sink, capture *cap)
+{
+	char buf[65536];
+	ssize_t n = read(*fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0) {
+		close(*fd);
+		*fd = -1;
+		return 0;
+	}
+	sink_write(sink, buf, (size_t)n);
+	return capture_add(cap, buf, (size_t)n) < 0 ? -ENOMEM : 0;
+}
+
 static int on_readable(sup *s, int ch)
 {
 	char buf[65536];
-	ssize_t n = read(s->fd[ch], buf, sizeof(buf));
+	ssize_t n;
 
+	if (ch == CH_OUT || ch == CH_ERR)
+		return stream_read(&s->fd[ch], s->sink[ch], &s->cap[ch]);
+	n = read(s->fd[ch], buf, sizeof(buf));
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
 	if (n <= 0) {
@@ -167,12 +206,6 @@ static int on_readable(sup *s, int ch)
 		return 0;
 	}
 	switch (ch) {
-	case CH_OUT:
-	case CH_ERR:
-		sink_write(s->sink[ch], buf, (size_t)n);
-		if (capture_add(&s->cap[ch], buf, (size_t)n) < 0)
-			return -ENOMEM;
-		break;
 	case CH_DIAG:
 		append(s->diag, sizeof(s->diag), &s->diag_len, buf, (size_t)n);
 		break;
@@ -194,10 +227,17 @@ static void kill_sandbox(sup *s)
 	pidfd_kill(s->bwrap_pidfd, SIGKILL);
 }
 
-/* Poll until bwrap has exited and every channel is at EOF. After bwrap is
- * gone its pid namespace is gone too, so the channels close promptly; a
- * short drain bound guards against a writer we do not know about. */
-static int supervise(sup *s, uint64_t wall_ms, int *bwrap_status)
+/* A session's init is serving: it said so, and its pid is known. */
+static bool init_ready(const sup *s)
+{
+	return s->init_len > 0 && s->init[0] == INIT_MSG_READY && s->pid1_pidfd >= 0;
+}
+
+/* Poll until bwrap has exited and every channel is at EOF (or, UNTIL_READY,
+ * until the init serves a session: returns 1). After bwrap is gone its pid
+ * namespace is gone too, so the channels close promptly; a short drain bound
+ * guards against a writer we do not know about. */
+static int supervise(sup *s, uint64_t wall_ms, bool until_ready, int *bwrap_status)
 {
 	uint64_t start = now_ms(), drain_until = 0;
 	bool bwrap_done = false;
@@ -245,6 +285,8 @@ static int supervise(sup *s, uint64_t wall_ms, int *bwrap_status)
 				return -ENOMEM;
 			}
 		}
+		if (until_ready && !bwrap_done && init_ready(s))
+			return 1;
 	}
 }
 
@@ -258,8 +300,8 @@ static void trim(char *s)
 		s[--n] = '\0';
 }
 
-/* Turn "E<stage>\t<errno>\t<message>\n" into the result's error. */
-static bool init_error(sup *s, osb_result *res)
+/* Turn "E<stage>\t<errno>\t<message>\n" into ERR. */
+static bool init_error(sup *s, osb_error *err)
 {
 	char *e = memchr(s->init, INIT_MSG_ERROR, s->init_len);
 	char *t1, *t2;
@@ -268,24 +310,36 @@ static bool init_error(sup *s, osb_result *res)
 		return false;
 	t1 = strchr(e + 1, '\t');
 	t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-	res->has_error = true;
 	if (!t1 || !t2) {
-		osb_err_set(&res->error, OSB_E_SANDBOX, 0, "init", "malformed report from the init");
+		osb_err_set(err, OSB_E_SANDBOX, 0, "init", "malformed report from the init");
 		return true;
 	}
 	*t1 = *t2 = '\0';
 	trim(t2 + 1);
-	osb_err_set(&res->error, OSB_E_SANDBOX, atoi(t1 + 1), e + 1, "%s", t2 + 1);
+	osb_err_set(err, OSB_E_SANDBOX, atoi(t1 + 1), e + 1, "%s", t2 + 1);
 	return true;
+}
+
+/* bwrap failed before the init said anything: its own words, if any. */
+static void bwrap_error(sup *s, int bwrap_status, osb_error *err)
+{
+	trim(s->diag);
+	if (s->diag_len)
+		osb_err_set(err, OSB_E_SANDBOX, 0, "bwrap", "sandbox setup failed: %s", s->diag);
+	else
+		osb_err_set(err, OSB_E_SANDBOX, 0, "bwrap",
+		            "sandbox setup failed before the command started (bwrap status %d)",
+		            WIFEXITED(bwrap_status) ? WEXITSTATUS(bwrap_status) : -1);
 }
 
 static void fill_result(sup *s, int bwrap_status, osb_result *res)
 {
 	bool exec_reached = s->init_len > 0 && s->init[0] == INIT_MSG_EXEC;
 
-	trim(s->diag);
-	if (init_error(s, res))
+	if (init_error(s, &res->error)) {
+		res->has_error = true;
 		return;
+	}
 	res->ran = exec_reached;
 	if (s->timed_out) {
 		res->timed_out = true;
@@ -293,13 +347,7 @@ static void fill_result(sup *s, int bwrap_status, osb_result *res)
 	}
 	if (!exec_reached) {
 		res->has_error = true;
-		if (s->diag_len)
-			osb_err_set(&res->error, OSB_E_SANDBOX, 0, "bwrap",
-			            "sandbox setup failed: %s", s->diag);
-		else
-			osb_err_set(&res->error, OSB_E_SANDBOX, 0, "bwrap",
-			            "sandbox setup failed before the command started (bwrap status %d)",
-			            WIFEXITED(bwrap_status) ? WEXITSTATUS(bwrap_status) : -1);
+		bwrap_error(s, bwrap_status, &res->error);
 		return;
 	}
 	if (!s->have_exit) {
@@ -324,42 +372,19 @@ static int set_nonblock(int fd)
 	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-static int launch(const plan *pl, const osb_exec *e, sup *s, int *bwrap_status, osb_error *err)
+/* Start bwrap for PL with ARGV. IO holds the per-run slots PFD_STDIN ..
+ * PFD_INIT_ERR; the plan's own fds follow, then EXTRA_FD (if >= 0) at
+ * PFD_FIRST_BIND + n_binds. */
+static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra_fd,
+                      int *pidfd, osb_error *err)
 {
-	_cleanup_close_ int devnull = -1;
-	int w[CH__COUNT], fds[PFD_FIRST_BIND + 64], r;
-	strv argv = { 0 };
+	int fds[PFD_FIRST_BIND + 64 + 1];
 	size_t nfds;
 	pid_t pid;
 
 	if (pl->n_binds > 64)
 		return osb_err_set(err, OSB_E_POLICY, 0, "plan", "more than 64 bind mounts");
-	for (int ch = 0; ch < CH__COUNT; ch++)
-		w[ch] = -1;
-	for (int ch = 0; ch < CH__COUNT; ch++) {
-		int p[2];
-
-		if (pipe2(p, O_CLOEXEC) < 0) {
-			r = osb_err_set(err, OSB_E_IO, errno, "spawn", "pipe: %s", strerror(errno));
-			goto out;
-		}
-		s->fd[ch] = p[0];
-		w[ch] = p[1];
-		set_nonblock(p[0]);
-	}
-	if (e->stdin_fd < 0) {
-		devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (devnull < 0) {
-			r = osb_err_set(err, OSB_E_IO, errno, "spawn", "/dev/null: %s", strerror(errno));
-			goto out;
-		}
-	}
-	fds[PFD_STDIN] = e->stdin_fd >= 0 ? e->stdin_fd : devnull;
-	fds[PFD_STDOUT] = w[CH_OUT];
-	fds[PFD_DIAG] = w[CH_DIAG];
-	fds[PFD_STATUS] = w[CH_STATUS];
-	fds[PFD_CMD_STDERR] = w[CH_ERR];
-	fds[PFD_INIT_ERR] = w[CH_INIT];
+	memcpy(fds, io, (PFD_INIT_ERR + 1) * sizeof(*fds));
 	fds[PFD_INIT_EXE] = pl->init_fd;
 	fds[PFD_SECCOMP] = pl->seccomp_fd;
 	fds[PFD_PASSWD] = pl->passwd_fd;
@@ -367,26 +392,83 @@ static int launch(const plan *pl, const osb_exec *e, sup *s, int *bwrap_status, 
 	for (size_t i = 0; i < pl->n_binds; i++)
 		fds[pl->binds[i].target] = pl->binds[i].fd;
 	nfds = PFD_FIRST_BIND + pl->n_binds;
+	if (extra_fd >= 0)
+		fds[nfds++] = extra_fd;
+	return spawn_with_fds((const char *const *)argv->v, (const char *const *)pl->env.v, fds,
+	                      nfds, &pid, pidfd, err);
+}
+
+/* One pipe per channel: read ends (non-blocking) in S, write ends in W. A
+ * session's sandbox has no output channels: its init serves, it runs nothing. */
+static int open_channels(sup *s, int *w, bool session, osb_error *err)
+{
+	for (int ch = 0; ch < CH__COUNT; ch++) {
+		int p[2];
+
+		if (session && (ch == CH_OUT || ch == CH_ERR))
+			continue;
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return osb_err_set(err, OSB_E_IO, errno, "spawn", "pipe: %s", strerror(errno));
+		s->fd[ch] = p[0];
+		w[ch] = p[1];
+		set_nonblock(p[0]);
+	}
+	return 0;
+}
+
+static void close_writers(int *w)
+{
+	for (int ch = 0; ch < CH__COUNT; ch++)
+		if (w[ch] >= 0) {
+			close(w[ch]);
+			w[ch] = -1;
+		}
+}
+
+static int launch(const plan *pl, const osb_exec *e, sup *s, int *bwrap_status, osb_error *err)
+{
+	_cleanup_close_ int devnull = -1;
+	int w[CH__COUNT] = { -1, -1, -1, -1, -1 }, io[PFD_INIT_ERR + 1], r;
+	strv argv = { 0 };
+
+	if ((r = open_channels(s, w, false, err)) < 0)
+		goto out;
+	if (e->stdin_fd < 0) {
+		devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (devnull < 0) {
+			r = osb_err_set(err, OSB_E_IO, errno, "spawn", "/dev/null: %s", strerror(errno));
+			goto out;
+		}
+	}
+	io[PFD_STDIN] = e->stdin_fd >= 0 ? e->stdin_fd : devnull;
+	io[PFD_STDOUT] = w[CH_OUT];
+	io[PFD_DIAG] = w[CH_DIAG];
+	io[PFD_STATUS] = w[CH_STATUS];
+	io[PFD_CMD_STDERR] = w[CH_ERR];
+	io[PFD_INIT_ERR] = w[CH_INIT];
 	if ((r = plan_argv(pl, &argv, err)) < 0)
 		goto out;
-	r = spawn_with_fds((const char *const *)argv.v, (const char *const *)pl->env.v, fds, nfds,
-	                   &pid, &s->bwrap_pidfd, err);
+	r = spawn_plan(pl, &argv, io, -1, &s->bwrap_pidfd, err);
 	strv_free(&argv);
 	if (r < 0)
 		goto out;
-	for (int ch = 0; ch < CH__COUNT; ch++) {
-		close(w[ch]);
-		w[ch] = -1;
-	}
-	r = supervise(s, pl->p->limit_set[LIM_WALL].set ? pl->p->limits[LIM_WALL] : 0, bwrap_status);
+	close_writers(w);
+	r = supervise(s, exec_wall_ms(policy_wall_ms(pl->p), e), false, bwrap_status);
 	if (r < 0)
 		r = osb_err_set(err, r == -ENOMEM ? OSB_E_NOMEM : OSB_E_IO, -r, "supervise",
 		                "supervising the sandbox failed: %s", strerror(-r));
 out:
-	for (int ch = 0; ch < CH__COUNT; ch++)
-		if (w[ch] >= 0)
-			close(w[ch]);
+	close_writers(w);
 	return r;
+}
+
+static void sup_init(sup *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (int ch = 0; ch < CH__COUNT; ch++)
+		s->fd[ch] = -1;
+	s->sink[0] = s->sink[1] = -1;
+	s->bwrap_pidfd = s->pid1_pidfd = -1;
 }
 
 static void sup_free(sup *s)
@@ -402,19 +484,171 @@ static void sup_free(sup *s)
 	capture_free(&s->cap[1]);
 }
 
-static int take_output(sup *s, osb_result *res)
+int output_take(capture cap[2], bool capture_on, osb_result *res)
 {
 	bool t1 = false, t2 = false;
 
-	res->out_bytes = s->cap[CH_OUT].total;
-	res->err_bytes = s->cap[CH_ERR].total;
-	if (!s->capture_on)
+	res->out_bytes = cap[0].total;
+	res->err_bytes = cap[1].total;
+	if (!capture_on)
 		return 0;
-	if (capture_take(&s->cap[CH_OUT], &res->out, &res->out_len, &t1) < 0 ||
-	    capture_take(&s->cap[CH_ERR], &res->err, &res->err_len, &t2) < 0)
+	if (capture_take(&cap[0], &res->out, &res->out_len, &t1) < 0 ||
+	    capture_take(&cap[1], &res->err, &res->err_len, &t2) < 0)
 		return -ENOMEM;
 	res->truncated = t1 || t2;
 	return 0;
+}
+
+/* ---- session sandboxes ---------------------------------------------------- */
+
+struct sandbox {
+	sup s;
+	bool stopped;
+};
+
+/* Why a session sandbox never became ready, from what it said. */
+static void sandbox_start_error(sandbox *sb, int bwrap_status, uint64_t timeout_ms,
+                                osb_error *err)
+{
+	sup *s = &sb->s;
+
+	if (init_error(s, err))
+		return;
+	if (s->timed_out)
+		osb_err_set(err, OSB_E_SANDBOX, ETIMEDOUT, "session",
+		            "the session sandbox did not become ready within %llu ms",
+		            (unsigned long long)timeout_ms);
+	else if (s->init_len > 0 && s->init[0] == INIT_MSG_READY)
+		osb_err_set(err, OSB_E_SANDBOX, 0, "session",
+		            "the session sandbox ended right after starting (bwrap status %d)",
+		            WIFEXITED(bwrap_status) ? WEXITSTATUS(bwrap_status) : -1);
+	else
+		bwrap_error(s, bwrap_status, err);
+}
+
+int sandbox_start(const plan *pl, const strv *argv, int session_fd, uint64_t timeout_ms,
+                  sandbox **out, osb_error *err)
+{
+	_cleanup_close_ int devnull = -1;
+	int w[CH__COUNT] = { -1, -1, -1, -1, -1 }, io[PFD_INIT_ERR + 1], status = 0, r;
+	osb_error e;
+	sandbox *sb = calloc(1, sizeof(*sb));
+
+	*out = NULL;
+	osb_err_clear(&e);
+	if (!sb)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	sup_init(&sb->s);
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull < 0) {
+		r = osb_err_set(&e, OSB_E_IO, errno, "spawn", "/dev/null: %s", strerror(errno));
+		goto fail;
+	}
+	if ((r = open_channels(&sb->s, w, true, &e)) < 0)
+		goto fail;
+	io[PFD_STDIN] = io[PFD_STDOUT] = io[PFD_CMD_STDERR] = devnull;
+	io[PFD_DIAG] = w[CH_DIAG];
+	io[PFD_STATUS] = w[CH_STATUS];
+	io[PFD_INIT_ERR] = w[CH_INIT];
+	r = spawn_plan(pl, argv, io, session_fd, &sb->s.bwrap_pidfd, &e);
+	close_writers(w);
+	if (r < 0)
+		goto fail;
+	r = supervise(&sb->s, timeout_ms, true, &status);
+	if (r == 1) {
+		*out = sb;
+		return 0;
+	}
+	if (r < 0)
+		r = osb_err_set(&e, r == -ENOMEM ? OSB_E_NOMEM : OSB_E_IO, -r, "supervise",
+		                "supervising the session sandbox failed: %s", strerror(-r));
+	else
+		sandbox_start_error(sb, status, timeout_ms, &e);
+fail:
+	close_writers(w);
+	sandbox_stop(sb);
+	sandbox_free(sb);
+	if (err)
+		*err = e;
+	return -(e.code ? e.code : OSB_E_INTERNAL);
+}
+
+int sandbox_fd(const sandbox *sb)
+{
+	return sb->s.bwrap_pidfd;
+}
+
+int sandbox_exit_code(sandbox *sb)
+{
+	sup *s = &sb->s;
+
+	while (s->fd[CH_STATUS] >= 0 && !s->have_exit) {
+		size_t before = s->status_len;
+		int fd = s->fd[CH_STATUS];
+
+		on_readable(s, CH_STATUS);
+		if (s->fd[CH_STATUS] == fd && s->status_len == before)
+			break;   /* nothing more to read now */
+	}
+	return s->have_exit ? s->exit_code : -1;
+}
+
+void sandbox_stop(sandbox *sb)
+{
+	sup *s = &sb->s;
+	int status;
+
+	if (sb->stopped)
+		return;
+	sb->stopped = true;
+	kill_sandbox(s);
+	/* pid 1 exits only after every other process of its namespace. */
+	if (s->pid1_pidfd >= 0) {
+		uint64_t end = now_ms() + 5000;
+
+		for (;;) {
+			struct pollfd p = { .fd = s->pid1_pidfd, .events = POLLIN };
+			uint64_t now = now_ms();
+
+			if (now >= end || poll(&p, 1, (int)(end - now)) > 0)
+				break;
+		}
+	}
+	if (s->bwrap_pidfd >= 0)
+		pidfd_wait(s->bwrap_pidfd, &status);
+}
+
+void sandbox_free(sandbox *sb)
+{
+	if (!sb)
+		return;
+	sup_free(&sb->s);
+	free(sb);
+}
+
+/* What to do next, in one line, for the failures people meet most. */
+static const char *hint_for(const osb_result *res)
+{
+	const char *stage = res->error.stage;
+
+	if (res->timed_out)
+		return "the wall limit expired: raise the policy's \"limit wall\" if the command "
+		       "needs longer";
+	if (!res->has_error)
+		return NULL;
+	if (!strcmp(stage, "exec") && res->error.sys_errno == ENOENT)
+		return "the command is looked up on the sandbox's PATH: give its absolute path, "
+		       "or check the policy's env rules and binds";
+	if (!strcmp(stage, "exec"))
+		return "the file exists but cannot be executed in the sandbox: check its mode "
+		       "and its interpreter line";
+	if (!strcmp(stage, "probe") || !strcmp(stage, "bwrap"))
+		return "run 'osb-isolate capabilities' to see what this host supports and why";
+	if (!strcmp(stage, "policy") || !strcmp(stage, "plan") || !strcmp(stage, "identity"))
+		return "run 'osb-isolate check POLICY' and 'osb-isolate explain POLICY'";
+	if (!strcmp(stage, "workspace") || !strcmp(stage, "paths"))
+		return "pass --workspace DIR with a project directory you own";
+	return NULL;
 }
 
 int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error *err)
@@ -423,8 +657,7 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	osb_result *res;
 	plan pl;
 	int status = 0, r;
-	uint64_t start = now_ms();
-	uint64_t lim = p && p->limit_set[LIM_OUTPUT].set ? p->limits[LIM_OUTPUT] : 1u << 20;
+	uint64_t start = now_ms(), lim;
 
 	osb_err_clear(err);
 	if (out)
@@ -437,6 +670,13 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 		                "osb_run needs a policy and an exec");
 		goto done;
 	}
+	if (e->stdin_pipe) {
+		r = osb_err_set(&res->error, OSB_E_USAGE, EINVAL, "usage",
+		                "osb_exec_set_stdin_pipe needs osb_session_spawn, which returns the "
+		                "pipe; give osb_run an fd with osb_exec_set_stdin_fd");
+		goto done;
+	}
+	lim = exec_output_limit(policy_output_limit(p), e);
 	osb_policy_hash(p, res->policy_hash);
 	r = plan_build(p, (const char *const *)e->argv.v,
 	               e->env_set ? (const char *const *)e->env.v : NULL, e->cwd, &pl, &res->error);
@@ -453,13 +693,15 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	if (r < 0)
 		goto done;
 	fill_result(&s, status, res);
-	if (take_output(&s, res) < 0)
+	if (output_take(s.cap, s.capture_on, res) < 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 done:
 	sup_free(&s);
 	res->duration_ms = now_ms() - start;
 	if (r < 0)
 		res->has_error = true;
+	if (hint_for(res))
+		res->hint = strdup(hint_for(res));
 	if (res->has_error) {
 		if (err)
 			*err = res->error;

@@ -11,6 +11,12 @@
  * to the launch plan as classic BPF in a sealed memfd, and to explain and
  * the tests as libseccomp's PFC text.
  *
+ * A policy edits the group before it is compiled: "seccomp allow NAME"
+ * removes NAME's rule, "seccomp deny NAME [errno=E]" replaces or adds a rule
+ * denying every call of NAME, and "seccomp none" asks for no filter at all
+ * (the only way to get none: a set that allow rules have emptied is an
+ * error, not an empty filter).
+ *
  * Limits a reviewer should know: a denylist only covers syscalls libseccomp
  * knows by name, so syscalls newer than its table (for libseccomp 2.5.4 on
  * Linux 6.15+: open_tree_attr, which like open_tree with OPEN_TREE_CLONE
@@ -38,6 +44,7 @@
 #endif
 
 #define GROUP_DEFAULT "osb-default-1"
+#define GROUP_POLICY GROUP_DEFAULT "+policy"
 /* The kernel reads these arguments as 32-bit ints and ignores the upper
  * half of the register; comparisons mask with this so that setting high
  * bits cannot dodge a rule. */
@@ -537,20 +544,103 @@ int seccomp_export_text_from(const char *group, const sc_rule *rules, size_t n,
 	return rc < 0 ? rc : read_all_fd(&b, fd, out);
 }
 
+static const pol_sc *policy_rule_for(const osb_policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_sc_rules; i++)
+		if (strcmp(p->sc_rules[i].name, name) == 0)
+			return &p->sc_rules[i];
+	return NULL;
+}
+
+static int deny_cmp(const void *a, const void *b)
+{
+	return strcmp(((const sc_rule *)a)->name, ((const sc_rule *)b)->name);
+}
+
+/* The rule set P asks for: the default group minus every name P has a rule
+ * for, then P's deny rules sorted by name (equal policies, equal filters).
+ * *OUT is malloc'd; its names point into the group table and P. */
+static int policy_rules(const osb_policy *p, sc_rule **out, size_t *n_out, osb_error *err)
+{
+	size_t n_def, n = 0, n_deny = 0;
+	const sc_rule *def = seccomp_default_group(&n_def);
+	sc_rule *v = calloc(n_def + p->n_sc_rules + 1, sizeof(*v));
+
+	if (!v)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "seccomp", "out of memory");
+	for (size_t i = 0; i < n_def; i++)
+		if (!policy_rule_for(p, def[i].name))
+			v[n++] = def[i];
+	for (size_t i = 0; i < p->n_sc_rules; i++) {
+		const pol_sc *r = &p->sc_rules[i];
+
+		if (!r->allow)
+			v[n + n_deny++] = (sc_rule){ r->name, r->err ? r->err : EPERM, SC_ARGS_ANY };
+	}
+	qsort(v + n, n_deny, sizeof(*v), deny_cmp);
+	n += n_deny;
+	if (n == 0) {
+		free(v);
+		return osb_err_set(err, OSB_E_SECCOMP, EINVAL, "seccomp", "seccomp group %s: the "
+		                   "policy's \"seccomp allow\" rules remove every rule of %s, and an "
+		                   "empty filter is never built; write \"seccomp none\" to run without "
+		                   "a filter", GROUP_POLICY, GROUP_DEFAULT);
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+/* "seccomp none" and a deny rule together: the parser refuses this; a
+ * policy edited in memory must not get past it either. */
+static int check_none(const osb_policy *p, osb_error *err)
+{
+	for (size_t i = 0; i < p->n_sc_rules; i++)
+		if (!p->sc_rules[i].allow)
+			return osb_err_set(err, OSB_E_SECCOMP, EINVAL, "seccomp", "the policy says "
+			                   "\"seccomp none\" but denies %s; refusing to run without "
+			                   "the filter it asks for", p->sc_rules[i].name);
+	return 0;
+}
+
 int seccomp_build_fd(const osb_policy *p, int *fd_out, osb_error *err)
 {
+	_cleanup_free_ sc_rule *rules = NULL;
 	size_t n;
-	const sc_rule *rules = seccomp_default_group(&n);
+	int r;
 
-	(void)p; /* policies have no seccomp directives yet: the default group */
-	return seccomp_build_fd_from(GROUP_DEFAULT, rules, n, fd_out, err);
+	*fd_out = -1;
+	if (p && p->sc_mode == SC_NONE)
+		return check_none(p, err);   /* 0 with *FD_OUT -1: no filter */
+	if (!p || p->n_sc_rules == 0) {
+		const sc_rule *def = seccomp_default_group(&n);
+
+		return seccomp_build_fd_from(GROUP_DEFAULT, def, n, fd_out, err);
+	}
+	if ((r = policy_rules(p, &rules, &n, err)) < 0)
+		return r;
+	return seccomp_build_fd_from(GROUP_POLICY, rules, n, fd_out, err);
 }
 
 int seccomp_export_text(const osb_policy *p, char **out, osb_error *err)
 {
+	_cleanup_free_ sc_rule *rules = NULL;
 	size_t n;
-	const sc_rule *rules = seccomp_default_group(&n);
+	int r;
 
-	(void)p;
-	return seccomp_export_text_from(GROUP_DEFAULT, rules, n, out, err);
+	*out = NULL;
+	if (p && p->sc_mode == SC_NONE) {
+		if ((r = check_none(p, err)) < 0)
+			return r;
+		*out = strdup("# seccomp none: the policy loads no filter\n");
+		return *out ? 0 : osb_err_set(err, OSB_E_NOMEM, ENOMEM, "seccomp", "out of memory");
+	}
+	if (!p || p->n_sc_rules == 0) {
+		const sc_rule *def = seccomp_default_group(&n);
+
+		return seccomp_export_text_from(GROUP_DEFAULT, def, n, out, err);
+	}
+	if ((r = policy_rules(p, &rules, &n, err)) < 0)
+		return r;
+	return seccomp_export_text_from(GROUP_POLICY, rules, n, out, err);
 }

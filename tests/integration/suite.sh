@@ -89,6 +89,8 @@ t_workspace_write() {
 	expect_eq "a workspace write lands on the host" "hello" "$(cat "$WS/result.txt" 2>/dev/null)"
 	expect_eq "HOME is the workspace" "$WS" "$("$OSB" run -- sh -c 'echo $HOME')"
 	expect_eq "cwd is the workspace" "$WS" "$("$OSB" run -- pwd)"
+	expect_eq "the workspace is reachable by its absolute path" "hello" \
+		"$("$OSB" run -- sh -c 'cd / && cat "$HOME/result.txt"')"
 }
 
 t_workspace_refused() {
@@ -183,6 +185,11 @@ t_exit_codes() {
 	expect_eq "SIGKILL gives 137" "137" "$rc"
 	"$OSB" run -- osb-no-such-command-xyz 2>/dev/null; rc=$?
 	expect_eq "missing command gives 127" "127" "$rc"
+	local j; j=$("$OSB" run --json -- osb-no-such-command-xyz)
+	expect_eq "json: a missing command is error stage exec, errno 2" "exec 2" \
+		"$(printf '%s' "$j" | python3 -c 'import json,sys; e=json.load(sys.stdin)["error"]; print(e["stage"], e["errno"])')"
+	case "$(json_field "$j" hint)" in *"sandbox's PATH"*) ok "json: the hint says where commands are looked up";;
+		*) not_ok "json: the hint says where commands are looked up" "$j";; esac
 	printf 'echo hi\n' > "$WS/notexec.sh"; chmod 644 "$WS/notexec.sh"
 	"$OSB" run -- ./notexec.sh 2>/dev/null; rc=$?
 	expect_eq "non-executable file gives 126" "126" "$rc"
@@ -280,6 +287,96 @@ t_escape_suite() {
 	check_escape_lines "escape suite as capable uid 0 in its own userns" "$want" "$(echo "$out" | tail -n +2)"
 }
 
+# ---- write paths beneath declared roots (verified by fd, never by prefix) -------
+
+# A policy declaring one write-root, and the tree the attacks play in.
+write_setup() {
+	new_ws
+	WR=$(mktemp -d "$STAGE/work/roots.XXXXXX")
+	chmod 755 "$WR"
+	mkdir -p "$WR/data/x" "$WR/data/sub" "$WR/database/x" "$WR/outside"
+	ln -s /etc "$WR/data/link"
+	ln -s "$WR/data/sub" "$WR/data/ilink"
+	ln -s ../outside "$WR/data/rel"
+	echo secret > "$WR/outside/file"
+	ln "$WR/outside/file" "$WR/data/hard" 2>/dev/null || cp "$WR/outside/file" "$WR/data/hard"
+	mkfifo "$WR/data/fifo"
+	if root_mode; then chown -R 1000:1000 "$WR/data" "$WR/database"; fi
+	printf 'osb-policy 1\ninclude %s\nwrite-root %s\n' \
+		"$OSB_ISOLATE_POLICY_DIR/strict.policy" "$WR/data" > "$WS/w.policy"
+}
+
+expect_refused() { # name expected-substring args...
+	local name=$1 want=$2 err rc
+	shift 2
+	err=$("$OSB" run --policy "$WS/w.policy" "$@" -- true 2>&1); rc=$?
+	if [ "$rc" -eq 125 ] && [[ $err == *"$want"* ]]; then ok "$name"
+	else not_ok "$name" "rc=$rc (want 125)" "$err"; fi
+}
+
+t_write_paths() {
+	write_setup
+	"$OSB" run --policy "$WS/w.policy" --write "$WR/data/x" -- sh -c "echo in > $WR/data/x/f"
+	expect_eq "a granted write path beneath its root is writable" "in" "$(cat "$WR/data/x/f" 2>/dev/null)"
+	expect_eq "a sibling outside the grant stays read-only" "fail" \
+		"$("$OSB" run --policy "$WS/w.policy" --write "$WR/data/x" -- sh -c "touch $WR/data/sub/f 2>/dev/null && echo wrote || echo fail")"
+	expect_refused "/data vs /database: a sibling with a common prefix is refused" "write-root" --write "$WR/database/x"
+	expect_refused "/data/../etc is refused" ".." --write "$WR/data/../outside"
+	expect_refused "a final symlink to /etc is refused" "symlink" --write "$WR/data/link"
+	expect_refused "an intermediate symlink is refused" "symlink" --write "$WR/data/ilink/y"
+	expect_refused "a relative symlink ../outside is refused" "symlink" --write "$WR/data/rel"
+	expect_refused "a hard link to an outside file is refused" "link" --write "$WR/data/hard"
+	expect_refused "a FIFO is refused" "is a FIFO; refused" --write "$WR/data/fifo"
+	[ -z "$(ls "$WR/outside" | grep -v '^file$')" ] && ok "nothing appeared outside the roots" || not_ok "files appeared outside" "$(ls "$WR/outside")"
+	expect_eq "the outside file is unchanged" "secret" "$(cat "$WR/outside/file")"
+}
+
+# A directory swapped for a symlink to an outside directory while launches
+# run: each launch binds the directory it verified, or refuses; no write ever
+# lands outside.
+t_write_race() {
+	write_setup
+	mkdir -p "$WR/data/x"
+	if root_mode; then chown 1000:1000 "$WR/data/x"; fi
+	( end=$((SECONDS + 8)); while [ $SECONDS -lt $end ]; do
+		mv -T "$WR/data/x" "$WR/data/x.real" 2>/dev/null; ln -sfn "$WR/outside" "$WR/data/x"
+		rm -f "$WR/data/x"; mv -T "$WR/data/x.real" "$WR/data/x" 2>/dev/null
+	done ) &
+	local swapper=$! i ran=0 refused=0
+	for i in $(seq 1 40); do
+		if "$OSB" run --policy "$WS/w.policy" --write "$WR/data/x" -- sh -c "echo $i > $WR/data/x/m$i" 2>/dev/null; then
+			ran=$((ran + 1)); else refused=$((refused + 1)); fi
+	done
+	kill "$swapper" 2>/dev/null; wait "$swapper" 2>/dev/null
+	if ls "$WR/outside" | grep -q '^m'; then not_ok "race: no write lands outside ($ran ran, $refused refused)" "$(ls "$WR/outside")"
+	else ok "race: no write lands outside ($ran ran, $refused refused)"; fi
+}
+
+t_mount_beneath_write() {
+	[ "$(id -u)" -eq 0 ] || return 0   # needs mount(2); the root runs cover it
+	write_setup
+	mkdir -p "$WR/data/x/m" "$WR/etc-copy"
+	mount --bind "$WR/etc-copy" "$WR/data/x/m" || { not_ok "setup: bind mount"; return; }
+	expect_refused "a write path with a mount beneath it is refused" "mount" --write "$WR/data/x"
+	umount "$WR/data/x/m"
+}
+
+t_read_only_reprotect() {
+	new_ws
+	mkdir -p "$WS/.git/hooks"
+	if root_mode; then chown -R 1000:1000 "$WS/.git"; fi
+	printf 'osb-policy 1\ninclude %s\nread-only workspace:.git/hooks\n' \
+		"$OSB_ISOLATE_POLICY_DIR/strict.policy" > "$WS/ro.policy"
+	expect_eq "read-only re-protects .git/hooks inside the writable workspace" \
+		"touch: cannot touch '.git/hooks/post-checkout': Read-only file system" \
+		"$("$OSB" run --policy "$WS/ro.policy" -- touch .git/hooks/post-checkout 2>&1)"
+	expect_eq "the rest of the workspace stays writable" "ok" \
+		"$("$OSB" run --policy "$WS/ro.policy" -- sh -c 'touch .git/config && echo ok')"
+	expect_eq "a hard link to a host file from the workspace fails (EXDEV)" \
+		"ln: failed to create hard link 'h' => '/etc/hostname': Invalid cross-device link" \
+		"$("$OSB" run -- ln /etc/hostname h 2>&1)"
+}
+
 # ---- identity mode ------------------------------------------------------------
 
 t_mode() {
@@ -327,7 +424,8 @@ t_root_mode() {
 echo "# integration suite as $WHO"
 for t in t_pid_isolation t_identity_view t_private_tmp t_usr_readonly t_workspace_write \
 	t_workspace_refused t_no_network t_env_secrets t_streams t_output_limit t_exit_codes \
-	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_escape_suite t_mode t_root_mode; do
+	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_escape_suite t_mode t_root_mode \
+	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect; do
 	"$t"
 done
 echo "# as $WHO"

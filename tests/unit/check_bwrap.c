@@ -76,7 +76,53 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
 		"--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group "
 		"--chdir /home/u/ws -- /proc/self/fd/6 --error-fd 5 --stderr-fd 4 --seccomp-fd 7 "
+		"--audit-mounts --writable /home/u/ws --writable /tmp --writable /proc --writable /run "
+		"--dev-mount /dev --landlock auto --landlock-rw /home/u/ws --landlock-rw /tmp "
+		"--landlock-rw /proc --landlock-rw /run --landlock-rw /dev "
 		"--rlimit=nofile=64 --expect-uid 1000 --expect-gid 1000 -- id -u");
+	free(s);
+	strv_free(&argv);
+	strv_free(&pl.cmd);
+}
+END_TEST
+
+/* Parents of a bind inside a fresh tmpfs are made 0755 (bwrap would make
+ * them 0700, unreachable for a real uid in root mode); nothing is created
+ * outside a tmpfs the plan mounts. */
+START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
+{
+	pol_mount mounts[] = { { MNT_TMPFS, "/tmp", O(3) }, { MNT_PROC, "/proc", O(4) } };
+	osb_policy p = { 0 };
+	plan_bind binds[] = {
+		{ .fd = -1, .target = 10, .dest = "/tmp/a/b/ws", .writable = true },
+		{ .fd = -1, .target = 11, .dest = "/srv/data/x", .writable = true },
+	};
+	plan pl = { 0 };
+	strv argv = { 0 };
+	osb_error err;
+	char *s, *from, *to;
+
+	p.mounts = mounts;
+	p.n_mounts = 2;
+	p.uid = p.gid = 1000;
+	pl.p = &p;
+	pl.bwrap = "bwrap";
+	pl.binds = binds;
+	pl.n_binds = 2;
+	pl.cwd = "/";
+	pl.seccomp_fd = -1;
+	strv_push(&pl.cmd, "true");
+	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	s = join(&argv);
+	from = strstr(s, "--proc /proc ");
+	to = strstr(s, " --audit-mounts");
+	ck_assert_ptr_nonnull(from);
+	ck_assert_ptr_nonnull(to);
+	*to = '\0';
+	ck_assert_str_eq(from, "--proc /proc --perms 0755 --dir /tmp/a --perms 0755 --dir /tmp/a/b "
+	                 "--bind-fd 10 /tmp/a/b/ws --bind-fd 11 /srv/data/x "
+	                 "--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 "
+	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --stderr-fd 4");
 	free(s);
 	strv_free(&argv);
 	strv_free(&pl.cmd);
@@ -154,6 +200,7 @@ static Suite *bwrap_suite(void)
 
 	tcase_add_test(tc, test_argv_segment_order_independent_of_file_order);
 	tcase_add_test(tc, test_help_parsing_needs_exact_option_names);
+	tcase_add_test(tc, test_bind_parents_created_only_inside_fresh_tmpfs);
 	tcase_add_test(tc, test_dest_within_is_component_wise);
 	tcase_add_test(tc, test_host_bwrap_features_detected_from_help);
 	tcase_add_test(tc, test_missing_bwrap_names_the_package);

@@ -8,7 +8,10 @@
  * FIPS 180-4 vectors, and that the shipped policies parse as documented.
  */
 #include "internal.h"
+#include "policy.h"
 #include "sha256.h"
+
+#include <seccomp.h>
 
 #include <check.h>
 #include <fcntl.h>
@@ -174,7 +177,9 @@ static const struct reject {
 	  "t.policy:2:3: unknown directive \"tmfps\" (did you mean \"tmpfs\"?)" },
 	{ "osb-policy 1\nNetwork none\n", 0,
 	  "t.policy:2:1: unknown directive \"Network\" (did you mean \"network\"?)" },
-	{ "osb-policy 1\nwirte /tmp\n", 0, "t.policy:2:1: unknown directive \"wirte\"" },
+	{ "osb-policy 1\nwirte /tmp\n", 0,
+	  "t.policy:2:1: unknown directive \"wirte\" (did you mean \"write\"?)" },
+	{ "osb-policy 1\nfrobnicate /tmp\n", 0, "t.policy:2:1: unknown directive \"frobnicate\"" },
 	{ "osb-policy 1\nnetwork nne\n", 0,
 	  "t.policy:2:9: unknown argument \"nne\" to \"network\" (did you mean \"none\"?)" },
 	{ "osb-policy 1\nnetwork maybe\n", 0,
@@ -310,6 +315,123 @@ static const struct reject {
 	  "t.policy:2:10: invalid hostname \"a..b\" (dot-separated labels of letters, digits and inner \"-\", at most 64 bytes)" },
 	{ "osb-policy 1\nhostname a_b\n", 0,
 	  "t.policy:2:10: invalid hostname \"a_b\" (dot-separated labels of letters, digits and inner \"-\", at most 64 bytes)" },
+	/* write paths */
+	{ "osb-policy 1\nwrite-root\n", 0, "t.policy:2:1: missing argument: usage is \"write-root PATH\"" },
+	{ "osb-policy 1\nwrite-root /data /srv\n", 0,
+	  "t.policy:2:18: unexpected argument \"/srv\" (usage is \"write-root PATH\")" },
+	{ "osb-policy 1\nwrite-root data\n", 0, "t.policy:2:12: path must be absolute: \"data\"" },
+	{ "osb-policy 1\nwrite-root /data/\n", 0,
+	  "t.policy:2:12: path must be normalized (no \".\" components, \"//\" or trailing \"/\"): \"/data/\"" },
+	{ "osb-policy 1\nwrite-root /\n", 0,
+	  "t.policy:2:12: \"write-root /\" would let any path be granted; declare the directories under "
+	  "which writable paths are expected" },
+	{ "osb-policy 1\nwrite\n", 0, "t.policy:2:1: missing argument: usage is \"write PATH\"" },
+	{ "osb-policy 1\nwrite-root /data\nwrite /data/../etc\n", 0,
+	  "t.policy:3:7: path must not contain \"..\": \"/data/../etc\"" },
+	{ "osb-policy 1\nwrite-root /data\nwrite /data/./x\n", 0,
+	  "t.policy:3:7: path must be normalized (no \".\" components, \"//\" or trailing \"/\"): \"/data/./x\"" },
+	{ "osb-policy 1\nwrite-root /data\nwrite /data//x\n", 0,
+	  "t.policy:3:7: path must be normalized (no \".\" components, \"//\" or trailing \"/\"): \"/data//x\"" },
+	{ "osb-policy 1\nwrite-root /data\nwrite data/x\n", 0, "t.policy:3:7: path must be absolute: \"data/x\"" },
+	{ "osb-policy 1\nwrite-root /data\nwrite /data/*\n", 0,
+	  "t.policy:3:7: glob characters (* ? [) are not allowed in paths: \"/data/*\"" },
+	{ "osb-policy 1\nwrite-root /data\nwrite /database/x\n", 0,
+	  "t.policy:3:7: write path \"/database/x\" is not beneath a declared write-root (declared: /data)" },
+	{ "osb-policy 1\nwrite-root /data\nwrite-root /srv/jobs\n\nwrite /srv/job/x\n", 0,
+	  "t.policy:5:7: write path \"/srv/job/x\" is not beneath a declared write-root (declared: "
+	  "/data, /srv/jobs)" },
+	{ "osb-policy 1\nwrite /data/x\n", 0,
+	  "t.policy:2:7: write path \"/data/x\" is not beneath a declared write-root (the policy declares "
+	  "none; add \"write-root DIR\" for a directory above it)" },
+	{ "osb-policy 1\nwrite-root /data\nwrite /data\n", 0,
+	  "t.policy:3:7: write path \"/data\" is a write-root itself (t.policy:2); only paths beneath a "
+	  "root may be granted" },
+	{ "osb-policy 1\nwrite-root /data\nwrite /data/x\nwrite /data/x\n", 0,
+	  "t.policy:4:7: duplicate path \"/data/x\" (first set at t.policy:3)" },
+	{ "osb-policy 1\nwrite-root /data\ntmpfs /data/x\nwrite /data/x\n", 0,
+	  "t.policy:4:7: duplicate path \"/data/x\" (first set at t.policy:3)" },
+	{ "osb-policy 1\nwrite-root /data\nwrite /data/x\nread-only /data/x/.git\nwrite /data/x/.git/hooks\n", 0,
+	  "t.policy:5:7: write path \"/data/x/.git/hooks\" is under \"read-only /data/x/.git\" (t.policy:4), "
+	  "which would cover it" },
+	{ "osb-policy 1\nread-only\n", 0, "t.policy:2:1: missing argument: usage is \"read-only PATH|workspace:REL\"" },
+	{ "osb-policy 1\nread-only /etc/ssh\n", 0,
+	  "t.policy:2:11: read-only path \"/etc/ssh\" is not beneath a write path or write-root, so it "
+	  "would protect nothing (use \"read-only workspace:REL\" for paths in the workspace)" },
+	{ "osb-policy 1\nwrite-root /data\nread-only /data\n", 0,
+	  "t.policy:3:11: read-only path \"/data\" is not beneath a write path or write-root, so it "
+	  "would protect nothing (use \"read-only workspace:REL\" for paths in the workspace)" },
+	{ "osb-policy 1\nread-only .git\n", 0,
+	  "t.policy:2:11: path must be absolute, or \"workspace:REL\" for a path in the workspace: \".git\"" },
+	{ "osb-policy 1\nread-only workspace:\n", 0,
+	  "t.policy:2:11: path after \"workspace:\" must not be empty: \"workspace:\"" },
+	{ "osb-policy 1\nread-only workspace:/etc\n", 0,
+	  "t.policy:2:11: path after \"workspace:\" must be relative to the workspace: \"workspace:/etc\"" },
+	{ "osb-policy 1\nread-only workspace:a/../../etc\n", 0,
+	  "t.policy:2:11: path must not contain \"..\": \"workspace:a/../../etc\"" },
+	{ "osb-policy 1\nread-only workspace:..\n", 0, "t.policy:2:11: path must not contain \"..\": \"workspace:..\"" },
+	{ "osb-policy 1\nread-only workspace:.git/\n", 0,
+	  "t.policy:2:11: path must be normalized (no \".\" components, \"//\" or trailing \"/\"): \"workspace:.git/\"" },
+	{ "osb-policy 1\nread-only workspace:.\n", 0,
+	  "t.policy:2:11: path must be normalized (no \".\" components, \"//\" or trailing \"/\"): \"workspace:.\"" },
+	{ "osb-policy 1\nread-only workspace:*rc\n", 0,
+	  "t.policy:2:11: glob characters (* ? [) are not allowed in paths: \"workspace:*rc\"" },
+	{ "osb-policy 1\nread-only workspace:.git\nread-only workspace:.git\n", 0,
+	  "t.policy:3:11: duplicate path \"workspace:.git\" (first set at t.policy:2)" },
+	/* seccomp and landlock */
+	{ "osb-policy 1\nseccomp\n", 0,
+	  "t.policy:2:1: missing argument: usage is \"seccomp default|none|deny|allow ...\"" },
+	{ "osb-policy 1\nseccomp strict\n", 0,
+	  "t.policy:2:9: unknown argument \"strict\" to \"seccomp\" (expected default, none, deny or allow)" },
+	{ "osb-policy 1\nseccomp nnoe\n", 0,
+	  "t.policy:2:9: unknown argument \"nnoe\" to \"seccomp\" (did you mean \"none\"?)" },
+	{ "osb-policy 1\nseccomp none now\n", 0,
+	  "t.policy:2:14: unexpected argument \"now\" (usage is \"seccomp default|none\")" },
+	{ "osb-policy 1\nseccomp none\nseccomp default\n", 0,
+	  "t.policy:3:1: duplicate \"seccomp default\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nseccomp deny\n", 0,
+	  "t.policy:2:1: missing argument: usage is \"seccomp deny NAME... [errno=E]\"" },
+	{ "osb-policy 1\nseccomp deny errno=EPERM\n", 0,
+	  "t.policy:2:1: missing argument: usage is \"seccomp deny NAME... [errno=E]\"" },
+	{ "osb-policy 1\nseccomp allow\n", 0, "t.policy:2:1: missing argument: usage is \"seccomp allow NAME...\"" },
+	{ "osb-policy 1\nseccomp deny ptarce\n", 0,
+	  "t.policy:2:14: unknown system call \"ptarce\" (did you mean \"ptrace\"?)" },
+	{ "osb-policy 1\nseccomp deny uname  Uname\n", 0,
+	  "t.policy:2:21: unknown system call \"Uname\" (did you mean \"uname\"?)" },
+	{ "osb-policy 1\nseccomp allow bpf mount unshar\n", 0,
+	  "t.policy:2:25: unknown system call \"unshar\" (did you mean \"unshare\"?)" },
+	{ "osb-policy 1\nseccomp deny uname errno=EPREM\n", 0,
+	  "t.policy:2:26: unknown errno \"EPREM\" (did you mean \"EPERM\"?)" },
+	{ "osb-policy 1\nseccomp deny uname errno=permission\n", 0,
+	  "t.policy:2:26: invalid errno \"permission\" (a name such as EPERM, ENOSYS or EACCES, or a "
+	  "number from 1 to 4095)" },
+	{ "osb-policy 1\nseccomp deny uname errno=\n", 0,
+	  "t.policy:2:26: invalid errno \"\" (a name such as EPERM, ENOSYS or EACCES, or a number from 1 to 4095)" },
+	{ "osb-policy 1\nseccomp deny uname errno=-1\n", 0,
+	  "t.policy:2:26: invalid errno \"-1\" (a name such as EPERM, ENOSYS or EACCES, or a number from 1 to 4095)" },
+	{ "osb-policy 1\nseccomp deny uname errno=01\n", 0,
+	  "t.policy:2:26: invalid errno \"01\" (a name such as EPERM, ENOSYS or EACCES, or a number from 1 to 4095)" },
+	{ "osb-policy 1\nseccomp deny uname errno=0\n", 0, "t.policy:2:26: errno \"0\" is out of range (1 to 4095)" },
+	{ "osb-policy 1\nseccomp deny uname errno=4096\n", 0, "t.policy:2:26: errno \"4096\" is out of range (1 to 4095)" },
+	{ "osb-policy 1\nseccomp deny errno=EPERM uname\n", 0,
+	  "t.policy:2:14: \"errno=\" must come after the system call names (usage is \"seccomp deny NAME... [errno=E]\")" },
+	{ "osb-policy 1\nseccomp deny uname errno=EPERM errno=EACCES\n", 0,
+	  "t.policy:2:20: \"errno=\" must come after the system call names (usage is \"seccomp deny NAME... [errno=E]\")" },
+	{ "osb-policy 1\nseccomp allow ptrace errno=EPERM\n", 0,
+	  "t.policy:2:22: \"errno=\" belongs to \"seccomp deny\", not \"seccomp allow\"" },
+	{ "osb-policy 1\nseccomp deny uname\nseccomp allow uname\n", 0,
+	  "t.policy:3:15: duplicate \"seccomp allow uname\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nseccomp deny uname uname\n", 0,
+	  "t.policy:2:20: duplicate \"seccomp deny uname\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nseccomp none\nseccomp allow ptrace\nseccomp deny uname\n", 0,
+	  "t.policy:4:14: \"seccomp deny uname\" cannot take effect: \"seccomp none\" (t.policy:2) loads no filter" },
+	{ "osb-policy 1\nlandlock\n", 0, "t.policy:2:1: missing argument: usage is \"landlock auto|required|off\"" },
+	{ "osb-policy 1\nlandlock requird\n", 0,
+	  "t.policy:2:10: unknown argument \"requird\" to \"landlock\" (did you mean \"required\"?)" },
+	{ "osb-policy 1\nlandlock strict\n", 0,
+	  "t.policy:2:10: unknown argument \"strict\" to \"landlock\" (expected auto, required or off)" },
+	{ "osb-policy 1\nlandlock off\nlandlock off\n", 0, "t.policy:3:1: duplicate \"landlock\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nlandlock off on\n", 0,
+	  "t.policy:2:14: unexpected argument \"on\" (usage is \"landlock auto|required|off\")" },
 	/* includes that fail before any file is opened */
 	{ "osb-policy 1\ninclude sub/x\n", 0,
 	  "t.policy:2:9: include takes a bare name or an absolute path, not a relative path: \"sub/x\"" },
@@ -919,6 +1041,8 @@ START_TEST(test_canonical_form_is_exact)
 		"env clear\n"
 		"user sandbox 1000 1000\n"
 		"identity auto\n"
+		"seccomp default\n"
+		"landlock auto\n"
 		"hostname sandbox\n"
 		"limit wall 10m\n"
 		"limit output 1MiB\n"
@@ -969,6 +1093,8 @@ START_TEST(test_explain_shows_origin_of_every_rule)
 		"env clear  # default\n"
 		"user sandbox 1000 1000  # default\n"
 		"identity auto  # default\n"
+		"seccomp default  # default\n"
+		"landlock auto  # default\n"
 		"hostname sandbox  # default\n"
 		"limit wall 90s  # t.policy:5\n"
 		"limit output 1MiB  # default\n"
@@ -988,7 +1114,8 @@ START_TEST(test_hash_of_default_policy_is_pinned)
 	uint8_t d[SHA256_DIGEST_LEN];
 	static const char canonical[] =
 		"osb-policy 1\nroot none\nworkspace none\nnetwork none\nenv clear\n"
-		"user sandbox 1000 1000\nidentity auto\nhostname sandbox\nlimit output 1MiB\n";
+		"user sandbox 1000 1000\nidentity auto\nseccomp default\nlandlock auto\n"
+		"hostname sandbox\nlimit output 1MiB\n";
 	char want[72] = "sha256:";
 
 	/* The hash is SHA-256 of the canonical text; pinning it means a change
@@ -999,7 +1126,7 @@ START_TEST(test_hash_of_default_policy_is_pinned)
 	for (size_t i = 0; i < sizeof(d); i++)
 		snprintf(want + 7 + 2 * i, 3, "%02x", d[i]);
 	ck_assert_str_eq(h, want);
-	ck_assert_str_eq(h, "sha256:6005f02b226a78275f7b541473410560b6e28c9cb5cbf13a7db77b7a99a6f36d");
+	ck_assert_str_eq(h, "sha256:b98e0d10e51697ca4e9ebe2669b0eda0a154a08be686ef72a592bfb90676d8df");
 }
 END_TEST
 
@@ -1038,7 +1165,8 @@ START_TEST(test_hash_ignores_layout_comments_and_order)
 	/* Spelling out a default is not a semantic change. */
 	hash_text("osb-policy 1\n", h0);
 	hash_text("osb-policy 1\nroot none\nnetwork none\nworkspace none\nenv clear\n"
-	          "user sandbox 1000 1000\nhostname sandbox\nlimit output 1M\n", h1);
+	          "user sandbox 1000 1000\nhostname sandbox\nlimit output 1M\n"
+	          "seccomp default\nlandlock auto\n", h1);
 	ck_assert_str_eq(h0, h1);
 }
 END_TEST
@@ -1112,6 +1240,21 @@ START_TEST(test_hash_changes_with_every_semantic_change)
 		{ "", "env set NEW=1\n" },
 		{ "", "identity userns\n" },
 		{ "", "identity root\n" },
+		{ "", "seccomp none\n" },
+		{ "", "landlock required\n" },
+		{ "", "landlock off\n" },
+		{ "", "seccomp deny uname\n" },
+		{ "", "seccomp deny uname errno=EACCES\n" },
+		{ "", "seccomp deny sethostname\n" },
+		{ "", "seccomp allow ptrace\n" },
+		{ "", "seccomp allow uname\n" },
+		{ "", "write-root /data\n" },
+		{ "", "write-root /srv\n" },
+		{ "", "write-root /data\nwrite /data/x\n" },
+		{ "", "write-root /data\nwrite /data/y\n" },
+		{ "", "write-root /data\nwrite /data/x\nread-only /data/x/.git\n" },
+		{ "", "read-only workspace:.git\n" },
+		{ "", "read-only workspace:.git/hooks\n" },
 	};
 	enum { N = sizeof(changes) / sizeof(changes[0]) };
 	char hashes[N + 1][72];
@@ -1147,6 +1290,7 @@ START_TEST(test_api_workspace_must_be_absolute_and_keeps_hash)
 	ck_assert_int_eq(osb_policy_set_workspace(p, NULL, &err), -OSB_E_USAGE);
 	ck_assert_ptr_null(p->ws_path);
 	ck_assert_int_eq(osb_policy_set_workspace(p, "/srv/ws[1]", &err), 0);
+	ck_assert_int_eq(osb_policy_set_workspace(p, "/home/u/My Project", &err), 0);
 	ck_assert_int_eq(osb_policy_set_workspace(p, "/srv/ws", &err), 0);
 	ck_assert_str_eq(p->ws_path, "/srv/ws");
 	expect_origin(p->ws_path_o, "api", 0, 0);
@@ -1178,6 +1322,10 @@ START_TEST(test_api_add_readonly_records_origin_and_changes_hash)
 	ck_assert_str_eq(err.message, "cannot add read-only \"/tmp\": the policy already has "
 	                 "\"tmpfs /tmp\" (t.policy:3)");
 	ck_assert_int_eq(osb_policy_add_readonly(p, "opt", &err), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_add_readonly(p, "/opt/my data", &err), -OSB_E_USAGE);
+	ck_assert_str_eq(err.message, "read-only path: path contains a space or tab, which a policy "
+	                 "line cannot hold: \"/opt/my data\"");
+	ck_assert_int_eq(osb_policy_add_readonly(p, "/opt/a\nroot host-ro", &err), -OSB_E_USAGE);
 	ck_assert_uint_eq(p->n_mounts, n + 1);
 	osb_policy_free(p);
 }
@@ -1213,6 +1361,533 @@ START_TEST(test_api_network_and_wall_record_origin)
 	ck_assert_int_eq(osb_policy_set_wall_ms(p, 5000, &err), 0);
 	ck_assert(p->limit_set[LIM_WALL].set);
 	ck_assert_uint_eq(p->limits[LIM_WALL], 5000);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* ---- write paths ---------------------------------------------------------- */
+
+START_TEST(test_path_beneath_compares_whole_components)
+{
+	static const struct { const char *root, *path; bool beneath; } cases[] = {
+		{ "/data", "/data/x", true }, { "/data", "/data/x/y", true },
+		{ "/data", "/database", false }, { "/data", "/database/x", false },
+		{ "/data", "/data", false }, { "/data", "/dat", false }, { "/data", "/", false },
+		{ "/data/x", "/data/xy", false }, { "/data/x", "/data", false },
+		{ "/", "/x", true }, { "/", "/", false }, { "/a/b", "/a/b/c/d", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(policy_path_beneath(cases[i].root, cases[i].path) == cases[i].beneath,
+		              "%s beneath %s", cases[i].path, cases[i].root);
+}
+END_TEST
+
+START_TEST(test_write_rules_set_fields_with_origin)
+{
+	osb_policy *p = must_parse(
+		"osb-policy 1\n"
+		"write /srv/jobs/42          # before its root: checked once all is read\n"
+		"write-root /srv/jobs\n"
+		"write-root /data\n"
+		"write-root /data\n"
+		"write-root /data/nested\n"
+		"write /data/nested/cache\n"
+		"read-only /data/nested/cache/.git\n"
+		"read-only /data/shared\n"
+		"read-only workspace:.git/hooks\n"
+		"read-only workspace:.bashrc\n");
+	char *c = NULL;
+
+	ck_assert_uint_eq(p->n_write_roots, 3);
+	ck_assert_str_eq(p->write_roots[0].s, "/srv/jobs");
+	expect_origin(p->write_roots[0].o, "t.policy", 3, 0);
+	ck_assert_str_eq(p->write_roots[1].s, "/data");
+	expect_origin(p->write_roots[1].o, "t.policy", 4, 0);
+	ck_assert_str_eq(p->write_roots[2].s, "/data/nested");
+	ck_assert_uint_eq(p->n_writes, 2);
+	ck_assert_str_eq(p->writes[0].s, "/srv/jobs/42");
+	expect_origin(p->writes[0].o, "t.policy", 2, 0);
+	ck_assert_str_eq(p->writes[1].s, "/data/nested/cache");
+	ck_assert_uint_eq(p->n_read_only, 4);
+	ck_assert_str_eq(p->read_only[0].s, "/data/nested/cache/.git");
+	ck_assert_str_eq(p->read_only[2].s, "workspace:.git/hooks");
+	expect_origin(p->read_only[3].o, "t.policy", 11, 0);
+	ck_assert_int_eq(policy_canonical(p, &c), 0);
+	ck_assert_ptr_nonnull(strstr(c,
+		"limit output 1MiB\n"
+		"write-root /data\n"
+		"write-root /data/nested\n"
+		"write-root /srv/jobs\n"
+		"write /data/nested/cache\n"
+		"write /srv/jobs/42\n"
+		"read-only /data/nested/cache/.git\n"
+		"read-only /data/shared\n"
+		"read-only workspace:.bashrc\n"
+		"read-only workspace:.git/hooks\n"));
+	free(c);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_write_root_declared_in_include_covers_includer)
+{
+	char b[PATH_MAX], want[MSG_MAX];
+	osb_policy *p;
+
+	put("a.policy", "osb-policy 1\nwrite /srv/jobs/1\ninclude b\nread-only /srv/jobs/1/.git\n");
+	put("b.policy", "osb-policy 1\nwrite-root /srv/jobs\n");
+	p = must_load("a.policy");
+	ck_assert_uint_eq(p->n_writes, 1);
+	expect_origin(p->write_roots[0].o, in_dir(b, "b.policy"), 2, 1);
+	osb_policy_free(p);
+
+	/* A write in an included file is checked like any other, at its line. */
+	put("a.policy", "osb-policy 1\ninclude b\nwrite-root /data\n");
+	put("b.policy", "osb-policy 1\n\nwrite   /database/x\n");
+	snprintf(want, sizeof(want), "%s/b.policy:3:9: write path \"/database/x\" is not beneath a "
+	         "declared write-root (declared: /data)", dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+/* ---- seccomp and landlock --------------------------------------------------- */
+
+START_TEST(test_seccomp_rules_set_fields_with_origin)
+{
+	osb_policy *p = must_parse(
+		"osb-policy 1\n"
+		"seccomp default\n"
+		"seccomp deny uname sethostname errno=EACCES\n"
+		"seccomp deny swapon\n"
+		"seccomp deny setdomainname errno=4000\n"
+		"seccomp deny acct errno=EWOULDBLOCK\n"
+		"seccomp deny syslog errno=95\n"
+		"seccomp allow ptrace bpf\n"
+		"landlock required\n");
+	static const struct { const char *name; bool allow; int err; unsigned line, col; } want[] = {
+		{ "uname", false, EACCES, 3, 14 }, { "sethostname", false, EACCES, 3, 20 },
+		{ "swapon", false, EPERM, 4, 14 }, { "setdomainname", false, 4000, 5, 14 },
+		{ "acct", false, EAGAIN, 6, 14 }, { "syslog", false, EOPNOTSUPP, 7, 14 },
+		{ "ptrace", true, 0, 8, 15 }, { "bpf", true, 0, 8, 22 },
+	};
+	char *c = NULL;
+
+	ck_assert_int_eq(p->sc_mode, SC_DEFAULT);
+	expect_origin(p->sc_mode_set.o, "t.policy", 2, 0);
+	ck_assert_int_eq(p->landlock, LL_REQUIRED);
+	expect_origin(p->landlock_set.o, "t.policy", 9, 0);
+	ck_assert_uint_eq(p->n_sc_rules, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < p->n_sc_rules; i++) {
+		ck_assert_str_eq(p->sc_rules[i].name, want[i].name);
+		ck_assert_int_eq(p->sc_rules[i].allow, want[i].allow);
+		ck_assert_int_eq(p->sc_rules[i].err, want[i].err);
+		expect_origin(p->sc_rules[i].o, "t.policy", want[i].line, 0);
+	}
+	ck_assert_int_eq(policy_canonical(p, &c), 0);
+	ck_assert_ptr_nonnull(strstr(c, "identity auto\nseccomp default\nlandlock required\n"));
+	ck_assert_ptr_nonnull(strstr(c,
+		"limit output 1MiB\n"
+		"seccomp deny acct errno=EAGAIN\n"
+		"seccomp allow bpf\n"
+		"seccomp allow ptrace\n"
+		"seccomp deny setdomainname errno=4000\n"
+		"seccomp deny sethostname errno=EACCES\n"
+		"seccomp deny swapon errno=EPERM\n"
+		"seccomp deny syslog errno=EOPNOTSUPP\n"
+		"seccomp deny uname errno=EACCES\n"));
+	free(c);
+	osb_policy_free(p);
+
+	p = must_parse("osb-policy 1\nseccomp none\nseccomp allow ptrace\nlandlock off\n");
+	ck_assert_int_eq(p->sc_mode, SC_NONE);
+	ck_assert_int_eq(p->landlock, LL_OFF);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_seccomp_errno_spellings_hash_alike)
+{
+	char h0[72], h1[72], h2[72];
+
+	hash_text("osb-policy 1\nseccomp deny uname\n", h0);
+	hash_text("osb-policy 1\nseccomp deny uname errno=EPERM\n", h1);
+	hash_text("osb-policy 1\nseccomp deny uname errno=1\n", h2);
+	ck_assert_str_eq(h0, h1);
+	ck_assert_str_eq(h0, h2);
+	hash_text("osb-policy 1\nseccomp deny uname errno=ENOTSUP\n", h1);
+	hash_text("osb-policy 1\nseccomp deny uname errno=EOPNOTSUPP\n", h2);
+	ck_assert_str_eq(h1, h2);
+	ck_assert_str_ne(h0, h1);
+}
+END_TEST
+
+START_TEST(test_unknown_syscall_without_suggestion_names_libseccomp)
+{
+	const struct scmp_version *v = seccomp_version();
+	char want[MSG_MAX];
+	osb_error err;
+
+	snprintf(want, sizeof(want), "t.policy:3:20: unknown system call \"frobnicate_widgets\" "
+	         "(libseccomp %u.%u.%u does not know it; check the spelling)", v->major, v->minor,
+	         v->micro);
+	ck_assert_ptr_null(parse("osb-policy 1\n\nseccomp deny uname frobnicate_widgets bpf\n", &err));
+	ck_assert_int_eq(err.code, OSB_E_POLICY);
+	ck_assert_str_eq(err.message, want);
+	/* Linux 6.15's open_tree_attr is newer than libseccomp 2.5.4. */
+	if (seccomp_syscall_resolve_name("open_tree_attr") == __NR_SCMP_ERROR) {
+		ck_assert_ptr_null(parse("osb-policy 1\nseccomp deny open_tree_attr\n", &err));
+		snprintf(want, sizeof(want), "t.policy:2:14: unknown system call \"open_tree_attr\" "
+		         "(libseccomp %u.%u.%u does not know it; check the spelling)", v->major,
+		         v->minor, v->micro);
+		ck_assert_str_eq(err.message, want);
+	}
+}
+END_TEST
+
+START_TEST(test_seccomp_rule_overridden_by_includer)
+{
+	char a[PATH_MAX], want[MSG_MAX];
+	osb_policy *p;
+
+	put("a.policy", "osb-policy 1\ninclude b\nseccomp allow uname\n");
+	put("b.policy", "osb-policy 1\nseccomp deny uname bpf errno=EACCES\n");
+	p = must_load("a.policy");
+	ck_assert_uint_eq(p->n_sc_rules, 2);
+	ck_assert_str_eq(p->sc_rules[0].name, "uname");
+	ck_assert(p->sc_rules[0].allow);
+	expect_origin(p->sc_rules[0].o, in_dir(a, "a.policy"), 3, 0);
+	ck_assert(!p->sc_rules[1].allow);
+	ck_assert_int_eq(p->sc_rules[1].err, EACCES);
+	osb_policy_free(p);
+
+	/* Two siblings disagreeing about one name, with nobody to settle it. */
+	put("a.policy", "osb-policy 1\ninclude b\ninclude c\n");
+	put("c.policy", "osb-policy 1\nseccomp allow   bpf\n");
+	snprintf(want, sizeof(want), "%s/c.policy:2:17: \"seccomp allow bpf\" conflicts with %s/b.policy:2",
+	         dir, dir);
+	expect_load_error("a.policy", want);
+
+	/* "seccomp none" above a deny it includes cannot drop it silently. */
+	put("a.policy", "osb-policy 1\ninclude b\nseccomp none\n");
+	snprintf(want, sizeof(want), "%s/b.policy:2:14: \"seccomp deny uname\" cannot take effect: "
+	         "\"seccomp none\" (%s/a.policy:3) loads no filter", dir, dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+START_TEST(test_new_directives_parse_back_and_explain_origins)
+{
+	osb_policy *p = must_parse(
+		"osb-policy 1\n"
+		"write-root /data\n"
+		"write /data/x\n"
+		"read-only /data/x/.git\n"
+		"read-only workspace:.git\n"
+		"seccomp deny uname errno=ENOSYS\n"
+		"seccomp allow ptrace\n"
+		"landlock off\n"), *q;
+	char *c1 = NULL, *c2 = NULL, *e;
+
+	ck_assert_int_eq(osb_policy_add_writable(p, "/data/y", NULL), 0);
+	ck_assert_int_eq(policy_canonical(p, &c1), 0);
+	q = must_parse(c1);
+	ck_assert_int_eq(policy_canonical(q, &c2), 0);
+	ck_assert_str_eq(c1, c2);
+	e = osb_policy_explain(p, 0);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_ptr_nonnull(strstr(e,
+		"identity auto  # default\n"
+		"seccomp default  # default\n"
+		"landlock off  # t.policy:8\n"));
+	ck_assert_ptr_nonnull(strstr(e,
+		"write-root /data  # t.policy:2\n"
+		"write /data/x  # t.policy:3\n"
+		"write /data/y  # api\n"
+		"read-only /data/x/.git  # t.policy:4\n"
+		"read-only workspace:.git  # t.policy:5\n"
+		"seccomp allow ptrace  # t.policy:7\n"
+		"seccomp deny uname errno=ENOSYS  # t.policy:6\n"));
+	free(e);
+	free(c1);
+	free(c2);
+	osb_policy_free(p);
+	osb_policy_free(q);
+}
+END_TEST
+
+/* ---- caller grants and requests ------------------------------------------- */
+
+START_TEST(test_api_add_writable_only_beneath_declared_roots)
+{
+	osb_policy *p = must_parse("osb-policy 1\nwrite-root /data\nwrite-root /srv/jobs\n"
+	                           "write /data/x\nread-only /data/x/.git\ntmpfs /data/tmp\n");
+	osb_error err = { 0 };
+	char h0[72], h1[72];
+
+	hash_of(p, h0);
+	ck_assert_int_eq(osb_policy_add_writable(p, "/database/x", &err), -OSB_E_POLICY);
+	ck_assert_int_eq(err.code, OSB_E_POLICY);
+	ck_assert_str_eq(err.stage, "policy");
+	ck_assert_str_eq(err.message, "add_writable: \"/database/x\" is not beneath a declared "
+	                 "write-root (declared: /data, /srv/jobs)");
+	ck_assert_int_eq(osb_policy_add_writable(p, "/data", &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "add_writable: \"/data\" is a write-root itself (t.policy:2); "
+	                 "only paths beneath a root may be granted");
+	ck_assert_int_eq(osb_policy_add_writable(p, "/data/x/.git/hooks", &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "add_writable: \"/data/x/.git/hooks\" is under \"read-only "
+	                 "/data/x/.git\" (t.policy:5), which would cover it");
+	ck_assert_int_eq(osb_policy_add_writable(p, "/data/x/.git", &err), -OSB_E_POLICY);
+	ck_assert_int_eq(osb_policy_add_writable(p, "/data/tmp", &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "add_writable: \"/data/tmp\" already has the rule \"tmpfs "
+	                 "/data/tmp\" (t.policy:6); a path takes one rule");
+	ck_assert_int_eq(osb_policy_add_writable(p, "/data/../etc", &err), -OSB_E_USAGE);
+	ck_assert_str_eq(err.message, "add_writable: path must not contain \"..\": \"/data/../etc\" "
+	                 "(pass a canonical absolute path, e.g. from realpath(3))");
+	ck_assert_int_eq(osb_policy_add_writable(p, "data/y", &err), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_add_writable(p, "", &err), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_add_writable(p, "/data/y/", &err), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_add_writable(p, "/data/*", &err), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_add_writable(p, NULL, &err), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_add_writable(NULL, "/data/y", &err), -OSB_E_USAGE);
+	{
+		char long_path[PATH_MAX + 8];
+
+		memset(long_path, 'a', sizeof(long_path) - 1);
+		long_path[0] = '/';
+		long_path[sizeof(long_path) - 1] = '\0';
+		ck_assert_int_eq(osb_policy_add_writable(p, long_path, &err), -OSB_E_USAGE);
+		ck_assert_int_eq(err.sys_errno, ENAMETOOLONG);
+	}
+	ck_assert_uint_eq(p->n_writes, 1);
+	hash_of(p, h1);
+	ck_assert_str_eq(h0, h1);
+
+	ck_assert_int_eq(osb_policy_add_writable(p, "/srv/jobs/7", &err), 0);
+	ck_assert_uint_eq(p->n_writes, 2);
+	ck_assert_str_eq(p->writes[1].s, "/srv/jobs/7");
+	expect_origin(p->writes[1].o, "api", 0, 0);
+	ck_assert_int_eq(osb_policy_add_writable(p, "/srv/jobs/7", &err), 0);
+	ck_assert_int_eq(osb_policy_add_writable(p, "/data/x", &err), 0);
+	ck_assert_uint_eq(p->n_writes, 2);
+	hash_of(p, h1);
+	ck_assert_str_ne(h0, h1);
+	ck_assert_int_eq(osb_policy_add_readonly(p, "/srv/jobs/7", &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "cannot add read-only \"/srv/jobs/7\": the policy already has "
+	                 "\"write /srv/jobs/7\" (api)");
+	osb_policy_free(p);
+
+	p = must_parse("osb-policy 1\n");
+	ck_assert_int_eq(osb_policy_add_writable(p, "/data/x", &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "add_writable: \"/data/x\" is not beneath a declared write-root "
+	                 "(the policy declares none; add \"write-root DIR\" for a directory above it)");
+	osb_policy_free(p);
+}
+END_TEST
+
+/* Baselines for requests: a permissive one (workspace rw, host network,
+ * inherited environment) and a strict one (everything else default). */
+static const char open_base[] =
+	"osb-policy 1\n"
+	"workspace rw\n"
+	"network host\n"
+	"env inherit\n"
+	"env pass PATH\n"
+	"env deny *_TOKEN AWS_*\n"
+	"env set HOME=${WORKSPACE}\n"
+	"write-root /data\n"
+	"write-root /srv/jobs\n";
+
+static const char closed_base[] =
+	"osb-policy 1\n"
+	"workspace ro\n"
+	"write-root /data\n"
+	"env deny *_TOKEN\n";
+
+/* The request is refused with MSG, and the policy is exactly as before. */
+static void expect_request_refused(const char *base, const char *json, const char *msg)
+{
+	osb_policy *p = must_parse(base);
+	osb_error err = { 0 };
+	char *before = osb_policy_explain(p, 0), *after;
+
+	ck_assert_msg(osb_policy_apply_json(p, json, &err) == -OSB_E_POLICY,
+	              "%s accepted, expected: %s", json, msg);
+	ck_assert_int_eq(err.code, OSB_E_POLICY);
+	ck_assert_str_eq(err.stage, "policy");
+	ck_assert_msg(strcmp(err.message, msg) == 0, "%s:\n got: %s\nwant: %s", json, err.message, msg);
+	after = osb_policy_explain(p, 0);
+	ck_assert_str_eq(before, after);
+	ck_assert_ptr_null(p->ws_path);
+	free(before);
+	free(after);
+	osb_policy_free(p);
+}
+
+START_TEST(test_request_narrowing_applied_with_api_origin)
+{
+	osb_policy *p = must_parse(open_base);
+	osb_error err = { 0 };
+	char h0[72], h1[72], *e;
+
+	hash_of(p, h0);
+	ck_assert_int_eq(osb_policy_apply_json(p, "{}", &err), 0);
+	ck_assert_int_eq(osb_policy_apply_json(p, " {\"network\": \"host\", \"workspace\": "
+	                                          "{\"mode\": \"rw\"}, \"env\": {\"mode\": \"inherit\"}}\n",
+	                                       &err), 0);
+	hash_of(p, h1);
+	ck_assert_str_eq(h0, h1);
+	expect_origin(p->net_set.o, "t.policy", 3, 0);
+
+	ck_assert_msg(osb_policy_apply_json(p,
+		"{\"profile\": \"strict\","
+		" \"workspace\": {\"path\": \"/srv/ws\", \"mode\": \"ro\"},"
+		" \"extra_writable\": [\"/data/a\", \"/srv/jobs/7\", \"/data/a\"],"
+		" \"network\": \"none\","
+		" \"env\": {\"mode\": \"clear\", \"pass\": [\"LANG\", \"PATH\"],"
+		"          \"set\": {\"HOME\": \"/tmp/h\", \"CI\": \"1\"}},"
+		" \"uid\": 1500, \"gid\": 1600, \"idle_timeout\": \"10m\"}", &err) == 0,
+		"%s", err.message);
+	ck_assert_str_eq(p->ws_path, "/srv/ws");
+	expect_origin(p->ws_path_o, "api", 0, 0);
+	ck_assert_int_eq(p->ws_mode, WS_RO);
+	ck_assert_int_eq(p->net, NET_NONE);
+	ck_assert_int_eq(p->env_base, ENV_CLEAR);
+	ck_assert_uint_eq(p->uid, 1500);
+	ck_assert_uint_eq(p->gid, 1600);
+	ck_assert_uint_eq(p->n_writes, 2);
+	ck_assert_uint_eq(p->n_env_pass, 2);
+	e = osb_policy_explain(p, 0);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_ptr_nonnull(strstr(e, "\nworkspace ro  # api\nnetwork none  # api\nenv clear  # api\n"
+	                                "user sandbox 1500 1600  # api\n"));
+	ck_assert_ptr_nonnull(strstr(e, "\nwrite /data/a  # api\nwrite /srv/jobs/7  # api\n"));
+	ck_assert_ptr_nonnull(strstr(e, "\nenv pass LANG  # api\nenv pass PATH  # t.policy:5\n"));
+	ck_assert_ptr_nonnull(strstr(e, "\nenv set CI=1  # api\nenv set HOME=/tmp/h  # api\n"));
+	free(e);
+	hash_of(p, h1);
+	ck_assert_str_ne(h0, h1);
+	osb_policy_free(p);
+
+	/* A request may choose ids on any baseline, as long as they are not 0. */
+	p = must_parse(closed_base);
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"gid\": 4294967294}", &err), 0);
+	ck_assert_uint_eq(p->uid, 1000);
+	ck_assert_uint_eq(p->gid, 4294967294u);
+	expect_origin(p->user_set.o, "api", 0, 0);
+	osb_policy_free(p);
+}
+END_TEST
+
+static const struct refused_request {
+	const char *base, *json, *msg;
+} refused_requests[] = {
+	/* widenings */
+	{ closed_base, "{\"network\": \"host\"}",
+	  "\"network\": \"host\" is refused: the policy has \"network none\" (default), and a request "
+	  "may only narrow it" },
+	{ closed_base, "{\"workspace\": {\"mode\": \"rw\"}}",
+	  "\"workspace.mode\": \"rw\" is refused: the policy has \"workspace ro\" (t.policy:2), and a "
+	  "request may only narrow it" },
+	{ "osb-policy 1\n", "{\"workspace\": {\"path\": \"/srv/ws\"}}",
+	  "\"workspace\" is refused: the policy has \"workspace none\" (default), so a request cannot "
+	  "add a workspace" },
+	{ closed_base, "{\"env\": {\"mode\": \"inherit\"}}",
+	  "\"env.mode\": \"inherit\" is refused: the policy has \"env clear\" (default), and a request "
+	  "may only narrow it" },
+	{ closed_base, "{\"env\": {\"pass\": [\"PATH\", \"GITHUB_TOKEN\"]}}",
+	  "\"env.pass[1]\": \"GITHUB_TOKEN\" is refused: it matches \"env deny *_TOKEN\" (t.policy:4), "
+	  "and deny wins over a request" },
+	{ open_base, "{\"env\": {\"set\": {\"AWS_SECRET_ACCESS_KEY\": \"x\"}}}",
+	  "\"env.set.AWS_SECRET_ACCESS_KEY\": \"AWS_SECRET_ACCESS_KEY\" is refused: it matches \"env "
+	  "deny AWS_*\" (t.policy:6), and deny wins over a request" },
+	{ closed_base, "{\"env\": {\"pass\": [\"LC_*\"]}}",
+	  "\"env.pass[0]\": invalid environment variable name \"LC_*\" (letters, digits and \"_\", not "
+	  "starting with a digit; a request names variables, not patterns)" },
+	{ closed_base, "{\"env\": {\"set\": {\"1X\": \"v\"}}}",
+	  "\"env.set.1X\": invalid environment variable name \"1X\" (letters, digits and \"_\", not "
+	  "starting with a digit; a request names variables, not patterns)" },
+	{ closed_base, "{\"uid\": 0}", "\"uid\": 0 is refused: a request may only choose a non-zero uid" },
+	{ closed_base, "{\"gid\": 0}", "\"gid\": 0 is refused: a request may only choose a non-zero gid" },
+	{ closed_base, "{\"gid\": -5}", "\"gid\": -5 is out of range (1 to 4294967294)" },
+	{ closed_base, "{\"uid\": 4294967295}", "\"uid\": 4294967295 is out of range (1 to 4294967294)" },
+	{ closed_base, "{\"extra_writable\": [\"/data/ok\", \"/database/x\"]}",
+	  "\"extra_writable[1]\": \"/database/x\" is not beneath a declared write-root (declared: /data)" },
+	{ closed_base, "{\"extra_writable\": [\"/data/../etc\"]}",
+	  "\"extra_writable[0]\": path must not contain \"..\": \"/data/../etc\" (pass a canonical "
+	  "absolute path, e.g. from realpath(3))" },
+	{ "osb-policy 1\n", "{\"extra_writable\": [\"/tmp/x\"]}",
+	  "\"extra_writable[0]\": \"/tmp/x\" is not beneath a declared write-root (the policy declares "
+	  "none; add \"write-root DIR\" for a directory above it)" },
+	/* a refused key leaves earlier, acceptable ones unapplied */
+	{ open_base, "{\"network\": \"none\", \"workspace\": {\"path\": \"/srv/ws\"}, \"uid\": 0}",
+	  "\"uid\": 0 is refused: a request may only choose a non-zero uid" },
+	{ open_base, "{\"extra_writable\": [\"/data/a\"], \"env\": {\"pass\": [\"X_TOKEN\"]}}",
+	  "\"env.pass[0]\": \"X_TOKEN\" is refused: it matches \"env deny *_TOKEN\" (t.policy:6), and "
+	  "deny wins over a request" },
+	/* names and types */
+	{ open_base, "{\"netwrok\": \"none\"}", "unknown key \"netwrok\" (did you mean \"network\"?)" },
+	{ open_base, "{\"workspace\": {\"mdoe\": \"ro\"}}",
+	  "unknown key \"mdoe\" in \"workspace\" (did you mean \"mode\"?)" },
+	{ open_base, "{\"env\": {\"deny\": []}}", "unknown key \"deny\" in \"env\"" },
+	{ open_base, "{\"sandbox\": true}", "unknown key \"sandbox\"" },
+	{ open_base, "{\"network\": \"nnoe\"}", "\"network\": unknown value \"nnoe\" (did you mean \"none\"?)" },
+	{ open_base, "{\"network\": \"off\"}", "\"network\": unknown value \"off\" (expected \"none\" or \"host\")" },
+	{ open_base, "{\"network\": false}", "\"network\" must be a string, not a boolean" },
+	{ open_base, "{\"network\": null}", "\"network\" must be a string, not null" },
+	{ open_base, "{\"network\": \"no\\u0000ne\"}", "\"network\" contains a NUL byte" },
+	{ open_base, "{\"workspace\": {\"mode\": \"none\"}}",
+	  "\"workspace.mode\": unknown value \"none\" (expected \"ro\" or \"rw\")" },
+	{ open_base, "{\"workspace\": \"/srv/ws\"}", "\"workspace\" must be an object, not a string" },
+	{ open_base, "{\"workspace\": {\"path\": \"srv/ws\"}}",
+	  "\"workspace.path\": path must be absolute: \"srv/ws\" (pass a canonical absolute path)" },
+	{ open_base, "{\"extra_writable\": \"/data/x\"}",
+	  "\"extra_writable\" must be an array of strings, not a string" },
+	{ open_base, "{\"extra_writable\": [7]}", "\"extra_writable[0]\" must be a string, not a number" },
+	{ open_base, "{\"env\": {\"set\": {\"A\": 1}}}", "\"env.set.A\" must be a string, not a number" },
+	{ open_base, "{\"env\": {\"set\": {\"A\": \"x\\nnetwork host\"}}}",
+	  "\"env.set.A\": value contains a control character" },
+	{ open_base, "{\"env\": {\"set\": {\"A\": \"admin\\u202e\"}}}",
+	  "\"env.set.A\": value contains an invisible or bidirectional control character" },
+	{ open_base, "{\"env\": {\"set\": {\"A\": \"x \"}}}",
+	  "\"env.set.A\": value ends with a space or tab, which a policy line cannot hold" },
+	{ open_base, "{\"extra_writable\": [\"/data/a b\"]}",
+	  "\"extra_writable[0]\": path contains a space or tab, which a policy line cannot hold: \"/data/a b\"" },
+	{ open_base, "{\"extra_writable\": [\"/data/a\\nwrite /etc\"]}",
+	  "\"extra_writable[0]\": path contains a control character: \"/data/a\nwrite /etc\"" },
+	{ open_base, "{\"env\": {\"set\": [\"A=1\"]}}", "\"env.set\" must be an object of strings, not an array" },
+	{ open_base, "{\"uid\": \"1000\"}", "\"uid\" must be an integer, not a string" },
+	{ open_base, "{\"uid\": 1000.5}", "\"uid\" must be an integer, not a fractional number" },
+	{ open_base, "{\"profile\": 3}", "\"profile\" must be a string, not a number" },
+	{ open_base, "{\"idle_timeout\": \"10\"}",
+	  "\"idle_timeout\": invalid duration \"10\" (a whole number with a unit: ms, s, m or h)" },
+	{ open_base, "{\"idle_timeout\": \"0s\"}", "\"idle_timeout\" must be greater than zero" },
+	/* not a JSON object */
+	{ open_base, "[1]", "the request must be a JSON object, not an array" },
+	{ open_base, "", "the request is not valid JSON: unexpected end of input" },
+	{ open_base, "{\"network\": \"none\"", "the request is not valid JSON: unexpected end of input" },
+	{ open_base, "{} {}", "the request is not valid JSON: unexpected character (at byte 3)" },
+	{ open_base, "{\"network\": none}", "the request is not valid JSON: null expected (at byte 13)" },
+	{ open_base, "{\"a\": 1,}", "the request is not valid JSON: unexpected character (at byte 8)" },
+	{ open_base, "{\"network\": \"n\xffne\"}", "the request is not valid JSON: invalid utf-8 string (at byte 14)" },
+};
+
+START_TEST(test_request_refused_names_key_and_reason)
+{
+	const struct refused_request *c = &refused_requests[_i];
+
+	expect_request_refused(c->base, c->json, c->msg);
+}
+END_TEST
+
+START_TEST(test_request_null_arguments_are_usage_errors)
+{
+	osb_policy *p = must_parse(open_base);
+	osb_error err = { 0 };
+
+	ck_assert_int_eq(osb_policy_apply_json(p, NULL, &err), -OSB_E_USAGE);
+	ck_assert_int_eq(err.code, OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_apply_json(NULL, "{}", &err), -OSB_E_USAGE);
 	osb_policy_free(p);
 }
 END_TEST
@@ -1369,6 +2044,33 @@ START_TEST(test_man_page_example_policy_parses)
 }
 END_TEST
 
+START_TEST(test_man_page_jobs_example_parses)
+{
+	char *man = NULL, *start, *end;
+	osb_error err = { 0 };
+	osb_policy *p;
+
+	ck_assert_int_eq(read_file_bounded(TEST_SRCDIR "/man/osb-isolate.policy.5", 1 << 20, &man, NULL), 0);
+	start = strstr(man, "# jobs.policy\n");
+	ck_assert_ptr_nonnull(start);
+	end = strstr(start, ".EE\n");
+	ck_assert_ptr_nonnull(end);
+	ck_assert_int_eq(setenv("OSB_ISOLATE_POLICY_DIR", TEST_SRCDIR "/policy", 1), 0);
+	p = osb_policy_parse(start, (size_t)(end - start), "jobs.policy", &err);
+	ck_assert_msg(p != NULL, "%s", err.message);
+	ck_assert_uint_eq(p->n_write_roots, 2);
+	ck_assert_uint_eq(p->n_writes, 1);
+	ck_assert_uint_eq(p->n_read_only, 2);
+	ck_assert_str_eq(p->read_only[0].s, "workspace:.git/hooks");
+	ck_assert_uint_eq(p->n_sc_rules, 2);
+	ck_assert_int_eq(p->landlock, LL_REQUIRED);
+	/* The daemon's per-job grant the comment describes. */
+	ck_assert_int_eq(osb_policy_add_writable(p, "/srv/jobs/42/out", &err), 0);
+	osb_policy_free(p);
+	free(man);
+}
+END_TEST
+
 /* ---- runner -------------------------------------------------------------- */
 
 static Suite *policy_suite(void)
@@ -1386,6 +2088,10 @@ static Suite *policy_suite(void)
 	tcase_add_test(t, test_env_set_value_is_rest_of_line_verbatim);
 	tcase_add_test(t, test_comment_needs_whitespace_before_hash);
 	tcase_add_test(t, test_env_patterns_repeated_are_folded);
+	tcase_add_test(t, test_write_rules_set_fields_with_origin);
+	tcase_add_test(t, test_seccomp_rules_set_fields_with_origin);
+	tcase_add_test(t, test_seccomp_errno_spellings_hash_alike);
+	tcase_add_test(t, test_unknown_syscall_without_suggestion_names_libseccomp);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("includes");
@@ -1403,9 +2109,12 @@ static Suite *policy_suite(void)
 	tcase_add_test(t, test_include_unreadable_files_refused);
 	tcase_add_test(t, test_load_by_name_uses_policy_dir);
 	tcase_add_test(t, test_hash_ignores_include_layout);
+	tcase_add_test(t, test_write_root_declared_in_include_covers_includer);
+	tcase_add_test(t, test_seccomp_rule_overridden_by_includer);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("values");
+	tcase_add_test(t, test_path_beneath_compares_whole_components);
 	tcase_add_test(t, test_duration_and_size_units);
 	tcase_add_test(t, test_env_pattern_match);
 	suite_add_tcase(s, t);
@@ -1417,12 +2126,18 @@ static Suite *policy_suite(void)
 	tcase_add_test(t, test_hash_of_default_policy_is_pinned);
 	tcase_add_test(t, test_hash_ignores_layout_comments_and_order);
 	tcase_add_test(t, test_hash_changes_with_every_semantic_change);
+	tcase_add_test(t, test_new_directives_parse_back_and_explain_origins);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("api");
 	tcase_add_test(t, test_api_workspace_must_be_absolute_and_keeps_hash);
 	tcase_add_test(t, test_api_add_readonly_records_origin_and_changes_hash);
 	tcase_add_test(t, test_api_network_and_wall_record_origin);
+	tcase_add_test(t, test_api_add_writable_only_beneath_declared_roots);
+	tcase_add_test(t, test_request_narrowing_applied_with_api_origin);
+	tcase_add_loop_test(t, test_request_refused_names_key_and_reason, 0,
+	                    (int)(sizeof(refused_requests) / sizeof(refused_requests[0])));
+	tcase_add_test(t, test_request_null_arguments_are_usage_errors);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("sha256");
@@ -1434,6 +2149,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(t, test_strict_policy_parses_as_documented);
 	tcase_add_test(t, test_balanced_policy_overrides_strict_network);
 	tcase_add_test(t, test_man_page_example_policy_parses);
+	tcase_add_test(t, test_man_page_jobs_example_parses);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -1,6 +1,7 @@
 /* check_seccomp.c — unit tests for lib/seccomp.c: the shape of the exported
  * filter (sealed memfd, BPF size, PFC sections per ABI), the refusal to
- * build partial filters, and what the filter does to real system calls.
+ * build partial or empty filters, what the filter does to real system
+ * calls, and how a policy's seccomp rules change it.
  *
  * Each call runs in a forked child that loads the filter exactly as the
  * in-sandbox init does (no_new_privs, then PR_SET_SECCOMP with the memfd's
@@ -42,6 +43,7 @@
 #include <sys/time.h>
 #include <sys/timex.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -1036,12 +1038,229 @@ START_TEST(test_custom_group_builds_only_its_rules)
 }
 END_TEST
 
+/* ---- policy rules --------------------------------------------------------- */
+
+static osb_policy *policy_of(const char *text)
+{
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_parse(text, strlen(text), "t.policy", &err);
+
+	ck_assert_msg(p != NULL, "parse failed: %s", err.message);
+	return p;
+}
+
+static int policy_fd(const osb_policy *p)
+{
+	osb_error err = { 0 };
+	int fd = -1;
+
+	ck_assert_msg(seccomp_build_fd(p, &fd, &err) == 0, "build failed: %s", err.message);
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+static char *policy_pfc(const osb_policy *p)
+{
+	osb_error err = { 0 };
+	char *text = NULL;
+
+	ck_assert_msg(seccomp_export_text(p, &text, &err) == 0, "export: %s", err.message);
+	ck_assert_ptr_nonnull(text);
+	return text;
+}
+
+static int uname_call(void)
+{
+	struct utsname u;
+
+	return res(syscall(SYS_uname, &u));
+}
+static int socket_af_unix_dgram(void) { return sock(AF_UNIX, SOCK_DGRAM); }
+
+START_TEST(test_policy_deny_makes_call_fail_with_its_errno)
+{
+	osb_policy *p = policy_of("osb-policy 1\nseccomp deny uname errno=EACCES\n");
+	osb_policy *q = policy_of("osb-policy 1\nseccomp deny uname\n");
+	int fd = policy_fd(p), fq = policy_fd(q);
+
+	ck_assert_int_eq(run_child(uname_call, -1), 0);
+	ck_assert_int_eq(run_child(uname_call, fd), EACCES);
+	ck_assert_int_eq(run_child(uname_call, fq), EPERM);
+	/* The default group still holds around the policy's rule. */
+	ck_assert_int_eq(run_child(mount_bad_type, fd), EPERM);
+	ck_assert_int_eq(run_child(clone3_size0, fd), ENOSYS);
+	ck_assert_int_eq(run_child(thread_create, fd), 0);
+	close(fd);
+	close(fq);
+	osb_policy_free(p);
+	osb_policy_free(q);
+}
+END_TEST
+
+START_TEST(test_policy_deny_covers_every_abi)
+{
+	osb_policy *p = policy_of("osb-policy 1\nseccomp deny uname errno=EACCES\n");
+	char *text = policy_pfc(p);
+	static const char *const arches[] = { "x86_64", "x86", "x32" };
+
+	for (size_t a = 0; a < N(arches); a++) {
+		char *section = pfc_section(text, arches[a]);
+
+		expect_rule(section, arches[a], "uname", "action ERRNO(13);");
+		expect_rule(section, arches[a], "mount", "action ERRNO(1);");
+		free(section);
+	}
+	free(text);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_policy_allow_removes_rule_from_filter)
+{
+	osb_policy *p = policy_of("osb-policy 1\nseccomp allow ptrace\n");
+	char *def = pfc_text(), *text = policy_pfc(p);
+	int fd = policy_fd(p);
+
+	ck_assert_ptr_nonnull(strstr(def, "# filter for syscall \"ptrace\" ("));
+	ck_assert_ptr_null(strstr(text, "# filter for syscall \"ptrace\" ("));
+	ck_assert_ptr_nonnull(strstr(text, "# filter for syscall \"bpf\" ("));
+	/* Unfiltered, the kernel's own answer: no such process. */
+	ck_assert_int_eq(run_child(ptrace_missing_pid, fd), ESRCH);
+	ck_assert_int_eq(run_child(bpf_lookup_bad_map, fd), EPERM);
+	close(fd);
+	free(def);
+	free(text);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_policy_deny_of_argument_rule_denies_every_call)
+{
+	osb_policy *p = policy_of("osb-policy 1\nseccomp deny socket errno=EACCES\n");
+	int fd = policy_fd(p);
+
+	ck_assert_int_eq(run_child(socket_af_unix_dgram, -1), 0);
+	ck_assert_int_eq(run_child(socket_af_unix_dgram, fd), EACCES);
+	ck_assert_int_eq(run_child(socket_af_packet, fd), EACCES);
+	ck_assert_int_eq(run_child(socketpair_af_packet, fd), EPERM);
+	close(fd);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_policy_unknown_syscall_is_refused_at_its_column)
+{
+	static const char text[] = "osb-policy 1\nseccomp deny uname ptarce\n";
+	osb_error err = { 0 };
+
+	ck_assert_ptr_null(osb_policy_parse(text, strlen(text),
+	                                    "t.policy", &err));
+	ck_assert_int_eq(err.code, OSB_E_POLICY);
+	ck_assert_str_eq(err.stage, "policy");
+	ck_assert_str_eq(err.message, "t.policy:2:20: unknown system call \"ptarce\" (did you mean "
+	                 "\"ptrace\"?)");
+}
+END_TEST
+
+START_TEST(test_policy_filter_is_deterministic)
+{
+	osb_policy *a = policy_of("osb-policy 1\nseccomp deny uname sethostname\nseccomp allow ptrace\n");
+	osb_policy *b = policy_of("osb-policy 1\nseccomp allow ptrace\nseccomp deny sethostname\n"
+	                          "seccomp deny uname errno=EPERM\n");
+	osb_policy *plain = policy_of("osb-policy 1\n");
+	int fa = policy_fd(a), fb = policy_fd(b), fp = policy_fd(plain), fd = filter_fd_new();
+	size_t la, lb, lp, ld;
+	char *x = read_fd(fa, &la), *y = read_fd(fb, &lb), *z = read_fd(fp, &lp), *w = read_fd(fd, &ld);
+
+	ck_assert_uint_eq(la, lb);
+	ck_assert_int_eq(memcmp(x, y, la), 0);
+	/* Without seccomp rules a policy gets exactly the default group. */
+	ck_assert_uint_eq(lp, ld);
+	ck_assert_int_eq(memcmp(z, w, lp), 0);
+	free(x);
+	free(y);
+	free(z);
+	free(w);
+	close(fa);
+	close(fb);
+	close(fp);
+	close(fd);
+	osb_policy_free(a);
+	osb_policy_free(b);
+	osb_policy_free(plain);
+}
+END_TEST
+
+START_TEST(test_seccomp_none_builds_no_filter)
+{
+	osb_policy *p = policy_of("osb-policy 1\nseccomp none\nseccomp allow ptrace\n");
+	osb_error err = { 0 };
+	char *text = NULL;
+	int fd = 12345;
+
+	ck_assert_int_eq(seccomp_build_fd(p, &fd, &err), 0);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_int_eq(err.code, 0);
+	ck_assert_int_eq(seccomp_export_text(p, &text, &err), 0);
+	ck_assert_str_eq(text, "# seccomp none: the policy loads no filter\n");
+	free(text);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_seccomp_none_with_deny_rule_is_refused)
+{
+	osb_policy *p = policy_of("osb-policy 1\nseccomp deny uname\n");
+	osb_error err = { 0 };
+	char *text = NULL;
+	int fd = 12345;
+
+	/* The parser refuses this combination; a policy changed in memory
+	 * must not slip through either. */
+	p->sc_mode = SC_NONE;
+	ck_assert_int_eq(seccomp_build_fd(p, &fd, &err), -OSB_E_SECCOMP);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_str_eq(err.stage, "seccomp");
+	ck_assert_str_eq(err.message, "the policy says \"seccomp none\" but denies uname; refusing "
+	                 "to run without the filter it asks for");
+	ck_assert_int_eq(seccomp_export_text(p, &text, &err), -OSB_E_SECCOMP);
+	ck_assert_ptr_null(text);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_allowing_every_group_rule_is_refused)
+{
+	size_t n;
+	const sc_rule *rules = seccomp_default_group(&n);
+	char text[4096] = "osb-policy 1\nseccomp allow";
+	osb_error err = { 0 };
+	osb_policy *p;
+	int fd = 12345;
+
+	for (size_t i = 0; i < n; i++) {
+		strncat(text, " ", sizeof(text) - strlen(text) - 1);
+		strncat(text, rules[i].name, sizeof(text) - strlen(text) - 1);
+	}
+	strncat(text, "\n", sizeof(text) - strlen(text) - 1);
+	p = policy_of(text);
+	ck_assert_int_eq(seccomp_build_fd(p, &fd, &err), -OSB_E_SECCOMP);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_int_eq(err.sys_errno, EINVAL);
+	ck_assert_str_eq(err.message, "seccomp group osb-default-1+policy: the policy's \"seccomp "
+	                 "allow\" rules remove every rule of osb-default-1, and an empty filter is "
+	                 "never built; write \"seccomp none\" to run without a filter");
+	osb_policy_free(p);
+}
+END_TEST
+
 static Suite *seccomp_suite(void)
 {
 	Suite *s = suite_create("seccomp");
 	TCase *shape = tcase_create("shape");
 	TCase *refuse = tcase_create("refuse");
 	TCase *calls_tc = tcase_create("calls");
+	TCase *policy_tc = tcase_create("policy");
 
 	tcase_add_test(shape, test_build_fd_returns_sealed_bpf_memfd);
 	tcase_add_test(shape, test_build_fd_is_deterministic);
@@ -1065,6 +1284,16 @@ static Suite *seccomp_suite(void)
 	suite_add_tcase(s, shape);
 	suite_add_tcase(s, refuse);
 	suite_add_tcase(s, calls_tc);
+	tcase_add_test(policy_tc, test_policy_deny_makes_call_fail_with_its_errno);
+	tcase_add_test(policy_tc, test_policy_deny_covers_every_abi);
+	tcase_add_test(policy_tc, test_policy_allow_removes_rule_from_filter);
+	tcase_add_test(policy_tc, test_policy_deny_of_argument_rule_denies_every_call);
+	tcase_add_test(policy_tc, test_policy_unknown_syscall_is_refused_at_its_column);
+	tcase_add_test(policy_tc, test_policy_filter_is_deterministic);
+	tcase_add_test(policy_tc, test_seccomp_none_builds_no_filter);
+	tcase_add_test(policy_tc, test_seccomp_none_with_deny_rule_is_refused);
+	tcase_add_test(policy_tc, test_allowing_every_group_rule_is_refused);
+	suite_add_tcase(s, policy_tc);
 	return s;
 }
 

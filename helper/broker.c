@@ -1,0 +1,591 @@
+/* broker.c — the session broker: the in-sandbox half of a persistent session.
+ *
+ * osb-isolate-init calls broker_serve() instead of exec'ing a command, after
+ * every identity, capability, rlimit, fd and seccomp step, so everything it
+ * starts runs exactly as a one-shot command would. It is the sandbox's pid 1
+ * (bwrap --as-pid-1): processes of the sandbox cannot kill or stop it, orphans
+ * are reparented to it (and reaped here), and its exit takes the whole pid
+ * namespace down. It reads exec requests from the library over a
+ * SOCK_SEQPACKET socket (protocol: lib/init-proto.h); each request brings its
+ * own reply channel and the command's stdin/stdout/stderr, so the broker never
+ * touches the command's bytes and a command cannot forge a status. Every
+ * command leads its own process group, killed with SIGKILL when the leader
+ * exits, when its timeout expires, or when the library drops its handle.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "init-proto.h"
+
+/* How long a forked command may take to reach execve before it is killed
+ * (only a stopped child can take longer). */
+#define START_TIMEOUT_MS 10000
+/* After the leader has exited and its group got SIGKILL, the exit is
+ * reported once the group is empty; a process stuck in the kernel does not
+ * hold the report back longer than this. */
+#define GROUP_GRACE_MS 2000
+
+extern char **environ;
+
+struct job {
+	pid_t pid;           /* leader; also the process group id */
+	int chan;            /* reply channel; -1 once the library hung up */
+	uint64_t deadline;   /* CLOCK_MONOTONIC ms; 0: none */
+	bool timed_out;
+	bool leader_done;    /* reaped; waiting for the rest of the group */
+	uint64_t grace_end;
+	int status;
+	struct rusage ru;
+};
+
+struct broker {
+	int sock, sigfd;
+	sigset_t orig_mask;
+	struct job *jobs;
+	size_t n_jobs, cap_jobs;
+	char *buf;           /* one request */
+	uint64_t idle_ms, last_activity;
+};
+
+/* A parsed exec request; the pointers point into broker.buf. */
+struct request {
+	uint64_t timeout_ms;
+	const char *cwd;
+	char **vec;          /* cwd, argv..., NULL, envp..., NULL */
+	char **argv, **envp;
+	int chan, stdio[3];
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Replies never raise SIGPIPE: a library that went away is not an error. */
+static void reply(int chan, const void *msg, size_t len)
+{
+	if (chan >= 0)
+		(void)send(chan, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void reply_failed(int chan, const char *stage, int err, const char *fmt, ...)
+{
+	struct session_failed f;
+	va_list ap;
+
+	memset(&f, 0, sizeof(f));
+	f.type = SESSION_FAILED;
+	f.err = err;
+	snprintf(f.stage, sizeof(f.stage), "%s", stage);
+	va_start(ap, fmt);
+	vsnprintf(f.message, sizeof(f.message), fmt, ap);
+	va_end(ap);
+	reply(chan, &f, sizeof(f));
+}
+
+/* ---- jobs -------------------------------------------------------------- */
+
+static int job_add(struct broker *b, pid_t pid, int chan, uint64_t timeout_ms)
+{
+	if (b->n_jobs == b->cap_jobs) {
+		size_t cap = b->cap_jobs ? b->cap_jobs * 2 : 16;
+		struct job *nj = realloc(b->jobs, cap * sizeof(*nj));
+
+		if (!nj)
+			return -ENOMEM;
+		b->jobs = nj;
+		b->cap_jobs = cap;
+	}
+	b->jobs[b->n_jobs++] = (struct job){
+		.pid = pid, .chan = chan,
+		.deadline = timeout_ms ? now_ms() + timeout_ms : 0,
+	};
+	return 0;
+}
+
+/* The job whose leader is PID and still runs. */
+static struct job *job_running(struct broker *b, pid_t pid)
+{
+	for (size_t i = 0; i < b->n_jobs; i++)
+		if (b->jobs[i].pid == pid && !b->jobs[i].leader_done)
+			return &b->jobs[i];
+	return NULL;
+}
+
+static void job_remove(struct broker *b, struct job *j)
+{
+	close_fd(&j->chan);
+	*j = b->jobs[--b->n_jobs];
+}
+
+static void kill_all(struct broker *b)
+{
+	for (size_t i = 0; i < b->n_jobs; i++)
+		kill(-b->jobs[i].pid, SIGKILL);
+}
+
+static void send_exited(struct job *j, int status, const struct rusage *ru)
+{
+	struct session_exited x;
+
+	memset(&x, 0, sizeof(x));
+	x.type = SESSION_EXITED;
+	x.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	x.sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	x.timed_out = j->timed_out;
+	x.user_us = (uint64_t)ru->ru_utime.tv_sec * 1000000u + (uint64_t)ru->ru_utime.tv_usec;
+	x.sys_us = (uint64_t)ru->ru_stime.tv_sec * 1000000u + (uint64_t)ru->ru_stime.tv_usec;
+	x.max_rss_kib = (uint64_t)ru->ru_maxrss;
+	reply(j->chan, &x, sizeof(x));
+}
+
+/* Reap every child that has exited. A job's leader is only peeked at first
+ * (WNOWAIT): while it is a zombie its pid cannot be reused, so the group kill
+ * that follows cannot reach an unrelated process. Everything else is an
+ * orphan reparented to us as pid 1 (killed group members among them). */
+static void reap_children(struct broker *b)
+{
+	for (;;) {
+		siginfo_t si;
+		struct rusage ru;
+		struct job *j;
+		int status = 0;
+
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+			return;
+		j = job_running(b, si.si_pid);
+		if (j)
+			kill(-j->pid, SIGKILL);
+		memset(&ru, 0, sizeof(ru));
+		if (wait4(si.si_pid, &status, 0, &ru) < 0)
+			return;
+		if (j) {
+			j->leader_done = true;
+			j->status = status;
+			j->ru = ru;
+			j->deadline = 0;
+			j->grace_end = now_ms() + GROUP_GRACE_MS;
+		}
+	}
+}
+
+/* No process is left in J's group (zombies count until reaped), or its
+ * number now leads the group of a newer command, which needs it empty. */
+static bool group_gone(const struct broker *b, const struct job *j)
+{
+	if (kill(-j->pid, 0) < 0 && errno == ESRCH)
+		return true;
+	for (size_t i = 0; i < b->n_jobs; i++)
+		if (&b->jobs[i] != j && b->jobs[i].pid == j->pid && !b->jobs[i].leader_done)
+			return true;
+	return false;
+}
+
+/* Report the jobs whose group is gone: when the library hears of an exit,
+ * nothing of that command runs any more. */
+static void report_finished(struct broker *b)
+{
+	uint64_t now = now_ms();
+
+	for (size_t i = 0; i < b->n_jobs;) {
+		struct job *j = &b->jobs[i];
+
+		if (!j->leader_done || (!group_gone(b, j) && now < j->grace_end)) {
+			i++;
+			continue;
+		}
+		send_exited(j, j->status, &j->ru);
+		job_remove(b, j);   /* moves the last job to index i */
+		b->last_activity = now;
+	}
+}
+
+/* A message from the library on a job's channel: a kill request, or EOF. */
+static void on_channel(struct job *j)
+{
+	struct session_kill k;
+	ssize_t n = recv(j->chan, &k, sizeof(k), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n == (ssize_t)sizeof(k) && k.type == SESSION_KILL && k.sig > 0 && k.sig <= 64) {
+		kill(-j->pid, k.sig);
+		return;
+	}
+	if (n > 0)
+		return;   /* malformed: ignored, the library never sends it */
+	kill(-j->pid, SIGKILL);
+	close_fd(&j->chan);
+}
+
+/* ---- starting a command ------------------------------------------------ */
+
+struct start_report {
+	int err;
+	char stage[16];
+};
+
+__attribute__((noreturn))
+static void child_fail(int report, const char *stage, int err)
+{
+	struct start_report r;
+	ssize_t w;
+
+	memset(&r, 0, sizeof(r));
+	r.err = err;
+	snprintf(r.stage, sizeof(r.stage), "%s", stage);
+	w = write(report, &r, sizeof(r));
+	(void)w;
+	_exit(127);
+}
+
+/* In the forked child: only async-signal-safe calls until execve. */
+__attribute__((noreturn))
+static void child_exec(const struct broker *b, const struct request *rq, int report)
+{
+	sigprocmask(SIG_SETMASK, &b->orig_mask, NULL);
+	if (setpgid(0, 0) < 0)
+		child_fail(report, "pgroup", errno);
+	for (int i = 0; i < 3; i++)
+		if (dup2(rq->stdio[i], i) < 0)
+			child_fail(report, "stdio", errno);
+	if (rq->cwd[0] && chdir(rq->cwd) < 0)
+		child_fail(report, "cwd", errno);
+	environ = rq->envp;
+	execvp(rq->argv[0], rq->argv);
+	child_fail(report, "exec", errno);
+}
+
+/* Wait for the child to reach execve: EOF on the CLOEXEC report pipe means
+ * it did, a struct start_report means it failed. Returns 0 or -1. */
+static int await_exec(int report, struct start_report *r)
+{
+	uint64_t end = now_ms() + START_TIMEOUT_MS;
+
+	for (;;) {
+		struct pollfd p = { .fd = report, .events = POLLIN };
+		uint64_t now = now_ms();
+		ssize_t n;
+
+		if (now >= end) {
+			r->err = ETIMEDOUT;
+			snprintf(r->stage, sizeof(r->stage), "exec");
+			return -1;
+		}
+		if (poll(&p, 1, (int)(end - now)) <= 0)
+			continue;
+		n = read(report, r, sizeof(*r));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			return 0;
+		if (n != (ssize_t)sizeof(*r)) {
+			r->err = EIO;
+			snprintf(r->stage, sizeof(r->stage), "exec");
+		}
+		return -1;
+	}
+}
+
+/* The same words the one-shot init uses for the same failures. */
+static void reply_start_failure(const struct request *rq, const struct start_report *r)
+{
+	if (strcmp(r->stage, "exec") == 0)
+		reply_failed(rq->chan, "exec", r->err, "%s: %s", rq->argv[0], strerror(r->err));
+	else if (strcmp(r->stage, "cwd") == 0)
+		reply_failed(rq->chan, "cwd", r->err, "cannot change to the working directory %s: %s",
+		             rq->cwd, strerror(r->err));
+	else
+		reply_failed(rq->chan, r->stage, r->err, "%s: cannot set up the command (%s): %s",
+		             rq->argv[0], r->stage, strerror(r->err));
+}
+
+static void start_command(struct broker *b, struct request *rq)
+{
+	struct start_report r;
+	int report[2];
+	pid_t pid;
+
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		reply_failed(rq->chan, "fork", errno, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(report[0]);
+		child_exec(b, rq, report[1]);
+	}
+	close(report[1]);
+	if (pid < 0) {
+		reply_failed(rq->chan, "fork", errno, "cannot fork: %s", strerror(errno));
+		close(report[0]);
+		return;
+	}
+	setpgid(pid, pid);   /* also here, so that a group kill never misses it */
+	memset(&r, 0, sizeof(r));
+	if (await_exec(report[0], &r) < 0) {
+		close(report[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		reply_start_failure(rq, &r);
+		return;
+	}
+	close(report[0]);
+	if (job_add(b, pid, rq->chan, rq->timeout_ms) < 0) {
+		kill(-pid, SIGKILL);
+		reply_failed(rq->chan, "fork", ENOMEM, "out of memory");
+		return;
+	}
+	rq->chan = -1;   /* owned by the job now */
+	reply(b->jobs[b->n_jobs - 1].chan, &(struct session_started){
+		.type = SESSION_STARTED, .pid = pid }, sizeof(struct session_started));
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+/* Split the strings after the header into cwd, argv and envp: string N goes
+ * to vec[N], or vec[N + 1] once past argv (a NULL ends argv). */
+static int parse_strings(char *s, size_t len, const struct session_exec_req *h,
+                         struct request *rq)
+{
+	size_t want = 1 + (size_t)h->argc + h->envc, n = 0, off = 0;
+	char **v;
+
+	if (h->argc < 1 || (size_t)h->argc + h->envc > SESSION_MAX_STRINGS ||
+	    len == 0 || s[len - 1] != '\0')
+		return -EINVAL;
+	v = calloc(want + 2, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (; off < len && n < want; n++) {
+		v[n + (n > h->argc)] = s + off;
+		off += strlen(s + off) + 1;
+	}
+	if (n != want || off != len || !v[1][0]) {
+		free(v);
+		return -EINVAL;
+	}
+	rq->vec = v;
+	rq->cwd = v[0];
+	rq->argv = v + 1;
+	rq->envp = v + 2 + h->argc;
+	return 0;
+}
+
+/* Take the four fds; anything else in the control data is closed. */
+static int take_fds(struct msghdr *mh, struct request *rq)
+{
+	int got = 0, fds[SESSION_NFDS];
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (got < SESSION_NFDS)
+				fds[got++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (got != SESSION_NFDS || (mh->msg_flags & MSG_CTRUNC)) {
+		for (int i = 0; i < got; i++)
+			close(fds[i]);
+		return -EINVAL;
+	}
+	rq->chan = fds[0];
+	memcpy(rq->stdio, fds + 1, sizeof(rq->stdio));
+	return 0;
+}
+
+/* One request. Returns 1 on EOF (the library closed the session), else 0. */
+static int on_request(struct broker *b)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * (SESSION_NFDS + 4))];
+	struct iovec iov = { .iov_base = b->buf, .iov_len = SESSION_MSG_MAX };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct request rq = { .chan = -1, .stdio = { -1, -1, -1 } };
+	struct session_exec_req h;
+	ssize_t n = recvmsg(b->sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	int r;
+
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 0 : 1;
+	if (n == 0)
+		return 1;
+	b->last_activity = now_ms();
+	r = take_fds(&mh, &rq);
+	if (r < 0)
+		return 0;   /* no channel to answer on; the library never does this */
+	if ((size_t)n < sizeof(h) || (mh.msg_flags & MSG_TRUNC)) {
+		reply_failed(rq.chan, "request", EINVAL, "malformed exec request (%zd bytes)", n);
+		goto out;
+	}
+	memcpy(&h, b->buf, sizeof(h));
+	if (h.type != SESSION_EXEC ||
+	    (r = parse_strings(b->buf + sizeof(h), (size_t)n - sizeof(h), &h, &rq)) < 0) {
+		reply_failed(rq.chan, "request", EINVAL, "malformed exec request");
+		goto out;
+	}
+	rq.timeout_ms = h.timeout_ms;
+	start_command(b, &rq);
+out:
+	free(rq.vec);
+	close_fd(&rq.chan);
+	for (int i = 0; i < 3; i++)
+		close_fd(&rq.stdio[i]);
+	return 0;
+}
+
+/* ---- the loop -------------------------------------------------------------- */
+
+static void expire_timeouts(struct broker *b, uint64_t now)
+{
+	for (size_t i = 0; i < b->n_jobs; i++) {
+		struct job *j = &b->jobs[i];
+
+		if (j->deadline && now >= j->deadline) {
+			kill(-j->pid, SIGKILL);
+			j->timed_out = true;
+			j->deadline = 0;
+		}
+	}
+}
+
+/* Milliseconds until the next deadline (a timeout, or idleness), or -1. */
+static int next_timeout(const struct broker *b, uint64_t now)
+{
+	uint64_t next = 0;
+
+	for (size_t i = 0; i < b->n_jobs; i++) {
+		uint64_t t = b->jobs[i].leader_done ? b->jobs[i].grace_end : b->jobs[i].deadline;
+
+		if (t && (!next || t < next))
+			next = t;
+	}
+	if (b->idle_ms && b->n_jobs == 0 && (!next || b->last_activity + b->idle_ms < next))
+		next = b->last_activity + b->idle_ms;
+	if (!next)
+		return -1;
+	return next <= now ? 0 : next - now > 60000 ? 60000 : (int)(next - now);
+}
+
+static int setup(struct broker *b)
+{
+	sigset_t chld;
+
+	/* Not dumpable: processes of the sandbox (same uid) cannot read or
+	 * write the broker's memory through /proc. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return -errno;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &chld, &b->orig_mask) < 0)
+		return -errno;
+	b->sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	b->buf = malloc(SESSION_MSG_MAX);
+	if (b->sigfd < 0 || !b->buf)
+		return -ENOMEM;
+	b->last_activity = now_ms();
+	return 0;
+}
+
+static void drain_signalfd(int fd)
+{
+	struct signalfd_siginfo si[8];
+
+	while (read(fd, si, sizeof(si)) > 0)
+		;
+}
+
+/* One poll round. Returns -1 to go on, else the exit status. */
+static int serve_once(struct broker *b, struct pollfd *pfd)
+{
+	size_t n = 2, njobs = b->n_jobs;
+	uint64_t now = now_ms();
+	int r;
+
+	pfd[0] = (struct pollfd){ .fd = b->sock, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = b->sigfd, .events = POLLIN };
+	for (size_t i = 0; i < njobs; i++)
+		pfd[n++] = (struct pollfd){ .fd = b->jobs[i].chan, .events = POLLIN };
+	r = poll(pfd, n, next_timeout(b, now));
+	if (r < 0 && errno != EINTR)
+		return INIT_EXIT_FAILURE;
+	now = now_ms();
+	expire_timeouts(b, now);
+	/* A request that arrived just in time keeps the session. */
+	if (b->idle_ms && b->n_jobs == 0 && now >= b->last_activity + b->idle_ms &&
+	    !(r > 0 && pfd[0].revents))
+		return INIT_EXIT_IDLE;
+	if (r > 0) {
+		/* Channels first: the job table does not change until reaping. */
+		for (size_t i = 0; i < njobs; i++)
+			if (pfd[2 + i].revents && b->jobs[i].chan >= 0)
+				on_channel(&b->jobs[i]);
+		if (pfd[1].revents) {
+			drain_signalfd(b->sigfd);
+			reap_children(b);
+		}
+	}
+	report_finished(b);
+	if (r > 0 && pfd[0].revents && on_request(b))
+		return 0;
+	return -1;
+}
+
+int broker_serve(int sock, uint64_t idle_ms)
+{
+	struct broker b = { .sock = sock, .sigfd = -1, .idle_ms = idle_ms };
+	struct pollfd *pfd = NULL;
+	size_t pfd_cap = 0;
+	int status = -1;
+
+	if (setup(&b) < 0)
+		return INIT_EXIT_FAILURE;
+	while (status < 0) {
+		if (pfd_cap < b.n_jobs + 2) {
+			struct pollfd *np = realloc(pfd, (b.n_jobs + 18) * sizeof(*np));
+
+			if (!np)
+				break;
+			pfd = np;
+			pfd_cap = b.n_jobs + 18;
+		}
+		status = serve_once(&b, pfd);
+	}
+	kill_all(&b);
+	return status < 0 ? INIT_EXIT_FAILURE : status;
+}

@@ -1,0 +1,604 @@
+/* cmd-review.c — the reviewer commands of osb-isolate: check, lint, audit,
+ * diff, explain and hash.
+ *
+ * None of them runs anything (explain --host only builds the launch plan and
+ * closes it). They load policies through the public API and print what
+ * lib/audit.c computes from the effective policy. Their exit statuses follow
+ * the tradition of diff(1) and grep(1), not run's: 0 clean or identical,
+ * 1 findings, differences or a score above the threshold, 2 a policy that
+ * does not load or a usage error.
+ */
+#include "audit.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <limits.h>
+
+#include "cmd-review.h"
+
+#define EXIT_FOUND 1
+#define EXIT_TROUBLE 2
+#define WRAP_WIDTH 78
+
+extern char **environ;
+
+static const char prog[] = "osb-isolate";
+
+__attribute__((format(printf, 2, 3)))
+static int usage_error(const char *cmd, const char *f, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: %s: ", prog, cmd);
+	va_start(ap, f);
+	vfprintf(stderr, f, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s %s --help' for more information.\n", prog, cmd);
+	return EXIT_TROUBLE;
+}
+
+static int load_error(const osb_error *err)
+{
+	fprintf(stderr, "%s: %s: %s\n", prog, err->stage[0] ? err->stage : "policy", err->message);
+	return EXIT_TROUBLE;
+}
+
+static osb_policy *load(const char *name, int *status)
+{
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_load(name, &err);
+
+	if (!p)
+		*status = load_error(&err);
+	return p;
+}
+
+/* Options shared by the commands: each names its own in LONGOPTS. Returns
+ * the option, -1 at the end, or '?' after printing a usage error. */
+static int next_opt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+
+	if (c == '?' || c == ':') {
+		if (optopt && optopt < 256)
+			usage_error(argv[0], "unknown option or missing argument: '-%c'", optopt);
+		else
+			usage_error(argv[0], "unknown option or missing argument: '%s'", argv[optind - 1]);
+		return '?';
+	}
+	return c;
+}
+
+static void opts_reset(void)
+{
+	optind = 0;   /* 0: glibc reinitializes, so each command parses afresh */
+	opterr = 0;
+}
+
+/* Print TEXT indented by INDENT, wrapped at WRAP_WIDTH columns. */
+static void print_wrapped(const char *text, int indent)
+{
+	int col = 0;
+
+	while (*text) {
+		size_t n = strcspn(text, " ");
+
+		if (col > indent && col + 1 + (int)n > WRAP_WIDTH) {
+			putchar('\n');
+			col = 0;
+		}
+		if (col == 0)
+			col = printf("%*s", indent, "");
+		else
+			col += printf(" ");
+		col += printf("%.*s", (int)n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	putchar('\n');
+}
+
+/* ---- check ------------------------------------------------------------------- */
+
+static void check_help(void)
+{
+	printf("Usage: %s check [--strict] POLICY...\n"
+	       "Parse and validate each policy (a name or a file). Diagnostics go to standard\n"
+	       "output as FILE:LINE:COL: error|warning: MESSAGE [CODE]; warnings are the lint\n"
+	       "findings no waiver covers (see '%s lint').\n\n"
+	       "      --strict  exit 1 when there are warnings\n"
+	       "      --codes   list the diagnostic codes and exit\n"
+	       "  -h, --help    display this help and exit\n\n"
+	       "Exit status: 0 no errors (and, with --strict, no warnings); 1 warnings with\n"
+	       "--strict; 2 errors, or a usage error.\n", prog, prog);
+}
+
+static void print_codes(void)
+{
+	const char *codes[32], *names[32];
+	size_t n = diag_codes(codes, names, 32), n_rules;
+	const lint_rule *rules = lint_rules(&n_rules);
+
+	/* Parse errors in code order (the table is in match order). */
+	for (size_t done = 0; done < n; done++) {
+		size_t min = 0;
+
+		for (size_t i = 1; i < n; i++)
+			if (!codes[min] || (codes[i] && strcmp(codes[i], codes[min]) < 0))
+				min = i;
+		printf("%s  error    %s\n", codes[min], names[min]);
+		codes[min] = NULL;
+	}
+	for (size_t i = 0; i < n_rules; i++)
+		printf("%s  %-7s  %s\n", rules[i].code, rules[i].sev == LINT_ERROR ? "error" : "warning",
+		       rules[i].name);
+}
+
+/* Diagnose one policy; returns 0 clean, 1 warnings, 2 errors. */
+static int check_one(const char *name)
+{
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_load(name, &err);
+	lint_report r;
+	int worst = 0;
+
+	if (!p) {
+		diag d;
+
+		if (diag_from_error(&err, name, &d) < 0)
+			return load_error(&err);
+		if (d.line)
+			printf("%s:%u:%u: error: %s [%s]\n", d.file, d.line, d.col, d.text, d.code);
+		else
+			printf("%s: error: %s [%s]\n", d.file, d.text, d.code);
+		diag_free(&d);
+		return EXIT_TROUBLE;
+	}
+	if (lint_policy(p, &r) < 0) {
+		osb_policy_free(p);
+		fprintf(stderr, "%s: check: out of memory\n", prog);
+		return EXIT_TROUBLE;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		const lint_finding *f = &r.v[i];
+		bool error = f->rule->sev == LINT_ERROR;
+
+		if (f->waiver)
+			continue;
+		printf("%s:%u:%u: %s: %s [%s]\n", f->file, f->line, f->col, error ? "error" : "warning",
+		       f->message, f->rule->code);
+		if (error)
+			worst = EXIT_TROUBLE;
+		else if (worst == 0)
+			worst = EXIT_FOUND;
+	}
+	lint_report_free(&r);
+	osb_policy_free(p);
+	return worst;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	enum { OPT_STRICT = 256, OPT_CODES };
+	static const struct option longopts[] = {
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "codes", no_argument, NULL, OPT_CODES },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool strict = false;
+	int c, worst = 0;
+
+	opts_reset();
+	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
+		switch (c) {
+		case OPT_STRICT: strict = true; break;
+		case OPT_CODES: print_codes(); return EXIT_SUCCESS;
+		case 'h': check_help(); return EXIT_SUCCESS;
+		default: return EXIT_TROUBLE;
+		}
+	}
+	if (optind >= argc)
+		return usage_error(argv[0], "no policy given");
+	for (int i = optind; i < argc; i++) {
+		int s = check_one(argv[i]);
+
+		if (s > worst)
+			worst = s;
+	}
+	if (worst == EXIT_FOUND && !strict)
+		return EXIT_SUCCESS;
+	return worst;
+}
+
+/* ---- lint -------------------------------------------------------------------- */
+
+static void lint_help(void)
+{
+	printf("Usage: %s lint [OPTION]... POLICY...\n"
+	       "Report the risky grants of each policy, each with a code and an explanation.\n"
+	       "A comment \"# osb-lint: waive CODE[,CODE...] -- REASON\" on the line before a\n"
+	       "directive waives those findings of that directive (before the version line:\n"
+	       "findings about defaults); waived findings are still listed.\n\n"
+	       "      --rules  list every lint rule with its explanation and exit\n"
+	       "  -h, --help   display this help and exit\n\n"
+	       "Exit status: 0 no finding without a waiver; 1 findings; 2 a policy that does not\n"
+	       "load, or a usage error.\n", prog);
+}
+
+static void print_rules(void)
+{
+	size_t n;
+	const lint_rule *rules = lint_rules(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		printf("%s %s (%s)\n", rules[i].code, rules[i].name,
+		       rules[i].sev == LINT_ERROR ? "error" : "warning");
+		print_wrapped(rules[i].why, 4);
+	}
+}
+
+static int lint_one(const char *name)
+{
+	int status = 0;
+	osb_policy *p = load(name, &status);
+	lint_report r;
+	size_t open = 0;
+
+	if (!p)
+		return status;
+	if (lint_policy(p, &r) < 0) {
+		osb_policy_free(p);
+		fprintf(stderr, "%s: lint: out of memory\n", prog);
+		return EXIT_TROUBLE;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		const lint_finding *f = &r.v[i];
+
+		printf("%s:%u:%u: %s: %s [%s %s]\n", f->file, f->line, f->col,
+		       f->waiver ? "waived" : f->rule->sev == LINT_ERROR ? "error" : "warning",
+		       f->message, f->rule->code, f->rule->name);
+		if (f->waiver) {
+			printf("    waiver at line %u: %s\n", f->waiver_line, f->waiver);
+		} else {
+			print_wrapped(f->rule->why, 4);
+			open++;
+		}
+	}
+	printf("%s: %zu finding%s, %zu waived\n", name, r.n, r.n == 1 ? "" : "s", r.n_waived);
+	lint_report_free(&r);
+	osb_policy_free(p);
+	return open ? EXIT_FOUND : 0;
+}
+
+int cmd_lint(int argc, char **argv)
+{
+	enum { OPT_RULES = 256 };
+	static const struct option longopts[] = {
+		{ "rules", no_argument, NULL, OPT_RULES },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, worst = 0;
+
+	opts_reset();
+	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
+		switch (c) {
+		case OPT_RULES: print_rules(); return EXIT_SUCCESS;
+		case 'h': lint_help(); return EXIT_SUCCESS;
+		default: return EXIT_TROUBLE;
+		}
+	}
+	if (optind >= argc)
+		return usage_error(argv[0], "no policy given");
+	for (int i = optind; i < argc; i++) {
+		int s = lint_one(argv[i]);
+
+		if (s > worst)
+			worst = s;
+	}
+	return worst;
+}
+
+/* ---- audit ------------------------------------------------------------------- */
+
+static void audit_help(void)
+{
+	printf("Usage: %s audit [OPTION]... POLICY\n"
+	       "Score the exposure of the effective policy: each check with its weight and the\n"
+	       "points it scores, and the total out of 100 (higher is more exposed). Adding a\n"
+	       "grant never lowers the score.\n\n"
+	       "      --threshold N  exit 1 when the total is above N (0 to 100)\n"
+	       "      --json         print one JSON object instead of the table\n"
+	       "  -h, --help         display this help and exit\n\n"
+	       "Exit status: 0 at or below the threshold (or none given); 1 above it; 2 a policy\n"
+	       "that does not load, or a usage error.\n", prog);
+}
+
+static int parse_threshold(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > AUDIT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+	enum { OPT_THRESHOLD = 256, OPT_JSON };
+	static const struct option longopts[] = {
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, threshold = -1, status = 0;
+	bool json = false;
+	osb_policy *p;
+	audit_report r;
+	char hash[72], *out;
+
+	opts_reset();
+	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
+		switch (c) {
+		case OPT_THRESHOLD:
+			if (parse_threshold(optarg, &threshold) < 0)
+				return usage_error(argv[0], "--threshold needs a whole number from 0 to %d, not '%s'",
+				                   AUDIT_MAX, optarg);
+			break;
+		case OPT_JSON: json = true; break;
+		case 'h': audit_help(); return EXIT_SUCCESS;
+		default: return EXIT_TROUBLE;
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error(argv[0], "takes exactly one policy (a name or a file)");
+	if (!(p = load(argv[optind], &status)))
+		return status;
+	if (osb_policy_hash(p, hash) < 0 || audit_policy(p, &r) < 0) {
+		osb_policy_free(p);
+		fprintf(stderr, "%s: audit: out of memory\n", prog);
+		return EXIT_TROUBLE;
+	}
+	out = json ? audit_render_json(&r, argv[optind], hash, threshold)
+	           : audit_render_text(&r, argv[optind]);
+	if (out) {
+		fputs(out, stdout);
+		if (json)
+			putchar('\n');
+		else if (threshold >= 0)
+			printf("Threshold: %d (%s)\n", threshold,
+			       r.total > (unsigned)threshold ? "exceeded" : "met");
+		free(out);
+	}
+	status = !out ? EXIT_TROUBLE : threshold >= 0 && r.total > (unsigned)threshold ? EXIT_FOUND : 0;
+	audit_report_free(&r);
+	osb_policy_free(p);
+	return status;
+}
+
+/* ---- diff -------------------------------------------------------------------- */
+
+static void diff_help(void)
+{
+	printf("Usage: %s diff POLICY_A POLICY_B\n"
+	       "Show the semantic difference between two effective policies: rules added (+),\n"
+	       "removed (-) and changed (~), each marked wider, narrower or neutral and followed\n"
+	       "by its origin, then the audit scores of both. Comments, layout, the order of\n"
+	       "list directives and includes never show up.\n\n"
+	       "  -h, --help  display this help and exit\n\n"
+	       "Exit status: 0 no semantic difference; 1 differences; 2 a policy that does not\n"
+	       "load, or a usage error.\n", prog);
+}
+
+static void print_diff(const diff_report *d)
+{
+	size_t wider = 0, narrower = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const diff_entry *e = &d->v[i];
+
+		if (e->kind == DIFF_CHANGED)
+			printf("~ %s => %s  (%s)  # %s => %s\n", e->from, e->to, diff_dir_name(e->dir),
+			       e->from_origin, e->to_origin);
+		else if (e->kind == DIFF_ADDED)
+			printf("+ %s  (%s)  # %s\n", e->to, diff_dir_name(e->dir), e->to_origin);
+		else
+			printf("- %s  (%s)  # %s\n", e->from, diff_dir_name(e->dir), e->from_origin);
+		wider += e->dir == DIFF_WIDER;
+		narrower += e->dir == DIFF_NARROWER;
+	}
+	printf("%zu difference%s: %zu wider, %zu narrower, %zu neutral\n", d->n, d->n == 1 ? "" : "s",
+	       wider, narrower, d->n - wider - narrower);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	osb_policy *a = NULL, *b = NULL;
+	char ha[72], hb[72];
+	audit_report ra = { 0 }, rb = { 0 };
+	diff_report d = { 0 };
+	int c, status = EXIT_TROUBLE;
+
+	opts_reset();
+	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
+		if (c == 'h') {
+			diff_help();
+			return EXIT_SUCCESS;
+		}
+		return EXIT_TROUBLE;
+	}
+	if (argc - optind != 2)
+		return usage_error(argv[0], "takes exactly two policies (names or files)");
+	if (!(a = load(argv[optind], &status)) || !(b = load(argv[optind + 1], &status)))
+		goto out;
+	if (osb_policy_hash(a, ha) < 0 || osb_policy_hash(b, hb) < 0 || diff_policies(a, b, &d) < 0 ||
+	    audit_policy(a, &ra) < 0 || audit_policy(b, &rb) < 0) {
+		fprintf(stderr, "%s: diff: out of memory\n", prog);
+		status = EXIT_TROUBLE;
+		goto out;
+	}
+	printf("--- %s %s\n+++ %s %s\n", argv[optind], ha, argv[optind + 1], hb);
+	print_diff(&d);
+	printf("exposure: %u -> %u (%s%d)\n", ra.total, rb.total, rb.total >= ra.total ? "+" : "",
+	       (int)rb.total - (int)ra.total);
+	status = d.n ? EXIT_FOUND : 0;
+out:
+	diff_report_free(&d);
+	audit_report_free(&ra);
+	audit_report_free(&rb);
+	osb_policy_free(a);
+	osb_policy_free(b);
+	return status;
+}
+
+/* ---- explain ----------------------------------------------------------------- */
+
+static void explain_help(void)
+{
+	printf("Usage: %s explain [OPTION]... POLICY\n"
+	       "Print the effective policy after includes and defaults, each rule with its\n"
+	       "origin (FILE:LINE or default), and the hash.\n\n"
+	       "      --json           print one JSON object\n"
+	       "      --host           add the launch plan on this host: identity mode, the\n"
+	       "                       workspace and every bind source, the environment names,\n"
+	       "                       the seccomp rules per architecture, bwrap's exact argv\n"
+	       "  -w, --workspace DIR  the workspace for --host (default: the current directory)\n"
+	       "  -h, --help           display this help and exit\n\n"
+	       "Exit status: 0 printed; 2 a policy that does not load, a plan this host cannot\n"
+	       "build (with --host), or a usage error.\n", prog);
+}
+
+static int set_workspace(osb_policy *p, const char *dir, osb_error *err)
+{
+	_cleanup_free_ char *abs = NULL;
+
+	/* Relative to where the user stands, as run does. */
+	if (dir[0] != '/') {
+		_cleanup_free_ char *cwd = getcwd(NULL, 0);
+
+		if (!cwd || asprintf(&abs, "%s/%s", cwd, dir) < 0)
+			return osb_err_set(err, OSB_E_USAGE, errno, "workspace",
+			                   "cannot resolve --workspace %s against the current directory", dir);
+	}
+	return osb_policy_set_workspace(p, abs ? abs : dir, err);
+}
+
+static int explain_print(osb_policy *p, const char *name, bool json, bool host)
+{
+	osb_error err = { 0 };
+	host_plan h;
+	char *out, *plan_text = NULL;
+
+	if (host && host_plan_build(p, (const char *const *)environ, &h, &err) < 0)
+		return load_error(&err);
+	out = json ? explain_render_json(p, name, host ? &h : NULL) : explain_render_text(p, name);
+	if (host && !json)
+		plan_text = host_plan_render_text(p, &h);
+	if (out)
+		fputs(out, stdout);
+	if (out && json)
+		putchar('\n');
+	if (plan_text)
+		fputs(plan_text, stdout);
+	if (host)
+		host_plan_free(&h);
+	free(plan_text);
+	if (!out || (host && !json && !plan_text)) {
+		free(out);
+		fprintf(stderr, "%s: explain: out of memory\n", prog);
+		return EXIT_TROUBLE;
+	}
+	free(out);
+	return EXIT_SUCCESS;
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	enum { OPT_JSON = 256, OPT_HOST };
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "host", no_argument, NULL, OPT_HOST },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *workspace = NULL;
+	bool json = false, host = false;
+	osb_policy *p;
+	osb_error err = { 0 };
+	int c, status = 0;
+
+	opts_reset();
+	while ((c = next_opt(argc, argv, "hw:", longopts)) != -1) {
+		switch (c) {
+		case OPT_JSON: json = true; break;
+		case OPT_HOST: host = true; break;
+		case 'w': workspace = optarg; break;
+		case 'h': explain_help(); return EXIT_SUCCESS;
+		default: return EXIT_TROUBLE;
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error(argv[0], "takes exactly one policy (a name or a file)");
+	if (workspace && !host)
+		return usage_error(argv[0], "--workspace only applies with --host");
+	if (!(p = load(argv[optind], &status)))
+		return status;
+	if (workspace && set_workspace(p, workspace, &err) < 0)
+		status = load_error(&err);
+	else
+		status = explain_print(p, argv[optind], json, host);
+	osb_policy_free(p);
+	return status;
+}
+
+/* ---- hash -------------------------------------------------------------------- */
+
+int cmd_hash(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	osb_policy *p;
+	char hash[72];
+	int c, status = 0;
+
+	opts_reset();
+	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
+		if (c == 'h') {
+			printf("Usage: %s hash POLICY\n"
+			       "Print sha256: and the hex SHA-256 of the canonical effective policy.\n"
+			       "Comments, whitespace, the order of list directives and the include layout do\n"
+			       "not change it; every semantic change does.\n\n"
+			       "  -h, --help  display this help and exit\n\n"
+			       "Exit status: 0 printed; 2 a policy that does not load, or a usage error.\n",
+			       prog);
+			return EXIT_SUCCESS;
+		}
+		return EXIT_TROUBLE;
+	}
+	if (argc - optind != 1)
+		return usage_error(argv[0], "takes exactly one policy (a name or a file)");
+	if (!(p = load(argv[optind], &status)))
+		return status;
+	if (osb_policy_hash(p, hash) < 0) {
+		osb_policy_free(p);
+		fprintf(stderr, "%s: hash: out of memory\n", prog);
+		return EXIT_TROUBLE;
+	}
+	printf("%s\n", hash);
+	osb_policy_free(p);
+	return EXIT_SUCCESS;
+}

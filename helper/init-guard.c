@@ -1,0 +1,442 @@
+/* init-guard.c — two last-mile guards of osb-isolate-init, run inside the
+ * sandbox after bwrap has built it and before any untrusted code.
+ *
+ * The mount audit ("init:mounts") reads /proc/self/mountinfo with libmount
+ * and refuses to go on if any writable mount the command can reach is not one
+ * the launch plan expects: a host mount beneath a writable bind source comes
+ * along writable (bwrap binds recursively), and nothing else would notice.
+ * Entries hidden under a later mount are ignored: statx(STATX_MNT_ID) on an
+ * entry's target names the mount that is really visible there.
+ *
+ * Landlock ("init:landlock") then confines writes to the plan's writable
+ * paths, whatever fds or mounts the command finds: a directory fd that
+ * reached the sandbox (the leaked-fd escape) and any writable mount the audit
+ * could not know about are both outside the rules. Reads stay allowed
+ * everywhere. With ABI 6 and later the domain is also scoped, so the command
+ * cannot connect to abstract unix sockets (X11, D-Bus, ...) or signal
+ * processes created outside it, even when it shares the host's network
+ * namespace. Three raw syscalls, no library.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/landlock.h>
+#include <libmount.h>
+
+#include "init-guard.h"
+
+/* Newer than the kernel headers this may be built with (Debian 12: 6.1). */
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#endif
+#ifndef LANDLOCK_SCOPE_SIGNAL
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_add_rule 445
+#define __NR_landlock_restrict_self 446
+#endif
+
+/* The kernel's struct landlock_ruleset_attr as of ABI 6; older kernels take
+ * a prefix of it (the size passed says how much). */
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net; /* ABI 4 */
+	uint64_t scoped;             /* ABI 6 */
+};
+
+/* Every write-type access of ABI 1. */
+#define LL_WRITE_V1 (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | \
+	LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | \
+	LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | \
+	LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | \
+	LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
+/* The subset the kernel accepts in a rule on a non-directory. */
+#define LL_FILE_ACCESS (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE)
+
+/* Names of the device nodes bwrap's --dev binds from the host ("console"
+ * only when its stdin is a terminal). */
+static const char *const dev_nodes[] = {
+	"null", "zero", "full", "random", "urandom", "tty", "console",
+};
+
+__attribute__((format(printf, 3, 4)))
+static int gerr(struct guard_error *e, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->err = err;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+/* Canonical absolute paths only, as mountinfo spells a mount's target: the
+ * audit compares them exactly, so "/tmp/" or "/a/../tmp" could never match. */
+static bool canonical_path(const char *p)
+{
+	const char *c;
+
+	if (p[0] != '/' || strlen(p) >= PATH_MAX)
+		return false;
+	if (p[1] == '\0')
+		return true;
+	for (c = p; *c; ) {
+		const char *next = strchr(c + 1, '/');
+		size_t len = next ? (size_t)(next - c - 1) : strlen(c + 1);
+
+		if (len == 0 || (len == 1 && c[1] == '.') || (len == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+		c += len + 1;
+	}
+	return true;
+}
+
+static int paths_add(struct guard_paths *ps, const char *opt, const char *p, struct guard_error *e)
+{
+	const char **v;
+
+	if (!canonical_path(p))
+		return gerr(e, EINVAL, "%s \"%s\": expected a canonical absolute path (no trailing "
+			    "slash, no empty, \".\" or \"..\" component)", opt, p);
+	for (size_t i = 0; i < ps->n; i++)
+		if (strcmp(ps->v[i], p) == 0)
+			return gerr(e, EINVAL, "%s %s given twice", opt, p);
+	v = realloc(ps->v, (ps->n + 1) * sizeof(*v));
+	if (!v)
+		return gerr(e, ENOMEM, "out of memory parsing %s", opt);
+	v[ps->n++] = p;
+	ps->v = v;
+	return 0;
+}
+
+int guard_parse_flag(struct guard_opts *g, const char *name, struct guard_error *e)
+{
+	if (strcmp(name, "--audit-mounts") != 0)
+		return 0;
+	if (g->audit_mounts) {
+		gerr(e, EINVAL, "--audit-mounts given twice");
+		return -1;
+	}
+	g->audit_mounts = true;
+	return 1;
+}
+
+static int parse_landlock_mode(struct guard_opts *g, const char *v, struct guard_error *e)
+{
+	if (g->landlock != GUARD_LL_UNSET)
+		return gerr(e, EINVAL, "--landlock given twice");
+	if (strcmp(v, "auto") == 0)
+		g->landlock = GUARD_LL_AUTO;
+	else if (strcmp(v, "required") == 0)
+		g->landlock = GUARD_LL_REQUIRED;
+	else if (strcmp(v, "off") == 0)
+		g->landlock = GUARD_LL_OFF;
+	else
+		return gerr(e, EINVAL, "--landlock \"%s\": expected auto, required or off", v);
+	return 0;
+}
+
+int guard_parse_option(struct guard_opts *g, const char *name, const char *value,
+		       struct guard_error *e)
+{
+	int r;
+
+	if (strcmp(name, "--writable") == 0)
+		r = paths_add(&g->writable, name, value, e);
+	else if (strcmp(name, "--dev-mount") == 0)
+		r = paths_add(&g->dev, name, value, e);
+	else if (strcmp(name, "--landlock-rw") == 0)
+		r = paths_add(&g->ll_rw, name, value, e);
+	else if (strcmp(name, "--landlock") == 0)
+		r = parse_landlock_mode(g, value, e);
+	else if (strcmp(name, "--audit-mounts") == 0)
+		r = gerr(e, EINVAL, "--audit-mounts takes no value");
+	else
+		return 0;
+	return r < 0 ? -1 : 1;
+}
+
+int guard_check_opts(const struct guard_opts *g, struct guard_error *e)
+{
+	if ((g->writable.n || g->dev.n) && !g->audit_mounts)
+		return gerr(e, EINVAL, "--writable and --dev-mount only describe the mount audit: "
+			    "pass --audit-mounts too");
+	if (g->ll_rw.n && g->landlock == GUARD_LL_UNSET)
+		return gerr(e, EINVAL, "--landlock-rw needs --landlock auto|required|off");
+	return 0;
+}
+
+/* ---- mount audit --------------------------------------------------------- */
+
+static bool paths_has(const struct guard_paths *ps, const char *p)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (strcmp(ps->v[i], p) == 0)
+			return true;
+	return false;
+}
+
+/* The last component of `target` when `target` is exactly one component
+ * below `dir` (both canonical), else NULL. */
+static const char *child_name(const char *target, const char *dir)
+{
+	size_t n = strcmp(dir, "/") == 0 ? 0 : strlen(dir);
+
+	if (strncmp(target, dir, n) != 0 || target[n] != '/' || target[n + 1] == '\0' ||
+	    strchr(target + n + 1, '/'))
+		return NULL;
+	return target + n + 1;
+}
+
+/* What bwrap's --dev mounts beneath the new /dev: the host's device nodes
+ * (writable binds, harmless: a write reaches the device, not a file system)
+ * and a private devpts at pts. Both checked by type, not name alone. */
+static bool dev_child_ok(const struct guard_opts *g, const char *target, const char *fstype,
+			 const struct statx *sx)
+{
+	for (size_t i = 0; i < g->dev.n; i++) {
+		const char *name = child_name(target, g->dev.v[i]);
+
+		if (!name)
+			continue;
+		if (strcmp(name, "pts") == 0 && fstype && strcmp(fstype, "devpts") == 0)
+			return true;
+		for (size_t k = 0; k < sizeof(dev_nodes) / sizeof(dev_nodes[0]); k++)
+			if (strcmp(name, dev_nodes[k]) == 0 && (sx->stx_mask & STATX_TYPE) &&
+			    S_ISCHR(sx->stx_mode))
+				return true;
+	}
+	return false;
+}
+
+/* A mount is read-only when its per-mount flags or its superblock say so;
+ * anything unreadable counts as writable. */
+static bool fs_writable(struct libmnt_fs *fs)
+{
+	const char *vfs = mnt_fs_get_vfs_options(fs), *sb = mnt_fs_get_fs_options(fs);
+
+	return !((vfs && mnt_optstr_get_option(vfs, "ro", NULL, NULL) == 0) ||
+		 (sb && mnt_optstr_get_option(sb, "ro", NULL, NULL) == 0));
+}
+
+/* 1 when the entry is the mount visible at its target, 0 when it is hidden
+ * (covered by a later mount, or its path no longer leads to it), -errno
+ * when that cannot be told. */
+static int fs_visible(struct libmnt_fs *fs, const char *target, struct statx *sx,
+		      struct guard_error *e)
+{
+	if (statx(AT_FDCWD, target, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		  STATX_TYPE | STATX_MNT_ID, sx) != 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+			return 0;
+		return gerr(e, errno, "cannot tell whether the writable mount at %s is visible: "
+			    "statx: %s; refusing to run the command", target, strerror(errno));
+	}
+	if (!(sx->stx_mask & STATX_MNT_ID))
+		return gerr(e, ENOSYS, "the kernel does not report mount ids (statx STATX_MNT_ID, "
+			    "Linux 5.8 or later), so hidden mounts cannot be told from visible ones; "
+			    "refusing to run the command");
+	return sx->stx_mnt_id == (uint64_t)mnt_fs_get_id(fs);
+}
+
+static int check_fs(const struct guard_opts *g, struct libmnt_fs *fs, struct guard_error *e)
+{
+	const char *target = mnt_fs_get_target(fs), *fstype = mnt_fs_get_fstype(fs);
+	const char *source = mnt_fs_get_source(fs), *root = mnt_fs_get_root(fs);
+	struct statx sx;
+	int r;
+
+	if (!fs_writable(fs))
+		return 0;
+	if (!target)
+		return gerr(e, EINVAL, "a writable mount (id %d) in /proc/self/mountinfo has no "
+			    "target; refusing to run the command", mnt_fs_get_id(fs));
+	memset(&sx, 0, sizeof(sx));
+	r = fs_visible(fs, target, &sx, e);
+	if (r <= 0)
+		return r;
+	if (paths_has(&g->writable, target) || paths_has(&g->dev, target) ||
+	    dev_child_ok(g, target, fstype, &sx))
+		return 0;
+	return gerr(e, EPERM, "policy error: writable mount at %s (type %s, source %s, root %s) "
+		    "is not one the plan expects; refusing to run the command (if it lies beneath a "
+		    "granted path on the host, unmount it there or grant another path)",
+		    target, fstype ? fstype : "?", source && *source ? source : "none",
+		    root ? root : "?");
+}
+
+/* libmount skips lines it cannot parse unless told otherwise; an audit that
+ * skipped one would pass a mount it never saw. */
+static int count_parse_error(struct libmnt_table *tb, const char *filename, int line)
+{
+	int *errors = mnt_table_get_userdata(tb);
+
+	(void)filename;
+	(void)line;
+	if (errors)
+		(*errors)++;
+	return -EINVAL;
+}
+
+static struct libmnt_table *read_mountinfo(struct guard_error *e)
+{
+	static const char path[] = "/proc/self/mountinfo";
+	struct libmnt_table *tb = mnt_new_table();
+	int errors = 0, r;
+
+	if (!tb) {
+		gerr(e, ENOMEM, "out of memory reading %s", path);
+		return NULL;
+	}
+	mnt_table_set_userdata(tb, &errors);
+	mnt_table_set_parser_errcb(tb, count_parse_error);
+	r = mnt_table_parse_file(tb, path);
+	mnt_table_set_userdata(tb, NULL);
+	if (r < 0 || errors > 0 || mnt_table_get_nents(tb) == 0) {
+		gerr(e, r < 0 ? -r : EINVAL, "cannot parse %s with libmount (%s); the mounts cannot "
+		     "be audited, refusing to run the command", path,
+		     r < 0 ? strerror(-r) : errors ? "a line libmount does not understand" : "no entries");
+		mnt_unref_table(tb);
+		return NULL;
+	}
+	return tb;
+}
+
+int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e)
+{
+	struct libmnt_table *tb;
+	struct libmnt_iter *itr;
+	struct libmnt_fs *fs;
+	int r = 0, rc = 0;
+
+	if (!g->audit_mounts)
+		return 0;
+	tb = read_mountinfo(e);
+	if (!tb)
+		return -e->err;
+	itr = mnt_new_iter(MNT_ITER_FORWARD);
+	if (!itr) {
+		mnt_unref_table(tb);
+		return gerr(e, ENOMEM, "out of memory auditing the mounts");
+	}
+	while (r == 0 && (rc = mnt_table_next_fs(tb, itr, &fs)) == 0)
+		r = check_fs(g, fs, e);
+	if (r == 0 && rc < 0)
+		r = gerr(e, -rc, "cannot walk the mount table: %s", strerror(-rc));
+	mnt_free_iter(itr);
+	mnt_unref_table(tb);
+	return r;
+}
+
+/* ---- Landlock ------------------------------------------------------------ */
+
+static uint64_t ll_write_access(int abi)
+{
+	uint64_t a = LL_WRITE_V1;
+
+	if (abi >= 2)
+		a |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		a |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	return a;
+}
+
+/* The ABI version, 0 when the kernel has no Landlock (not built, or not
+ * enabled at boot), -errno on any other answer. */
+static int ll_abi(void)
+{
+	long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	if (abi >= 1)
+		return (int)(abi > INT_MAX ? INT_MAX : abi);
+	if (errno == ENOSYS || errno == EOPNOTSUPP)
+		return 0;
+	return -errno;
+}
+
+/* Paths are opened without following a final symlink: the plan passes mount
+ * points, and a symlink there would move the rule somewhere else. */
+static int ll_add_path(int ruleset, const char *path, uint64_t handled, struct guard_error *e)
+{
+	struct landlock_path_beneath_attr pb = { 0 };
+	struct stat st;
+	int fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW), r = 0;
+
+	if (fd < 0)
+		return gerr(e, errno, "--landlock-rw %s: %s%s", path, strerror(errno),
+			    errno == ENOENT ? " (the plan's writable paths must exist in the sandbox)" : "");
+	if (fstat(fd, &st) != 0)
+		r = gerr(e, errno, "--landlock-rw %s: %s", path, strerror(errno));
+	else if (S_ISLNK(st.st_mode))
+		r = gerr(e, ELOOP, "--landlock-rw %s is a symlink; the plan's writable paths are "
+			 "mount points, never symlinks", path);
+	if (r < 0)
+		goto out;
+	pb.parent_fd = fd;
+	pb.allowed_access = S_ISDIR(st.st_mode) ? handled : (handled & LL_FILE_ACCESS);
+	if (syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
+		r = gerr(e, errno, "cannot add the Landlock rule for %s: %s", path, strerror(errno));
+out:
+	close(fd);
+	return r;
+}
+
+static int ll_apply(const struct guard_opts *g, int abi, struct guard_error *e)
+{
+	struct ll_ruleset_attr attr = { .handled_access_fs = ll_write_access(abi) };
+	size_t size = sizeof(attr.handled_access_fs);
+	int ruleset, r = 0;
+
+	if (abi >= 6) {
+		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+		size = sizeof(attr);
+	}
+	ruleset = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+	if (ruleset < 0)
+		return gerr(e, errno, "cannot create a Landlock ruleset (ABI %d): %s", abi,
+			    strerror(errno));
+	for (size_t i = 0; r == 0 && i < g->ll_rw.n; i++)
+		r = ll_add_path(ruleset, g->ll_rw.v[i], attr.handled_access_fs, e);
+	if (r == 0 && syscall(__NR_landlock_restrict_self, ruleset, 0) != 0)
+		r = gerr(e, errno, "cannot enforce the Landlock ruleset: %s (no_new_privs must be "
+			 "set first)", strerror(errno));
+	close(ruleset);
+	return r;
+}
+
+int guard_landlock(const struct guard_opts *g, struct guard_error *e)
+{
+	int abi;
+
+	if (g->landlock == GUARD_LL_UNSET || g->landlock == GUARD_LL_OFF)
+		return 0;
+	abi = ll_abi();
+	if (abi < 0)
+		return gerr(e, -abi, "cannot probe the Landlock ABI: %s", strerror(-abi));
+	if (abi == 0 && g->landlock == GUARD_LL_AUTO)
+		return 0;
+	if (abi == 0)
+		return gerr(e, EOPNOTSUPP, "the policy requires Landlock (landlock required) but this "
+			    "kernel does not offer it (not built in, or not in the lsm= boot list); "
+			    "use \"landlock auto\" to run without it");
+	return ll_apply(g, abi, e);
+}

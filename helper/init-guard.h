@@ -1,0 +1,56 @@
+/* init-guard.h — two last-mile guards of osb-isolate-init: the audit of the
+ * sandbox's mount table (stage "init:mounts") and Landlock (stage
+ * "init:landlock"). The init parses their options through guard_parse_* and
+ * calls guard_audit_mounts() before the identity step and guard_landlock()
+ * after the capability check; a failure fills a guard_error, which the init
+ * reports on its error fd and turns into exit status 125. The options are
+ * documented in lib/init-proto.h.
+ */
+#ifndef OSB_INIT_GUARD_H
+#define OSB_INIT_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum guard_ll_mode { GUARD_LL_UNSET = 0, GUARD_LL_AUTO, GUARD_LL_REQUIRED, GUARD_LL_OFF };
+
+struct guard_paths {
+	const char **v; /* pointers into argv, which outlives the init's work */
+	size_t n;
+};
+
+struct guard_opts {
+	bool audit_mounts;           /* --audit-mounts */
+	struct guard_paths writable; /* --writable PATH */
+	struct guard_paths dev;      /* --dev-mount PATH */
+	enum guard_ll_mode landlock; /* --landlock MODE */
+	struct guard_paths ll_rw;    /* --landlock-rw PATH */
+};
+
+/* errno-style code and a message that says what failed and what to do. */
+struct guard_error {
+	int err;
+	char msg[2048];
+};
+
+/* Option parsing. Each returns 1 when the option is one of the guard's and
+ * was taken, 0 when it is not one of them, -1 (with e filled) when it is
+ * one of them but wrong. guard_parse_flag takes the options without a value. */
+int guard_parse_flag(struct guard_opts *g, const char *name, struct guard_error *e);
+int guard_parse_option(struct guard_opts *g, const char *name, const char *value,
+		       struct guard_error *e);
+/* After all options: refuses combinations that would silently do nothing. */
+int guard_check_opts(const struct guard_opts *g, struct guard_error *e);
+
+/* "init:mounts", with --audit-mounts (else nothing): every writable mount visible in /proc/self/mountinfo must
+ * be at a --writable or --dev-mount path, or be a device node or the devpts
+ * that bwrap's --dev creates directly beneath a --dev-mount. 0 or -errno. */
+int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e);
+
+/* "init:landlock": restricts writes to the --landlock-rw paths (and, with
+ * ABI >= 6, scopes abstract unix sockets and signals) for this process and
+ * everything it execs. Needs no_new_privs. Off, or auto on a kernel without
+ * Landlock, does nothing. 0 or -errno. */
+int guard_landlock(const struct guard_opts *g, struct guard_error *e);
+
+#endif

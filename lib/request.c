@@ -1,0 +1,570 @@
+/* request.c — an execd request narrows a policy (osb_policy_apply_json).
+ *
+ * The second step of the pipeline: a reviewed policy is the baseline, and a
+ * request from the execution daemon may only make it narrower (a read-only
+ * workspace, no network, a clear environment), or add what the policy
+ * explicitly leaves open (writable paths beneath its declared write-roots,
+ * variable names its deny list does not match, a non-zero uid/gid). The
+ * request is read in full and checked against the baseline before anything
+ * changes, so a refused request leaves the policy as it was. A key that is
+ * not understood is an error, never skipped: a misspelled "netwrok" that was
+ * ignored would be a narrowing the caller believes in and does not get.
+ * Every change is recorded with the origin "api", so explain shows it.
+ */
+#include "internal.h"
+#include "policy.h"
+
+#include <json.h>
+#include <stdarg.h>
+
+#define REQUEST_MAX_BYTES ((size_t)1 << 20)
+#define ID_MAX 4294967294LL
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* What a request asks for, read and type-checked; NULL or -1: not asked. */
+typedef struct request {
+	const char *ws_path;
+	int ws_mode;                /* WS_RO, WS_RW */
+	json_object *extra;         /* array of strings */
+	int net;                    /* NET_NONE, NET_HOST */
+	int env_base;               /* ENV_CLEAR, ENV_INHERIT */
+	json_object *env_pass;      /* array of strings */
+	json_object *env_set;       /* object of strings */
+	int64_t uid, gid;
+} request;
+
+typedef int (*key_fn)(request *rq, json_object *v, osb_error *err);
+
+typedef struct key_def {
+	const char *name;
+	key_fn fn;
+} key_def;
+
+static int rerr(osb_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int rerr(osb_error *err, const char *fmt, ...)
+{
+	char msg[sizeof(err->message)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return osb_err_set(err, OSB_E_POLICY, 0, "policy", "%s", msg);
+}
+
+static int nomem(osb_error *err)
+{
+	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "policy", "out of memory while applying the request");
+}
+
+static const char *type_name(json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "a boolean";
+	case json_type_double: return "a fractional number";
+	case json_type_int: return "a number";
+	case json_type_string: return "a string";
+	case json_type_array: return "an array";
+	case json_type_object: return "an object";
+	}
+	return "an unknown type";
+}
+
+/* The string value of KEY, or an error naming the key and what it is. */
+static int want_string(json_object *v, const char *key, const char **out, osb_error *err)
+{
+	if (!json_object_is_type(v, json_type_string))
+		return rerr(err, "\"%s\" must be a string, not %s", key, type_name(v));
+	if ((size_t)json_object_get_string_len(v) != strlen(json_object_get_string(v)))
+		return rerr(err, "\"%s\" contains a NUL byte", key);
+	*out = json_object_get_string(v);
+	return 0;
+}
+
+/* One of WORDS (index in *OUT), or an error with the closest word. */
+static int want_word(json_object *v, const char *key, const char *const *words, size_t n,
+                     int *out, osb_error *err)
+{
+	const char *s, *near;
+	int r;
+
+	if ((r = want_string(v, key, &s, err)) < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(s, words[i]) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	}
+	near = policy_suggest(s, words, n);
+	if (near)
+		return rerr(err, "\"%s\": unknown value \"%s\" (did you mean \"%s\"?)", key, s, near);
+	return rerr(err, "\"%s\": unknown value \"%s\" (expected \"%s\" or \"%s\")", key, s,
+	            words[0], words[1]);
+}
+
+static int want_kind(json_object *v, const char *key, enum json_type type, const char *what,
+                     osb_error *err)
+{
+	if (!json_object_is_type(v, type))
+		return rerr(err, "\"%s\" must be %s, not %s", key, what, type_name(v));
+	return 0;
+}
+
+/* Dispatch every key of object OBJ (at PATH, "" for the top) to KEYS: an
+ * unknown key is an error with the closest known one. */
+static int walk(request *rq, json_object *obj, const char *path, const key_def *keys, size_t n,
+                osb_error *err)
+{
+	const char *names[16];
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = keys[i].name;
+	json_object_object_foreach(obj, k, v) {
+		const char *near;
+		char where[64] = "";
+		size_t i;
+		int r;
+
+		for (i = 0; i < n && strcmp(k, keys[i].name) != 0; i++)
+			;
+		if (i < n) {
+			if ((r = keys[i].fn(rq, v, err)) < 0)
+				return r;
+			continue;
+		}
+		near = policy_suggest(k, names, n);
+		if (*path)
+			snprintf(where, sizeof(where), " in \"%s\"", path);
+		if (near)
+			return rerr(err, "unknown key \"%s\"%s (did you mean \"%s\"?)", k, where, near);
+		return rerr(err, "unknown key \"%s\"%s", k, where);
+	}
+	return 0;
+}
+
+/* ---- reading the request --------------------------------------------------- */
+
+static int k_profile(request *rq, json_object *v, osb_error *err)
+{
+	const char *s;
+
+	(void)rq;
+	/* execd's choice of the baseline, made before this call. */
+	return want_string(v, "profile", &s, err);
+}
+
+static int k_ws_path(request *rq, json_object *v, osb_error *err)
+{
+	return want_string(v, "workspace.path", &rq->ws_path, err);
+}
+
+static int k_ws_mode(request *rq, json_object *v, osb_error *err)
+{
+	static const char *const modes[] = { "ro", "rw" };
+	int k = 0, r = want_word(v, "workspace.mode", modes, 2, &k, err);
+
+	rq->ws_mode = k == 0 ? WS_RO : WS_RW;
+	return r;
+}
+
+static int k_workspace(request *rq, json_object *v, osb_error *err)
+{
+	static const key_def keys[] = { { "path", k_ws_path }, { "mode", k_ws_mode } };
+	int r = want_kind(v, "workspace", json_type_object, "an object", err);
+
+	return r < 0 ? r : walk(rq, v, "workspace", keys, ARRAY_SIZE(keys), err);
+}
+
+static int k_extra(request *rq, json_object *v, osb_error *err)
+{
+	rq->extra = v;
+	return want_kind(v, "extra_writable", json_type_array, "an array of strings", err);
+}
+
+static int k_network(request *rq, json_object *v, osb_error *err)
+{
+	static const char *const modes[] = { "none", "host" };
+	int k = 0, r = want_word(v, "network", modes, 2, &k, err);
+
+	rq->net = k == 0 ? NET_NONE : NET_HOST;
+	return r;
+}
+
+static int k_env_mode(request *rq, json_object *v, osb_error *err)
+{
+	static const char *const modes[] = { "clear", "inherit" };
+	int k = 0, r = want_word(v, "env.mode", modes, 2, &k, err);
+
+	rq->env_base = k == 0 ? ENV_CLEAR : ENV_INHERIT;
+	return r;
+}
+
+static int k_env_pass(request *rq, json_object *v, osb_error *err)
+{
+	rq->env_pass = v;
+	return want_kind(v, "env.pass", json_type_array, "an array of strings", err);
+}
+
+static int k_env_set(request *rq, json_object *v, osb_error *err)
+{
+	rq->env_set = v;
+	return want_kind(v, "env.set", json_type_object, "an object of strings", err);
+}
+
+static int k_env(request *rq, json_object *v, osb_error *err)
+{
+	static const key_def keys[] = { { "mode", k_env_mode }, { "pass", k_env_pass }, { "set", k_env_set } };
+	int r = want_kind(v, "env", json_type_object, "an object", err);
+
+	return r < 0 ? r : walk(rq, v, "env", keys, ARRAY_SIZE(keys), err);
+}
+
+/* A uid or gid a request may choose: never 0, whatever the baseline. */
+static int want_id(json_object *v, const char *key, int64_t *out, osb_error *err)
+{
+	int64_t id;
+	int r = want_kind(v, key, json_type_int, "an integer", err);
+
+	if (r < 0)
+		return r;
+	id = json_object_get_int64(v);
+	if (id == 0)
+		return rerr(err, "\"%s\": 0 is refused: a request may only choose a non-zero %s", key, key);
+	if (id < 0 || id > ID_MAX)
+		return rerr(err, "\"%s\": %s is out of range (1 to 4294967294)", key,
+		            json_object_to_json_string(v));
+	*out = id;
+	return 0;
+}
+
+static int k_uid(request *rq, json_object *v, osb_error *err)
+{
+	return want_id(v, "uid", &rq->uid, err);
+}
+
+static int k_gid(request *rq, json_object *v, osb_error *err)
+{
+	return want_id(v, "gid", &rq->gid, err);
+}
+
+/* Validated for the session layer, which owns idle sessions; a one-shot run
+ * has no idle time, so nothing in the policy changes. */
+static int k_idle(request *rq, json_object *v, osb_error *err)
+{
+	const char *s;
+	uint64_t ms;
+	int r;
+
+	(void)rq;
+	if ((r = want_string(v, "idle_timeout", &s, err)) < 0)
+		return r;
+	if (parse_duration_ms(s, &ms) < 0)
+		return rerr(err, "\"idle_timeout\": invalid duration \"%s\" (a whole number with a unit: "
+		            "ms, s, m or h)", s);
+	if (ms == 0)
+		return rerr(err, "\"idle_timeout\" must be greater than zero");
+	return 0;
+}
+
+static int read_request(request *rq, json_object *top, osb_error *err)
+{
+	static const key_def keys[] = {
+		{ "profile", k_profile }, { "workspace", k_workspace }, { "extra_writable", k_extra },
+		{ "network", k_network }, { "env", k_env }, { "uid", k_uid }, { "gid", k_gid },
+		{ "idle_timeout", k_idle },
+	};
+
+	if (!json_object_is_type(top, json_type_object))
+		return rerr(err, "the request must be a JSON object, not %s", type_name(top));
+	return walk(rq, top, "", keys, ARRAY_SIZE(keys), err);
+}
+
+/* ---- checking it against the policy --------------------------------------- */
+
+static const char *origin_of(const osb_origin *o, char *buf, size_t size)
+{
+	policy_origin_format(o, buf, size);
+	return buf;
+}
+
+static int check_workspace(const osb_policy *p, const request *rq, osb_error *err)
+{
+	char o[POLICY_ORIGIN_MAX];
+	const char *why;
+
+	if (!rq->ws_path && rq->ws_mode < 0)
+		return 0;
+	if (p->ws_mode == WS_NONE)
+		return rerr(err, "\"workspace\" is refused: the policy has \"workspace none\" (%s), so a "
+		            "request cannot add a workspace", origin_of(&p->ws_set.o, o, sizeof(o)));
+	if (rq->ws_mode == WS_RW && p->ws_mode == WS_RO)
+		return rerr(err, "\"workspace.mode\": \"rw\" is refused: the policy has \"workspace ro\" "
+		            "(%s), and a request may only narrow it", origin_of(&p->ws_set.o, o, sizeof(o)));
+	if (!rq->ws_path)
+		return 0;
+	why = policy_path_problem(rq->ws_path, true);
+	if (why)
+		return rerr(err, "\"workspace.path\": %s: \"%s\" (pass a canonical absolute path)", why,
+		            rq->ws_path);
+	if (strlen(rq->ws_path) >= PATH_MAX)
+		return rerr(err, "\"workspace.path\": path is longer than %d bytes", PATH_MAX - 1);
+	return 0;
+}
+
+static int check_extra(const osb_policy *p, const request *rq, osb_error *err)
+{
+	size_t n = rq->extra ? json_object_array_length(rq->extra) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char key[48];
+		const char *path;
+		int r;
+
+		snprintf(key, sizeof(key), "extra_writable[%zu]", i);
+		if ((r = want_string(json_object_array_get_idx(rq->extra, i), key, &path, err)) < 0)
+			return r;
+		snprintf(key, sizeof(key), "\"extra_writable[%zu]\"", i);
+		if ((r = policy_check_writable(p, path, key, OSB_E_POLICY, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int check_network(const osb_policy *p, const request *rq, osb_error *err)
+{
+	char o[POLICY_ORIGIN_MAX];
+
+	if (rq->net == NET_HOST && p->net == NET_NONE)
+		return rerr(err, "\"network\": \"host\" is refused: the policy has \"network none\" (%s), "
+		            "and a request may only narrow it", origin_of(&p->net_set.o, o, sizeof(o)));
+	return 0;
+}
+
+static const pol_str *deny_match(const osb_policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_env_deny; i++)
+		if (env_pattern_match(p->env_deny[i].s, name))
+			return &p->env_deny[i];
+	return NULL;
+}
+
+/* A name a request adds (pass or set): a plain name, not matched by the
+ * policy's deny list (deny wins over a request, as over inherit). */
+static int check_env_name(const osb_policy *p, const char *key, const char *name, osb_error *err)
+{
+	char o[POLICY_ORIGIN_MAX];
+	const pol_str *d;
+
+	if (!policy_env_name_ok(name, strlen(name)))
+		return rerr(err, "\"%s\": invalid environment variable name \"%s\" (letters, digits and "
+		            "\"_\", not starting with a digit; a request names variables, not patterns)",
+		            key, name);
+	d = deny_match(p, name);
+	if (d)
+		return rerr(err, "\"%s\": \"%s\" is refused: it matches \"env deny %s\" (%s), and deny "
+		            "wins over a request", key, name, d->s, origin_of(&d->o, o, sizeof(o)));
+	return 0;
+}
+
+/* The value becomes an "env set" rule of the canonical form, which must
+ * read back as the same policy and cannot be made to show a forged line. */
+static int check_env_value(const char *key, const char *value, osb_error *err)
+{
+	const char *why = policy_text_problem(value, false);
+	size_t len = strlen(value);
+
+	if (why)
+		return rerr(err, "\"%s\": value %s", key, why);
+	if (len > 0 && (value[len - 1] == ' ' || value[len - 1] == '\t'))
+		return rerr(err, "\"%s\": value ends with a space or tab, which a policy line cannot hold",
+		            key);
+	return 0;
+}
+
+static int check_env(const osb_policy *p, const request *rq, osb_error *err)
+{
+	char o[POLICY_ORIGIN_MAX];
+	size_t n = rq->env_pass ? json_object_array_length(rq->env_pass) : 0;
+	int r;
+
+	if (rq->env_base == ENV_INHERIT && p->env_base == ENV_CLEAR)
+		return rerr(err, "\"env.mode\": \"inherit\" is refused: the policy has \"env clear\" (%s), "
+		            "and a request may only narrow it", origin_of(&p->env_base_set.o, o, sizeof(o)));
+	for (size_t i = 0; i < n; i++) {
+		char key[48];
+		const char *name;
+
+		snprintf(key, sizeof(key), "env.pass[%zu]", i);
+		if ((r = want_string(json_object_array_get_idx(rq->env_pass, i), key, &name, err)) < 0 ||
+		    (r = check_env_name(p, key, name, err)) < 0)
+			return r;
+	}
+	if (!rq->env_set)
+		return 0;
+	json_object_object_foreach(rq->env_set, k, v) {
+		char key[sizeof("env.set.") + 64];
+		const char *value;
+
+		snprintf(key, sizeof(key), "env.set.%.64s", k);
+		if ((r = want_string(v, key, &value, err)) < 0 || (r = check_env_name(p, key, k, err)) < 0 ||
+		    (r = check_env_value(key, value, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- applying it ----------------------------------------------------------- */
+
+static int push_api_str(pol_str **list, size_t *n, const char *s)
+{
+	pol_str *v = reallocarray(*list, *n + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	*list = v;
+	v[*n] = (pol_str){ strdup(s), policy_api_origin };
+	if (!v[*n].s)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static int apply_env_pass(osb_policy *p, json_object *arr)
+{
+	size_t n = arr ? json_object_array_length(arr) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(arr, i));
+		bool have = false;
+
+		for (size_t j = 0; j < p->n_env_pass && !have; j++)
+			have = strcmp(p->env_pass[j].s, name) == 0;
+		if (!have && push_api_str(&p->env_pass, &p->n_env_pass, name) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* NAME=VALUE replaces the policy's entry for NAME, or is added. */
+static int apply_env_set(osb_policy *p, json_object *obj)
+{
+	if (!obj)
+		return 0;
+	json_object_object_foreach(obj, k, v) {
+		size_t len = strlen(k);
+		char *entry = NULL;
+		size_t j;
+
+		if (asprintf(&entry, "%s=%s", k, json_object_get_string(v)) < 0)
+			return -ENOMEM;
+		for (j = 0; j < p->n_env_set; j++)
+			if (strncmp(p->env_set[j].s, k, len) == 0 && p->env_set[j].s[len] == '=')
+				break;
+		if (j == p->n_env_set) {
+			pol_str *nv = reallocarray(p->env_set, p->n_env_set + 1, sizeof(*nv));
+
+			if (!nv) {
+				free(entry);
+				return -ENOMEM;
+			}
+			p->env_set = nv;
+			p->n_env_set++;
+		} else {
+			free(p->env_set[j].s);
+		}
+		p->env_set[j] = (pol_str){ entry, policy_api_origin };
+	}
+	return 0;
+}
+
+static int apply(osb_policy *p, const request *rq, osb_error *err)
+{
+	const pol_set api = { true, policy_api_origin };
+	size_t n = rq->extra ? json_object_array_length(rq->extra) : 0;
+	int r;
+
+	if (rq->ws_path && (r = osb_policy_set_workspace(p, rq->ws_path, err)) < 0)
+		return r;
+	if (rq->ws_mode >= 0 && (enum ws_mode)rq->ws_mode != p->ws_mode) {
+		p->ws_mode = (enum ws_mode)rq->ws_mode;
+		p->ws_set = api;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *path = json_object_get_string(json_object_array_get_idx(rq->extra, i));
+
+		if ((r = policy_add_writable(p, path, "extra_writable", OSB_E_POLICY, err)) < 0)
+			return r;
+	}
+	if (rq->net >= 0 && (enum net_mode)rq->net != p->net) {
+		p->net = (enum net_mode)rq->net;
+		p->net_set = api;
+	}
+	if (rq->env_base >= 0 && (enum env_base)rq->env_base != p->env_base) {
+		p->env_base = (enum env_base)rq->env_base;
+		p->env_base_set = api;
+	}
+	if (apply_env_pass(p, rq->env_pass) < 0 || apply_env_set(p, rq->env_set) < 0)
+		return nomem(err);
+	if ((rq->uid >= 0 && (uint32_t)rq->uid != p->uid) || (rq->gid >= 0 && (uint32_t)rq->gid != p->gid)) {
+		if (rq->uid >= 0)
+			p->uid = (uint32_t)rq->uid;
+		if (rq->gid >= 0)
+			p->gid = (uint32_t)rq->gid;
+		p->user_set = api;
+	}
+	return 0;
+}
+
+/* ---- entry point ----------------------------------------------------------- */
+
+static int parse_json(const char *json, json_object **out, osb_error *err)
+{
+	size_t len = strlen(json), end;
+	json_tokener *tok = json_tokener_new();
+	json_object *obj;
+	enum json_tokener_error e;
+
+	if (!tok)
+		return nomem(err);
+	/* Strict: no trailing text, commas or comments, no single quotes; and
+	 * the strings must be UTF-8. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	obj = json_tokener_parse_ex(tok, json, (int)len);
+	e = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (e == json_tokener_continue)
+		return rerr(err, "the request is not valid JSON: unexpected end of input");
+	if (e != json_tokener_success || !obj) {
+		json_object_put(obj);
+		return rerr(err, "the request is not valid JSON: %s (at byte %zu)",
+		            json_tokener_error_desc(e), end);
+	}
+	*out = obj;
+	return 0;
+}
+
+int osb_policy_apply_json(osb_policy *p, const char *json, osb_error *err)
+{
+	request rq = { .ws_mode = -1, .net = -1, .env_base = -1, .uid = -1, .gid = -1 };
+	json_object *top = NULL;
+	int r;
+
+	if (!p || !json)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
+		                   "apply_json: expected a policy and a JSON request");
+	if (strlen(json) > REQUEST_MAX_BYTES)
+		return rerr(err, "the request is larger than 1 MiB");
+	if ((r = parse_json(json, &top, err)) < 0)
+		return r;
+	if ((r = read_request(&rq, top, err)) == 0 &&
+	    (r = check_workspace(p, &rq, err)) == 0 &&
+	    (r = check_extra(p, &rq, err)) == 0 &&
+	    (r = check_network(p, &rq, err)) == 0 &&
+	    (r = check_env(p, &rq, err)) == 0)
+		r = apply(p, &rq, err);
+	json_object_put(top);
+	return r;
+}

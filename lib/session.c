@@ -1,0 +1,920 @@
+/* session.c — persistent sessions: the library side of the broker protocol.
+ *
+ * A session is a one-shot sandbox whose init serves instead of exec'ing
+ * (lib/init-proto.h, "Session mode"): the same plan, the same bwrap launch
+ * and startup supervision (run.c), with the init as the sandbox's pid 1.
+ * Each command gets a private reply channel (a SOCK_SEQPACKET socketpair)
+ * that travels with its request, so replies never need demultiplexing and a
+ * proc's channel doubles as its waitable fd; the command's stdio fds travel
+ * with the request too, so its bytes never pass through the broker. There is
+ * no thread, no signal handler and no waitpid here: the only child is bwrap,
+ * waited through its pidfd. A mutex per session guards its state; every proc
+ * holds a reference, so a session's memory outlives its last proc.
+ */
+#include "session.h"
+#include "init-proto.h"
+#include "proc.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#define DEFAULT_MAX_EXECS 64u
+#define MAX_MAX_EXECS 4096u
+#define START_TIMEOUT_MS 30000u
+/* After a command's leader has exited, its group is dead: what it wrote is
+ * already in the pipes. Only a process that left the group can hold them
+ * open longer; it is not waited for beyond this. */
+#define DRAIN_MS 500u
+
+struct osb_session_opts {
+	uint64_t idle_ms;
+	unsigned max_execs;
+	strv env;
+	bool env_set;
+};
+
+struct osb_session {
+	pthread_mutex_t lock;
+	unsigned refs;            /* the caller's, plus one per proc */
+	bool destroyed;
+	int sock;                 /* requests to the broker; -1 once destroyed */
+	sandbox *sb;
+	unsigned running, max_execs;
+	strv env;                 /* the session's environment, from the plan */
+	strv deny;                /* the policy's "env deny" patterns */
+	uint64_t wall_ms, output_limit;
+	char policy_hash[72];
+	char *mode;
+};
+
+struct osb_proc {
+	osb_session *s;
+	int chan, in, out, err;
+	pid_t pid;
+	bool done, lost, counted;
+	osb_status st;
+	uint64_t start;
+};
+
+/* ---- options ---------------------------------------------------------------- */
+
+osb_session_opts *osb_session_opts_new(void)
+{
+	osb_session_opts *o = calloc(1, sizeof(*o));
+
+	if (o)
+		o->max_execs = DEFAULT_MAX_EXECS;
+	return o;
+}
+
+void osb_session_opts_free(osb_session_opts *o)
+{
+	if (!o)
+		return;
+	strv_free(&o->env);
+	free(o);
+}
+
+int osb_session_opts_set_idle_timeout_ms(osb_session_opts *o, uint64_t ms)
+{
+	if (!o)
+		return -OSB_E_USAGE;
+	o->idle_ms = ms;
+	return 0;
+}
+
+int osb_session_opts_set_max_execs(osb_session_opts *o, unsigned n)
+{
+	if (!o || n == 0 || n > MAX_MAX_EXECS)
+		return -OSB_E_USAGE;
+	o->max_execs = n;
+	return 0;
+}
+
+int osb_session_opts_set_env(osb_session_opts *o, const char *const *envp)
+{
+	if (!o)
+		return -OSB_E_USAGE;
+	strv_free(&o->env);
+	o->env_set = true;
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strv_push(&o->env, envp[i]) < 0)
+			return -OSB_E_NOMEM;
+	return 0;
+}
+
+/* ---- start ------------------------------------------------------------------- */
+
+/* The plan's argv in session form. plan_argv renders the command last, after
+ * a "--" that ends the init's options; a session has no command: the init
+ * gets --session-fd (the socket is the fd after the binds, see
+ * sandbox_start) instead, and bwrap runs it as pid 1 so that no process of
+ * the sandbox can kill or stop it. */
+static int session_argv(const plan *pl, uint64_t idle_ms, strv *out, osb_error *err)
+{
+	strv a = { 0 };
+	size_t cut;
+	int r = plan_argv(pl, &a, err);
+
+	if (r < 0)
+		return r;
+	cut = a.n > pl->cmd.n + 1 ? a.n - pl->cmd.n - 1 : 0;
+	if (cut < 2 || strcmp(a.v[cut], "--") != 0)
+		goto layout;
+	for (size_t i = 0; i < pl->cmd.n; i++)
+		if (strcmp(a.v[cut + 1 + i], pl->cmd.v[i]) != 0)
+			goto layout;
+	if (strv_push(out, a.v[0]) < 0 || strv_push(out, "--as-pid-1") < 0)
+		goto nomem;
+	for (size_t i = 1; i < cut; i++)
+		if (strv_push(out, a.v[i]) < 0)
+			goto nomem;
+	if (strv_pushf(out, "--session-fd=%d", PFD_FIRST_BIND + (int)pl->n_binds) < 0 ||
+	    (idle_ms && strv_pushf(out, "--idle-ms=%llu", (unsigned long long)idle_ms) < 0))
+		goto nomem;
+	strv_free(&a);
+	return 0;
+layout:
+	strv_free(&a);
+	return osb_err_set(err, OSB_E_INTERNAL, 0, "session",
+	                   "the bwrap argv does not end with \"-- COMMAND\"; cannot put the init "
+	                   "in session mode");
+nomem:
+	strv_free(&a);
+	strv_free(out);
+	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+}
+
+/* What the session needs from the policy and the plan after start: the
+ * caller may free the policy once osb_session_start returns. */
+static int session_copy(osb_session *s, const osb_policy *p, const plan *pl, osb_error *err)
+{
+	for (size_t i = 0; i < pl->env.n; i++)
+		if (strv_push(&s->env, pl->env.v[i]) < 0)
+			goto nomem;
+	for (size_t i = 0; i < p->n_env_deny; i++)
+		if (strv_push(&s->deny, p->env_deny[i].s) < 0)
+			goto nomem;
+	s->wall_ms = policy_wall_ms(p);
+	s->output_limit = policy_output_limit(p);
+	osb_policy_hash(p, s->policy_hash);
+	s->mode = strdup(pl->userns ? "userns" : "root");
+	if (!s->mode)
+		goto nomem;
+	return 0;
+nomem:
+	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+}
+
+static void session_release(osb_session *s)
+{
+	if (s->sb) {
+		sandbox_stop(s->sb);
+		sandbox_free(s->sb);
+	}
+	if (s->sock >= 0)
+		close(s->sock);
+	strv_free(&s->env);
+	strv_free(&s->deny);
+	free(s->mode);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts *o,
+                                    osb_error *err)
+{
+	static const char *const placeholder[] = { "osb-session", NULL };
+	osb_session *s;
+	strv argv = { 0 };
+	plan pl;
+	int sv[2], r;
+
+	osb_err_clear(err);
+	if (!p) {
+		osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_start needs a policy");
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	s->refs = 1;
+	s->sock = -1;
+	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		osb_err_set(err, OSB_E_IO, errno, "session", "socketpair: %s", strerror(errno));
+		session_release(s);
+		return NULL;
+	}
+	s->sock = sv[0];
+	r = plan_build(p, placeholder, o && o->env_set ? (const char *const *)o->env.v : NULL,
+	               NULL, &pl, err);
+	if (r < 0)
+		goto fail;
+	if ((r = session_copy(s, p, &pl, err)) == 0 &&
+	    (r = session_argv(&pl, o ? o->idle_ms : 0, &argv, err)) == 0)
+		r = sandbox_start(&pl, &argv, sv[1], START_TIMEOUT_MS, &s->sb, err);
+	strv_free(&argv);
+	plan_free(&pl);
+fail:
+	close(sv[1]);
+	if (r < 0) {
+		session_release(s);
+		return NULL;
+	}
+	return s;
+}
+
+osb_session *osb_session_start(const osb_policy *p, osb_error *err)
+{
+	return osb_session_start_opts(p, NULL, err);
+}
+
+int osb_session_fd(const osb_session *s)
+{
+	return s && s->sb ? sandbox_fd(s->sb) : -1;
+}
+
+/* ---- state ------------------------------------------------------------------- */
+
+static bool sandbox_ended(osb_session *s)
+{
+	struct pollfd p = { .fd = sandbox_fd(s->sb), .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+/* With the lock held: why SESSION cannot take a command, or 0. */
+static int session_usable(osb_session *s, osb_error *err)
+{
+	int code;
+
+	if (s->destroyed)
+		return osb_err_set(err, OSB_E_USAGE, 0, "session",
+		                   "the session was destroyed; start a new one");
+	if (!sandbox_ended(s))
+		return 0;
+	code = sandbox_exit_code(s->sb);
+	if (code == INIT_EXIT_IDLE)
+		return osb_err_set(err, OSB_E_SANDBOX, 0, "session",
+		                   "the session ended after its idle timeout; start a new one");
+	return osb_err_set(err, OSB_E_SANDBOX, 0, "session",
+	                   "the session's sandbox has ended (%s %d); start a new one",
+	                   code >= 0 ? "exit status" : "no status,", code);
+}
+
+/* Reserve a command slot and a reference for a new proc. */
+static int session_enter(osb_session *s, osb_error *err)
+{
+	int r;
+
+	pthread_mutex_lock(&s->lock);
+	r = session_usable(s, err);
+	if (r == 0 && s->running >= s->max_execs)
+		r = osb_err_set(err, OSB_E_USAGE, EBUSY, "session",
+		                "the session already runs %u commands, its maximum; wait for one "
+		                "to finish (osb_session_opts_set_max_execs sets the maximum)",
+		                s->max_execs);
+	if (r == 0) {
+		s->running++;
+		s->refs++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+static void session_unref(osb_session *s)
+{
+	unsigned left;
+
+	pthread_mutex_lock(&s->lock);
+	left = --s->refs;
+	pthread_mutex_unlock(&s->lock);
+	if (left == 0)
+		session_release(s);
+}
+
+/* The proc no longer counts against the maximum of concurrent commands. */
+static void proc_uncount(osb_proc *pr)
+{
+	if (!pr->counted)
+		return;
+	pr->counted = false;
+	pthread_mutex_lock(&pr->s->lock);
+	pr->s->running--;
+	pthread_mutex_unlock(&pr->s->lock);
+}
+
+/* ---- requests ------------------------------------------------------------------ */
+
+static bool env_name_ok(const char *s, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(s[i] == '_' || (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z')))
+			return false;
+	return true;
+}
+
+static bool env_denied(const osb_session *s, const char *name)
+{
+	for (size_t i = 0; i < s->deny.n; i++)
+		if (env_pattern_match(s->deny.v[i], name))
+			return true;
+	return false;
+}
+
+/* One entry of the exec's environment over OUT, unless malformed or denied. */
+static int env_put(const osb_session *s, strv *out, const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	size_t len = eq ? (size_t)(eq - entry) : 0;
+	_cleanup_free_ char *name = NULL;
+	char *copy;
+
+	if (!eq || !env_name_ok(entry, len))
+		return 0;
+	name = strndup(entry, len);
+	if (!name)
+		return -ENOMEM;
+	if (env_denied(s, name))
+		return 0;
+	for (size_t i = 0; i < out->n; i++)
+		if (strncmp(out->v[i], entry, len + 1) == 0) {
+			copy = strdup(entry);
+			if (!copy)
+				return -ENOMEM;
+			free(out->v[i]);
+			out->v[i] = copy;
+			return 0;
+		}
+	return strv_push(out, entry);
+}
+
+/* The command's environment: the session's, then the exec's entries. */
+static int env_overlay(const osb_session *s, const osb_exec *e, strv *out)
+{
+	for (size_t i = 0; i < s->env.n; i++)
+		if (strv_push(out, s->env.v[i]) < 0)
+			return -ENOMEM;
+	for (size_t i = 0; e->env_set && i < e->env.n; i++)
+		if (env_put(s, out, e->env.v[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static size_t strings_size(const strv *v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < v->n; i++)
+		n += strlen(v->v[i]) + 1;
+	return n;
+}
+
+static char *put_string(char *p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* struct session_exec_req, then cwd, argv and env (lib/init-proto.h). */
+static int build_request(const osb_session *s, const osb_exec *e, char **buf, size_t *len,
+                         osb_error *err)
+{
+	const char *cwd = e->cwd ? e->cwd : "";
+	struct session_exec_req h = { .type = SESSION_EXEC };
+	strv env = { 0 };
+	size_t size;
+	char *p;
+
+	if (e->cwd && e->cwd[0] != '/')
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
+		                   "working directory %s must be an absolute path", e->cwd);
+	if (env_overlay(s, e, &env) < 0) {
+		strv_free(&env);
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	}
+	size = sizeof(h) + strlen(cwd) + 1 + strings_size(&e->argv) + strings_size(&env);
+	if (size > SESSION_MSG_MAX || e->argv.n + env.n > SESSION_MAX_STRINGS) {
+		strv_free(&env);
+		return osb_err_set(err, OSB_E_USAGE, E2BIG, "usage",
+		                   "the command line and environment take %zu bytes in %zu strings; a "
+		                   "session command may take at most %u bytes and %u strings", size,
+		                   e->argv.n + env.n, SESSION_MSG_MAX, SESSION_MAX_STRINGS);
+	}
+	h.argc = (uint32_t)e->argv.n;
+	h.envc = (uint32_t)env.n;
+	h.timeout_ms = exec_wall_ms(s->wall_ms, e);
+	*buf = p = malloc(size);
+	if (!p) {
+		strv_free(&env);
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	}
+	memcpy(p, &h, sizeof(h));
+	p = put_string(p + sizeof(h), cwd);
+	for (size_t i = 0; i < e->argv.n; i++)
+		p = put_string(p, e->argv.v[i]);
+	for (size_t i = 0; i < env.n; i++)
+		p = put_string(p, env.v[i]);
+	*len = size;
+	strv_free(&env);
+	return 0;
+}
+
+/* Send the request with its four fds, under the lock so that a concurrent
+ * destroy cannot close the socket (and another thread reuse its number)
+ * while we write to it. */
+static int send_request(osb_session *s, const char *buf, size_t len, const int fds[4],
+                        osb_error *err)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * SESSION_NFDS)];
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+	int r = 0;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int) * SESSION_NFDS);
+	memcpy(CMSG_DATA(c), fds, sizeof(int) * SESSION_NFDS);
+	pthread_mutex_lock(&s->lock);
+	r = session_usable(s, err);
+	while (r == 0 && (n = sendmsg(s->sock, &mh, MSG_NOSIGNAL)) < 0) {
+		if (errno == EINTR)
+			continue;
+		r = osb_err_set(err, OSB_E_SANDBOX, errno, "session",
+		                "cannot send the command to the session's broker: %s (the session "
+		                "has ended)", strerror(errno));
+	}
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+/* The broker's answer to a request: started (the pid) or failed. EOF means
+ * the sandbox ended before it answered. */
+static int await_start(osb_proc *pr, osb_error *err)
+{
+	union {
+		struct session_started st;
+		struct session_failed f;
+	} m;
+	ssize_t n;
+
+	do
+		n = recv(pr->chan, &m, sizeof(m), 0);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(m.st) && m.st.type == SESSION_STARTED && m.st.pid > 0) {
+		pr->pid = m.st.pid;
+		return 0;
+	}
+	if (n == (ssize_t)sizeof(m.f) && m.f.type == SESSION_FAILED) {
+		m.f.stage[sizeof(m.f.stage) - 1] = '\0';
+		m.f.message[sizeof(m.f.message) - 1] = '\0';
+		return osb_err_set(err, strcmp(m.f.stage, "request") == 0 ? OSB_E_INTERNAL :
+		                   OSB_E_SANDBOX, m.f.err, m.f.stage, "%s", m.f.message);
+	}
+	return osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
+	                   "the session ended before the command started");
+}
+
+/* Start EXEC with IO as its fds 0, 1, 2 (the caller keeps its copies). */
+static int proc_start(osb_session *s, const osb_exec *e, const int io[3], osb_proc **out,
+                      osb_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	osb_proc *pr;
+	size_t len = 0;
+	int ch[2], fds[SESSION_NFDS], r;
+
+	if ((r = session_enter(s, err)) < 0)
+		return r;
+	pr = calloc(1, sizeof(*pr));
+	if (!pr) {
+		pthread_mutex_lock(&s->lock);
+		s->running--;
+		pthread_mutex_unlock(&s->lock);
+		session_unref(s);
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	}
+	*pr = (osb_proc){ .s = s, .chan = -1, .in = -1, .out = -1, .err = -1, .counted = true,
+	                  .start = now_ms() };
+	if ((r = build_request(s, e, &buf, &len, err)) < 0)
+		goto fail;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0) {
+		r = osb_err_set(err, OSB_E_IO, errno, "session", "socketpair: %s", strerror(errno));
+		goto fail;
+	}
+	pr->chan = ch[0];
+	fds[0] = ch[1];
+	memcpy(fds + 1, io, 3 * sizeof(int));
+	r = send_request(s, buf, len, fds, err);
+	close(ch[1]);
+	if (r == 0)
+		r = await_start(pr, err);
+	if (r < 0)
+		goto fail;
+	*out = pr;
+	return 0;
+fail:
+	osb_proc_free(pr);
+	return r;
+}
+
+/* ---- procs ----------------------------------------------------------------------- */
+
+int osb_session_spawn(osb_session *s, const osb_exec *e, osb_proc **out, osb_error *err)
+{
+	_cleanup_close_ int devnull = -1;
+	int io[3] = { -1, -1, -1 }, keep[3] = { -1, -1, -1 }, r = 0;
+	osb_proc *pr = NULL;
+
+	osb_err_clear(err);
+	if (out)
+		*out = NULL;
+	if (!s || !e || !out)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
+		                   "osb_session_spawn needs a session, an exec and a proc pointer");
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0)
+		return osb_err_set(err, OSB_E_IO, errno, "spawn", "/dev/null: %s", strerror(errno));
+	for (int i = 0; i < 3 && r == 0; i++) {
+		int given = i == 0 ? e->stdin_fd : i == 1 ? e->stdout_fd : e->stderr_fd, p[2];
+
+		if (given >= 0 || (i == 0 && !e->stdin_pipe)) {
+			io[i] = given >= 0 ? given : devnull;
+			continue;
+		}
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			r = osb_err_set(err, OSB_E_IO, errno, "spawn", "pipe: %s", strerror(errno));
+			break;
+		}
+		io[i] = i == 0 ? p[0] : p[1];   /* the command's end */
+		keep[i] = i == 0 ? p[1] : p[0]; /* ours */
+	}
+	if (r == 0)
+		r = proc_start(s, e, io, &pr, err);
+	for (int i = 0; i < 3; i++)
+		if (keep[i] >= 0)
+			close(io[i]);
+	if (r < 0) {
+		for (int i = 0; i < 3; i++)
+			if (keep[i] >= 0)
+				close(keep[i]);
+		return r;
+	}
+	pr->in = keep[0];
+	pr->out = keep[1];
+	pr->err = keep[2];
+	*out = pr;
+	return 0;
+}
+
+int osb_proc_stdin(const osb_proc *pr) { return pr ? pr->in : -1; }
+int osb_proc_stdout(const osb_proc *pr) { return pr ? pr->out : -1; }
+int osb_proc_stderr(const osb_proc *pr) { return pr ? pr->err : -1; }
+int osb_proc_fd(const osb_proc *pr) { return pr ? pr->chan : -1; }
+int osb_proc_pid(const osb_proc *pr) { return pr ? (int)pr->pid : -1; }
+
+int osb_proc_close_stdin(osb_proc *pr)
+{
+	if (!pr)
+		return -OSB_E_USAGE;
+	if (pr->in >= 0)
+		close(pr->in);
+	pr->in = -1;
+	return 0;
+}
+
+/* Take the exit report (or EOF) off the channel. Returns 0 when the proc is
+ * done, 1 when nothing was there yet. */
+static int read_exit(osb_proc *pr)
+{
+	struct session_exited x;
+	ssize_t n = recv(pr->chan, &x, sizeof(x), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 1;
+	if (n == (ssize_t)sizeof(x) && x.type == SESSION_EXITED) {
+		pr->st = (osb_status){
+			.exit_code = x.exit_code, .signal = x.sig, .timed_out = x.timed_out != 0,
+			.duration_ms = now_ms() - pr->start, .user_us = x.user_us, .sys_us = x.sys_us,
+			.max_rss_kib = x.max_rss_kib,
+		};
+	} else {
+		pr->lost = true;   /* EOF or garbage: the broker is gone */
+	}
+	pr->done = true;
+	proc_uncount(pr);
+	return 0;
+}
+
+int osb_proc_wait(osb_proc *pr, int timeout_ms, osb_status *st)
+{
+	uint64_t end = timeout_ms > 0 ? now_ms() + (uint64_t)timeout_ms : 0;
+
+	if (!pr)
+		return -OSB_E_USAGE;
+	while (!pr->done) {
+		struct pollfd p = { .fd = pr->chan, .events = POLLIN };
+		int left = timeout_ms < 0 ? -1 : 0;
+		int r;
+
+		if (timeout_ms > 0) {
+			uint64_t now = now_ms();
+
+			left = now >= end ? 0 : (int)(end - now);
+		}
+		r = poll(&p, 1, left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -OSB_E_IO;
+		if (r == 0)
+			return 1;
+		if (read_exit(pr) == 1 && left == 0)
+			return 1;
+	}
+	if (pr->lost)
+		return -OSB_E_SANDBOX;
+	if (st)
+		*st = pr->st;
+	return 0;
+}
+
+int osb_proc_kill(osb_proc *pr, int sig)
+{
+	struct session_kill k = { .type = SESSION_KILL, .sig = sig };
+
+	if (!pr || sig <= 0 || sig > 64)
+		return -OSB_E_USAGE;
+	/* After the exit the broker has closed its end: the send fails, which
+	 * is the "already finished" case. */
+	(void)send(pr->chan, &k, sizeof(k), MSG_NOSIGNAL | MSG_DONTWAIT);
+	return 0;
+}
+
+void osb_proc_free(osb_proc *pr)
+{
+	if (!pr)
+		return;
+	/* Closing the channel of a running command makes the broker kill it. */
+	if (pr->chan >= 0)
+		close(pr->chan);
+	if (pr->in >= 0)
+		close(pr->in);
+	if (pr->out >= 0)
+		close(pr->out);
+	if (pr->err >= 0)
+		close(pr->err);
+	proc_uncount(pr);
+	session_unref(pr->s);
+	free(pr);
+}
+
+/* ---- run: spawn, stream, capture, wait ------------------------------------------- */
+
+typedef struct collect {
+	int rd[2];
+	int sink[2];
+	capture cap[2];
+} collect;
+
+/* Read what is left in the pipes once the command has finished: until EOF
+ * or DRAIN_MS. */
+static int drain(collect *c)
+{
+	uint64_t end = now_ms() + DRAIN_MS;
+
+	while (c->rd[0] >= 0 || c->rd[1] >= 0) {
+		struct pollfd p[2];
+		int map[2], n = 0, r;
+		uint64_t now = now_ms();
+
+		if (now >= end)
+			return 0;
+		for (int i = 0; i < 2; i++)
+			if (c->rd[i] >= 0) {
+				p[n] = (struct pollfd){ .fd = c->rd[i], .events = POLLIN };
+				map[n++] = i;
+			}
+		r = poll(p, (nfds_t)n, (int)(end - now));
+		for (int i = 0; r > 0 && i < n; i++)
+			if (p[i].revents && stream_read(&c->rd[map[i]], c->sink[map[i]],
+			                                &c->cap[map[i]]) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Stream the output while the command runs; kill it when CANCEL_FD fires.
+ * Returns 0 with *ST filled, 1 when the session ended first, or -errno. */
+static int collect_run(osb_proc *pr, collect *c, int cancel_fd, osb_status *st)
+{
+	bool cancelled = false;
+
+	for (;;) {
+		struct pollfd p[4];
+		int map[4], n = 0, r;
+
+		for (int i = 0; i < 2; i++)
+			if (c->rd[i] >= 0) {
+				p[n] = (struct pollfd){ .fd = c->rd[i], .events = POLLIN };
+				map[n++] = i;
+			}
+		p[n] = (struct pollfd){ .fd = pr->chan, .events = POLLIN };
+		map[n++] = 2;
+		if (cancel_fd >= 0 && !cancelled) {
+			p[n] = (struct pollfd){ .fd = cancel_fd, .events = POLLIN };
+			map[n++] = 3;
+		}
+		r = poll(p, (nfds_t)n, -1);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		for (int i = 0; r > 0 && i < n; i++) {
+			if (!p[i].revents)
+				continue;
+			if (map[i] < 2) {
+				if (stream_read(&c->rd[map[i]], c->sink[map[i]], &c->cap[map[i]]) < 0) {
+					osb_proc_kill(pr, SIGKILL);
+					return -ENOMEM;
+				}
+			} else if (map[i] == 3) {
+				osb_proc_kill(pr, SIGKILL);
+				cancelled = true;
+			} else if ((r = osb_proc_wait(pr, 0, st)) != 1) {
+				return r < 0 ? 1 : drain(c);
+			}
+		}
+	}
+}
+
+static void run_fill(osb_result *res, const osb_status *st)
+{
+	res->ran = true;
+	res->timed_out = st->timed_out != 0;
+	res->signal = st->signal;
+	res->exit_code = st->signal ? -1 : st->exit_code;
+}
+
+/* Spawn with pipes for stdout and stderr, then stream and wait. */
+static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *res)
+{
+	_cleanup_close_ int devnull = -1;
+	int wr[2] = { -1, -1 }, io[3], r;
+	osb_proc *pr = NULL;
+	osb_status st;
+
+	for (int i = 0; i < 2; i++) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			r = osb_err_set(&res->error, OSB_E_IO, errno, "spawn", "pipe: %s", strerror(errno));
+			goto out;
+		}
+		c->rd[i] = p[0];
+		wr[i] = p[1];
+		fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	}
+	if (e->stdin_fd < 0 && (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		r = osb_err_set(&res->error, OSB_E_IO, errno, "spawn", "/dev/null: %s", strerror(errno));
+		goto out;
+	}
+	io[0] = e->stdin_fd >= 0 ? e->stdin_fd : devnull;
+	io[1] = wr[0];
+	io[2] = wr[1];
+	r = proc_start(s, e, io, &pr, &res->error);
+	for (int i = 0; i < 2; i++) {
+		close(wr[i]);
+		wr[i] = -1;
+	}
+	if (r < 0)
+		goto out;
+	r = collect_run(pr, c, e->cancel_fd, &st);
+	if (r == 1)
+		r = osb_err_set(&res->error, OSB_E_SANDBOX, 0, "session",
+		                "the session ended before the command's status was known");
+	else if (r < 0)
+		r = osb_err_set(&res->error, r == -ENOMEM ? OSB_E_NOMEM : OSB_E_IO, -r, "session",
+		                "supervising the command failed: %s", strerror(-r));
+	else
+		run_fill(res, &st);
+out:
+	for (int i = 0; i < 2; i++)
+		if (wr[i] >= 0)
+			close(wr[i]);
+	osb_proc_free(pr);
+	return r;
+}
+
+int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_error *err)
+{
+	collect c = { .rd = { -1, -1 }, .sink = { -1, -1 } };
+	uint64_t start = now_ms(), lim;
+	osb_result *res;
+	int r;
+
+	osb_err_clear(err);
+	if (out)
+		*out = NULL;
+	res = result_new();
+	if (!res)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
+	capture_init(&c.cap[0], 0);
+	capture_init(&c.cap[1], 0);
+	if (!s || !e) {
+		r = osb_err_set(&res->error, OSB_E_USAGE, EINVAL, "usage",
+		                "osb_session_run needs a session and an exec");
+		goto done;
+	}
+	if (e->stdin_pipe) {
+		r = osb_err_set(&res->error, OSB_E_USAGE, EINVAL, "usage",
+		                "osb_exec_set_stdin_pipe needs osb_session_spawn, which returns the "
+		                "pipe; give osb_session_run an fd with osb_exec_set_stdin_fd");
+		goto done;
+	}
+	memcpy(res->policy_hash, s->policy_hash, sizeof(res->policy_hash));
+	res->mode = strdup(s->mode);
+	lim = exec_output_limit(s->output_limit, e);
+	capture_init(&c.cap[0], e->capture ? lim : 0);
+	capture_init(&c.cap[1], e->capture ? lim : 0);
+	c.sink[0] = e->stdout_fd;
+	c.sink[1] = e->stderr_fd;
+	r = run_exec(s, e, &c, res);
+	if (output_take(c.cap, e->capture, res) < 0)
+		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
+done:
+	for (int i = 0; i < 2; i++) {
+		if (c.rd[i] >= 0)
+			close(c.rd[i]);
+		capture_free(&c.cap[i]);
+	}
+	res->duration_ms = now_ms() - start;
+	if (r < 0)
+		res->has_error = true;
+	if (res->has_error) {
+		if (err)
+			*err = res->error;
+		r = -(res->error.code ? res->error.code : OSB_E_INTERNAL);
+	}
+	if (out)
+		*out = res;
+	else
+		osb_result_free(res);
+	return r;
+}
+
+/* ---- teardown --------------------------------------------------------------------- */
+
+/* With the lock held. Closing the socket alone would let the broker kill its
+ * commands and exit; SIGKILL to pid 1 does not depend on it. */
+static void session_teardown(osb_session *s)
+{
+	s->destroyed = true;
+	if (s->sock >= 0)
+		close(s->sock);
+	s->sock = -1;
+	sandbox_stop(s->sb);
+}
+
+int osb_session_destroy(osb_session *s, osb_error *err)
+{
+	int r = 0;
+
+	osb_err_clear(err);
+	if (!s)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_destroy needs a session");
+	pthread_mutex_lock(&s->lock);
+	if (s->destroyed)
+		r = osb_err_set(err, OSB_E_USAGE, 0, "session",
+		                "osb_session_destroy: the session was already destroyed");
+	else
+		session_teardown(s);
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+void osb_session_free(osb_session *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (!s->destroyed)
+		session_teardown(s);
+	pthread_mutex_unlock(&s->lock);
+	session_unref(s);
+}

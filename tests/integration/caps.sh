@@ -1,0 +1,329 @@
+#!/bin/bash
+# caps.sh — `osb-isolate capabilities` end to end, on the real host and with
+# each failure simulated: bwrap missing (OSB_ISOLATE_BWRAP, then PATH), a
+# bwrap whose --help lacks --bind-fd (tests/integration/bwrap-no-bind-fd),
+# user namespaces refused by a seccomp filter (tests/integration/nouserns),
+# running nested inside an `osb-isolate run` sandbox, and not being root.
+# For each: the item's status, reason and remedy, exactly, in both the table
+# and the JSON; the JSON valid against docs/capabilities.schema.json; and
+# `osb-isolate run` refusing with 125 and the same words (or, where a mode
+# still works, running). Needs root (it also runs as osb-test).
+set -uo pipefail
+. "$OSB_SRCDIR/tests/integration/lib.sh"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "FAIL: caps.sh needs root (it also drops to $TEST_USER); run 'make check' as root" >&2
+	exit 1
+fi
+ensure_test_user
+for f in tests/integration/nouserns tests/escape/dump-filter; do
+	[ -x "$OSB_BUILDDIR/$f" ] || die "$OSB_BUILDDIR/$f is missing: build first (make check builds it)"
+done
+python3 -c 'import jsonschema' 2>/dev/null ||
+	die "python3-jsonschema is missing (tools/install-deps.sh installs it)"
+
+stage=$(stage_artifacts)
+trap 'rm -rf "$stage"' EXIT
+cp "$OSB_BUILDDIR/tests/integration/nouserns" "$OSB_SRCDIR/tests/integration/bwrap-no-bind-fd" \
+	"$stage/bin/"
+cp "$OSB_SRCDIR/docs/capabilities.schema.json" "$stage/"
+printf 'osb-policy 1\ninclude strict\nidentity userns\n' >"$stage/policy/userns-only.policy"
+printf 'osb-policy 1\ninclude strict\nwrite-root /srv/osb-jobs\nwrite-root /data\n' \
+	>"$stage/policy/with-roots.policy"
+chmod -R a+rX "$stage"
+OSB=$stage/bin/osb-isolate
+export OSB_ISOLATE_INIT="$stage/bin/osb-isolate-init" OSB_ISOLATE_POLICY_DIR="$stage/policy"
+TEST_UID=$(id -u "$TEST_USER")
+BASE_ENV=(PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=/nonexistent
+	OSB_ISOLATE_INIT="$OSB_ISOLATE_INIT" OSB_ISOLATE_POLICY_DIR="$OSB_ISOLATE_POLICY_DIR")
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+not_ok() {
+	fail=$((fail + 1))
+	echo "not ok - $1"
+	shift
+	for l in "$@"; do echo "#   $l"; done
+}
+expect_eq() { # name expected actual
+	if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected: $(printf %q "$2")" "actual:   $(printf %q "$3")"; fi
+}
+
+# A workspace owned by WHO (a user name or uid:gid), as the current directory.
+new_ws() {
+	WS=$(mktemp -d "$stage/work/ws.XXXXXX")
+	chmod 755 "$WS"
+	chown "$1" "$WS"
+	cd "$WS" || exit 99
+}
+
+# Run "$@" as root or as the test user, with a small fixed environment plus
+# the VAR=VALUE words in EXTRA_ENV.
+EXTRA_ENV=()
+as_root() { env -i "${BASE_ENV[@]}" "${EXTRA_ENV[@]}" "$@"; }
+as_user() {
+	setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
+		env -i "${BASE_ENV[@]}" "${EXTRA_ENV[@]}" "$@"
+}
+
+# Probe once as RUNNER (as_root/as_user, optionally through a wrapper):
+# TABLE, JSON and RC hold the results, J the parsed items (load_json).
+probe() {
+	local runner=("$@")
+	TABLE=$("${runner[@]}" "$OSB" capabilities 2>&1)
+	RC=$?
+	JSON=$("${runner[@]}" "$OSB" capabilities --json 2>&1)
+	load_json
+}
+
+# One python run per probe: validate against the schema and flatten the
+# items into J[id:field] (remedy "null" when there is none).
+declare -A J
+load_json() {
+	local out
+	J=()
+	out=$(printf '%s' "$JSON" | python3 -c 'import json,sys,shlex,jsonschema
+s=json.load(open(sys.argv[1]))
+try:
+    d=json.loads(sys.stdin.read())
+    jsonschema.Draft7Validator.check_schema(s)
+    jsonschema.Draft7Validator(s).validate(d)
+    print("J[schema]=ok")
+except Exception as e:
+    print("J[schema]=" + shlex.quote(str(e).splitlines()[0][:300])); sys.exit(0)
+for i in d["items"]:
+    for k in ("status", "reason", "remedy"):
+        v = i[k] if i[k] is not None else "null"
+        print("J[%s:%s]=%s" % (i["id"], k, shlex.quote(v)))' "$stage/capabilities.schema.json" 2>&1)
+	eval "$out"
+}
+
+json() { # python expression over d (the JSON object)
+	printf '%s' "$JSON" | python3 -c 'import json,sys
+d=json.load(sys.stdin)
+v=eval(sys.argv[1])
+print(v if isinstance(v,str) else json.dumps(v), end="")' "$1"
+}
+
+check_schema() { # name
+	if [ "${J[schema]:-}" = ok ]; then
+		ok "$1: the JSON validates against the schema"
+	else
+		not_ok "$1: the JSON validates against the schema" "${J[schema]:-no result}" "${JSON:0:300}"
+	fi
+}
+
+# The item ID must read STATUS / REASON / REMEDY ("" for none) in the JSON
+# and in the table.
+check_item() { # name id status reason remedy
+	local name=$1 id=$2 status=$3 reason=$4 remedy=$5 row
+	expect_eq "$name: JSON $id status" "$status" "${J[$id:status]:-}"
+	expect_eq "$name: JSON $id reason" "$reason" "${J[$id:reason]:-}"
+	expect_eq "$name: JSON $id remedy" "${remedy:-null}" "${J[$id:remedy]:-}"
+	row=$(printf '%-12s %-21s %s' "$status" "$id" "$reason")
+	if [ -n "$remedy" ]; then
+		row+=$'\n'$(printf '%-34s remedy: %s' "" "$remedy")
+	fi
+	case "$TABLE" in
+	*"$row"*) ok "$name: table row for $id" ;;
+	*) not_ok "$name: table row for $id" "wanted: $row" "table:" "$TABLE" ;;
+	esac
+}
+
+# `run` must refuse with 125 and the item's own words.
+check_refusal() { # name id status reason remedy runner...
+	local name=$1 id=$2 status=$3 reason=$4 remedy=$5 err rc
+	shift 5
+	err=$("$@" "$OSB" run -- true 2>&1 >/dev/null)
+	rc=$?
+	expect_eq "$name: run refuses with 125" 125 "$rc"
+	expect_eq "$name: run names $id, its reason and remedy" \
+		"osb-isolate: probe: $id $status: $reason; remedy: $remedy" "$err"
+}
+
+INSTALL="install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) or set OSB_ISOLATE_BWRAP to its path"
+USERNS_SECCOMP="a seccomp filter on this process (1 filter: an enclosing sandbox or a container's seccomp profile) refuses unshare(CLONE_NEWUSER): Operation not permitted"
+USERNS_SECCOMP_FIX="run osb-isolate outside the enclosing sandbox, or allow user namespaces in the container's seccomp profile (Docker: --security-opt seccomp=PROFILE); as root, identity root needs none"
+NESTED_FIX="this runs inside another sandbox or container, whose restrictions stay in force and may refuse namespaces; for full isolation run osb-isolate outside it"
+NOT_ROOT_FIX="identity root is for a daemon that runs as root (for example in a container where user namespaces are blocked); as this user, use identity userns"
+
+# ---- the host as it is ---------------------------------------------------------
+
+t_host_root() {
+	local n="host as root" id
+	new_ws root
+	EXTRA_ENV=()
+	probe as_root
+	check_schema "$n"
+	expect_eq "$n: exit 0" 0 "$RC"
+	for id in bwrap bwrap_options bwrap_bind_fd bwrap_disable_userns user_namespace \
+		net_namespace pid_namespace seccomp nested root; do
+		expect_eq "$n: $id ok" ok "${J[$id:status]:-}"
+	done
+	check_item "$n" user_namespace ok \
+		"bwrap created a user namespace and wrote its uid/gid map (uid 1000 inside)" ""
+	check_item "$n" nested ok "not nested: no seccomp filter, the initial user namespace" ""
+	expect_eq "$n: compat fields" \
+		'true bubblewrap 0.8.0 ["userns", "root"] ["balanced", "strict", "userns-only", "with-roots"] false' \
+		"$(json "' '.join(json.dumps(x) if not isinstance(x,str) else x for x in [d['available'], d['isolator'], d['version'], d['modes'], d['profiles'], d['share_net_overridable']])")"
+	expect_eq "$n: seccomp_profile_sha256 is the hash of the filter a run loads" \
+		"$("$stage/bin/dump-filter" | sha256sum | cut -d' ' -f1)" "$(json "d['seccomp_profile_sha256']")"
+	expect_eq "$n: the declared write roots of the policies" '["/data", "/srv/osb-jobs"]' \
+		"$(json "d['allowed_extra_writable_prefixes']")"
+	expect_eq "$n: userns mode runs every policy" '["balanced", "strict", "userns-only", "with-roots"]' \
+		"$(json "d['summary']['userns']['profiles']")"
+	expect_eq "$n: userns-only cannot run in root mode" '["balanced", "strict", "with-roots"]' \
+		"$(json "d['summary']['root']['profiles']")"
+	case "$TABLE" in
+	*$'\nmode userns usable; runs balanced, strict, userns-only, with-roots\nmode root   usable; runs balanced, strict, with-roots\n'*)
+		ok "$n: table summary of modes" ;;
+	*) not_ok "$n: table summary of modes" "$TABLE" ;;
+	esac
+}
+
+t_not_root() {
+	local n="not root ($TEST_USER)"
+	new_ws "$TEST_USER"
+	EXTRA_ENV=()
+	probe as_user
+	check_schema "$n"
+	expect_eq "$n: exit 0 (userns works)" 0 "$RC"
+	check_item "$n" root unavailable "running as uid $TEST_UID, not root (capabilities: none)" \
+		"$NOT_ROOT_FIX"
+	expect_eq "$n: modes" '["userns"]' "$(json "d['modes']")"
+	expect_eq "$n: root mode blocked by the root item" "root" "$(json "d['summary']['root']['blocked_by']")"
+	expect_eq "$n: run works in userns mode (no refusal)" "1000" "$(as_user "$OSB" run -- id -u 2>&1)"
+}
+
+# ---- bwrap missing or lacking --bind-fd ---------------------------------------------
+
+t_no_bwrap() {
+	local n="OSB_ISOLATE_BWRAP=/nonexistent" reason="OSB_ISOLATE_BWRAP=/nonexistent is not executable: No such file or directory"
+	new_ws root
+	EXTRA_ENV=(OSB_ISOLATE_BWRAP=/nonexistent)
+	probe as_root
+	check_schema "$n"
+	expect_eq "$n: exit 1 (nothing can run)" 1 "$RC"
+	check_item "$n" bwrap unavailable "$reason" "$INSTALL"
+	expect_eq "$n: available, version, modes" 'false null []' \
+		"$(json "' '.join(json.dumps(x) for x in [d['available'], d['version'], d['modes']])")"
+	check_refusal "$n" bwrap unavailable "$reason" "$INSTALL" as_root
+	EXTRA_ENV=()
+}
+
+t_bwrap_not_on_path() {
+	local n="bwrap not on PATH" reason="bwrap is not on PATH (/nonexistent/bin)"
+	new_ws root
+	EXTRA_ENV=(PATH=/nonexistent/bin)
+	probe as_root
+	check_schema "$n"
+	check_item "$n" bwrap unavailable "$reason" "$INSTALL"
+	check_refusal "$n" bwrap unavailable "$reason" "$INSTALL" as_root
+	EXTRA_ENV=()
+}
+
+t_no_bind_fd() {
+	local n="bwrap without --bind-fd"
+	local reason="bwrap --help lacks --bind-fd and --ro-bind-fd: paths cannot be bound by their verified fd, and binding by name is refused"
+	local remedy="install bubblewrap 0.10 or later, or Debian 12's 0.8.0-2+deb12u1, which backports --bind-fd"
+	new_ws root
+	EXTRA_ENV=(OSB_ISOLATE_BWRAP="$stage/bin/bwrap-no-bind-fd")
+	probe as_root
+	check_schema "$n"
+	expect_eq "$n: exit 1" 1 "$RC"
+	check_item "$n" bwrap ok "$stage/bin/bwrap-no-bind-fd: bubblewrap 0.8.0, not setuid" ""
+	check_item "$n" bwrap_bind_fd unavailable "$reason" "$remedy"
+	expect_eq "$n: --bind-fd reported absent" false "$(json "d['bwrap']['options']['--bind-fd']")"
+	expect_eq "$n: no mode" '[]' "$(json "d['modes']")"
+	check_refusal "$n" bwrap_bind_fd unavailable "$reason" "$remedy" as_root
+	EXTRA_ENV=()
+}
+
+# ---- user namespaces blocked ------------------------------------------------------
+
+t_nouserns_root() {
+	local n="user namespaces blocked, as root"
+	new_ws 1000:1000
+	EXTRA_ENV=()
+	probe as_root "$stage/bin/nouserns"
+	check_schema "$n"
+	expect_eq "$n: exit 0 (root mode works)" 0 "$RC"
+	check_item "$n" user_namespace unavailable "$USERNS_SECCOMP" "$USERNS_SECCOMP_FIX"
+	check_item "$n" nested degraded "already confined: 1 seccomp filter" "$NESTED_FIX"
+	check_item "$n" net_namespace ok \
+		"bwrap created a network namespace with loopback up (as root, without a user namespace)" ""
+	expect_eq "$n: only root mode" '["root"]' "$(json "d['modes']")"
+	expect_eq "$n: seccomp named as the blocker" 'seccomp' \
+		"$(json "[b['name'] for b in d['blockers'] if b['blocking']][0]")"
+	expect_eq "$n: run falls back to root mode" "1000" \
+		"$(as_root "$stage/bin/nouserns" "$OSB" run -- id -u 2>&1)"
+	local err rc
+	err=$(as_root "$stage/bin/nouserns" "$OSB" run --policy userns-only -- true 2>&1 >/dev/null)
+	rc=$?
+	expect_eq "$n: identity userns refused with 125" 125 "$rc"
+	expect_eq "$n: identity userns refusal names user_namespace" \
+		"osb-isolate: probe: user_namespace unavailable: $USERNS_SECCOMP; remedy: $USERNS_SECCOMP_FIX" "$err"
+}
+
+t_nouserns_user() {
+	local n="user namespaces blocked, as $TEST_USER"
+	new_ws "$TEST_USER"
+	EXTRA_ENV=()
+	probe as_user "$stage/bin/nouserns"
+	check_schema "$n"
+	expect_eq "$n: exit 1 (no mode)" 1 "$RC"
+	check_item "$n" user_namespace unavailable "$USERNS_SECCOMP" "$USERNS_SECCOMP_FIX"
+	check_item "$n" nested degraded "already confined: 1 seccomp filter, no_new_privs set" "$NESTED_FIX"
+	check_item "$n" root unavailable "running as uid $TEST_UID, not root (capabilities: none)" "$NOT_ROOT_FIX"
+	expect_eq "$n: available false" false "$(json "d['available']")"
+	check_refusal "$n" user_namespace unavailable "$USERNS_SECCOMP" "$USERNS_SECCOMP_FIX" \
+		as_user "$stage/bin/nouserns"
+}
+
+# ---- nested inside an osb-isolate sandbox ------------------------------------------------
+
+# WHO (as_root/as_user) runs the CLI inside `osb-isolate run --policy
+# balanced` (which passes the environment through); the programs are copied
+# into the workspace, the only host directory under /tmp the sandbox sees.
+# Inside, uid 1000 maps to uid 0 of the intermediate namespace bwrap makes
+# for --disable-userns, whoever runs it.
+t_nested() {
+	local who=$1 owner=$2 n="nested in an osb-isolate sandbox ($2)"
+	new_ws "$owner"
+	mkdir "$WS/bin"
+	cp "$OSB" "$OSB_ISOLATE_INIT" "$WS/bin/"
+	cp -r "$stage/policy" "$WS/"
+	chown -R "$owner" "$WS/bin" "$WS/policy"
+	local inner=(OSB_ISOLATE_INIT="$WS/bin/osb-isolate-init" OSB_ISOLATE_POLICY_DIR="$WS/policy")
+	EXTRA_ENV=()
+	TABLE=$("$who" "$OSB" run --policy balanced -- env "${inner[@]}" "$WS/bin/osb-isolate" capabilities 2>&1)
+	RC=$?
+	JSON=$("$who" "$OSB" run --policy balanced -- env "${inner[@]}" "$WS/bin/osb-isolate" capabilities --json 2>&1)
+	load_json
+	check_schema "$n"
+	expect_eq "$n: exit 1 (no mode inside)" 1 "$RC"
+	check_item "$n" user_namespace unavailable "$USERNS_SECCOMP" "$USERNS_SECCOMP_FIX"
+	check_item "$n" nested degraded \
+		"already confined: 1 seccomp filter, no_new_privs set, in a user namespace (uid_map: 1000 0 1)" \
+		"$NESTED_FIX"
+	check_item "$n" root unavailable "running as uid 1000, not root (capabilities: none)" "$NOT_ROOT_FIX"
+	local err rc
+	err=$("$who" "$OSB" run --policy balanced -- env "${inner[@]}" "$WS/bin/osb-isolate" run -- true 2>&1 >/dev/null)
+	rc=$?
+	expect_eq "$n: inner run refuses with 125" 125 "$rc"
+	expect_eq "$n: inner run names user_namespace, its reason and remedy" \
+		"osb-isolate: probe: user_namespace unavailable: $USERNS_SECCOMP; remedy: $USERNS_SECCOMP_FIX" "$err"
+}
+
+echo "# capabilities probe"
+t_host_root
+t_not_root
+t_no_bwrap
+t_bwrap_not_on_path
+t_no_bind_fd
+t_nouserns_root
+t_nouserns_user
+t_nested as_root root
+t_nested as_user "$TEST_USER"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

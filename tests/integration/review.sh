@@ -1,0 +1,432 @@
+#!/bin/bash
+# review.sh — the reviewer commands end to end, through the CLI: explain
+# (text and JSON) against golden files for the shipped policies, hash
+# stability and sensitivity, a table of lint cases, the shipped policies
+# clean or waived, audit monotonicity and thresholds, check's position and
+# code for every malformed input class, diff, explain --host, usage errors.
+#
+# The golden files live in tests/golden/. This script only compares them; to
+# regenerate them after an intended change of the output, run
+#   make update-golden
+# (which runs this script with --update-golden) and review the diff.
+set -uo pipefail
+
+: "${OSB_BUILDDIR:?OSB_BUILDDIR must point at the build tree (make check sets it)}"
+: "${OSB_SRCDIR:?OSB_SRCDIR must point at the source tree (make check sets it)}"
+OSB=${OSB_ISOLATE_BIN:-$OSB_BUILDDIR/helper/osb-isolate}
+export OSB_ISOLATE_INIT=${OSB_ISOLATE_INIT:-$OSB_BUILDDIR/helper/osb-isolate-init}
+export OSB_ISOLATE_POLICY_DIR=$OSB_SRCDIR/policy
+GOLDEN=$OSB_SRCDIR/tests/golden
+update=0
+[ "${1:-}" = --update-golden ] && update=1
+
+[ -x "$OSB" ] || { echo "review.sh: no osb-isolate at $OSB (build first)" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/osb-review.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $1"; }
+
+# run CMD...: stdout to $tmp/out, stderr to $tmp/err, status in $rc.
+run() { rc=0; "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?; }
+
+# expect NAME WANT_RC WANT_STDOUT -- CMD...
+expect() {
+	local name=$1 want_rc=$2 want=$3
+	shift 4
+	run "$@"
+	printf '%s' "$want" >"$tmp/want"
+	if [ "$rc" = "$want_rc" ] && cmp -s "$tmp/want" "$tmp/out"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		echo "#   exit: want $want_rc, got $rc"
+		diff -u "$tmp/want" "$tmp/out" | sed 's/^/#   /' | head -n 20
+		sed 's/^/#   stderr: /' "$tmp/err" | head -n 5
+	fi
+}
+
+# expect_rc NAME WANT_RC -- CMD...
+expect_rc() {
+	local name=$1 want_rc=$2
+	shift 3
+	run "$@"
+	if [ "$rc" = "$want_rc" ]; then ok "$name"; else
+		not_ok "$name"
+		echo "#   exit: want $want_rc, got $rc"
+		sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -n 10
+	fi
+}
+
+# golden FILE -- CMD...: stdout (exit 0 or 1) equals tests/golden/FILE.
+golden() {
+	local file=$1
+	shift 2
+	run "$@"
+	if [ "$update" = 1 ]; then
+		cp "$tmp/out" "$GOLDEN/$file" && echo "updated tests/golden/$file"
+		return
+	fi
+	if [ "$rc" -le 1 ] && cmp -s "$GOLDEN/$file" "$tmp/out"; then
+		ok "golden $file"
+	else
+		not_ok "golden $file (exit $rc; regenerate with 'make update-golden' if intended)"
+		diff -u "$GOLDEN/$file" "$tmp/out" | sed 's/^/#   /' | head -n 30
+	fi
+}
+
+# ---- golden files: explain, audit, diff of the shipped policies --------------
+# Run from the source tree so that origins read policy/NAME.policy.
+cd "$OSB_SRCDIR" || exit 1
+for pol in strict balanced; do
+	golden "explain-$pol.txt" -- "$OSB" explain "policy/$pol.policy"
+	golden "explain-$pol.json" -- "$OSB" explain --json "policy/$pol.policy"
+	golden "audit-$pol.txt" -- "$OSB" audit "policy/$pol.policy"
+done
+golden diff-strict-balanced.txt -- "$OSB" diff policy/strict.policy policy/balanced.policy
+if [ "$update" = 1 ]; then
+	exit 0
+fi
+cd "$tmp" || exit 1
+
+# ---- hash: stable under layout, sensitive to meaning -------------------------
+cat >base.policy <<'EOF'
+osb-policy 1
+root host-ro
+tmpfs /tmp
+tmpfs /run
+dev /dev
+proc /proc
+workspace rw
+network none
+env clear
+env pass PATH LANG
+env deny *_TOKEN AWS_*
+env set HOME=${WORKSPACE}
+user sandbox 1000 1000
+hostname sandbox
+limit wall 600s
+limit output 1MiB
+EOF
+# Reformatted: comments, blank lines, tabs, runs of blanks, equivalent units.
+cat >reformatted.policy <<'EOF'
+# a reviewer's copy
+osb-policy	1
+
+root   host-ro     # the host, read-only
+tmpfs /tmp
+	tmpfs /run
+dev /dev
+proc /proc
+workspace rw
+network none
+env clear
+env pass PATH   LANG
+env deny *_TOKEN AWS_*
+env set HOME=${WORKSPACE}
+user sandbox 1000 1000
+hostname sandbox
+limit wall 10m
+limit output 1024KiB
+EOF
+# Reordered: directives in another order, list entries split and repeated.
+cat >reordered.policy <<'EOF'
+osb-policy 1
+limit output 1MiB
+env deny AWS_*
+env pass LANG
+hostname sandbox
+proc /proc
+dev /dev
+tmpfs /run
+tmpfs /tmp
+env set HOME=${WORKSPACE}
+user sandbox 1000 1000
+env pass PATH LANG
+env deny *_TOKEN
+network none
+workspace rw
+root host-ro
+limit wall 600s
+env clear
+EOF
+# Split into an include: the includer keeps the scalars.
+cat >split-base.policy <<'EOF'
+osb-policy 1
+tmpfs /tmp
+tmpfs /run
+dev /dev
+proc /proc
+env pass PATH LANG
+env deny *_TOKEN AWS_*
+limit output 1MiB
+EOF
+cat >split.policy <<'EOF'
+osb-policy 1
+include split-base
+root host-ro
+workspace rw
+network none
+env clear
+env set HOME=${WORKSPACE}
+user sandbox 1000 1000
+hostname sandbox
+limit wall 600s
+EOF
+run "$OSB" hash ./base.policy
+base_hash=$(cat "$tmp/out")
+if [[ $rc = 0 && $base_hash =~ ^sha256:[0-9a-f]{64}$ ]]; then ok "hash prints sha256:HEX"; else not_ok "hash prints sha256:HEX ($rc: $base_hash)"; fi
+for v in reformatted reordered split; do
+	expect "hash unchanged: $v" 0 "$base_hash"$'\n' -- "$OSB" hash "./$v.policy"
+done
+
+# Each semantic change: one line edited (sed expression) or one line added.
+changes=(
+	's/^root host-ro/root none/'
+	's/^network none/network host/'
+	's/^env clear/env inherit/'
+	's/^workspace rw/workspace ro/'
+	's|^tmpfs /tmp|hide /tmp|'
+	's|^dev /dev|tmpfs /dev|'
+	's/^env pass PATH LANG/env pass PATH/'
+	's/^env deny \*_TOKEN AWS_\*/env deny *_TOKEN/'
+	's/^env set HOME=.*/env set HOME=\/home\/sandbox/'
+	's/^user sandbox 1000 1000/user sandbox 1001 1000/'
+	's/^user sandbox 1000 1000/user sandbox 1000 1001/'
+	's/^user sandbox 1000 1000/user worker 1000 1000/'
+	's/^hostname sandbox/hostname box/'
+	's/^limit wall 600s/limit wall 601s/'
+	's/^limit output 1MiB/limit output 2MiB/'
+	'$a ro-bind /usr'
+	'$a limit nofile 64'
+	'$a identity userns'
+	'$a env set LANG=C'
+)
+declare -A seen=([$base_hash]=base)
+for i in "${!changes[@]}"; do
+	sed -e "${changes[$i]}" base.policy >"change$i.policy"
+	if cmp -s base.policy "change$i.policy"; then not_ok "change $i edits nothing: ${changes[$i]}"; continue; fi
+	run "$OSB" hash "./change$i.policy"
+	h=$(cat "$tmp/out")
+	if [ "$rc" != 0 ]; then
+		not_ok "hash of change '${changes[$i]}' (exit $rc: $(cat "$tmp/err"))"
+	elif [ -n "${seen[$h]:-}" ]; then
+		not_ok "hash changes with '${changes[$i]}' (same as ${seen[$h]})"
+	else
+		seen[$h]="'${changes[$i]}'"
+		ok "hash changes with '${changes[$i]}'"
+	fi
+done
+
+# ---- lint: each risky grant flagged with its code -----------------------------
+SAFE='osb-policy 1
+root host-ro
+tmpfs /tmp
+tmpfs /run
+dev /dev
+proc /proc
+workspace rw
+env pass PATH
+env deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_*
+env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG
+limit wall 10m'
+printf '%s\n' "$SAFE" >safe.policy
+expect "lint: safe policy has no findings" 0 "./safe.policy: 0 findings, 0 waived"$'\n' -- "$OSB" lint ./safe.policy
+expect "check: safe policy is clean" 0 "" -- "$OSB" check --strict ./safe.policy
+
+# lint_case NAME CODE EXTRA_LINES: SAFE plus the lines is flagged with CODE
+# (as a warning, exit 1) on the first added line.
+lint_case() {
+	local name=$1 code=$2 extra=$3 line
+	printf '%s\n%s\n' "$SAFE" "$extra" >"case.policy"
+	line=$(($(printf '%s\n' "$SAFE" | wc -l) + 1))
+	run "$OSB" check ./case.policy
+	if [ "$rc" = 0 ] && grep -q "^./case.policy:$line:1: warning: .* \[$code\]\$" "$tmp/out"; then
+		ok "lint $code: $name"
+	else
+		not_ok "lint $code: $name (check exit $rc)"
+		sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -n 5
+	fi
+	run "$OSB" lint ./case.policy
+	if [ "$rc" = 1 ] && grep -q "^./case.policy:$line:1: warning: .* \[$code " "$tmp/out"; then
+		ok "lint $code: $name: lint exits 1"
+	else
+		not_ok "lint $code: $name: lint exits 1 (got $rc)"
+	fi
+}
+lint_case "docker socket bound" W106 "ro-bind /var/run/docker.sock"
+lint_case "containerd directory bound" W106 "ro-bind /run/containerd"
+lint_case "host network" W107 "network host"
+lint_case "X11 sockets of the host /tmp" W108 "ro-bind /tmp/.X11-unix"
+lint_case "token passed" W112 "env pass NPM_CONFIG_TOKEN2"
+lint_case "secret in the policy" W113 "env set DB_PASSWORD=hunter2"
+printf '%s\n' "$SAFE" | sed 's/^limit wall 10m/limit wall unlimited/' >nowall.policy
+printf 'osb-policy 1\nproc /proc\nlimit wall 1m\nenv inherit\nenv deny *_TOKEN\n' >inherit.policy
+expect "lint W111: inherit passes secrets the deny list misses" 0 "./inherit.policy:4:1: warning: \"env inherit\" passes credential-shaped variables no env deny pattern removes (OPENAI_API_KEY, ANTHROPIC_API_KEY, STRIPE_SECRET_KEY, AWS_ACCESS_KEY_ID, ...) [W111]"$'\n' \
+	-- "$OSB" check ./inherit.policy
+expect "lint W114: wall unlimited" 0 "./nowall.policy:11:1: warning: \"limit wall unlimited\": commands may run forever [W114]"$'\n' \
+	-- "$OSB" check ./nowall.policy
+expect_rc "check --strict exits 1 on warnings" 1 -- "$OSB" check --strict ./nowall.policy
+printf '%s\nuser root 0 0\n' "$SAFE" >uid0.policy
+expect "lint E101: uid 0 is an error" 2 "./uid0.policy:12:1: error: \"user root 0 0\" runs user code as uid 0 [E101]"$'\n' \
+	-- "$OSB" check ./uid0.policy
+printf 'osb-policy 1\nlimit wall 1m\n' >noproc.policy
+expect "lint E102: no /proc is an error" 2 "./noproc.policy:1:1: error: the policy mounts no /proc (\"proc /proc\" is missing) [E102]"$'\n' \
+	-- "$OSB" check ./noproc.policy
+printf '%s\n' "$SAFE" | sed 's/^root host-ro/root none/' >narrow.policy
+printf 'osb-policy 1\ninclude narrow\nroot host-ro\n' >widen.policy
+expect "lint W115: include widened" 0 "./widen.policy:3:1: warning: \"root host-ro\" widens \"root none\" of the included ./narrow.policy:2 [W115]"$'\n' \
+	-- "$OSB" check ./widen.policy
+printf '%s\n# osb-lint: waive W107 -- talks to the package registry\nnetwork host\n' "$SAFE" >waived.policy
+expect "lint: waived finding listed, exit 0" 0 "./waived.policy:13:1: waived: \"network host\" shares the host's network namespace [W107 network-host]
+    waiver at line 12: talks to the package registry
+./waived.policy: 1 finding, 1 waived
+" -- "$OSB" lint ./waived.policy
+expect "check: waived finding silent" 0 "" -- "$OSB" check --strict ./waived.policy
+
+# ---- the shipped policies: check and lint clean, or waived with a reason -------
+cd "$OSB_SRCDIR" || exit 1
+for pol in strict balanced; do
+	expect "check --strict policy/$pol.policy" 0 "" -- "$OSB" check --strict "policy/$pol.policy"
+	run "$OSB" lint "policy/$pol.policy"
+	unwaived=$(grep -c ': warning: \|: error: ' "$tmp/out")
+	reasons=$(grep -c '^    waiver at line [0-9]*: ..........' "$tmp/out")
+	waived=$(grep -c ': waived: ' "$tmp/out")
+	if [ "$rc" = 0 ] && [ "$unwaived" = 0 ] && [ "$reasons" = "$waived" ]; then
+		ok "lint policy/$pol.policy: no finding without a waiver ($waived waived, each with a reason)"
+	else
+		not_ok "lint policy/$pol.policy: exit $rc, $unwaived without a waiver"
+		sed 's/^/#   /' "$tmp/out" | head -n 20
+	fi
+done
+expect "lint policy/strict.policy finds nothing" 0 "policy/strict.policy: 0 findings, 0 waived"$'\n' \
+	-- "$OSB" lint policy/strict.policy
+cd "$tmp" || exit 1
+
+# ---- audit: monotonic in the grants, threshold exit codes ----------------------
+score() { "$OSB" audit --json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])'; }
+printf 'osb-policy 1\ntmpfs /tmp\ntmpfs /run\ndev /dev\nproc /proc\nlimit wall 1m\nlimit nofile 64\nlimit fsize 1MiB\n' >g0.policy
+grants=("root host-ro" "workspace ro" "ro-bind /usr" "env inherit" "network host"
+	"env pass GITHUB_TOKEN" "ro-bind /run/docker.sock" "ro-bind /tmp/.X11-unix")
+prev=$(score ./g0.policy)
+cp g0.policy chain.policy
+for g in "${grants[@]}"; do
+	echo "$g" >>chain.policy
+	now=$(score ./chain.policy)
+	printf 'osb-policy 1\nproc /proc\ntmpfs /tmp\ntmpfs /run\ndev /dev\nlimit wall 1m\nlimit nofile 64\nlimit fsize 1MiB\n%s\n' "$g" >alone.policy
+	alone=$(score ./alone.policy)
+	if [ "$now" -ge "$prev" ] && [ "$alone" -gt "$(score ./g0.policy)" ]; then
+		ok "audit: '$g' raises the score ($prev -> $now; alone $alone)"
+	else
+		not_ok "audit: '$g' lowered or kept the score ($prev -> $now; alone $alone)"
+	fi
+	prev=$now
+done
+sed -i 's/^workspace ro$/workspace rw/; s/^limit wall 1m$/limit wall unlimited/; /^tmpfs \/tmp$/d' chain.policy
+now=$(score ./chain.policy)
+if [ "$now" -gt "$prev" ]; then ok "audit: widening scalars raises the score ($prev -> $now)"; else
+	not_ok "audit: widening scalars ($prev -> $now)"; fi
+expect_rc "audit --threshold at the score exits 0" 0 -- "$OSB" audit --threshold "$now" ./chain.policy
+expect_rc "audit --threshold below the score exits 1" 1 -- "$OSB" audit --threshold $((now - 1)) ./chain.policy
+run "$OSB" audit --json --threshold 10 ./chain.policy
+if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["above_threshold"] and d["threshold"]==10 and len(d["checks"])==12 and sum(c["weight"] for c in d["checks"])==100' "$tmp/out"; then
+	ok "audit --json: checks, weights, threshold"
+else
+	not_ok "audit --json (exit $rc)"
+fi
+expect_rc "audit refuses a policy that does not parse" 2 -- "$OSB" audit ./nosuch.policy
+
+# ---- check: every malformed input class, exact position, exit 2 ----------------
+# bad NAME FILE_CONTENT(printf format) EXPECTED_LINE
+bad() {
+	printf "$2" >"$1"
+	expect "check rejects $1" 2 "$3"$'\n' -- "$OSB" check "./$1"
+}
+bad nul.policy 'osb-policy 1\nnetwork \000none\n' './nul.policy:2:9: error: NUL byte in policy text [E001]'
+bad crlf.policy 'osb-policy 1\r\n' './crlf.policy:1:13: error: carriage return in policy text (use Unix line endings) [E001]'
+bad ctrl.policy 'osb-policy 1\nnetwork\001 none\n' './ctrl.policy:2:8: error: control character 0x01 in policy text [E001]'
+bad utf8.policy 'osb-policy 1\nhostname caf\351\n' './utf8.policy:2:13: error: invalid UTF-8 in policy text [E001]'
+bad bom.policy '\357\273\277osb-policy 1\n' './bom.policy:1:1: error: UTF-8 byte order mark (save the file without one) [E001]'
+bad bidi.policy 'osb-policy 1\n# \342\200\256 hidden\n' './bidi.policy:2:3: error: invisible or bidirectional control character U+202E (not allowed in policy text) [E001]'
+bad noversion.policy 'network none\n' './noversion.policy:1:1: error: expected version line "osb-policy 1" first [E002]'
+bad version2.policy 'osb-policy 2\n' './version2.policy:1:12: error: unsupported policy version "2" (supported: "osb-policy 1") [E002]'
+bad empty.policy '' './empty.policy:1:1: error: missing version line "osb-policy 1" (the file has no directives) [E002]'
+bad typo.policy 'osb-policy 1\n  netwrok none\n' './typo.policy:2:3: error: unknown directive "netwrok" (did you mean "network"?) [E003]'
+bad arity.policy 'osb-policy 1\nnetwork\n' './arity.policy:2:1: error: missing argument: usage is "network none|host" [E004]'
+bad extra.policy 'osb-policy 1\nroot none host-ro\n' './extra.policy:2:11: error: unexpected argument "host-ro" (usage is "root host-ro|none") [E004]'
+bad keyword.policy 'osb-policy 1\nnetwork hots\n' './keyword.policy:2:9: error: unknown argument "hots" to "network" (did you mean "host"?) [E005]'
+bad relative.policy 'osb-policy 1\nro-bind usr\n' './relative.policy:2:9: error: path must be absolute: "usr" [E006]'
+bad dotdot.policy 'osb-policy 1\ntmpfs /a/../b\n' './dotdot.policy:2:7: error: path must not contain "..": "/a/../b" [E006]'
+bad glob.policy 'osb-policy 1\nhide /a/*\n' './glob.policy:2:6: error: glob characters (* ? [) are not allowed in paths: "/a/*" [E006]'
+bad uid.policy 'osb-policy 1\nuser sandbox x 1000\n' './uid.policy:2:14: error: invalid uid "x" (a decimal number from 0 to 4294967294) [E007]'
+bad unit.policy 'osb-policy 1\nlimit wall 10\n' './unit.policy:2:12: error: missing unit in "10" (use ms, s, m or h) [E007]'
+bad dup.policy 'osb-policy 1\nnetwork none\nnetwork host\n' './dup.policy:3:1: error: duplicate "network" (first set at ./dup.policy:2) [E008]'
+printf 'osb-policy 1\nnetwork none\n' >s1.policy
+printf 'osb-policy 1\nnetwork host\n' >s2.policy
+bad conflict.policy 'osb-policy 1\ninclude s1\ninclude s2\n' './s2.policy:2:1: error: "network" conflicts with ./s1.policy:2 [E009]'
+printf 'osb-policy 1\ninclude cycle-b\n' >cycle-a.policy
+bad cycle-b.policy 'osb-policy 1\ninclude cycle-a\n' './cycle-a.policy:2:9: error: include cycle: ./cycle-b.policy -> ./cycle-a.policy -> ./cycle-b.policy [E010]'
+bad missing-include.policy 'osb-policy 1\n\ninclude /nonexistent/x.policy\n' './missing-include.policy:3:9: error: cannot include "/nonexistent/x.policy": /nonexistent/x.policy: No such file or directory [E010]'
+expect "check: unreadable file" 2 "./nosuch.policy: error: cannot read policy: No such file or directory [E012]"$'\n' \
+	-- "$OSB" check ./nosuch.policy
+run "$OSB" check ./safe.policy ./typo.policy ./dup.policy
+if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/out")" = 2 ]; then ok "check: one error per file, worst status"; else
+	not_ok "check: several files (exit $rc)"; fi
+expect "check --codes lists the codes" 0 "E001  error    text"$'\n' -- sh -c "\"$OSB\" check --codes | head -n 1"
+
+# ---- diff ----------------------------------------------------------------------------
+run "$OSB" diff ./base.policy ./reordered.policy
+if [ "$rc" = 0 ] && grep -qx '0 differences: 0 wider, 0 narrower, 0 neutral' "$tmp/out"; then
+	ok "diff: reordering is no difference"; else not_ok "diff: reordering (exit $rc)"; fi
+run "$OSB" diff ./base.policy ./split.policy
+if [ "$rc" = 0 ]; then ok "diff: splitting into an include is no difference"; else not_ok "diff: split (exit $rc)"; fi
+sed 's/^network none/network host/; /^tmpfs \/run/d' base.policy >wider.policy
+expect "diff: changed and removed rules with direction and origin" 1 "--- ./base.policy $base_hash
++++ ./wider.policy $("$OSB" hash ./wider.policy)
+~ network none => network host  (wider)  # ./base.policy:8 => ./wider.policy:7
+- tmpfs /run  (wider)  # ./base.policy:4
+2 differences: 2 wider, 0 narrower, 0 neutral
+exposure: 19 -> 44 (+25)
+" -- "$OSB" diff ./base.policy ./wider.policy
+
+# ---- explain --host -----------------------------------------------------------------
+mkdir -p ws && chmod 777 ws
+run "$OSB" explain --host --workspace ws ./base.policy
+if [ "$rc" = 0 ] && grep -qx "workspace: $tmp/ws" "$tmp/out" && grep -q '^bwrap argv' "$tmp/out" &&
+   grep -q '^  x86_64 (every other call: ALLOW)' "$tmp/out"; then
+	ok "explain --host: workspace, seccomp per architecture, bwrap argv"
+else
+	not_ok "explain --host (exit $rc)"
+	sed 's/^/#   /' "$tmp/err" | head -n 5
+fi
+run "$OSB" explain --json --host --workspace "$tmp/ws" ./base.policy
+if [ "$rc" = 0 ] && python3 - "$tmp/out" "$tmp/ws" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+h = d["host"]
+assert h["workspace"] == sys.argv[2], h["workspace"]
+assert h["identity"] in ("userns", "root")
+argv = h["bwrap_argv"]
+assert argv[0].endswith("bwrap") and "--unshare-net" in argv and "--seccomp-fd" in argv, argv
+assert any(b["writable"] and b["dest"] == sys.argv[2] for b in h["binds"])
+x86 = [a for a in h["seccomp"]["architectures"] if a["arch"] == "x86_64"][0]
+rules = {r["syscall"]: r for r in x86["rules"]}
+assert rules["ptrace"]["action"] == "EPERM" and rules["clone3"]["action"] == "ENOSYS"
+assert rules["clone"]["by_args"] and x86["default"] == "ALLOW"
+assert d["rules"][0]["rule"] == "root host-ro"
+EOF
+then ok "explain --json --host: plan fields"; else not_ok "explain --json --host (exit $rc)"; fi
+
+# ---- usage errors ----------------------------------------------------------------
+expect_rc "check without a policy" 2 -- "$OSB" check
+expect_rc "lint with an unknown option" 2 -- "$OSB" lint --bogus ./base.policy
+expect_rc "audit with a bad threshold" 2 -- "$OSB" audit --threshold 101 ./base.policy
+expect_rc "diff with one policy" 2 -- "$OSB" diff ./base.policy
+expect_rc "explain --workspace without --host" 2 -- "$OSB" explain --workspace ws ./base.policy
+expect_rc "hash of two policies" 2 -- "$OSB" hash ./base.policy ./base.policy
+expect_rc "hash of a broken policy" 2 -- "$OSB" hash ./typo.policy
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

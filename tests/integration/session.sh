@@ -1,0 +1,234 @@
+#!/bin/bash
+# session.sh — end-to-end tests of `osb-isolate session`: start, exec, list,
+# stop, the holder's cleanup when stopped, idle or killed, stale sockets. Run
+# by session-as-root.sh and session-as-user.sh with STAGE set to a directory
+# holding bin/, policy/ and a writable work/ owned by the running user.
+set -uo pipefail
+
+: "${STAGE:?}"
+OSB="$STAGE/bin/osb-isolate"
+export OSB_ISOLATE_INIT="$STAGE/bin/osb-isolate-init"
+export OSB_ISOLATE_POLICY_DIR="$STAGE/policy"
+WHO="$(id -un) (uid $(id -u))"
+if [ -n "${XDG_RUNTIME_DIR:-}" ]; then RUNDIR="$XDG_RUNTIME_DIR/osb-isolate"; else RUNDIR=/run/osb-isolate; fi
+TAG="t$$"
+
+pass=0
+fail=0
+failed_names=()
+started=()
+
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+not_ok() {
+	fail=$((fail + 1)); failed_names+=("$1")
+	echo "not ok - $1"
+	shift
+	for l in "$@"; do echo "#   $l"; done
+}
+expect_eq() { # name expected actual
+	if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected: $(printf %q "$2")" "actual:   $(printf %q "$3")"; fi
+}
+json_field() { # json key -> value
+	printf '%s' "$1" | python3 -c 'import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print(json.dumps(v) if not isinstance(v,str) else v, end="")' "$2"
+}
+json_dumps() { # json key -> the value's JSON encoding
+	printf '%s' "$1" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)[sys.argv[1]]), end="")' "$2"
+}
+holder_pid() { # id -> the holder's pid from `session list --json`
+	"$OSB" session list --json | python3 -c 'import json,sys
+for s in json.load(sys.stdin):
+    if s["id"] == sys.argv[1]: print(s["pid"])' "$1"
+}
+alive() { pgrep -f "$1" >/dev/null; }
+gone_within() { # marker ms
+	local i
+	for ((i = 0; i < $2 / 20; i++)); do alive "$1" || return 0; sleep 0.02; done
+	! alive "$1"
+}
+new_ws() {
+	WS=$(mktemp -d "$STAGE/work/ws.XXXXXX")
+	chmod 755 "$WS"
+	cd "$WS" || exit 99
+}
+start_session() { # name [options...]: start, remember for the final cleanup
+	local name=$1; shift
+	started+=("$name")
+	"$OSB" session start --name "$name" "$@"
+}
+# A sleeper that left its process group: it lives as long as the session.
+plant_sleeper() { # id marker
+	"$OSB" session exec "$1" -- sh -c "setsid sleep $2 </dev/null >/dev/null 2>&1 & sleep 0.2"
+	alive "$2"
+}
+
+t_start_and_socket() {
+	new_ws
+	local id out mode
+	id=$(start_session "$TAG-a")
+	expect_eq "start prints the session id" "$TAG-a" "$id"
+	mode=$(stat -c %a "$RUNDIR/$TAG-a.sock" 2>&1)
+	expect_eq "the socket is mode 600" "600" "$mode"
+	expect_eq "the runtime directory is mode 700" "700" "$(stat -c %a "$RUNDIR")"
+	expect_eq "the runtime directory is ours" "$(id -u)" "$(stat -c %u "$RUNDIR")"
+	out=$("$OSB" session start --name "$TAG-a" 2>&1); local rc=$?
+	expect_eq "a second start with the same name gives 125" "125" "$rc"
+	expect_eq "... and says why" "osb-isolate: session: a session named $TAG-a already exists" "$out"
+	out=$("$OSB" session start --name "../x" 2>&1); rc=$?
+	expect_eq "an id with a slash is refused" "125" "$rc"
+}
+
+t_state_across_execs() {
+	local out
+	"$OSB" session exec "$TAG-a" -- sh -c 'echo one > f.txt; echo two > /tmp/t; cd /tmp; X=1'
+	out=$("$OSB" session exec "$TAG-a" -- sh -c 'cat f.txt /tmp/t; pwd')
+	expect_eq "files of one exec are there for the next" "one
+two
+$WS" "$out"
+	expect_eq "the workspace file is on the host" "one" "$(cat "$WS/f.txt")"
+	if [ "$(cat /tmp/t 2>/dev/null)" == two ]; then not_ok "the session's /tmp is its own" "/tmp/t holds 'two' on the host"
+	else ok "the session's /tmp is its own"; fi
+	out=$("$OSB" session exec "$TAG-a" -- sh -c 'mkdir -p d/e && touch d/e/f && stat -c "%a %a" d d/e/f')
+	expect_eq "files are created with the caller's umask, as in run" \
+		"$("$OSB" run -- sh -c 'mkdir -p r/e && touch r/e/f && stat -c "%a %a" r r/e/f')" "$out"
+	out=$("$OSB" session exec "$TAG-a" --cwd /tmp --env FOO=bar --env AWS_SECRET_ACCESS_KEY=x -- \
+		sh -c 'echo "$PWD ${FOO:-} ${AWS_SECRET_ACCESS_KEY:-unset}"')
+	expect_eq "--cwd and --env apply; deny patterns still remove" "/tmp bar unset" "$out"
+}
+
+t_exit_codes() {
+	local rc out
+	"$OSB" session exec "$TAG-a" -- sh -c 'exit 3'; rc=$?
+	expect_eq "the command's exit code" "3" "$rc"
+	out=$("$OSB" session exec "$TAG-a" -- osb-no-such-cmd 2>&1); rc=$?
+	expect_eq "a missing command gives 127" "127" "$rc"
+	expect_eq "... with the reason" "osb-isolate: exec: osb-no-such-cmd: No such file or directory" "$out"
+	"$OSB" session exec "$TAG-a" -- sh -c 'kill -TERM $$'; rc=$?
+	expect_eq "killed by SIGTERM gives 143" "143" "$rc"
+	out=$("$OSB" session exec "$TAG-a" -- sh -c 'echo "{ \"exit-code\": 0 }"; echo "{ \"exit-code\": 0 }" >&2; exit 9' 2>/dev/null); rc=$?
+	expect_eq "a fake status line does not change the exit code" "9" "$rc"
+	expect_eq "... and is plain output" '{ "exit-code": 0 }' "$out"
+	out=$("$OSB" session exec "$TAG-a" -- echo still-usable)
+	expect_eq "the session is usable after failures" "still-usable" "$out"
+	"$OSB" session exec osb-no-such-session -- true 2>/dev/null; rc=$?
+	expect_eq "an unknown session gives 125" "125" "$rc"
+}
+
+t_timeout() {
+	local rc start end marker="301.$$$RANDOM" out
+	start=$(date +%s%N)
+	"$OSB" session exec "$TAG-a" --timeout 500ms -- sh -c "sleep $marker & sleep $marker"; rc=$?
+	end=$(date +%s%N)
+	expect_eq "an exec timeout gives 124" "124" "$rc"
+	local ms=$(( (end - start) / 1000000 ))
+	[ "$ms" -lt 2500 ] && ok "the timeout fires promptly (${ms} ms)" || not_ok "the timeout fires promptly" "${ms} ms"
+	gone_within "sleep $marker" 1000 && ok "the timeout kills the whole process group" || not_ok "the timeout kills the whole process group" "$(pgrep -af "$marker")"
+	out=$("$OSB" session exec "$TAG-a" -- echo alive)
+	expect_eq "the session survives an exec timeout" "alive" "$out"
+}
+
+t_json_and_stdin() {
+	local j out
+	j=$("$OSB" session exec "$TAG-a" --json -- sh -c 'echo out; echo err >&2; exit 4'); local rc=$?
+	expect_eq "--json: status" "4" "$rc"
+	expect_eq "--json: exit_code" "4" "$(json_field "$j" exit_code)"
+	expect_eq "--json: stdout" '"out\n"' "$(json_dumps "$j" stdout)"
+	expect_eq "--json: stderr" '"err\n"' "$(json_dumps "$j" stderr)"
+	head -c 3000000 /dev/urandom > "$WS/in.bin"
+	"$OSB" session exec "$TAG-a" --stdin -- cat < "$WS/in.bin" > "$WS/out.bin"
+	cmp -s "$WS/in.bin" "$WS/out.bin" && ok "--stdin streams 3 MB through and back" || not_ok "--stdin streams 3 MB through and back"
+	expect_eq "stdin is /dev/null without --stdin" "" "$(echo data | "$OSB" session exec "$TAG-a" -- cat)"
+	out=$(printf 'cd /tmp\nX=41\nX=$((X + 1))\necho "$PWD $X"\n' | "$OSB" session exec "$TAG-a" --stdin -- bash)
+	expect_eq "bash fed on stdin keeps cd and variables" "/tmp 42" "$out"
+}
+
+t_list() {
+	local j n
+	j=$("$OSB" session list --json)
+	n=$(printf '%s' "$j" | python3 -c 'import json,sys; print(sum(1 for s in json.load(sys.stdin) if s["id"]==sys.argv[1]))' "$TAG-a")
+	expect_eq "list --json shows the session once" "1" "$n"
+	local pid; pid=$(holder_pid "$TAG-a")
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && ok "list --json gives the holder's pid" || not_ok "list --json gives the holder's pid" "$pid"
+	"$OSB" session list | grep -q "^$TAG-a " && ok "list shows the session" || not_ok "list shows the session"
+}
+
+t_client_gone_kills_command() {
+	local marker="302.$$$RANDOM" cpid
+	"$OSB" session exec "$TAG-a" -- sleep "$marker" &
+	cpid=$!
+	for ((i = 0; i < 50; i++)); do alive "sleep $marker" && break; sleep 0.02; done
+	kill "$cpid"; wait "$cpid" 2>/dev/null
+	gone_within "sleep $marker" 1000 && ok "a client that goes away takes its command with it" || not_ok "a client that goes away takes its command with it"
+}
+
+t_stop() {
+	local marker="303.$$$RANDOM" rc
+	plant_sleeper "$TAG-a" "$marker" && ok "a background process lives on in the session" || not_ok "a background process lives on in the session"
+	"$OSB" session stop "$TAG-a"; rc=$?
+	expect_eq "stop exits 0" "0" "$rc"
+	gone_within "$marker" 1000 && ok "stop leaves no process of the session" || not_ok "stop leaves no process of the session"
+	[ ! -e "$RUNDIR/$TAG-a.sock" ] && [ ! -e "$RUNDIR/$TAG-a.lock" ] && ok "stop removes the socket and lock" || not_ok "stop removes the socket and lock" "$(ls -la "$RUNDIR")"
+	"$OSB" session exec "$TAG-a" -- true 2>/dev/null; rc=$?
+	expect_eq "exec after stop gives 125" "125" "$rc"
+	"$OSB" session stop "$TAG-a" 2>/dev/null; rc=$?
+	expect_eq "a second stop gives 125" "125" "$rc"
+}
+
+t_kill_holder() {
+	new_ws
+	local marker="304.$$$RANDOM" pid
+	start_session "$TAG-k" >/dev/null
+	plant_sleeper "$TAG-k" "$marker"
+	pid=$(holder_pid "$TAG-k")
+	kill -9 "$pid"
+	gone_within "$marker" 1000 && ok "kill -9 of the holder leaves no process of the session" || not_ok "kill -9 of the holder leaves no process of the session" "$(pgrep -af "$marker")"
+	local i
+	for ((i = 0; i < 50; i++)); do [ -e "$RUNDIR/$TAG-k.sock" ] || [ -e "$RUNDIR/$TAG-k.lock" ] || break; sleep 0.02; done
+	[ ! -e "$RUNDIR/$TAG-k.sock" ] && [ ! -e "$RUNDIR/$TAG-k.lock" ] && ok "kill -9 of the holder leaves no socket or lock" || not_ok "kill -9 of the holder leaves no socket or lock"
+	kill -0 "$pid" 2>/dev/null && not_ok "the holder is gone" || ok "the holder is gone"
+}
+
+t_stale_socket() {
+	new_ws
+	local pid jan out rc
+	start_session "$TAG-s" >/dev/null
+	pid=$(holder_pid "$TAG-s")
+	jan=$(ps -o ppid= -p "$pid" | tr -d ' ')
+	kill -9 "$jan" "$pid"
+	sleep 0.2
+	[ -S "$RUNDIR/$TAG-s.sock" ] && ok "with holder and janitor killed the socket stays behind" || not_ok "with holder and janitor killed the socket stays behind"
+	out=$("$OSB" session exec "$TAG-s" -- true 2>&1); rc=$?
+	expect_eq "exec to a dead holder gives 125" "125" "$rc"
+	expect_eq "... and says the stale socket was removed" "osb-isolate: session: no session named $TAG-s (its holder had died; removed its stale socket)" "$out"
+	[ ! -e "$RUNDIR/$TAG-s.sock" ] && [ ! -e "$RUNDIR/$TAG-s.lock" ] && ok "the stale socket and lock are gone" || not_ok "the stale socket and lock are gone"
+	# Dead again; this time `start` with the same name takes over.
+	start_session "$TAG-s" >/dev/null
+	pid=$(holder_pid "$TAG-s")
+	kill -9 "$(ps -o ppid= -p "$pid" | tr -d ' ')" "$pid"
+	sleep 0.2
+	out=$(start_session "$TAG-s"); rc=$?
+	expect_eq "start over a stale socket succeeds" "0 $TAG-s" "$rc $out"
+	"$OSB" session stop "$TAG-s"
+	[ ! -e "$RUNDIR/$TAG-s.sock" ] && ok "stop after takeover removes the socket" || not_ok "stop after takeover removes the socket"
+}
+
+t_idle_timeout() {
+	new_ws
+	local marker="305.$$$RANDOM" i
+	start_session "$TAG-i" --idle-timeout 1s >/dev/null
+	plant_sleeper "$TAG-i" "$marker"
+	"$OSB" session exec "$TAG-i" -- true
+	for ((i = 0; i < 150; i++)); do [ -e "$RUNDIR/$TAG-i.lock" ] || break; sleep 0.02; done
+	[ ! -e "$RUNDIR/$TAG-i.sock" ] && [ ! -e "$RUNDIR/$TAG-i.lock" ] && ok "the idle timeout removes the socket and lock" || not_ok "the idle timeout removes the socket and lock"
+	gone_within "$marker" 1000 && ok "the idle timeout leaves no process of the session" || not_ok "the idle timeout leaves no process of the session"
+}
+
+echo "# session suite as $WHO (sockets in $RUNDIR)"
+for t in t_start_and_socket t_state_across_execs t_exit_codes t_timeout t_json_and_stdin t_list \
+	t_client_gone_kills_command t_stop t_kill_holder t_stale_socket t_idle_timeout; do
+	"$t"
+done
+for s in "${started[@]}"; do "$OSB" session stop "$s" >/dev/null 2>&1; done
+echo "# as $WHO"
+for n in "${failed_names[@]}"; do echo "# FAILED: $n"; done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

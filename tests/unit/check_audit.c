@@ -1,0 +1,929 @@
+/* check_audit.c — unit tests for lib/audit.c: diagnostics from parse errors,
+ * every lint rule (flagged when the grant is there, silent when it is not or
+ * is neutralized), waivers, audit scores and their monotonicity, semantic
+ * diff, and the explain JSON. Directives the parser does not read yet (write,
+ * read-only, seccomp, landlock) are set on the parsed struct directly: lint
+ * and audit read only the struct, so that is exactly their input.
+ */
+#include "audit.h"
+
+#include <check.h>
+#include <json-c/json.h>
+#include <dirent.h>
+#include <sys/stat.h>
+
+#ifndef TEST_SRCDIR
+#define TEST_SRCDIR "."
+#endif
+
+static char tmpdir[64];
+
+static void dir_setup(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_audit.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void dir_teardown(void)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(tmpdir);
+}
+
+/* Write TEXT to NAME in the temp dir; return the path (static buffer per call slot). */
+static const char *write_policy(const char *name, const char *text)
+{
+	static char paths[8][160];
+	static int slot;
+	char *path = paths[slot++ % 8];
+	FILE *f;
+
+	snprintf(path, 160, "%s/%s", tmpdir, name);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static osb_policy *parse(const char *text)
+{
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_parse(text, strlen(text), "t.policy", &err);
+
+	ck_assert_msg(p != NULL, "parse failed: %s", err.message);
+	return p;
+}
+
+static osb_policy *load(const char *path)
+{
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_load(path, &err);
+
+	ck_assert_msg(p != NULL, "load failed: %s", err.message);
+	return p;
+}
+
+/* A policy with every protection: lint finds nothing in it. */
+#define SAFE_BASE \
+	"osb-policy 1\n" \
+	"root host-ro\ntmpfs /tmp\ntmpfs /run\ndev /dev\nproc /proc\n" \
+	"workspace rw\nnetwork none\nenv clear\nenv pass PATH LANG\n" \
+	"env deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_*\n" \
+	"env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n" \
+	"limit wall 10m\nlimit nofile 1024\nlimit fsize 1GiB\n"
+
+static const osb_origin test_origin = { "t.policy", 99, 0 };
+
+/* Struct-level grants. The strings are owned by the policy from here on. */
+static void add_str(pol_str **v, size_t *n, const char *s)
+{
+	*v = realloc(*v, (*n + 1) * sizeof(**v));
+	ck_assert_ptr_nonnull(*v);
+	(*v)[*n] = (pol_str){ strdup(s), test_origin };
+	(*n)++;
+}
+
+static void add_write(osb_policy *p, const char *path) { add_str(&p->writes, &p->n_writes, path); }
+static void add_read_only(osb_policy *p, const char *path) { add_str(&p->read_only, &p->n_read_only, path); }
+
+static void add_sc_allow(osb_policy *p, const char *name)
+{
+	p->sc_rules = realloc(p->sc_rules, (p->n_sc_rules + 1) * sizeof(*p->sc_rules));
+	ck_assert_ptr_nonnull(p->sc_rules);
+	p->sc_rules[p->n_sc_rules++] = (pol_sc){ strdup(name), true, 0, test_origin };
+}
+
+static void set_seccomp_none(osb_policy *p)
+{
+	p->sc_mode = SC_NONE;
+	p->sc_mode_set = (pol_set){ true, test_origin };
+}
+
+static void set_landlock_off(osb_policy *p)
+{
+	p->landlock = LL_OFF;
+	p->landlock_set = (pol_set){ true, test_origin };
+}
+
+/* "CODE message" of every finding, one a line. */
+static char *findings_of(const osb_policy *p)
+{
+	lint_report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(lint_policy(p, &r), 0);
+	for (size_t i = 0; i < r.n; i++)
+		fprintf(f, "%s%s %s\n", r.v[i].waiver ? "waived " : "", r.v[i].rule->code, r.v[i].message);
+	fclose(f);
+	lint_report_free(&r);
+	return buf;
+}
+
+/* ---- diagnostics -------------------------------------------------------------- */
+
+START_TEST(test_diag_splits_position_from_file_with_colons)
+{
+	osb_error err = { .code = OSB_E_POLICY };
+	diag d;
+
+	snprintf(err.message, sizeof(err.message),
+	         "dir:x/a.policy:12:7: unknown directive \"wirte\" (did you mean \"write\"?)");
+	ck_assert_int_eq(diag_from_error(&err, "dir:x/a.policy", &d), 0);
+	ck_assert_str_eq(d.file, "dir:x/a.policy");
+	ck_assert_uint_eq(d.line, 12);
+	ck_assert_uint_eq(d.col, 7);
+	ck_assert_str_eq(d.code, "E003");
+	ck_assert_str_eq(d.text, "unknown directive \"wirte\" (did you mean \"write\"?)");
+	diag_free(&d);
+}
+END_TEST
+
+START_TEST(test_diag_without_position_keeps_file_and_strips_prefix)
+{
+	osb_error err = { .code = OSB_E_POLICY };
+	diag d;
+
+	snprintf(err.message, sizeof(err.message), "/x/y.policy: cannot read policy: No such file or directory");
+	ck_assert_int_eq(diag_from_error(&err, "/x/y.policy", &d), 0);
+	ck_assert_str_eq(d.file, "/x/y.policy");
+	ck_assert_uint_eq(d.line, 0);
+	ck_assert_str_eq(d.text, "cannot read policy: No such file or directory");
+	ck_assert_str_eq(d.code, "E012");
+	diag_free(&d);
+}
+END_TEST
+
+/* Each class of malformed text maps to its code, at the parser's position. */
+START_TEST(test_diag_code_for_every_malformed_class)
+{
+	static const struct {
+		const char *text;
+		unsigned line, col;
+		const char *code;
+	} cases[] = {
+		{ "osb-policy 1\nnetwork\tnone\r\n", 2, 13, "E001" },
+		{ "osb-policy 1\nhostname \xe2\x80\xae" "abc\n", 2, 10, "E001" },
+		{ "network none\n", 1, 1, "E002" },
+		{ "osb-policy 2\n", 1, 12, "E002" },
+		{ "# nothing\n", 2, 1, "E002" },
+		{ "osb-policy 1\nnetwrok none\n", 2, 1, "E003" },
+		{ "osb-policy 1\nnetwork hots\n", 2, 9, "E005" },
+		{ "osb-policy 1\nnetwork\n", 2, 1, "E004" },
+		{ "osb-policy 1\nnetwork none host\n", 2, 14, "E004" },
+		{ "osb-policy 1\nro-bind usr\n", 2, 9, "E006" },
+		{ "osb-policy 1\ntmpfs /a/../b\n", 2, 7, "E006" },
+		{ "osb-policy 1\nhide /a/*\n", 2, 6, "E006" },
+		{ "osb-policy 1\nuser sandbox 1000 x\n", 2, 19, "E007" },
+		{ "osb-policy 1\nlimit wall 10\n", 2, 12, "E007" },
+		{ "osb-policy 1\nlimit fsize 1PB\n", 2, 13, "E007" },
+		{ "osb-policy 1\nenv set 1A=b\n", 2, 9, "E007" },
+		{ "osb-policy 1\nnetwork none\nnetwork host\n", 3, 1, "E008" },
+		{ "osb-policy 1\ntmpfs /x\nhide /x\n", 3, 6, "E008" },
+		{ "osb-policy 1\ninclude ../x\n", 2, 9, "E010" },
+		{ "osb-policy 1\ninclude /nonexistent/osb-x.policy\n", 2, 9, "E010" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		osb_error err = { 0 };
+		osb_policy *p = osb_policy_parse(cases[i].text, strlen(cases[i].text), "m.policy", &err);
+		diag d;
+
+		ck_assert_msg(p == NULL, "case %zu parsed", i);
+		ck_assert_int_eq(diag_from_error(&err, "m.policy", &d), 0);
+		ck_assert_msg(strcmp(d.file, "m.policy") == 0 && d.line == cases[i].line &&
+		              d.col == cases[i].col && strcmp(d.code, cases[i].code) == 0,
+		              "case %zu: %s:%u:%u %s (%s)", i, d.file, d.line, d.col, d.code, d.text);
+		diag_free(&d);
+	}
+}
+END_TEST
+
+/* ---- lint ------------------------------------------------------------------------ */
+
+START_TEST(test_lint_safe_policy_has_no_findings)
+{
+	osb_policy *p = parse(SAFE_BASE);
+	char *f = findings_of(p);
+
+	ck_assert_str_eq(f, "");
+	free(f);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_lint_rule_codes_are_unique_and_explained)
+{
+	size_t n;
+	const lint_rule *r = lint_rules(&n);
+
+	ck_assert_uint_ge(n, 18);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(strlen(r[i].code), 4);
+		ck_assert_uint_ge(strlen(r[i].why), 60);
+		ck_assert_ptr_eq(lint_rule_find(r[i].code), &r[i]);
+		for (size_t j = i + 1; j < n; j++) {
+			ck_assert_str_ne(r[i].code, r[j].code);
+			ck_assert_str_ne(r[i].name, r[j].name);
+		}
+	}
+}
+END_TEST
+
+typedef void (*mutate_fn)(osb_policy *p);
+
+static void g_write_home(osb_policy *p) { add_write(p, "/home/alice"); }
+static void g_write_root_home(osb_policy *p) { add_write(p, "/root"); }
+static void g_write_slash(osb_policy *p) { add_write(p, "/"); }
+static void g_write_etc(osb_policy *p) { add_write(p, "/etc/cron.d"); }
+static void g_write_rc(osb_policy *p) { add_write(p, "/srv/u/.bashrc"); }
+static void g_write_rc_protected(osb_policy *p) { add_write(p, "/srv/u/.zshrc"); add_read_only(p, "/srv/u/.zshrc"); }
+static void g_write_git(osb_policy *p) { add_write(p, "/srv/repo/.git"); }
+static void g_write_git_hook(osb_policy *p) { add_write(p, "/srv/repo/.git/hooks/pre-commit"); }
+static void g_write_git_protected(osb_policy *p)
+{
+	add_write(p, "/srv/repo/.git");
+	add_read_only(p, "/srv/repo/.git/hooks");
+	add_read_only(p, "/srv/repo/.git/config");
+}
+static void g_write_git_objects(osb_policy *p) { add_write(p, "/srv/repo/.git/objects"); }
+static void g_write_plain(osb_policy *p) { add_write(p, "/srv/data"); }
+static void g_write_run(osb_policy *p) { add_write(p, "/run/containerd"); }
+static void g_write_tmp(osb_policy *p) { add_write(p, "/tmp/shared"); }
+static void g_seccomp_none(osb_policy *p) { set_seccomp_none(p); }
+static void g_seccomp_allow(osb_policy *p) { add_sc_allow(p, "ptrace"); }
+
+static const struct lint_case {
+	const char *name;
+	const char *extra;       /* lines added to SAFE_BASE (NULL: use TEXT) */
+	const char *text;        /* whole policy instead of SAFE_BASE + EXTRA */
+	mutate_fn mutate;
+	const char *want;        /* the exact findings, "CODE message\n" each */
+} lint_cases[] = {
+	{ "write home", "", NULL, g_write_home, "W101 \"write /home/alice\" makes a home directory writable\n" },
+	{ "write /root", "", NULL, g_write_root_home, "W101 \"write /root\" makes a home directory writable\n" },
+	{ "write /", "", NULL, g_write_slash, "W102 \"write /\" makes the whole host file system writable\n"
+	  "W106 \"write /\" makes the host's /run/docker.sock reachable\n"
+	  "W108 \"write /\" shares the host's /tmp\n" },
+	{ "write /etc", "", NULL, g_write_etc, "W103 \"write /etc/cron.d\" makes host configuration writable\n" },
+	{ "write rc", "", NULL, g_write_rc, "W104 \"write /srv/u/.bashrc\" makes a shell startup file writable\n" },
+	{ "write rc read-only", "", NULL, g_write_rc_protected, "" },
+	{ "write .git", "", NULL, g_write_git, "W105 \"write /srv/repo/.git\" makes git hooks or git configuration writable\n" },
+	{ "write hook", "", NULL, g_write_git_hook,
+	  "W105 \"write /srv/repo/.git/hooks/pre-commit\" makes git hooks or git configuration writable\n" },
+	{ "write .git protected", "", NULL, g_write_git_protected, "" },
+	{ "write .git/objects", "", NULL, g_write_git_objects, "" },
+	{ "write plain", "", NULL, g_write_plain, "" },
+	{ "write-root over homes", "write-root /home\n", NULL, NULL,
+	  "W101 \"write-root /home\" lets requests make a home directory writable\n" },
+	{ "write-root over /etc", "write-root /etc/app\n", NULL, NULL,
+	  "W103 \"write-root /etc/app\" lets requests make host configuration writable\n" },
+	{ "write-root for jobs", "write-root /srv/jobs\n", NULL, NULL, "" },
+	{ "write /run/containerd", "", NULL, g_write_run,
+	  "W106 \"write /run/containerd\" makes the host's /run/containerd/containerd.sock reachable\n" },
+	{ "write /tmp/shared", "", NULL, g_write_tmp, "W108 \"write /tmp/shared\" shares the host's /tmp\n" },
+	{ "docker.sock bound", "ro-bind /var/run/docker.sock\n", NULL, NULL,
+	  "W106 \"ro-bind /var/run/docker.sock\" makes the host's /run/docker.sock reachable\n" },
+	{ "podman dir bound", "ro-bind /run/podman\n", NULL, NULL,
+	  "W106 \"ro-bind /run/podman\" makes the host's /run/podman/podman.sock reachable\n" },
+	{ "host /run", NULL, "osb-policy 1\nroot host-ro\ntmpfs /tmp\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
+	  "W106 \"root host-ro\" makes the host's /run/docker.sock reachable\n" },
+	{ "host /tmp and /dev/shm", NULL, "osb-policy 1\nroot host-ro\ntmpfs /run\nproc /proc\nlimit wall 1m\n", NULL,
+	  "W108 \"root host-ro\" shares the host's /tmp\n" },
+	{ "X11 dir bound", "ro-bind /tmp/.X11-unix\n", NULL, NULL,
+	  "W108 \"ro-bind /tmp/.X11-unix\" shares the host's /tmp\n" },
+	{ "root none needs no tmpfs", NULL, "osb-policy 1\nproc /proc\nlimit wall 1m\n", NULL, "" },
+	{ "network host", NULL, "osb-policy 1\nproc /proc\nnetwork host\nlimit wall 1m\n", NULL,
+	  "W107 \"network host\" shares the host's network namespace\n" },
+	{ "seccomp none", "", NULL, g_seccomp_none, "W109 \"seccomp none\" turns the syscall filter off\n" },
+	{ "seccomp allow", "", NULL, g_seccomp_allow,
+	  "W110 \"seccomp allow ptrace\" removes ptrace from the default deny group\n" },
+	{ "inherit without deny", NULL, "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\n", NULL,
+	  "W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
+	  "(GITHUB_TOKEN, GH_TOKEN, GITLAB_TOKEN, NPM_TOKEN, ...)\n" },
+	{ "inherit with deny list", NULL, "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\n"
+	  "env deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_*\n"
+	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n", NULL, "" },
+	{ "inherit with a partial deny list", NULL,
+	  "osb-policy 1\nproc /proc\nenv inherit\nenv deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD\n"
+	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\nlimit wall 1m\n", NULL,
+	  "W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
+	  "(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)\n" },
+	{ "pass a token", NULL, "osb-policy 1\nproc /proc\nenv pass GITHUB_TOKEN\nlimit wall 1m\n", NULL,
+	  "W112 \"env pass GITHUB_TOKEN\" passes a credential-shaped variable\n" },
+	{ "pass a lower-case secret", NULL, "osb-policy 1\nproc /proc\nenv pass db_password\nlimit wall 1m\n", NULL,
+	  "W112 \"env pass db_password\" passes a credential-shaped variable\n" },
+	{ "pass everything", NULL, "osb-policy 1\nproc /proc\nenv pass *\nenv deny *_TOKEN\nlimit wall 1m\n", NULL,
+	  "W112 \"env pass *\" admits credential-shaped variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, "
+	  "STRIPE_SECRET_KEY, AWS_ACCESS_KEY_ID, ...)\n" },
+	{ "pass a denied token", "env pass GITHUB_TOKEN\n", NULL, NULL, "" },
+	{ "pass harmless names", NULL, "osb-policy 1\nproc /proc\nenv pass PATH LC_* PWD\nlimit wall 1m\n", NULL, "" },
+	{ "set a token", "env set API_TOKEN=abc\n", NULL, NULL,
+	  "W113 \"env set API_TOKEN=...\" writes a credential-shaped variable into the policy\n" },
+	{ "no wall limit", NULL, "osb-policy 1\nproc /proc\n", NULL,
+	  "W114 no \"limit wall\": commands may run forever\n" },
+	{ "wall unlimited", NULL, "osb-policy 1\nproc /proc\nlimit wall unlimited\n", NULL,
+	  "W114 \"limit wall unlimited\": commands may run forever\n" },
+	{ "uid 0", NULL, "osb-policy 1\nproc /proc\nuser root 0 0\nlimit wall 1m\n", NULL,
+	  "E101 \"user root 0 0\" runs user code as uid 0\n" },
+	{ "gid 0", NULL, "osb-policy 1\nproc /proc\nuser u 1000 0\nlimit wall 1m\n", NULL,
+	  "E101 \"user u 1000 0\" runs user code as gid 0\n" },
+	{ "no proc", NULL, "osb-policy 1\nlimit wall 1m\n", NULL,
+	  "E102 the policy mounts no /proc (\"proc /proc\" is missing)\n" },
+};
+
+START_TEST(test_lint_each_risky_grant_flagged_with_its_code)
+{
+	const struct lint_case *c = &lint_cases[_i];
+	char text[4096];
+	osb_policy *p;
+	char *got;
+
+	if (c->text)
+		snprintf(text, sizeof(text), "%s", c->text);
+	else
+		snprintf(text, sizeof(text), "%s%s", SAFE_BASE, c->extra);
+	p = parse(text);
+	if (c->mutate)
+		c->mutate(p);
+	got = findings_of(p);
+	ck_assert_msg(strcmp(got, c->want) == 0, "%s:\n got: %s\nwant: %s", c->name, got, c->want);
+	free(got);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* TEMPLATE with each '@' replaced by PATH. */
+static void subst_at(char *out, size_t size, const char *template, const char *path)
+{
+	size_t used = 0;
+
+	for (const char *c = template; *c && used + 1 < size; c++) {
+		if (*c == '@')
+			used += (size_t)snprintf(out + used, size - used, "%s", path);
+		else
+			out[used++] = *c;
+	}
+	out[used < size ? used : size - 1] = '\0';
+}
+
+START_TEST(test_lint_include_widening_each_scalar)
+{
+	static const struct {
+		const char *base, *top, *want;
+	} cases[] = {
+		{ "network none\n", "network host\n",
+		  "W107 \"network host\" shares the host's network namespace\n"
+		  "W115 \"network host\" widens \"network none\" of the included @:3\n" },
+		{ "env clear\n", "env inherit\n",
+		  "W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
+		  "(OPENAI_API_KEY, ANTHROPIC_API_KEY, STRIPE_SECRET_KEY, AWS_ACCESS_KEY_ID, ...)\n"
+		  "W115 \"env inherit\" widens \"env clear\" of the included @:3\n" },
+		{ "workspace ro\n", "workspace rw\n", "W115 \"workspace rw\" widens \"workspace ro\" of the included @:3\n" },
+		{ "root none\n", "root host-ro\ntmpfs /tmp\ntmpfs /run\ndev /dev\n",
+		  "W115 \"root host-ro\" widens \"root none\" of the included @:3\n" },
+		{ "limit wall 1m\n", "limit wall 2h\n",
+		  "W115 \"limit wall 7200000ms\" widens \"limit wall 60000ms\" of the included @:3\n" },
+		{ "limit fsize 1MiB\n", "limit fsize unlimited\n",
+		  "W115 \"limit fsize unlimited\" widens \"limit fsize 1048576B\" of the included @:3\n" },
+		{ "network host\n", "network none\n",
+		  "" },   /* narrowing is not flagged */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char base[512], top[512], want[1024], *got;
+		const char *bp;
+		osb_policy *p;
+
+		snprintf(base, sizeof(base), "osb-policy 1\nenv deny *_TOKEN\n%sproc /proc\nlimit nofile 9\n", cases[i].base);
+		bp = write_policy("base.policy", base);
+		snprintf(top, sizeof(top), "osb-policy 1\ninclude base\n%s%s", cases[i].top,
+		         strstr(cases[i].base, "limit wall") ? "" : "limit wall 1m\n");
+		p = load(write_policy("top.policy", top));
+		got = findings_of(p);
+		subst_at(want, sizeof(want), cases[i].want, bp);
+		ck_assert_msg(strcmp(got, want) == 0, "case %zu:\n got: %s\nwant: %s", i, got, want);
+		free(got);
+		osb_policy_free(p);
+	}
+}
+END_TEST
+
+START_TEST(test_lint_positions_point_at_directive_column)
+{
+	const char *path = write_policy("pos.policy", "# header\n\nosb-policy 1\nproc /proc\n   network host\n");
+	osb_policy *p = load(path);
+	lint_report r;
+
+	ck_assert_int_eq(lint_policy(p, &r), 0);
+	ck_assert_uint_eq(r.n, 2);
+	/* The default (no wall limit) points at the version line. */
+	ck_assert_str_eq(r.v[0].rule->code, "W114");
+	ck_assert_str_eq(r.v[0].file, path);
+	ck_assert_uint_eq(r.v[0].line, 3);
+	ck_assert_uint_eq(r.v[0].col, 1);
+	ck_assert(r.v[0].from_default);
+	ck_assert_str_eq(r.v[1].rule->code, "W107");
+	ck_assert_uint_eq(r.v[1].line, 5);
+	ck_assert_uint_eq(r.v[1].col, 4);
+	lint_report_free(&r);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_lint_waiver_silences_next_directive_only)
+{
+	const char *path = write_policy("w.policy",
+		"# osb-lint: waive W114 -- runs are bounded by the caller's own timeout\n"
+		"osb-policy 1\nproc /proc\n"
+		"# osb-lint: waive W107 -- fetches dependencies\n"
+		"\n# another comment\n"
+		"network host\n"
+		"env inherit\n");
+	osb_policy *p = load(path);
+	char *got = findings_of(p);
+
+	ck_assert_str_eq(got,
+		"waived W114 no \"limit wall\": commands may run forever\n"
+		"waived W107 \"network host\" shares the host's network namespace\n"
+		"W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
+		"(GITHUB_TOKEN, GH_TOKEN, GITLAB_TOKEN, NPM_TOKEN, ...)\n");
+	free(got);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_lint_waiver_reason_and_line_recorded)
+{
+	const char *path = write_policy("w.policy",
+		"osb-policy 1\nproc /proc\nlimit wall 1m\n#osb-lint: waive W107,W111 -- needs the registry\nnetwork host\n");
+	osb_policy *p = load(path);
+	lint_report r;
+
+	ck_assert_int_eq(lint_policy(p, &r), 0);
+	ck_assert_uint_eq(r.n, 2);
+	/* W111 matched nothing on line 5: the unused waiver is reported. */
+	ck_assert_str_eq(r.v[0].rule->code, "W191");
+	ck_assert_str_eq(r.v[0].message, "waiver of W111 matches no finding on line 5");
+	ck_assert_uint_eq(r.v[0].line, 4);
+	ck_assert_uint_eq(r.v[0].col, 1);
+	ck_assert_ptr_null(r.v[0].waiver);
+	ck_assert_str_eq(r.v[1].rule->code, "W107");
+	ck_assert_str_eq(r.v[1].waiver, "needs the registry");
+	ck_assert_uint_eq(r.v[1].waiver_line, 4);
+	ck_assert_uint_eq(r.n_waived, 1);
+	lint_report_free(&r);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_lint_malformed_waivers_reported)
+{
+	static const struct {
+		const char *comment, *want;
+	} cases[] = {
+		{ "# osb-lint: waive W107\n", "W190 malformed waiver: missing \"-- REASON\"\n" },
+		{ "# osb-lint: waive W107 --   \n", "W190 malformed waiver: the reason after \"--\" is empty\n" },
+		{ "# osb-lint: allow W107 -- x\n", "W190 malformed waiver: expected \"waive\" after \"osb-lint:\"\n" },
+		{ "# osb-lint: waive W999 -- x\n", "W190 malformed waiver: unknown code, or one that cannot be waived\n" },
+		{ "# osb-lint: waive E101 -- x\n", "W190 malformed waiver: unknown code, or one that cannot be waived\n" },
+		{ "# osb-lint: waive W191 -- x\n", "W190 malformed waiver: unknown code, or one that cannot be waived\n" },
+		{ "# osb-lint: waive -- x\n", "W190 malformed waiver: no code to waive\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512], *got;
+		osb_policy *p;
+
+		snprintf(text, sizeof(text), "osb-policy 1\nproc /proc\nlimit wall 1m\n%suser u 1000 1000\n",
+		         cases[i].comment);
+		p = load(write_policy("m.policy", text));
+		got = findings_of(p);
+		ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu: %s", i, got);
+		free(got);
+		osb_policy_free(p);
+	}
+}
+END_TEST
+
+START_TEST(test_lint_errors_cannot_be_waived)
+{
+	osb_policy *p = load(write_policy("e.policy",
+		"osb-policy 1\nproc /proc\nlimit wall 1m\n# osb-lint: waive W107 -- x\nuser root 0 0\n"));
+	char *got = findings_of(p);
+
+	ck_assert_str_eq(got, "W191 waiver of W107 matches no finding on line 5\n"
+	                      "E101 \"user root 0 0\" runs user code as uid 0\n");
+	free(got);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_lint_waiver_in_include_covers_only_its_own_lines)
+{
+	const char *base = write_policy("base.policy",
+		"# osb-lint: waive W114 -- the includer sets the limit\nosb-policy 1\nproc /proc\n");
+	osb_policy *p = load(write_policy("top.policy", "osb-policy 1\ninclude base\n"));
+	char *got = findings_of(p);
+	char want[512];
+
+	/* The default is reported at the top file; the include's waiver is unused. */
+	snprintf(want, sizeof(want), "W191 waiver of W114 matches no finding on line 2\n"
+	         "W114 no \"limit wall\": commands may run forever\n");
+	ck_assert_str_eq(got, want);
+	(void)base;
+	free(got);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_lint_shipped_strict_is_clean)
+{
+	osb_policy *p = load(TEST_SRCDIR "/policy/strict.policy");
+	char *got = findings_of(p);
+
+	ck_assert_str_eq(got, "");
+	free(got);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* ---- audit ------------------------------------------------------------------------ */
+
+static unsigned score(const osb_policy *p)
+{
+	audit_report r;
+	unsigned total;
+
+	ck_assert_int_eq(audit_policy(p, &r), 0);
+	total = r.total;
+	audit_report_free(&r);
+	return total;
+}
+
+START_TEST(test_audit_weights_sum_to_max)
+{
+	osb_policy *p = parse("osb-policy 1\n");
+	audit_report r;
+	unsigned sum = 0;
+
+	ck_assert_int_eq(audit_policy(p, &r), 0);
+	ck_assert_uint_eq(r.n, 12);
+	for (size_t i = 0; i < r.n; i++) {
+		sum += r.v[i].weight;
+		ck_assert_uint_le(r.v[i].points, r.v[i].weight);
+		ck_assert_ptr_nonnull(r.v[i].detail);
+	}
+	ck_assert_uint_eq(sum, AUDIT_MAX);
+	/* landlock auto 2, no wall limit 4, no fsize and nofile 2 */
+	ck_assert_uint_eq(r.total, 8);
+	audit_report_free(&r);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_audit_shipped_strict_score_pinned)
+{
+	osb_policy *p = load(TEST_SRCDIR "/policy/strict.policy");
+	audit_report r;
+
+	ck_assert_int_eq(audit_policy(p, &r), 0);
+	/* host-view 10 (root host-ro), workspace 5 (rw), landlock 2 (auto). */
+	ck_assert_uint_eq(r.total, 17);
+	ck_assert_str_eq(r.v[0].id, "A01");
+	ck_assert_uint_eq(r.v[0].points, 10);
+	ck_assert_uint_eq(r.v[0].o.line, p->root_set.o.line);
+	ck_assert_str_eq(audit_level(r.total), "low");
+	audit_report_free(&r);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* Grants a policy can add. Text grants become lines; struct grants are
+ * applied after parsing. A restrictive line is left out when its grant is
+ * in (limit wall 10m gives way to limit wall unlimited, and so on). */
+static const struct grant {
+	const char *line;         /* added text, or NULL */
+	const char *replaces;     /* base line it replaces, or NULL */
+	mutate_fn mutate;
+	bool alone_raises;        /* false: exposes something only with another grant */
+} grants[] = {
+	{ "root host-ro\n", NULL, NULL, true },
+	{ "workspace rw\n", "workspace ro\n", NULL, true },
+	{ "network host\n", NULL, NULL, true },
+	{ "env inherit\n", NULL, NULL, true },
+	{ "env pass OPENAI_API_KEY\n", NULL, NULL, true },
+	{ "ro-bind /run/docker.sock\n", NULL, NULL, true },
+	{ "ro-bind /tmp/.X11-unix\n", NULL, NULL, true },
+	{ NULL, "tmpfs /tmp\n", NULL, false },     /* matters with root host-ro */
+	{ "limit wall unlimited\n", "limit wall 10m\n", NULL, true },
+	{ NULL, "limit fsize 1GiB\n", NULL, true },
+	{ "user root 0 0\n", "user u 1000 1000\n", NULL, true },
+	{ NULL, NULL, g_write_plain, true },
+	{ NULL, NULL, g_write_home, true },
+	{ NULL, NULL, g_seccomp_allow, true },
+	{ NULL, NULL, g_seccomp_none, true },
+	{ NULL, NULL, set_landlock_off, true },
+};
+#define N_GRANTS (sizeof(grants) / sizeof(grants[0]))
+
+static const char *const restrictive_base[] = {
+	"osb-policy 1\n", "tmpfs /tmp\n", "tmpfs /run\n", "dev /dev\n", "proc /proc\n",
+	"workspace ro\n", "limit wall 10m\n", "limit fsize 1GiB\n", "limit nofile 64\n",
+	"user u 1000 1000\n", "env deny *_TOKEN AWS_*\n",
+};
+
+static void append(char *buf, size_t size, const char *s)
+{
+	size_t used = strlen(buf);
+
+	ck_assert_uint_lt(used + strlen(s), size);
+	memcpy(buf + used, s, strlen(s) + 1);
+}
+
+static osb_policy *policy_with(unsigned mask)
+{
+	char text[2048] = "";
+	osb_policy *p;
+
+	for (size_t i = 0; i < sizeof(restrictive_base) / sizeof(restrictive_base[0]); i++) {
+		bool replaced = false;
+
+		for (size_t g = 0; g < N_GRANTS; g++)
+			if ((mask & (1u << g)) && grants[g].replaces &&
+			    strcmp(grants[g].replaces, restrictive_base[i]) == 0)
+				replaced = true;
+		if (!replaced)
+			append(text, sizeof(text), restrictive_base[i]);
+	}
+	for (size_t g = 0; g < N_GRANTS; g++)
+		if ((mask & (1u << g)) && grants[g].line)
+			append(text, sizeof(text), grants[g].line);
+	p = parse(text);
+	for (size_t g = 0; g < N_GRANTS; g++)
+		if ((mask & (1u << g)) && grants[g].mutate)
+			grants[g].mutate(p);
+	return p;
+}
+
+/* Over every set of grants: adding any one grant never lowers the score,
+ * and each grant alone raises it above the restrictive base. */
+START_TEST(test_audit_score_monotonic_over_every_grant_set)
+{
+	static unsigned scores[1u << N_GRANTS];
+
+	for (unsigned mask = 0; mask < (1u << N_GRANTS); mask++) {
+		osb_policy *p = policy_with(mask);
+
+		scores[mask] = score(p);
+		osb_policy_free(p);
+		for (unsigned g = 0; g < N_GRANTS; g++)
+			if (mask & (1u << g))
+				ck_assert_msg(scores[mask] >= scores[mask & ~(1u << g)],
+				              "grant %u lowered the score of set %#x: %u -> %u", g,
+				              mask & ~(1u << g), scores[mask & ~(1u << g)], scores[mask]);
+	}
+	for (unsigned g = 0; g < N_GRANTS; g++)
+		ck_assert_msg(!grants[g].alone_raises || scores[1u << g] > scores[0],
+		              "grant %u alone does not raise %u", g, scores[0]);
+	/* Without tmpfs /tmp, root host-ro shares the host's /tmp. */
+	ck_assert_uint_gt(scores[1u << 0 | 1u << 7], scores[1u << 0]);
+}
+END_TEST
+
+START_TEST(test_audit_json_has_checks_total_and_threshold)
+{
+	osb_policy *p = parse("osb-policy 1\nnetwork host\n");
+	audit_report r;
+	char *s;
+	json_object *o, *v;
+
+	ck_assert_int_eq(audit_policy(p, &r), 0);
+	s = audit_render_json(&r, "x.policy", "sha256:00", 20);
+	ck_assert_ptr_nonnull(s);
+	o = json_tokener_parse(s);
+	ck_assert_ptr_nonnull(o);
+	ck_assert(json_object_object_get_ex(o, "total", &v));
+	ck_assert_int_eq(json_object_get_int(v), 23);
+	ck_assert(json_object_object_get_ex(o, "above_threshold", &v));
+	ck_assert(json_object_get_boolean(v));
+	ck_assert(json_object_object_get_ex(o, "checks", &v));
+	ck_assert_uint_eq(json_object_array_length(v), 12);
+	v = json_object_array_get_idx(v, 3);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(v, "name")), "network");
+	ck_assert_int_eq(json_object_get_int(json_object_object_get(v, "points")), 15);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(v, "origin")), "t.policy:2");
+	json_object_put(o);
+	free(s);
+	audit_report_free(&r);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* ---- diff --------------------------------------------------------------------------- */
+
+static char *diff_of(const char *a, const char *b)
+{
+	osb_policy *pa = parse(a), *pb = parse(b);
+	diff_report d;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(diff_policies(pa, pb, &d), 0);
+	for (size_t i = 0; i < d.n; i++) {
+		const diff_entry *e = &d.v[i];
+
+		fprintf(f, "%c %s%s%s %s %s%s%s\n", "+-~"[e->kind], e->from ? e->from : "",
+		        e->kind == DIFF_CHANGED ? " => " : "", e->to ? e->to : "", diff_dir_name(e->dir),
+		        e->from_origin ? e->from_origin : "", e->kind == DIFF_CHANGED ? " => " : "",
+		        e->to_origin ? e->to_origin : "");
+	}
+	fclose(f);
+	diff_report_free(&d);
+	osb_policy_free(pa);
+	osb_policy_free(pb);
+	return buf;
+}
+
+START_TEST(test_diff_ignores_layout_order_and_comments)
+{
+	char *d = diff_of("osb-policy 1\nenv pass A B\ntmpfs /x\nnetwork none\n",
+	                  "# c\nosb-policy 1\n\n  network   none # why\ntmpfs /x\nenv pass B\nenv pass A\n");
+
+	ck_assert_str_eq(d, "");
+	free(d);
+}
+END_TEST
+
+START_TEST(test_diff_reports_changes_with_direction_and_origin)
+{
+	char *d = diff_of("osb-policy 1\nnetwork none\ntmpfs /x\nenv pass A\nenv deny *_TOKEN\nlimit wall 10m\n",
+	                  "osb-policy 1\nlimit wall 1h\ntmpfs /y\nro-bind /x\nnetwork host\nenv pass A B\n");
+
+	ck_assert_str_eq(d,
+		"~ network none => network host wider t.policy:2 => t.policy:5\n"
+		"~ limit wall 10m => limit wall 1h wider t.policy:6 => t.policy:2\n"
+		"~ tmpfs /x => ro-bind /x wider t.policy:3 => t.policy:4\n"
+		"- env deny *_TOKEN wider t.policy:5\n"
+		"+ tmpfs /y narrower t.policy:3\n"
+		"+ env pass B wider t.policy:6\n");
+	free(d);
+}
+END_TEST
+
+START_TEST(test_diff_narrowing_and_defaults)
+{
+	char *d = diff_of("osb-policy 1\nworkspace rw\nenv inherit\nlimit output 4MiB\n",
+	                  "osb-policy 1\nworkspace ro\nuser u 1000 1000\n");
+
+	ck_assert_str_eq(d,
+		"~ workspace rw => workspace ro narrower t.policy:2 => t.policy:2\n"
+		"~ env inherit => env clear narrower t.policy:3 => default\n"
+		"~ user sandbox 1000 1000 => user u 1000 1000 neutral default => t.policy:3\n"
+		"~ limit output 4MiB => limit output 1MiB narrower t.policy:4 => default\n");
+	free(d);
+}
+END_TEST
+
+/* ---- explain ------------------------------------------------------------------------- */
+
+/* The JSON rule whose "rule" starts with PREFIX. */
+static json_object *rule_starting(json_object *rules, const char *prefix)
+{
+	for (size_t i = 0; i < json_object_array_length(rules); i++) {
+		json_object *r = json_object_array_get_idx(rules, i);
+
+		if (strncmp(json_object_get_string(json_object_object_get(r, "rule")), prefix,
+		            strlen(prefix)) == 0)
+			return r;
+	}
+	ck_abort_msg("no rule starting with %s", prefix);
+	return NULL;
+}
+
+START_TEST(test_explain_json_rules_carry_args_and_origins)
+{
+	const char *path = write_policy("x.policy", "osb-policy 1\nnetwork host\nenv set GREETING=hello  world # x\n");
+	osb_policy *p = load(path);
+	char *s = explain_render_json(p, "x.policy", NULL), hash[72], *canon = NULL, origin[200];
+	json_object *o = json_tokener_parse(s), *rules, *r, *args;
+	size_t n_lines = 0;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(osb_policy_hash(p, hash), 0);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(o, "hash")), hash);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(o, "policy")), "x.policy");
+	ck_assert(!json_object_object_get_ex(o, "host", NULL));
+	/* One JSON rule for each canonical line but the version line. */
+	ck_assert_int_eq(policy_canonical(p, &canon), 0);
+	for (const char *c = canon; *c; c++)
+		n_lines += *c == '\n';
+	rules = json_object_object_get(o, "rules");
+	ck_assert_uint_eq(json_object_array_length(rules), n_lines - 1);
+	r = rule_starting(rules, "network ");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(r, "rule")), "network host");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(r, "file")), path);
+	ck_assert_int_eq(json_object_get_int(json_object_object_get(r, "line")), 2);
+	snprintf(origin, sizeof(origin), "%s:2", path);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(r, "origin")), origin);
+	r = rule_starting(rules, "root ");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(r, "origin")), "default");
+	ck_assert(json_object_is_type(json_object_object_get(r, "file"), json_type_null));
+	ck_assert_int_eq(json_object_get_int(json_object_object_get(r, "line")), 0);
+	r = rule_starting(rules, "env set ");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(r, "directive")), "env");
+	args = json_object_object_get(r, "args");
+	ck_assert_uint_eq(json_object_array_length(args), 2);
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(args, 0)), "set");
+	ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(args, 1)),
+	                 "GREETING=hello  world # x");
+	free(canon);
+	json_object_put(o);
+	free(s);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_explain_text_has_header_and_origins)
+{
+	osb_policy *p = parse("osb-policy 1\nnetwork host\n");
+	char *s = explain_render_text(p, "t.policy"), hash[72], want[256];
+
+	ck_assert_int_eq(osb_policy_hash(p, hash), 0);
+	snprintf(want, sizeof(want), "# effective policy of t.policy\n# hash %s\nosb-policy 1\n"
+	         "root none  # default\nworkspace none  # default\nnetwork host  # t.policy:2\n", hash);
+	ck_assert_msg(strncmp(s, want, strlen(want)) == 0, "%s", s);
+	free(s);
+	osb_policy_free(p);
+}
+END_TEST
+
+static Suite *audit_suite(void)
+{
+	Suite *s = suite_create("audit");
+	TCase *t;
+
+	t = tcase_create("diag");
+	tcase_add_test(t, test_diag_splits_position_from_file_with_colons);
+	tcase_add_test(t, test_diag_without_position_keeps_file_and_strips_prefix);
+	tcase_add_test(t, test_diag_code_for_every_malformed_class);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("lint");
+	tcase_add_checked_fixture(t, dir_setup, dir_teardown);
+	tcase_add_test(t, test_lint_safe_policy_has_no_findings);
+	tcase_add_test(t, test_lint_rule_codes_are_unique_and_explained);
+	tcase_add_loop_test(t, test_lint_each_risky_grant_flagged_with_its_code, 0,
+	                    (int)(sizeof(lint_cases) / sizeof(lint_cases[0])));
+	tcase_add_test(t, test_lint_include_widening_each_scalar);
+	tcase_add_test(t, test_lint_positions_point_at_directive_column);
+	tcase_add_test(t, test_lint_waiver_silences_next_directive_only);
+	tcase_add_test(t, test_lint_waiver_reason_and_line_recorded);
+	tcase_add_test(t, test_lint_malformed_waivers_reported);
+	tcase_add_test(t, test_lint_errors_cannot_be_waived);
+	tcase_add_test(t, test_lint_waiver_in_include_covers_only_its_own_lines);
+	tcase_add_test(t, test_lint_shipped_strict_is_clean);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("audit");
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, test_audit_weights_sum_to_max);
+	tcase_add_test(t, test_audit_shipped_strict_score_pinned);
+	tcase_add_test(t, test_audit_score_monotonic_over_every_grant_set);
+	tcase_add_test(t, test_audit_json_has_checks_total_and_threshold);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("diff");
+	tcase_add_test(t, test_diff_ignores_layout_order_and_comments);
+	tcase_add_test(t, test_diff_reports_changes_with_direction_and_origin);
+	tcase_add_test(t, test_diff_narrowing_and_defaults);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("explain");
+	tcase_add_checked_fixture(t, dir_setup, dir_teardown);
+	tcase_add_test(t, test_explain_json_rules_carry_args_and_origins);
+	tcase_add_test(t, test_explain_text_has_header_and_origins);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(audit_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}

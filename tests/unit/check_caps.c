@@ -1,0 +1,756 @@
+/* check_caps.c — unit tests for lib/caps.c: the capabilities probe.
+ *
+ * The host is Debian 12 run as root with user namespaces working, so the
+ * real probe must find every item a run needs ok and both identity modes
+ * usable. Failures are simulated the way a host would produce them: bwrap
+ * missing (OSB_ISOLATE_BWRAP), a bwrap whose --help lacks --bind-fd (the
+ * shim in tests/integration), and user namespaces refused by a seccomp
+ * filter this test process installs on itself (Check runs every test in a
+ * forked child, so the filter and the per-process cache die with the test).
+ * Causes the host cannot produce (a sysctl set to 0, AppArmor) are driven
+ * through the pure attribution function with the facts the probe would see.
+ */
+#include "caps.h"
+#include "filter.h"
+#include "sha256.h"
+
+#include <check.h>
+#include <glob.h>
+#include <json-c/json.h>
+#include <linux/landlock.h>
+#include <pthread.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#ifndef TEST_SRCDIR
+#error "build with -DTEST_SRCDIR=\"/path/to/source\""
+#endif
+
+static const char *const expected_ids[] = {
+	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
+	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "overlayfs",
+	"root",
+};
+#define N_IDS (sizeof(expected_ids) / sizeof(expected_ids[0]))
+
+static void setup(void)
+{
+	setenv("OSB_ISOLATE_POLICY_DIR", TEST_SRCDIR "/policy", 1);
+	unsetenv("OSB_ISOLATE_BWRAP");
+}
+
+static osb_caps *probe(unsigned flags)
+{
+	osb_caps *c = NULL;
+	osb_error err = { 0 };
+
+	ck_assert_msg(osb_caps_probe(&c, flags, &err) == 0, "probe failed: %s", err.message);
+	ck_assert_ptr_nonnull(c);
+	return c;
+}
+
+static int item(const osb_caps *c, const char *id)
+{
+	int i = osb_caps_find(c, id);
+
+	ck_assert_msg(i >= 0, "no item %s", id);
+	return i;
+}
+
+static osb_policy *policy(const char *text)
+{
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_parse(text, strlen(text), "t.policy", &err);
+
+	ck_assert_msg(p != NULL, "policy: %s", err.message);
+	return p;
+}
+
+/* ---- the real host ---------------------------------------------------------- */
+
+START_TEST(test_items_have_stable_ids_in_fixed_order)
+{
+	osb_caps *c = probe(0);
+
+	ck_assert_uint_eq(osb_caps_count(c), N_IDS);
+	for (size_t i = 0; i < N_IDS; i++) {
+		ck_assert_str_eq(osb_caps_id(c, i), expected_ids[i]);
+		ck_assert_int_eq(osb_caps_find(c, expected_ids[i]), (int)i);
+		ck_assert_ptr_nonnull(osb_caps_reason(c, i));
+		/* A remedy exactly when the item is not ok. */
+		ck_assert_int_eq(osb_caps_remedy(c, i) == NULL, osb_caps_status(c, i) == OSB_CAPS_OK);
+	}
+	ck_assert_int_eq(osb_caps_find(c, "no-such-item"), -1);
+	ck_assert_ptr_null(osb_caps_id(c, N_IDS));
+	ck_assert_int_eq(osb_caps_status(c, N_IDS), -1);
+	osb_caps_free(c);
+}
+END_TEST
+
+START_TEST(test_host_as_root_runs_both_modes)
+{
+	static const char *const must_be_ok[] = {
+		"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
+		"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "overlayfs", "root",
+	};
+	osb_caps *c = probe(0);
+	char want[256];
+
+	ck_assert_int_eq(geteuid(), 0);
+	for (size_t i = 0; i < sizeof(must_be_ok) / sizeof(must_be_ok[0]); i++)
+		ck_assert_msg(osb_caps_status(c, (size_t)item(c, must_be_ok[i])) == OSB_CAPS_OK,
+		              "%s: %s", must_be_ok[i], osb_caps_reason(c, (size_t)item(c, must_be_ok[i])));
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "user_namespace")),
+	                 "bwrap created a user namespace and wrote its uid/gid map (uid 1000 inside)");
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "net_namespace")),
+	                 "bwrap created a network namespace with loopback up (in a user namespace)");
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "pid_namespace")),
+	                 "bwrap created a pid namespace with its own /proc (in a user namespace)");
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "nested")),
+	                 "not nested: no seccomp filter, the initial user namespace");
+	snprintf(want, sizeof(want), "%s: bubblewrap 0.8.0, not setuid", osb_caps_bwrap_path(c));
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "bwrap")), want);
+	ck_assert_str_eq(osb_caps_bwrap_version(c), "0.8.0");
+	ck_assert_uint_eq(osb_caps_modes(c), OSB_CAPS_MODE_USERNS | OSB_CAPS_MODE_ROOT);
+	ck_assert_int_eq(osb_caps_available(c), 1);
+	osb_caps_free(c);
+}
+END_TEST
+
+START_TEST(test_seccomp_hash_is_of_the_filter_a_run_loads)
+{
+	osb_caps *c = probe(0);
+	osb_error err;
+	uint8_t digest[SHA256_DIGEST_LEN], buf[65536];
+	char hex[2 * SHA256_DIGEST_LEN + 1];
+	struct stat st;
+	int fd = -1;
+
+	ck_assert_int_eq(seccomp_build_fd(NULL, &fd, &err), 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_int_lt(st.st_size, (off_t)sizeof(buf));
+	ck_assert_int_eq(pread(fd, buf, (size_t)st.st_size, 0), st.st_size);
+	close(fd);
+	sha256(buf, (size_t)st.st_size, digest);
+	for (size_t i = 0; i < SHA256_DIGEST_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+	ck_assert_str_eq(osb_caps_seccomp_sha256(c), hex);
+	osb_caps_free(c);
+}
+END_TEST
+
+START_TEST(test_landlock_abi_is_the_kernels)
+{
+	osb_caps *c = probe(0);
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	char want[128];
+
+	ck_assert_int_gt(abi, 0);
+	ck_assert_int_eq(osb_caps_landlock_abi(c), (int)abi);
+	snprintf(want, sizeof(want), "Landlock ABI %ld: a ruleset was enforced in a child process",
+	         abi);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "landlock")), want);
+	osb_caps_free(c);
+}
+END_TEST
+
+/* ---- cache -------------------------------------------------------------------- */
+
+START_TEST(test_second_call_is_served_from_the_cache)
+{
+	unsigned before = caps_probe_runs();
+	osb_caps *a = probe(0), *b = probe(0);
+
+	ck_assert_uint_eq(caps_probe_runs(), before + 1);
+	ck_assert_ptr_eq(a, b);
+	osb_caps_free(a);
+	osb_caps_free(b);
+}
+END_TEST
+
+START_TEST(test_refresh_probes_again_and_old_handles_stay_valid)
+{
+	osb_caps *a = probe(0), *b;
+	unsigned runs = caps_probe_runs();
+
+	setenv("OSB_ISOLATE_BWRAP", "/nonexistent/bwrap", 1);
+	b = probe(OSB_CAPS_REFRESH);
+	ck_assert_uint_eq(caps_probe_runs(), runs + 1);
+	ck_assert_ptr_ne(a, b);
+	/* The old result is still whole, and still says what it said. */
+	ck_assert_int_eq(osb_caps_status(a, 0), OSB_CAPS_OK);
+	ck_assert_int_eq(osb_caps_status(b, 0), OSB_CAPS_UNAVAILABLE);
+	osb_caps_free(a);
+	osb_caps_free(b);
+	/* The refreshed result is now the cached one. */
+	a = probe(0);
+	ck_assert_ptr_eq(a, b);
+	ck_assert_uint_eq(caps_probe_runs(), runs + 1);
+	osb_caps_free(a);
+}
+END_TEST
+
+static void *probe_thread(void *arg)
+{
+	osb_caps **out = arg;
+	osb_error err;
+
+	if (osb_caps_probe(out, 0, &err) < 0)
+		*out = NULL;
+	return NULL;
+}
+
+START_TEST(test_concurrent_first_calls_probe_once)
+{
+	pthread_t t[8];
+	osb_caps *got[8];
+
+	ck_assert_uint_eq(caps_probe_runs(), 0);
+	for (size_t i = 0; i < 8; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, probe_thread, &got[i]), 0);
+	for (size_t i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	ck_assert_uint_eq(caps_probe_runs(), 1);
+	for (size_t i = 0; i < 8; i++) {
+		ck_assert_ptr_nonnull(got[i]);
+		ck_assert_ptr_eq(got[i], got[0]);
+	}
+	for (size_t i = 0; i < 8; i++)
+		osb_caps_free(got[i]);
+}
+END_TEST
+
+START_TEST(test_unknown_flag_refused)
+{
+	osb_caps *c = (osb_caps *)1;
+	osb_error err;
+
+	ck_assert_int_eq(osb_caps_probe(&c, 0x80, &err), -OSB_E_USAGE);
+	ck_assert_ptr_null(c);
+	ck_assert_str_eq(err.message, "osb_caps_probe: unknown flags 0x80");
+	ck_assert_int_eq(caps_probe_runs(), 0);
+}
+END_TEST
+
+/* ---- simulated failures ----------------------------------------------------- */
+
+#define INSTALL "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf " \
+	"install bubblewrap) or set OSB_ISOLATE_BWRAP to its path"
+
+START_TEST(test_missing_bwrap_named_with_remedy_and_refused)
+{
+	osb_policy *p = policy("osb-policy 1\n");
+	osb_caps *c;
+	osb_error err;
+	int b;
+
+	setenv("OSB_ISOLATE_BWRAP", "/nonexistent/bwrap", 1);
+	c = probe(0);
+	b = item(c, "bwrap");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)b), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)b),
+	                 "OSB_ISOLATE_BWRAP=/nonexistent/bwrap is not executable: No such file or "
+	                 "directory");
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)b), INSTALL);
+	ck_assert_ptr_null(osb_caps_bwrap_path(c));
+	ck_assert_ptr_null(osb_caps_bwrap_version(c));
+	ck_assert_int_eq(osb_caps_available(c), 0);
+	ck_assert_uint_eq(osb_caps_modes(c), 0);
+	/* What does not need bwrap is still probed. */
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "seccomp")), OSB_CAPS_OK);
+	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_str_eq(err.stage, "probe");
+	ck_assert_str_eq(err.message,
+	                 "bwrap unavailable: OSB_ISOLATE_BWRAP=/nonexistent/bwrap is not executable: "
+	                 "No such file or directory; remedy: " INSTALL);
+	osb_caps_free(c);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_bwrap_not_on_path_names_the_path)
+{
+	osb_caps *c;
+	int b;
+
+	setenv("PATH", "/nonexistent/bin:/nonexistent/sbin", 1);
+	c = probe(0);
+	b = item(c, "bwrap");
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)b),
+	                 "bwrap is not on PATH (/nonexistent/bin:/nonexistent/sbin)");
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)b), INSTALL);
+	osb_caps_free(c);
+}
+END_TEST
+
+#define NO_BIND_FD "bwrap --help lacks --bind-fd and --ro-bind-fd: paths cannot be bound by " \
+	"their verified fd, and binding by name is refused"
+#define NO_BIND_FD_FIX "install bubblewrap 0.10 or later, or Debian 12's 0.8.0-2+deb12u1, " \
+	"which backports --bind-fd"
+
+START_TEST(test_bwrap_without_bind_fd_found_from_help_not_version)
+{
+	osb_policy *p = policy("osb-policy 1\n");
+	osb_caps *c;
+	osb_error err;
+	int b;
+
+	setenv("OSB_ISOLATE_BWRAP", TEST_SRCDIR "/tests/integration/bwrap-no-bind-fd", 1);
+	c = probe(0);
+	/* Same version as the real one: only --help tells them apart. */
+	ck_assert_str_eq(osb_caps_bwrap_version(c), "0.8.0");
+	b = item(c, "bwrap_bind_fd");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)b), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)b), NO_BIND_FD);
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)b), NO_BIND_FD_FIX);
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "bwrap")), OSB_CAPS_OK);
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "user_namespace")), OSB_CAPS_OK);
+	ck_assert_uint_eq(osb_caps_modes(c), 0);
+	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_str_eq(err.message, "bwrap_bind_fd unavailable: " NO_BIND_FD "; remedy: "
+	                 NO_BIND_FD_FIX);
+	osb_caps_free(c);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* What tests/integration/nouserns does, to this process. */
+static void block_user_namespaces(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_eq(seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0), 0);
+	ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+	                                  SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)), 0);
+	ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+	                                  SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)), 0);
+	ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0), 0);
+	ck_assert_int_eq(seccomp_load(ctx), 0);
+	seccomp_release(ctx);
+}
+
+#define SECCOMP_REASON "a seccomp filter on this process (1 filter: an enclosing sandbox or a " \
+	"container's seccomp profile) refuses unshare(CLONE_NEWUSER): Operation not permitted"
+#define SECCOMP_FIX "run osb-isolate outside the enclosing sandbox, or allow user namespaces " \
+	"in the container's seccomp profile (Docker: --security-opt seccomp=PROFILE); as root, " \
+	"identity root needs none"
+
+START_TEST(test_userns_blocked_by_seccomp_named_and_root_mode_chosen)
+{
+	osb_policy *p_auto = policy("osb-policy 1\n");
+	osb_policy *p_userns = policy("osb-policy 1\nidentity userns\n");
+	osb_caps *c;
+	osb_error err;
+	bool userns = true;
+	int u;
+
+	block_user_namespaces();
+	c = probe(0);
+	u = item(c, "user_namespace");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)u), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)u), SECCOMP_REASON);
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)u), SECCOMP_FIX);
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "nested")), OSB_CAPS_DEGRADED);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "nested")),
+	                 "already confined: 1 seccomp filter");
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "net_namespace")),
+	                 "bwrap created a network namespace with loopback up (as root, without a "
+	                 "user namespace)");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "root")), OSB_CAPS_OK);
+	ck_assert_uint_eq(osb_caps_modes(c), OSB_CAPS_MODE_ROOT);
+	/* auto falls back to root mode; a policy that insists on userns is refused. */
+	ck_assert_int_eq(caps_select_mode(p_auto, &userns, &err), 0);
+	ck_assert(!userns);
+	ck_assert_int_eq(caps_check_policy(p_userns, &err), -OSB_E_HOST);
+	ck_assert_str_eq(err.message, "user_namespace unavailable: " SECCOMP_REASON "; remedy: "
+	                 SECCOMP_FIX);
+	osb_caps_free(c);
+	osb_policy_free(p_auto);
+	osb_policy_free(p_userns);
+}
+END_TEST
+
+/* Make one system call fail with ERRNO in this (forked) test process. */
+static void deny_syscall(int nr, int errnum)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_eq(seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0), 0);
+	ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(errnum), nr, 0), 0);
+	ck_assert_int_eq(seccomp_load(ctx), 0);
+	seccomp_release(ctx);
+}
+
+#define NO_LANDLOCK "the kernel has no Landlock (landlock_create_ruleset: Function not " \
+	"implemented)"
+#define NO_LANDLOCK_FIX "use Linux 5.13 or later built with CONFIG_SECURITY_LANDLOCK=y"
+
+START_TEST(test_landlock_required_refused_without_landlock)
+{
+	osb_policy *p = policy("osb-policy 1\n");
+	osb_caps *c;
+	osb_error err;
+	int l;
+
+	deny_syscall(SCMP_SYS(landlock_create_ruleset), ENOSYS);
+	c = probe(0);
+	l = item(c, "landlock");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)l), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)l), NO_LANDLOCK);
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)l), NO_LANDLOCK_FIX);
+	ck_assert_int_eq(osb_caps_landlock_abi(c), 0);
+	/* Landlock "auto" runs without it; "required" is refused. */
+	ck_assert_uint_eq(osb_caps_modes(c), OSB_CAPS_MODE_USERNS | OSB_CAPS_MODE_ROOT);
+	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	p->landlock = LL_REQUIRED;
+	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_str_eq(err.message, "landlock unavailable: " NO_LANDLOCK "; remedy: "
+	                 NO_LANDLOCK_FIX);
+	osb_caps_free(c);
+	osb_policy_free(p);
+}
+END_TEST
+
+#define NO_SECCOMP "loading the osb-default-1 filter fails: Operation not permitted"
+#define NO_SECCOMP_FIX "use a kernel built with CONFIG_SECCOMP_FILTER=y; in a container, " \
+	"allow the seccomp(2) system call"
+
+START_TEST(test_filter_that_cannot_load_stops_every_mode_but_seccomp_none)
+{
+	osb_policy *p = policy("osb-policy 1\n");
+	osb_caps *c;
+	osb_error err;
+	int s;
+
+	deny_syscall(SCMP_SYS(seccomp), EPERM);
+	c = probe(0);
+	s = item(c, "seccomp");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)s), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)s), NO_SECCOMP);
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)s), NO_SECCOMP_FIX);
+	ck_assert_uint_eq(osb_caps_modes(c), 0);
+	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_str_eq(err.message, "seccomp unavailable: " NO_SECCOMP "; remedy: " NO_SECCOMP_FIX);
+	p->sc_mode = SC_NONE;
+	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	osb_caps_free(c);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* ---- reports ------------------------------------------------------------------ */
+
+static json_object *parse_json(const osb_caps *c)
+{
+	char *text = osb_caps_json(c);
+	json_object *o;
+
+	ck_assert_ptr_nonnull(text);
+	o = json_tokener_parse(text);
+	ck_assert_ptr_nonnull(o);
+	osb_free(text);
+	return o;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	ck_assert_msg(json_object_object_get_ex(o, key, &v), "no key %s", key);
+	return v;
+}
+
+/* The shipped policy names as a JSON array, from the source tree (glob
+ * sorts them as the probe does: bytewise in the C locale). */
+static const char *shipped_policies(void)
+{
+	static char out[1024];
+	size_t n = 0;
+	glob_t g;
+
+	ck_assert_int_eq(glob(TEST_SRCDIR "/policy/*.policy", 0, NULL, &g), 0);
+	ck_assert_uint_ge(g.gl_pathc, 2);
+	n += (size_t)snprintf(out + n, sizeof(out) - n, "[");
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/') + 1;
+
+		n += (size_t)snprintf(out + n, sizeof(out) - n, "%s\"%.*s\"", i ? "," : "",
+		                      (int)(strlen(base) - 7), base);
+	}
+	snprintf(out + n, sizeof(out) - n, "]");
+	globfree(&g);
+	return out;
+}
+
+START_TEST(test_json_carries_compat_fields_and_every_item)
+{
+	osb_caps *c = probe(0);
+	json_object *o = parse_json(c), *items, *profiles;
+
+	ck_assert(json_object_get_boolean(get(o, "available")));
+	ck_assert_str_eq(json_object_get_string(get(o, "isolator")), "bubblewrap");
+	ck_assert_str_eq(json_object_get_string(get(o, "version")), "0.8.0");
+	ck_assert_str_eq(json_object_get_string(get(o, "osb_version")), OSB_ISOLATE_VERSION);
+	ck_assert_str_eq(json_object_to_json_string_ext(get(o, "modes"), JSON_C_TO_STRING_PLAIN),
+	                 "[\"userns\",\"root\"]");
+	profiles = get(o, "profiles");
+	ck_assert_str_eq(json_object_to_json_string_ext(profiles, JSON_C_TO_STRING_PLAIN),
+	                 shipped_policies());
+	ck_assert_str_eq(json_object_to_json_string_ext(get(o, "allowed_extra_writable_prefixes"),
+	                                                JSON_C_TO_STRING_PLAIN), "[]");
+	ck_assert(!json_object_get_boolean(get(o, "share_net_overridable")));
+	ck_assert_str_eq(json_object_get_string(get(get(o, "profiles_network"), "strict")), "none");
+	ck_assert_str_eq(json_object_get_string(get(get(o, "profiles_network"), "balanced")), "host");
+	ck_assert_str_eq(json_object_get_string(get(o, "seccomp_profile_sha256")),
+	                 osb_caps_seccomp_sha256(c));
+	ck_assert_str_eq(json_object_get_string(get(o, "seccomp_profile")), "osb-default-1");
+	items = get(o, "items");
+	ck_assert_uint_eq(json_object_array_length(items), N_IDS);
+	for (size_t i = 0; i < N_IDS; i++) {
+		json_object *it = json_object_array_get_idx(items, i);
+		json_object *remedy = get(it, "remedy");
+
+		ck_assert_str_eq(json_object_get_string(get(it, "id")), expected_ids[i]);
+		ck_assert_str_eq(json_object_get_string(get(it, "status")),
+		                 osb_caps_status_name(osb_caps_status(c, i)));
+		ck_assert_str_eq(json_object_get_string(get(it, "reason")), osb_caps_reason(c, i));
+		if (osb_caps_remedy(c, i))
+			ck_assert_str_eq(json_object_get_string(remedy), osb_caps_remedy(c, i));
+		else
+			ck_assert_ptr_null(remedy);
+	}
+	ck_assert_str_eq(json_object_to_json_string_ext(
+	                 get(get(get(o, "summary"), "userns"), "profiles"), JSON_C_TO_STRING_PLAIN),
+	                 shipped_policies());
+	json_object_put(o);
+	osb_caps_free(c);
+}
+END_TEST
+
+START_TEST(test_json_names_the_blocker)
+{
+	osb_caps *c;
+	json_object *o, *b;
+
+	block_user_namespaces();
+	c = probe(0);
+	o = parse_json(c);
+	b = get(o, "blockers");
+	ck_assert_uint_eq(json_object_array_length(b), 4);
+	ck_assert_str_eq(json_object_get_string(get(json_object_array_get_idx(b, 3), "name")),
+	                 "seccomp");
+	ck_assert_str_eq(json_object_get_string(get(json_object_array_get_idx(b, 3), "value")),
+	                 "1 filter");
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_int_eq(json_object_get_boolean(get(json_object_array_get_idx(b, i),
+		                                             "blocking")), i == 3);
+	ck_assert_str_eq(json_object_get_string(get(get(get(o, "summary"), "userns"),
+	                                            "blocked_by")), "user_namespace");
+	json_object_put(o);
+	osb_caps_free(c);
+}
+END_TEST
+
+#define TABLE_HEAD "osb-isolate " OSB_ISOLATE_VERSION " capabilities: NOT available\n" \
+	"STATUS       ITEM                  REASON\n" \
+	"unavailable  bwrap                 OSB_ISOLATE_BWRAP=/nonexistent/bwrap is not " \
+	"executable: No such file or directory\n" \
+	"                                   remedy: " INSTALL "\n"
+
+START_TEST(test_table_shows_status_reason_and_remedy)
+{
+	osb_caps *c;
+	char *t;
+
+	setenv("OSB_ISOLATE_BWRAP", "/nonexistent/bwrap", 1);
+	c = probe(0);
+	t = osb_caps_table(c);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_msg(strncmp(t, TABLE_HEAD, strlen(TABLE_HEAD)) == 0, "table:\n%s", t);
+	ck_assert_ptr_nonnull(strstr(t, "\nmode userns not usable: bwrap unavailable: "
+	                             "OSB_ISOLATE_BWRAP=/nonexistent/bwrap is not executable: No such "
+	                             "file or directory\n"));
+	osb_free(t);
+	osb_caps_free(c);
+}
+END_TEST
+
+/* ---- attribution of user-namespace failures -------------------------------------- */
+
+static caps_userns_facts facts(int unshare_errno)
+{
+	return (caps_userns_facts){
+		.unshare_errno = unshare_errno, .map_errno = CAPS_NOT_TRIED, .map_file = "uid_map",
+		.max_user_namespaces = 15000, .unprivileged_userns_clone = -1,
+		.apparmor_restrict = -1, .seccomp_filters = 0, .root = false, .bwrap_diag = NULL,
+	};
+}
+
+static void attribute(const caps_userns_facts *f, const char *blocker, const char *reason,
+                      const char *remedy)
+{
+	const char *b = "unset";
+	char r[1024], m[512];
+
+	caps_userns_blocker(f, &b, r, sizeof(r), m, sizeof(m));
+	if (blocker)
+		ck_assert_str_eq(b, blocker);
+	else
+		ck_assert_ptr_null(b);
+	ck_assert_str_eq(r, reason);
+	ck_assert_str_eq(m, remedy);
+}
+
+START_TEST(test_blocker_max_user_namespaces_zero)
+{
+	caps_userns_facts f = facts(ENOSPC);
+
+	f.max_user_namespaces = 0;
+	attribute(&f, "user.max_user_namespaces",
+	          "user.max_user_namespaces is 0, so the kernel refuses every new user namespace "
+	          "(unshare(CLONE_NEWUSER): No space left on device)",
+	          "allow them: sysctl -w user.max_user_namespaces=15000 (make it permanent in "
+	          "/etc/sysctl.d/)");
+	f.max_user_namespaces = 3;
+	attribute(&f, "user.max_user_namespaces",
+	          "the limit of user namespaces (user.max_user_namespaces = 3) is reached "
+	          "(unshare(CLONE_NEWUSER): No space left on device)",
+	          "raise user.max_user_namespaces (sysctl -w user.max_user_namespaces=N) or end "
+	          "processes that hold user namespaces");
+}
+END_TEST
+
+START_TEST(test_blocker_unprivileged_userns_clone_only_for_non_root)
+{
+	caps_userns_facts f = facts(EPERM);
+
+	f.unprivileged_userns_clone = 0;
+	attribute(&f, "kernel.unprivileged_userns_clone",
+	          "kernel.unprivileged_userns_clone is 0, so only root may create user namespaces "
+	          "(unshare(CLONE_NEWUSER): Operation not permitted)",
+	          "allow them: sysctl -w kernel.unprivileged_userns_clone=1 (make it permanent in "
+	          "/etc/sysctl.d/), or run as root with identity root");
+	/* The knob does not apply to root: something else refused it. */
+	f.root = true;
+	attribute(&f, NULL, "unshare(CLONE_NEWUSER) fails: Operation not permitted",
+	          "check dmesg for a security-module denial and the sysctls "
+	          "user.max_user_namespaces and kernel.unprivileged_userns_clone");
+}
+END_TEST
+
+START_TEST(test_blocker_apparmor_restriction_on_uid_map)
+{
+	caps_userns_facts f = facts(0);
+
+	f.map_errno = EPERM;
+	f.apparmor_restrict = 1;
+	attribute(&f, "kernel.apparmor_restrict_unprivileged_userns",
+	          "kernel.apparmor_restrict_unprivileged_userns is 1: AppArmor gives unconfined "
+	          "programs no privileges in new user namespaces (uid_map: Operation not permitted)",
+	          "give bwrap an AppArmor profile that allows user namespaces (Ubuntu: the "
+	          "bwrap-userns-restrict profile, or a profile with \"userns,\"), or sysctl -w "
+	          "kernel.apparmor_restrict_unprivileged_userns=0");
+	/* Without the restriction the same failure is not blamed on AppArmor. */
+	f.apparmor_restrict = 0;
+	attribute(&f, NULL, "a new user namespace is created, but writing its uid_map fails: "
+	          "Operation not permitted",
+	          "check dmesg for a security-module denial (AppArmor, SELinux) and that /proc is "
+	          "mounted read-write");
+}
+END_TEST
+
+START_TEST(test_blocker_seccomp_needs_a_filter)
+{
+	caps_userns_facts f = facts(EPERM);
+
+	f.seccomp_filters = 2;
+	attribute(&f, "seccomp",
+	          "a seccomp filter on this process (2 filters: an enclosing sandbox or a container's "
+	          "seccomp profile) refuses unshare(CLONE_NEWUSER): Operation not permitted",
+	          SECCOMP_FIX);
+	f.seccomp_filters = 0;
+	attribute(&f, NULL, "unshare(CLONE_NEWUSER) fails: Operation not permitted",
+	          "check dmesg for a security-module denial and the sysctls "
+	          "user.max_user_namespaces and kernel.unprivileged_userns_clone");
+}
+END_TEST
+
+START_TEST(test_blocker_nesting_depth_and_bwrap_only)
+{
+	caps_userns_facts f = facts(EUSERS);
+
+	attribute(&f, NULL, "the nesting limit of user namespaces (32 levels) is reached "
+	          "(unshare(CLONE_NEWUSER): Too many users)",
+	          "run osb-isolate from a less deeply nested sandbox");
+	f = facts(0);
+	f.map_errno = 0;
+	f.bwrap_diag = "bwrap: setting up uid map: Permission denied";
+	attribute(&f, NULL, "this process can create a user namespace but bwrap cannot: bwrap: "
+	          "setting up uid map: Permission denied",
+	          "a security module may confine bwrap itself (check dmesg for AppArmor or SELinux "
+	          "denials naming bwrap), or OSB_ISOLATE_BWRAP names a wrapper that fails");
+}
+END_TEST
+
+START_TEST(test_status_names)
+{
+	ck_assert_str_eq(osb_caps_status_name(OSB_CAPS_OK), "ok");
+	ck_assert_str_eq(osb_caps_status_name(OSB_CAPS_UNAVAILABLE), "unavailable");
+	ck_assert_str_eq(osb_caps_status_name(OSB_CAPS_DEGRADED), "degraded");
+	ck_assert_ptr_null(osb_caps_status_name(3));
+}
+END_TEST
+
+static Suite *caps_suite(void)
+{
+	Suite *s = suite_create("caps");
+	TCase *host = tcase_create("host"), *sim = tcase_create("simulated"),
+	      *pure = tcase_create("attribution");
+
+	tcase_add_checked_fixture(host, setup, NULL);
+	tcase_add_checked_fixture(sim, setup, NULL);
+	tcase_set_timeout(host, 30);
+	tcase_set_timeout(sim, 30);
+	tcase_add_test(host, test_items_have_stable_ids_in_fixed_order);
+	tcase_add_test(host, test_host_as_root_runs_both_modes);
+	tcase_add_test(host, test_seccomp_hash_is_of_the_filter_a_run_loads);
+	tcase_add_test(host, test_landlock_abi_is_the_kernels);
+	tcase_add_test(host, test_second_call_is_served_from_the_cache);
+	tcase_add_test(host, test_refresh_probes_again_and_old_handles_stay_valid);
+	tcase_add_test(host, test_concurrent_first_calls_probe_once);
+	tcase_add_test(host, test_unknown_flag_refused);
+	tcase_add_test(host, test_json_carries_compat_fields_and_every_item);
+	tcase_add_test(sim, test_missing_bwrap_named_with_remedy_and_refused);
+	tcase_add_test(sim, test_bwrap_not_on_path_names_the_path);
+	tcase_add_test(sim, test_bwrap_without_bind_fd_found_from_help_not_version);
+	tcase_add_test(sim, test_userns_blocked_by_seccomp_named_and_root_mode_chosen);
+	tcase_add_test(sim, test_json_names_the_blocker);
+	tcase_add_test(sim, test_landlock_required_refused_without_landlock);
+	tcase_add_test(sim, test_filter_that_cannot_load_stops_every_mode_but_seccomp_none);
+	tcase_add_test(sim, test_table_shows_status_reason_and_remedy);
+	tcase_add_test(pure, test_blocker_max_user_namespaces_zero);
+	tcase_add_test(pure, test_blocker_unprivileged_userns_clone_only_for_non_root);
+	tcase_add_test(pure, test_blocker_apparmor_restriction_on_uid_map);
+	tcase_add_test(pure, test_blocker_seccomp_needs_a_filter);
+	tcase_add_test(pure, test_blocker_nesting_depth_and_bwrap_only);
+	tcase_add_test(pure, test_status_names);
+	suite_add_tcase(s, host);
+	suite_add_tcase(s, sim);
+	suite_add_tcase(s, pure);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(caps_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
