@@ -176,6 +176,10 @@ static int segment_namespaces(const plan *pl, strv *argv)
 {
 	const osb_policy *p = pl->p;
 
+	/* A session's init is the broker that must outlive each command: it is
+	 * pid 1 itself, so no command can kill or stop it. */
+	if (pl->session)
+		PUSH("--as-pid-1");
 	if (pl->userns) {
 		PUSH("--unshare-user");
 		if (pl->feat.disable_userns)
@@ -422,6 +426,13 @@ static int segment_init(const plan *pl, strv *argv)
 		PUSH("--expect-gid"); PUSHF("%u", p->gid);
 	} else {
 		PUSHF("--switch-ids=%u:%u", p->uid, p->gid);
+	}
+	if (pl->session) {
+		/* The session socket follows the bind sources in the fd table. */
+		PUSHF("--session-fd=%d", PFD_FIRST_BIND + (int)pl->n_binds);
+		if (pl->idle_ms)
+			PUSHF("--idle-ms=%llu", (unsigned long long)pl->idle_ms);
+		return 0;
 	}
 	PUSH("--");
 	for (size_t i = 0; i < pl->cmd.n; i++)

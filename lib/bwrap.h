@@ -66,7 +66,9 @@ typedef struct plan {
 	char *ws_dest;            /* NULL when the policy has no workspace */
 	char *cwd;                /* working directory inside */
 	strv env;                 /* the sandbox environment */
-	strv cmd;                 /* the command argv */
+	strv cmd;                 /* the command argv (unused for a session) */
+	bool session;             /* the init serves a session instead of CMD */
+	uint64_t idle_ms;         /* session: idle timeout, 0 for none */
 } plan;
 
 /* Build the plan. ENVP is the caller's environment (may be NULL), CWD the

@@ -108,46 +108,6 @@ int osb_session_opts_set_env(osb_session_opts *o, const char *const *envp)
 
 /* ---- start ------------------------------------------------------------------- */
 
-/* The plan's argv in session form. plan_argv renders the command last, after
- * a "--" that ends the init's options; a session has no command: the init
- * gets --session-fd (the socket is the fd after the binds, see
- * sandbox_start) instead, and bwrap runs it as pid 1 so that no process of
- * the sandbox can kill or stop it. */
-static int session_argv(const plan *pl, uint64_t idle_ms, strv *out, osb_error *err)
-{
-	strv a = { 0 };
-	size_t cut;
-	int r = plan_argv(pl, &a, err);
-
-	if (r < 0)
-		return r;
-	cut = a.n > pl->cmd.n + 1 ? a.n - pl->cmd.n - 1 : 0;
-	if (cut < 2 || strcmp(a.v[cut], "--") != 0)
-		goto layout;
-	for (size_t i = 0; i < pl->cmd.n; i++)
-		if (strcmp(a.v[cut + 1 + i], pl->cmd.v[i]) != 0)
-			goto layout;
-	if (strv_push(out, a.v[0]) < 0 || strv_push(out, "--as-pid-1") < 0)
-		goto nomem;
-	for (size_t i = 1; i < cut; i++)
-		if (strv_push(out, a.v[i]) < 0)
-			goto nomem;
-	if (strv_pushf(out, "--session-fd=%d", PFD_FIRST_BIND + (int)pl->n_binds) < 0 ||
-	    (idle_ms && strv_pushf(out, "--idle-ms=%llu", (unsigned long long)idle_ms) < 0))
-		goto nomem;
-	strv_free(&a);
-	return 0;
-layout:
-	strv_free(&a);
-	return osb_err_set(err, OSB_E_INTERNAL, 0, "session",
-	                   "the bwrap argv does not end with \"-- COMMAND\"; cannot put the init "
-	                   "in session mode");
-nomem:
-	strv_free(&a);
-	strv_free(out);
-	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
-}
-
 /* What the session needs from the policy and the plan after start: the
  * caller may free the policy once osb_session_start returns. */
 static int session_copy(osb_session *s, const osb_policy *p, const plan *pl, osb_error *err)
@@ -217,8 +177,10 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	               NULL, &pl, err);
 	if (r < 0)
 		goto fail;
+	pl.session = true;
+	pl.idle_ms = o ? o->idle_ms : 0;
 	if ((r = session_copy(s, p, &pl, err)) == 0 &&
-	    (r = session_argv(&pl, o ? o->idle_ms : 0, &argv, err)) == 0)
+	    (r = plan_argv(&pl, &argv, err)) == 0)
 		r = sandbox_start(&pl, &argv, sv[1], START_TIMEOUT_MS, &s->sb, err);
 	strv_free(&argv);
 	plan_free(&pl);
