@@ -386,7 +386,9 @@ static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra
 		return osb_err_set(err, OSB_E_POLICY, 0, "plan", "more than 64 bind mounts");
 	memcpy(fds, io, (PFD_INIT_ERR + 1) * sizeof(*fds));
 	fds[PFD_INIT_EXE] = pl->init_fd;
-	fds[PFD_SECCOMP] = pl->seccomp_fd;
+	/* Every slot must hold an fd; with "seccomp none" slot 7 repeats the
+	 * init's (an O_PATH fd nobody reads: no --seccomp-fd is passed). */
+	fds[PFD_SECCOMP] = pl->seccomp_fd >= 0 ? pl->seccomp_fd : pl->init_fd;
 	fds[PFD_PASSWD] = pl->passwd_fd;
 	fds[PFD_GROUP] = pl->group_fd;
 	for (size_t i = 0; i < pl->n_binds; i++)

@@ -245,6 +245,18 @@ t_fds() {
 	expect_eq "inside, only fds 0 1 2 are open" "0 1 2 " "$out"
 }
 
+t_seccomp_policy() {
+	new_ws
+	printf 'osb-policy 1\ninclude %s\nseccomp none\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" > "$WS/none.policy"
+	expect_eq "seccomp none: no filter is loaded" "0" \
+		"$("$OSB" run --policy "$WS/none.policy" -- sh -c 'grep ^Seccomp: /proc/self/status | cut -f2')"
+	printf 'osb-policy 1\ninclude %s\nseccomp deny uname errno=EACCES\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" > "$WS/deny.policy"
+	expect_eq "seccomp deny uname errno=EACCES: uname fails with EACCES" \
+		"uname: cannot get system name: Permission denied" \
+		"$("$OSB" run --policy "$WS/deny.policy" -- uname 2>&1)"
+	expect_eq "control: uname works under strict" "Linux" "$("$OSB" run -- uname)"
+}
+
 t_seccomp_loaded() {
 	new_ws
 	expect_eq "a seccomp filter is loaded" "2" "$("$OSB" run -- sh -c 'grep ^Seccomp: /proc/self/status | cut -f2')"
@@ -424,7 +436,7 @@ t_root_mode() {
 echo "# integration suite as $WHO"
 for t in t_pid_isolation t_identity_view t_private_tmp t_usr_readonly t_workspace_write \
 	t_workspace_refused t_no_network t_env_secrets t_streams t_output_limit t_exit_codes \
-	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_escape_suite t_mode t_root_mode \
+	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_seccomp_policy t_escape_suite t_mode t_root_mode \
 	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect; do
 	"$t"
 done
