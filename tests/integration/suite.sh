@@ -248,8 +248,12 @@ t_fds() {
 t_seccomp_policy() {
 	new_ws
 	printf 'osb-policy 1\ninclude %s\nseccomp none\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" > "$WS/none.policy"
-	expect_eq "seccomp none: no filter is loaded" "0" \
-		"$("$OSB" run --policy "$WS/none.policy" -- sh -c 'grep ^Seccomp: /proc/self/status | cut -f2')"
+	# Counted against strict: a wrapper (the container simulation) may have
+	# filters of its own that every process inherits.
+	local with without
+	with=$("$OSB" run -- sh -c 'grep ^Seccomp_filters: /proc/self/status | cut -f2')
+	without=$("$OSB" run --policy "$WS/none.policy" -- sh -c 'grep ^Seccomp_filters: /proc/self/status | cut -f2')
+	expect_eq "seccomp none: the policy's filter is not loaded (strict loads one more)" "$((without + 1))" "$with"
 	printf 'osb-policy 1\ninclude %s\nseccomp deny uname errno=EACCES\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" > "$WS/deny.policy"
 	expect_eq "seccomp deny uname errno=EACCES: uname fails with EACCES" \
 		"uname: cannot get system name: Permission denied" \
@@ -389,6 +393,34 @@ t_read_only_reprotect() {
 		"$("$OSB" run -- ln /etc/hostname h 2>&1)"
 }
 
+t_layout() {
+	new_ws
+	mkdir -p "$WS/secret" && echo s > "$WS/secret/f"
+	printf 'osb-policy 1\ninclude %s\nhide %s\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" "$STAGE/bin" > "$WS/hide.policy"
+	expect_eq "hide: an empty read-only directory covers the path" "0 fail" \
+		"$("$OSB" run --policy "$WS/hide.policy" -- sh -c "ls -A $STAGE/bin | wc -l; touch $STAGE/bin/x 2>/dev/null && echo wrote || echo fail" | tr '\n' ' ' | sed 's/ $//')"
+	printf 'osb-policy 1\ninclude %s\ntmpfs %s/secret\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" "$WS" > "$WS/cover.policy"
+	local err rc
+	err=$("$OSB" run --policy "$WS/cover.policy" -- true 2>&1); rc=$?
+	expect_eq "a tmpfs that the workspace bind would silently cover is refused (125)" "125" "$rc"
+	case "$err" in *"would be covered by the bind of $WS"*) ok "the refusal names both rules";; *) not_ok "the refusal names both rules" "$err";; esac
+	printf 'osb-policy 1\ninclude %s\nhide %s\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" "$(dirname "$WS")" > "$WS/hidews.policy"
+	err=$("$OSB" run --policy "$WS/hidews.policy" -- true 2>&1); rc=$?
+	expect_eq "a hide over the workspace is refused, never a hidden grant (125)" "125" "$rc"
+}
+
+# Ordinary work keeps working under the filter and the guards.
+t_benign() {
+	new_ws
+	expect_eq "benign: python3 runs" "3" "$("$OSB" run -- python3 -c 'print(1 + 2)')"
+	printf '#include <stdio.h>\nint main(void) { puts("compiled"); return 0; }\n' > "$WS/hello.c"
+	expect_eq "benign: a C compile and run" "compiled" "$("$OSB" run -- sh -c 'cc -o hello hello.c && ./hello')"
+	expect_eq "benign: git init in the workspace" "ok" \
+		"$("$OSB" run -- sh -c 'git init -q repo && git -C repo status --porcelain && echo ok')"
+	expect_eq "benign: threads" "4" \
+		"$("$OSB" run -- python3 -c 'import threading; r=[]; ts=[threading.Thread(target=r.append, args=(i,)) for i in range(4)]; [t.start() for t in ts]; [t.join() for t in ts]; print(len(r))')"
+}
+
 # ---- identity mode ------------------------------------------------------------
 
 t_mode() {
@@ -412,6 +444,10 @@ t_root_mode() {
 		"$("$OSB" run -- sh -c 'mount -o remount,rw /usr 2>/dev/null && echo remounted || echo fail')"
 	expect_eq "root mode: mknod fails" "fail" \
 		"$("$OSB" run -- sh -c 'mknod ./blk b 8 0 2>/dev/null && echo made || echo fail')"
+	expect_eq "root mode: /proc/sysrq-trigger is not writable" "fail" \
+		"$("$OSB" run -- sh -c '(echo h > /proc/sysrq-trigger) 2>/dev/null && echo written || echo fail')"
+	expect_eq "root mode: /sys is read-only" "fail" \
+		"$("$OSB" run -- sh -c '(echo 1 > /sys/kernel/mm/ksm/run) 2>/dev/null && echo written || echo fail')"
 	expect_eq "root mode: writing /proc/sys/kernel/core_pattern fails" "fail" \
 		"$("$OSB" run -- sh -c '(echo x > /proc/sys/kernel/core_pattern) 2>/dev/null && echo written || echo fail')"
 	"$OSB" run -- sh -c 'echo x > owned.txt'
@@ -437,7 +473,7 @@ echo "# integration suite as $WHO"
 for t in t_pid_isolation t_identity_view t_private_tmp t_usr_readonly t_workspace_write \
 	t_workspace_refused t_no_network t_env_secrets t_streams t_output_limit t_exit_codes \
 	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_seccomp_policy t_escape_suite t_mode t_root_mode \
-	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect; do
+	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect t_layout t_benign; do
 	"$t"
 done
 echo "# as $WHO"
