@@ -1177,7 +1177,7 @@ static int session_stop(int argc, char **argv)
 		return fail("cannot stop session %s", argv[1]);
 	/* Return once the janitor has removed the files: the name is free. */
 	while ((access(w.lock, F_OK) == 0 || access(w.sock, F_OK) == 0) && waited < 3000) {
-		usleep(10000);
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
 		waited += 10;
 	}
 	return 0;

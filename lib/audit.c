@@ -1143,7 +1143,8 @@ int lint_policy(const osb_policy *p, lint_report *r)
 		lint_report_free(r);
 		return e;
 	}
-	qsort(r->v, r->n, sizeof(*r->v), finding_cmp);
+	if (r->n > 1)   /* qsort(NULL, 0, ...) is undefined: v is NULL without findings */
+		qsort(r->v, r->n, sizeof(*r->v), finding_cmp);
 	return 0;
 }
 

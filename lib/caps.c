@@ -1744,8 +1744,75 @@ int caps_select_mode(const osb_policy *p, bool *userns, osb_error *err)
 	return r;
 }
 
+/* A reference to the cached probe, or NULL when this process has none. */
+static osb_caps *cached(void)
+{
+	osb_caps *c;
+
+	pthread_mutex_lock(&cache_lock);
+	c = cache;
+	if (c)
+		__atomic_add_fetch(&c->refs, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&cache_lock);
+	return c;
+}
+
+static bool root_caps_ok(void)
+{
+	return geteuid() == 0 && cap_effective(CAP_SYS_ADMIN) && cap_effective(CAP_SETUID) &&
+	       cap_effective(CAP_SETGID) && cap_effective(CAP_SETPCAP);
+}
+
+/* Does the host pass every check a launch of POLICY needs that costs no
+ * sandbox: bwrap found, not setuid, its --help listing the options the plan
+ * relies on (read once per process, shared with the plan), a user namespace
+ * for userns mode or root's capabilities for root mode (chosen as
+ * select_mode does), Landlock when required? What only a sandbox shows
+ * (loopback in a network namespace, the filter loading, a security module
+ * confining bwrap) is left to the launch, which fails closed with bwrap's or
+ * the init's own message. False sends the caller to the full probe, whose
+ * items name the reason and the remedy. */
+static bool launch_checks_pass(const osb_policy *p)
+{
+	_cleanup_free_ char *bwrap = NULL;
+	bwrap_features f;
+	osb_error e;
+	bool userns_ok = plan_userns_available() == 0, userns;
+
+	if (bwrap_locate(&bwrap, &e) < 0 || bwrap_probe_features(bwrap, &f, &e) < 0 ||
+	    !f.bind_fd || !f.remount_ro)
+		return false;
+	switch (p->id_mode) {
+	case ID_USERNS: userns = true; break;
+	case ID_ROOT: userns = false; break;
+	default: userns = userns_ok || geteuid() != 0; break;
+	}
+	if (userns ? !userns_ok || !f.disable_userns : !root_caps_ok())
+		return false;
+	return p->landlock != LL_REQUIRED ||
+	       syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) > 0;
+}
+
+/* Every launch is checked, but a fresh process (each `osb-isolate run`)
+ * must not pay for the full probe, which starts sandboxes of its own: the
+ * cached probe answers when there is one, else the cheap checks, and only
+ * when one of those fails does the full probe run to name the reason. */
 int caps_check_policy(const osb_policy *p, osb_error *err)
 {
+	osb_caps *c;
+	enum mode m;
+	int r;
+
+	if (!p)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "no policy");
+	c = cached();
+	if (c) {
+		r = select_mode(c, p, &m, err);
+		osb_caps_free(c);
+		return r;
+	}
+	if (launch_checks_pass(p))
+		return 0;
 	return caps_select_mode(p, NULL, err);
 }
 

@@ -16,7 +16,10 @@
 /* Refuse early, with the failing item's reason and remedy, when the host
  * lacks what POLICY needs in the identity mode it would run in (the policy's
  * "identity", or for auto: userns when a user namespace can be created, else
- * root when running as root). Uses the per-process cached probe. Returns 0,
+ * root when running as root). Uses the per-process cached probe when there
+ * is one; otherwise only checks that start no sandbox (bwrap and its --help,
+ * a user namespace or root's capabilities, Landlock when required), and runs
+ * the full probe only when one of them fails, to name it. Returns 0,
  * or -OSB_E_HOST with stage "probe" and the message
  * "<item> <status>: <reason>; remedy: <remedy>" (other -OSB_E_* when the
  * probe itself fails). */

@@ -11,6 +11,7 @@
 #ifndef OSB_SECCOMP_H
 #define OSB_SECCOMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <seccomp.h>
@@ -43,6 +44,12 @@ typedef struct sc_rule {
  * --seccomp-fd. Never an empty filter: a rule set emptied by allow rules,
  * or deny rules under "seccomp none", are OSB_E_SECCOMP errors. */
 int seccomp_build_fd(const osb_policy *p, int *fd_out, osb_error *err);
+
+/* True when seccomp_build_fd serves the default group (a policy without
+ * seccomp rules) from the program compiled at build time (lib/seccomp-
+ * default.h) rather than compiling it: the libseccomp found at run time is
+ * the one that compiled it. */
+bool seccomp_default_prebuilt(void);
 
 /* The same filter as libseccomp PFC text (malloc'd, NUL-terminated); under
  * "seccomp none", one comment line saying no filter is loaded. */

@@ -175,8 +175,10 @@ int osb_list_beneath(int root_fd, const char *rel, char ***names, osb_error *err
  * order under stable ids (see osb-isolate(1), "CAPABILITIES"). The first
  * probe costs about one sandbox start; its result is cached per process and
  * shared. A handle is immutable: it may be read from any thread, and is
- * released with osb_caps_free(). Launches consult the same cache and refuse
- * (OSB_E_HOST, stage "probe") with the failing item's reason and remedy. */
+ * released with osb_caps_free(). A launch uses the cached probe when there
+ * is one; otherwise it runs only the checks that start no sandbox, and runs
+ * the full probe only when one fails, refusing (OSB_E_HOST, stage "probe")
+ * with that item's reason and remedy. */
 typedef struct osb_caps osb_caps;
 
 enum { OSB_CAPS_OK = 0, OSB_CAPS_UNAVAILABLE = 1, OSB_CAPS_DEGRADED = 2 };
@@ -287,6 +289,11 @@ int osb_session_opts_set_max_execs(osb_session_opts *opts, unsigned n);
 /* The caller's environment the policy filters at start, as osb_exec_set_env
  * does for osb_run (NULL-terminated "N=V"; copied). Default: none. */
 int osb_session_opts_set_env(osb_session_opts *opts, const char *const *envp);
+/* Take the session part of an execd request (its "idle_timeout"; the rest
+ * is the policy's, see osb_policy_apply_json) into OPTS. The request is read
+ * and type-checked in full exactly as osb_policy_apply_json reads it, with
+ * the same OSB_E_POLICY errors; OPTS changes only on success. */
+int osb_session_opts_apply_json(osb_session_opts *opts, const char *json, osb_error *err);
 
 /* Start a session under POLICY (read only during the call; the workspace
  * default is the caller's current directory at this call). Returns NULL and
@@ -337,6 +344,13 @@ int osb_proc_stdin(const osb_proc *proc);
 int osb_proc_stdout(const osb_proc *proc);
 int osb_proc_stderr(const osb_proc *proc);
 int osb_proc_close_stdin(osb_proc *proc);
+/* Transfer the proc's stdin (WHICH 0), stdout (1) or stderr (2) fd to the
+ * caller, who then owns it (closes it; osb_proc_free no longer does). For
+ * runtimes whose file objects close their fd, such as Go's os.File. The fd
+ * is close-on-exec and blocking. Returns the fd, or -OSB_E_USAGE (-1) when
+ * the proc has none (the exec gave its own fd, or it was taken already) or
+ * WHICH is not 0, 1 or 2. */
+int osb_proc_take_fd(osb_proc *proc, int which);
 /* A file descriptor that becomes readable when the status is available. */
 int osb_proc_fd(const osb_proc *proc);
 /* The command's pid inside the sandbox. */

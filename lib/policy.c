@@ -2242,7 +2242,9 @@ static int api_path(const char *what, const char *path, bool rendered, osb_error
 
 	if (!path)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "%s: path is NULL", what);
-	why = policy_path_problem(path, true);
+	/* A path that becomes a rule must parse back: no glob, as in a policy
+	 * file (the fuzzer found an ro path with a star breaking the canonical form). */
+	why = policy_path_problem(path, !rendered);
 	if (why)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "%s: %s: \"%s\" (pass a "
 		                   "canonical absolute path, e.g. from realpath(3))", what, why, path);

@@ -31,6 +31,7 @@ typedef struct request {
 	json_object *env_pass;      /* array of strings */
 	json_object *env_set;       /* object of strings */
 	int64_t uid, gid;
+	uint64_t idle_ms;           /* 0: not asked */
 } request;
 
 typedef int (*key_fn)(request *rq, json_object *v, osb_error *err);
@@ -249,15 +250,15 @@ static int k_gid(request *rq, json_object *v, osb_error *err)
 	return want_id(v, "gid", &rq->gid, err);
 }
 
-/* Validated for the session layer, which owns idle sessions; a one-shot run
- * has no idle time, so nothing in the policy changes. */
+/* Read for the session layer (osb_session_opts_apply_json), which owns idle
+ * sessions; a one-shot run has no idle time, so nothing in the policy
+ * changes. */
 static int k_idle(request *rq, json_object *v, osb_error *err)
 {
 	const char *s;
 	uint64_t ms;
 	int r;
 
-	(void)rq;
 	if ((r = want_string(v, "idle_timeout", &s, err)) < 0)
 		return r;
 	if (parse_duration_ms(s, &ms) < 0)
@@ -265,6 +266,7 @@ static int k_idle(request *rq, json_object *v, osb_error *err)
 		            "ms, s, m or h)", s);
 	if (ms == 0)
 		return rerr(err, "\"idle_timeout\" must be greater than zero");
+	rq->idle_ms = ms;
 	return 0;
 }
 
@@ -546,25 +548,53 @@ static int parse_json(const char *json, json_object **out, osb_error *err)
 	return 0;
 }
 
+#define REQUEST_INIT { .ws_mode = -1, .net = -1, .env_base = -1, .uid = -1, .gid = -1 }
+
+/* Parse and type-check JSON into RQ; *TOP holds the strings RQ points at. */
+static int load_request(const char *json, request *rq, json_object **top, osb_error *err)
+{
+	int r;
+
+	if (strlen(json) > REQUEST_MAX_BYTES)
+		return rerr(err, "the request is larger than 1 MiB");
+	if ((r = parse_json(json, top, err)) < 0)
+		return r;
+	return read_request(rq, *top, err);
+}
+
 int osb_policy_apply_json(osb_policy *p, const char *json, osb_error *err)
 {
-	request rq = { .ws_mode = -1, .net = -1, .env_base = -1, .uid = -1, .gid = -1 };
+	request rq = REQUEST_INIT;
 	json_object *top = NULL;
 	int r;
 
 	if (!p || !json)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
 		                   "apply_json: expected a policy and a JSON request");
-	if (strlen(json) > REQUEST_MAX_BYTES)
-		return rerr(err, "the request is larger than 1 MiB");
-	if ((r = parse_json(json, &top, err)) < 0)
-		return r;
-	if ((r = read_request(&rq, top, err)) == 0 &&
+	if ((r = load_request(json, &rq, &top, err)) == 0 &&
 	    (r = check_workspace(p, &rq, err)) == 0 &&
 	    (r = check_extra(p, &rq, err)) == 0 &&
 	    (r = check_network(p, &rq, err)) == 0 &&
 	    (r = check_env(p, &rq, err)) == 0)
 		r = apply(p, &rq, err);
+	json_object_put(top);
+	return r;
+}
+
+/* The same request, read the same way, so that a daemon never parses the
+ * duration grammar itself and both halves agree on what was asked. */
+int osb_session_opts_apply_json(osb_session_opts *o, const char *json, osb_error *err)
+{
+	request rq = REQUEST_INIT;
+	json_object *top = NULL;
+	int r;
+
+	if (!o || !json)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
+		                   "session_opts_apply_json: expected options and a JSON request");
+	r = load_request(json, &rq, &top, err);
+	if (r == 0 && rq.idle_ms)
+		r = osb_session_opts_set_idle_timeout_ms(o, rq.idle_ms);
 	json_object_put(top);
 	return r;
 }

@@ -237,6 +237,20 @@ static bool init_ready(const sup *s)
  * until the init serves a session: returns 1). After bwrap is gone its pid
  * namespace is gone too, so the channels close promptly; a short drain bound
  * guards against a writer we do not know about. */
+/* bwrap exits as soon as it has the exit code, while the sandbox's pid 1
+ * may still be exiting; pid 1 exits only after every other process of its
+ * namespace. Waiting for it (bounded, like the drain) means nothing of the
+ * sandbox outlives the run (tests/unit/check_leak.c). */
+static void wait_pid1_gone(const sup *s, int timeout_ms)
+{
+	struct pollfd p = { .fd = s->pid1_pidfd, .events = POLLIN };
+
+	if (s->pid1_pidfd < 0)
+		return;
+	while (poll(&p, 1, timeout_ms) < 0 && errno == EINTR)
+		;
+}
+
 static int supervise(sup *s, uint64_t wall_ms, bool until_ready, int *bwrap_status)
 {
 	uint64_t start = now_ms(), drain_until = 0;
@@ -279,6 +293,7 @@ static int supervise(sup *s, uint64_t wall_ms, bool until_ready, int *bwrap_stat
 				if (pidfd_wait(s->bwrap_pidfd, bwrap_status) < 0)
 					return -errno;
 				bwrap_done = true;
+				wait_pid1_gone(s, 2000);
 				drain_until = now_ms() + 2000;
 			} else if (on_readable(s, map[i]) < 0) {
 				kill_sandbox(s);
@@ -562,8 +577,8 @@ int sandbox_start(const plan *pl, const strv *argv, int session_fd, uint64_t tim
 		return 0;
 	}
 	if (r < 0)
-		r = osb_err_set(&e, r == -ENOMEM ? OSB_E_NOMEM : OSB_E_IO, -r, "supervise",
-		                "supervising the session sandbox failed: %s", strerror(-r));
+		osb_err_set(&e, r == -ENOMEM ? OSB_E_NOMEM : OSB_E_IO, -r, "supervise",
+		            "supervising the session sandbox failed: %s", strerror(-r));
 	else
 		sandbox_start_error(sb, status, timeout_ms, &e);
 fail:

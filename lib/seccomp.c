@@ -17,6 +17,12 @@
  * (the only way to get none: a set that allow rules have emptied is an
  * error, not an empty filter).
  *
+ * The default group, which both shipped policies load, is compiled once at
+ * build time (lib/gen-default-filter, into lib/seccomp-default.h) through
+ * this same code; a launch copies that program into its memfd instead of
+ * spending milliseconds compiling it again, unless the libseccomp found at
+ * run time is not the one that compiled it.
+ *
  * Limits a reviewer should know: a denylist only covers syscalls libseccomp
  * knows by name, so syscalls newer than its table (for libseccomp 2.5.4 on
  * Linux 6.15+: open_tree_attr, which like open_tree with OPEN_TREE_CLONE
@@ -38,6 +44,10 @@
 #include <sys/personality.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+
+#ifndef OSB_SECCOMP_GENERATOR
+#include "seccomp-default.h"
+#endif
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -603,6 +613,55 @@ static int check_none(const osb_policy *p, osb_error *err)
 	return 0;
 }
 
+/* The build-time program stands for what this libseccomp would compile. */
+bool seccomp_default_prebuilt(void)
+{
+#ifdef OSB_SECCOMP_GENERATOR
+	return false;
+#else
+	const struct scmp_version *v = seccomp_version();
+
+	return v->major == DEFAULT_BPF_LIBSECCOMP_MAJOR && v->minor == DEFAULT_BPF_LIBSECCOMP_MINOR &&
+	       v->micro == DEFAULT_BPF_LIBSECCOMP_MICRO;
+#endif
+}
+
+#ifndef OSB_SECCOMP_GENERATOR
+
+/* The default group's build-time program in a sealed memfd, as
+ * seccomp_build_fd_from leaves a compiled one. */
+static int default_precompiled_fd(int *fd_out, osb_error *err)
+{
+	build b = { .ctx = NULL, .group = GROUP_DEFAULT, .err = err };
+	const unsigned char *p = default_bpf;
+	size_t left = sizeof(default_bpf);
+	int fd = -1, rc = memfd_new(&b, MFD_ALLOW_SEALING, &fd);
+
+	while (rc == 0 && left > 0) {
+		ssize_t w = write(fd, p, left);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			rc = fail(&b, w < 0 ? errno : EIO, "writing the filter memfd failed: %s",
+			          strerror(w < 0 ? errno : EIO));
+		else {
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+	if (rc == 0)
+		rc = seal_bpf_fd(&b, fd);
+	if (rc < 0) {
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	*fd_out = fd;
+	return 0;
+}
+#endif
+
 int seccomp_build_fd(const osb_policy *p, int *fd_out, osb_error *err)
 {
 	_cleanup_free_ sc_rule *rules = NULL;
@@ -615,6 +674,10 @@ int seccomp_build_fd(const osb_policy *p, int *fd_out, osb_error *err)
 	if (!p || p->n_sc_rules == 0) {
 		const sc_rule *def = seccomp_default_group(&n);
 
+#ifndef OSB_SECCOMP_GENERATOR
+		if (seccomp_default_prebuilt())
+			return default_precompiled_fd(fd_out, err);
+#endif
 		return seccomp_build_fd_from(GROUP_DEFAULT, def, n, fd_out, err);
 	}
 	if ((r = policy_rules(p, &rules, &n, err)) < 0)

@@ -562,6 +562,21 @@ int osb_proc_close_stdin(osb_proc *pr)
 	return 0;
 }
 
+/* Hand one of the proc's stdio fds over to the caller: a runtime that wraps
+ * fds in objects which close them (Go's os.File) must own them outright, or
+ * osb_proc_free would close a number the runtime may have reused. */
+int osb_proc_take_fd(osb_proc *pr, int which)
+{
+	int *slot, fd;
+
+	if (!pr || which < 0 || which > 2)
+		return -OSB_E_USAGE;
+	slot = which == 0 ? &pr->in : which == 1 ? &pr->out : &pr->err;
+	fd = *slot;
+	*slot = -1;
+	return fd >= 0 ? fd : -OSB_E_USAGE;
+}
+
 /* Take the exit report (or EOF) off the channel. Returns 0 when the proc is
  * done, 1 when nothing was there yet. */
 static int read_exit(osb_proc *pr)

@@ -7,7 +7,7 @@
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config make gcc
   bubblewrap libseccomp-dev libcap-dev libmount-dev libjson-c-dev check
-  python3 python3-jsonschema git iproute2 procps util-linux passwd mandoc libcap2-bin
+  python3 python3-jsonschema git iproute2 procps util-linux passwd mandoc libcap2-bin golang-go
   clang libclang-rt-14-dev llvm valgrind cppcheck clang-tidy"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else
 	echo "install-deps.sh: run as root (apt-get needs it)" >&2; exit 1

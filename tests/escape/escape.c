@@ -332,8 +332,15 @@ static int a_reboot(void)
 }
 static int a_swapon(void) { return res(syscall(SYS_swapon, MISSING, 0)); }
 static int a_acct(void) { return res(syscall(SYS_acct, MISSING)); }
-/* Q_SYNC without a device syncs quota everywhere; allowed to anyone. */
-static int a_quotactl(void) { return res(syscall(SYS_quotactl, QCMD(Q_SYNC, USRQUOTA), NULL, 0, NULL)); }
+/* Q_SYNC without a device syncs quota everywhere; allowed to anyone.
+ * QCMD would shift the int Q_SYNC (0x800001) left by 8, which overflows
+ * int (undefined); the same bits, computed unsigned. */
+static int a_quotactl(void)
+{
+	int cmd = (int)(((unsigned)Q_SYNC << SUBCMDSHIFT) | (USRQUOTA & SUBCMDMASK));
+
+	return res(syscall(SYS_quotactl, cmd, NULL, 0, NULL));
+}
 
 static int a_clock_settime(void)
 {

@@ -442,6 +442,63 @@ START_TEST(test_filter_that_cannot_load_stops_every_mode_but_seccomp_none)
 }
 END_TEST
 
+/* ---- launches without a cached probe ------------------------------------------ */
+
+/* Each `osb-isolate run` is a fresh process: a host that passes the checks
+ * a launch needs must not pay for the full probe (sandboxes of its own). */
+START_TEST(test_launch_check_on_a_passing_host_starts_no_probe)
+{
+	osb_policy *p = policy("osb-policy 1\n");
+	osb_error err = { 0 };
+
+	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	p->id_mode = ID_USERNS;
+	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	p->id_mode = ID_ROOT;
+	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	p->landlock = LL_REQUIRED;
+	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	ck_assert_uint_eq(caps_probe_runs(), 0);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* A failed cheap check runs the full probe, so the refusal names the item
+ * exactly as `osb-isolate capabilities` does. */
+START_TEST(test_launch_check_failure_probes_and_names_the_item)
+{
+	osb_policy *p = policy("osb-policy 1\n");
+	osb_error err = { 0 };
+
+	setenv("OSB_ISOLATE_BWRAP", TEST_SRCDIR "/tests/integration/bwrap-no-bind-fd", 1);
+	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_str_eq(err.stage, "probe");
+	ck_assert_str_eq(err.message, "bwrap_bind_fd unavailable: " NO_BIND_FD "; remedy: "
+	                 NO_BIND_FD_FIX);
+	ck_assert_uint_eq(caps_probe_runs(), 1);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* Without user namespaces, root still runs "identity auto" in root mode
+ * with no probe; "identity userns" is refused with the probe's words. */
+START_TEST(test_launch_check_without_userns_picks_root_or_refuses_userns)
+{
+	osb_policy *p = policy("osb-policy 1\n");
+	osb_error err = { 0 };
+
+	block_user_namespaces();
+	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	ck_assert_uint_eq(caps_probe_runs(), 0);
+	p->id_mode = ID_USERNS;
+	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_str_eq(err.message, "user_namespace unavailable: " SECCOMP_REASON "; remedy: "
+	                 SECCOMP_FIX);
+	ck_assert_uint_eq(caps_probe_runs(), 1);
+	osb_policy_free(p);
+}
+END_TEST
+
 /* ---- reports ------------------------------------------------------------------ */
 
 static json_object *parse_json(const osb_caps *c)
@@ -732,6 +789,9 @@ static Suite *caps_suite(void)
 	tcase_add_test(sim, test_landlock_required_refused_without_landlock);
 	tcase_add_test(sim, test_filter_that_cannot_load_stops_every_mode_but_seccomp_none);
 	tcase_add_test(sim, test_table_shows_status_reason_and_remedy);
+	tcase_add_test(sim, test_launch_check_on_a_passing_host_starts_no_probe);
+	tcase_add_test(sim, test_launch_check_failure_probes_and_names_the_item);
+	tcase_add_test(sim, test_launch_check_without_userns_picks_root_or_refuses_userns);
 	tcase_add_test(pure, test_blocker_max_user_namespaces_zero);
 	tcase_add_test(pure, test_blocker_unprivileged_userns_clone_only_for_non_root);
 	tcase_add_test(pure, test_blocker_apparmor_restriction_on_uid_map);

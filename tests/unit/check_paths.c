@@ -1193,6 +1193,9 @@ static Suite *paths_suite(void)
 	TCase *race = tcase_create("race");
 	TCase *roots = tcase_create("roots");
 
+	/* valgrind runs one thread at a time: the race takes minutes there. */
+	tcase_set_tags(race, "novalgrind");
+
 	TCase *all[] = { lex, sym, typ, mnt, api, race, roots };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		tcase_add_checked_fixture(all[i], setup, teardown);

@@ -1,0 +1,173 @@
+/* bwrap-argv.c — "bare bwrap" for the benchmark: the exact bwrap argv that
+ * `osb-isolate run` uses, with the same fd table, and nothing else.
+ *
+ * The argv of a strict run (printed by `osb-isolate explain --json --host`)
+ * names fds 3..10+ (lib/bwrap.h, PFD_*): the status channel, the command's
+ * stderr, the init's report channel, the init executable, the seccomp
+ * program, the synthesized passwd and group, and every bind source. This
+ * launcher opens the same kinds of fds — the init and bind sources O_PATH,
+ * the filter, passwd and group as sealed memfds, the channels on /dev/null
+ * or stderr — puts them at the same numbers and execs bwrap in place, so
+ * the process hyperfine times is bwrap itself after a few system calls. What
+ * osb-isolate computes (policy, filter, passwd text, environment) was
+ * prepared once by bench/run.sh into DIR and is only read here: this row
+ * measures bwrap plus the in-sandbox init, the floor `run` is held against.
+ *
+ *   bwrap-argv DIR [CMD ARG...]
+ *
+ * DIR holds argv, binds and env (NUL-separated lists: the bwrap argv, the
+ * host source of each bind in fd order, the environment bwrap is given),
+ * init (the init's path), seccomp.bpf, passwd and group. CMD, if given,
+ * replaces the argv's trailing command ("true"), to check the launcher.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+/* The slots of lib/bwrap.h. */
+enum {
+	SLOT_STATUS = 3, SLOT_CMD_STDERR = 4, SLOT_INIT_ERR = 5, SLOT_INIT_EXE = 6,
+	SLOT_SECCOMP = 7, SLOT_PASSWD = 8, SLOT_GROUP = 9, SLOT_FIRST_BIND = 10,
+};
+#define MAX_SLOTS 64
+#define MAX_FILE (1 << 20)
+
+static void die(const char *what, const char *on)
+{
+	fprintf(stderr, "bwrap-argv: %s %s: %s\n", what, on, strerror(errno));
+	exit(125);
+}
+
+/* DIR/NAME, whole, NUL-terminated (*LEN excludes the terminator). */
+static char *slurp(const char *dir, const char *name, size_t *len)
+{
+	char *path = NULL, *buf = malloc(MAX_FILE + 1);
+	size_t n = 0;
+	ssize_t r;
+	int fd;
+
+	if (!buf || asprintf(&path, "%s/%s", dir, name) < 0)
+		die("out of memory reading", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("cannot open", path);
+	while (n < MAX_FILE && (r = read(fd, buf + n, MAX_FILE - n)) > 0)
+		n += (size_t)r;
+	close(fd);
+	if (n == MAX_FILE) {
+		errno = EFBIG;
+		die("too large:", path);
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	free(path);
+	return buf;
+}
+
+/* Split a NUL-separated list into a NULL-terminated vector (extra slots
+ * for the command that may replace the last entry). */
+static char **split(char *buf, size_t len, size_t extra, size_t *count)
+{
+	size_t n = 0, k = 0;
+	char **v;
+
+	for (size_t i = 0; i < len; i++)
+		n += buf[i] == '\0';
+	v = calloc(n + extra + 1, sizeof(*v));
+	if (!v)
+		die("out of memory splitting", "a list");
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		v[k++] = buf + i;
+	*count = k;
+	return v;
+}
+
+static int sealed_memfd(const char *name, const char *data, size_t len)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
+		die("cannot fill the memfd", name);
+	return fd;
+}
+
+/* Put FDS[i] at fd i for every slot, as lib/spawn.c does: first copies
+ * above the table, then dup2 into place, then close everything beyond. */
+static void install(const int *fds, int n)
+{
+	int high[MAX_SLOTS];
+
+	for (int i = 0; i < n; i++)
+		if ((high[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, n)) < 0)
+			die("cannot duplicate", "a slot");
+	for (int i = 0; i < n; i++)
+		if (dup2(high[i], i) < 0)
+			die("cannot dup2", "a slot");
+	if (syscall(SYS_close_range, (unsigned)n, ~0u, 0) < 0)
+		die("close_range", "failed");
+}
+
+int main(int argc, char **argv)
+{
+	size_t n_args, n_binds, n_env, len;
+	char *dir, *buf, **args, **binds, **env, *init;
+	int fds[MAX_SLOTS], n, null_r, null_w;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: bwrap-argv DIR [CMD ARG...]\n");
+		return 2;
+	}
+	dir = argv[1];
+	buf = slurp(dir, "argv", &len);
+	args = split(buf, len, (size_t)argc, &n_args);
+	buf = slurp(dir, "binds", &len);
+	binds = split(buf, len, 0, &n_binds);
+	buf = slurp(dir, "env", &len);
+	env = split(buf, len, 0, &n_env);
+	init = slurp(dir, "init", NULL);
+	init[strcspn(init, "\n")] = '\0';
+	if (n_args < 2 || strcmp(args[n_args - 2], "--") != 0 || SLOT_FIRST_BIND + n_binds > MAX_SLOTS) {
+		errno = EINVAL;
+		die("malformed", "argv or binds");
+	}
+	if (argc > 2) {   /* replace the trailing "true" */
+		n_args--;
+		for (int i = 2; i < argc; i++)
+			args[n_args++] = argv[i];
+		args[n_args] = NULL;
+	}
+	null_r = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	null_w = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null_r < 0 || null_w < 0)
+		die("cannot open", "/dev/null");
+	fds[0] = null_r;
+	fds[1] = 1;
+	fds[2] = 2;
+	fds[SLOT_STATUS] = null_w;
+	fds[SLOT_CMD_STDERR] = 2;
+	fds[SLOT_INIT_ERR] = null_w;
+	if ((fds[SLOT_INIT_EXE] = open(init, O_PATH | O_CLOEXEC)) < 0)
+		die("cannot open the init", init);
+	buf = slurp(dir, "seccomp.bpf", &len);
+	fds[SLOT_SECCOMP] = sealed_memfd("osb-seccomp", buf, len);
+	buf = slurp(dir, "passwd", &len);
+	fds[SLOT_PASSWD] = sealed_memfd("osb-passwd", buf, len);
+	buf = slurp(dir, "group", &len);
+	fds[SLOT_GROUP] = sealed_memfd("osb-group", buf, len);
+	n = SLOT_FIRST_BIND;
+	for (size_t i = 0; i < n_binds; i++, n++)
+		if ((fds[n] = open(binds[i], O_PATH | O_CLOEXEC)) < 0)
+			die("cannot open the bind source", binds[i]);
+	install(fds, n);
+	execve(args[0], args, env);
+	die("cannot exec", args[0]);
+	return 125;
+}

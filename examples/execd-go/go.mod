@@ -1,0 +1,3 @@
+module osb-isolate.example/execd-go
+
+go 1.19
