@@ -56,19 +56,6 @@ static char *fmt(const char *f, ...)
 	return s;
 }
 
-static void *grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-
-	if (n < *cap)
-		return arr;
-	ncap = *cap ? *cap * 2 : 16;
-	arr = reallocarray(arr, ncap, size);
-	if (arr)
-		*cap = ncap;
-	return arr;
-}
-
 /* A is B or lies beneath it, component-wise, after reading /var/run as
  * /run (a symlink to it on every current distribution, so binding either
  * name exposes the same sockets). */
@@ -516,7 +503,7 @@ static int add_finding(lint_report *r, const char *code, const osb_origin *o, co
 	__attribute__((format(printf, 4, 5)));
 static int add_finding(lint_report *r, const char *code, const osb_origin *o, const char *f, ...)
 {
-	lint_finding *v = grow(r->v, &r->cap, r->n, sizeof(*v));
+	lint_finding *v = array_grow(r->v, &r->cap, r->n, sizeof(*v));
 	va_list ap;
 
 	if (!v)
@@ -1019,7 +1006,7 @@ static int waivers_collect(const source *s, waiver **ws, size_t *n, size_t *cap,
 				w.target = t;
 				break;
 			}
-		if (!(*ws = grow(*ws, cap, *n, sizeof(**ws)))) {
+		if (!(*ws = array_grow(*ws, cap, *n, sizeof(**ws)))) {
 			free(w.reason);
 			return -ENOMEM;
 		}
@@ -1688,7 +1675,7 @@ static enum diff_dir flip(enum diff_dir d)
 static int diff_add(diff_report *r, enum diff_kind kind, enum diff_dir dir, const char *from,
                     const char *from_o, const char *to, const char *to_o)
 {
-	diff_entry *v = grow(r->v, &r->cap, r->n, sizeof(*v));
+	diff_entry *v = array_grow(r->v, &r->cap, r->n, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -1819,7 +1806,7 @@ static const char *action_name(const char *act, char *buf, size_t size)
 
 static int arch_add_rule(host_arch *a, const char *name, size_t *cap)
 {
-	host_sc *v = grow(a->rules, cap, a->n_rules, sizeof(*v));
+	host_sc *v = array_grow(a->rules, cap, a->n_rules, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -1870,7 +1857,7 @@ static int parse_pfc(const char *text, host_plan *h)
 		while (*l == ' ')
 			l++;
 		if (sscanf(l, "# filter for arch %63s", name) == 1) {
-			host_arch *v = grow(h->arches, &cap_arch, h->n_arches, sizeof(*v));
+			host_arch *v = array_grow(h->arches, &cap_arch, h->n_arches, sizeof(*v));
 
 			if (!v)
 				return -ENOMEM;

@@ -49,6 +49,10 @@ int strv_push(strv *s, const char *str);          /* copies STR; -ENOMEM */
 int strv_pushf(strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strv_free(strv *s);
 
+/* Make room for element N of ARR (capacity *CAP, elements of SIZE bytes),
+ * doubling; returns the (possibly moved) array, or NULL (ARR untouched). */
+void *array_grow(void *arr, size_t *cap, size_t n, size_t size);
+
 /* Read a whole file (bounded by MAX bytes) into a NUL-terminated buffer. */
 int read_file_bounded(const char *path, size_t max, char **out, size_t *len);
 

@@ -102,19 +102,6 @@ bool env_pattern_match(const char *pattern, const char *name)
 	return *pattern == '\0';
 }
 
-static void *grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-
-	if (n < *cap)
-		return arr;
-	ncap = *cap ? *cap * 2 : 8;
-	arr = reallocarray(arr, ncap, size);
-	if (arr)
-		*cap = ncap;
-	return arr;
-}
-
 static bool ascii_alpha(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -858,7 +845,7 @@ static slot *slot_get(parser *ps, const char *key)
 		return NULL;
 	if (!added)
 		return ps->slots[e->val];
-	v = grow(ps->slots, &ps->cap_slots, ps->n_slots, sizeof(*v));
+	v = array_grow(ps->slots, &ps->cap_slots, ps->n_slots, sizeof(*v));
 	if (!v)
 		return NULL;
 	ps->slots = v;
@@ -1080,7 +1067,7 @@ static int claim_path(parser *ps, frame *f, const tok *t, bool *fresh)
 		return perr(ps, f, t->col, "duplicate path \"%s\" (first set at %s:%u)",
 		            clip(t->s, &cb), o->file, o->line);
 	}
-	v = grow(ps->path_o, &ps->cap_path_o, ps->n_path_o, sizeof(*v));
+	v = array_grow(ps->path_o, &ps->cap_path_o, ps->n_path_o, sizeof(*v));
 	if (!v)
 		return nomem(ps->err);
 	ps->path_o = v;
@@ -1104,7 +1091,7 @@ static int d_mount(parser *ps, frame *f, int n, tok *t)
 	if ((r = arity(ps, f, n, t, 1, 1, usage)) < 0 || (r = check_path_tok(ps, f, &t[1])) < 0 ||
 	    (r = claim_path(ps, f, &t[1], &fresh)) < 0 || !fresh)
 		return r;
-	v = grow(p->mounts, &ps->cap_mounts, p->n_mounts, sizeof(*v));
+	v = array_grow(p->mounts, &ps->cap_mounts, p->n_mounts, sizeof(*v));
 	if (!v)
 		return nomem(ps->err);
 	p->mounts = v;
@@ -1133,7 +1120,7 @@ static int env_patterns(parser *ps, frame *f, int n, tok *t, void **map, pol_str
 			return nomem(ps->err);
 		if (!added)
 			continue;
-		v = grow(*list, cap, *len, sizeof(*v));
+		v = array_grow(*list, cap, *len, sizeof(*v));
 		if (!v)
 			return nomem(ps->err);
 		*list = v;
@@ -1179,7 +1166,7 @@ static int env_set(parser *ps, frame *f, int n, tok *t)
 	if (asprintf(&val, "%.*s=%.*s", (int)name_len, t[2].s, (int)(end - off), f->raw + off) < 0)
 		return nomem(ps->err);
 	if (s->index == SIZE_MAX) {
-		pol_str *v = grow(p->env_set, &ps->cap_set, p->n_env_set, sizeof(*v));
+		pol_str *v = array_grow(p->env_set, &ps->cap_set, p->n_env_set, sizeof(*v));
 
 		if (!v) {
 			free(val);
@@ -1389,13 +1376,13 @@ static int d_limit(parser *ps, frame *f, int n, tok *t)
 static int push_str(parser *ps, pol_str **list, size_t *len, size_t *cap, const char *str,
                     osb_origin o, unsigned **cols, size_t *cols_cap, unsigned col)
 {
-	pol_str *v = grow(*list, cap, *len, sizeof(*v));
+	pol_str *v = array_grow(*list, cap, *len, sizeof(*v));
 
 	if (!v)
 		return nomem(ps->err);
 	*list = v;
 	if (cols) {
-		unsigned *c = grow(*cols, cols_cap, *len, sizeof(*c));
+		unsigned *c = array_grow(*cols, cols_cap, *len, sizeof(*c));
 
 		if (!c)
 			return nomem(ps->err);
@@ -1640,8 +1627,8 @@ static int sc_rule_set(parser *ps, frame *f, const tok *t, bool allow, int errnu
 	if (!(name = strdup(t->s)))
 		return nomem(ps->err);
 	if (s->index == SIZE_MAX) {
-		pol_sc *v = grow(p->sc_rules, &ps->cap_sc, p->n_sc_rules, sizeof(*v));
-		unsigned *c = v ? grow(ps->sc_cols, &ps->cap_sc_cols, p->n_sc_rules, sizeof(*c)) : NULL;
+		pol_sc *v = array_grow(p->sc_rules, &ps->cap_sc, p->n_sc_rules, sizeof(*v));
+		unsigned *c = v ? array_grow(ps->sc_cols, &ps->cap_sc_cols, p->n_sc_rules, sizeof(*c)) : NULL;
 
 		if (v)
 			p->sc_rules = v;

@@ -153,3 +153,16 @@ int read_file_bounded(const char *path, size_t max, char **out, size_t *len)
 		*len = n;
 	return 0;
 }
+
+void *array_grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+
+	if (n < *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 8;
+	arr = reallocarray(arr, ncap, size);
+	if (arr)
+		*cap = ncap;
+	return arr;
+}
