@@ -366,12 +366,12 @@ static int cmd_stages(const char *name)
 	printf("stage_workspace_us=%.1f\n", now_us() - a);
 	close(wfd);
 	a = now_us();
-	if (identity_passwd(p, canon, &pw) < 0 || identity_group(p, &gr) < 0 ||
+	if (identity_passwd(p, p->uid, p->gid, canon, &pw) < 0 || identity_group(p, p->uid, p->gid, &gr) < 0 ||
 	    env_build(p, NULL, canon, &env, &err) < 0)
 		return fail("identity", &err);
 	printf("stage_identity_env_us=%.1f\n", now_us() - a);
 	a = now_us();
-	if (plan_build(p, cmd, NULL, NULL, &pl, &err) < 0)
+	if (plan_build(p, cmd, NULL, NULL, false, &pl, &err) < 0)
 		return fail("plan", &err);
 	printf("stage_plan_warm_us=%.1f\n", now_us() - a);
 	plan_free(&pl);

@@ -26,8 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <linux/magic.h>
 #include <linux/landlock.h>
 #include <libmount.h>
 
@@ -166,6 +171,10 @@ int guard_parse_option(struct guard_opts *g, const char *name, const char *value
 		r = paths_add(&g->dev, name, value, e);
 	else if (strcmp(name, "--landlock-rw") == 0)
 		r = paths_add(&g->ll_rw, name, value, e);
+	else if (strcmp(name, "--proc-ro") == 0)
+		r = paths_add(&g->proc_ro, name, value, e);
+	else if (strcmp(name, "--proc-masked") == 0)
+		r = paths_add(&g->proc_masked, name, value, e);
 	else if (strcmp(name, "--landlock") == 0)
 		r = parse_landlock_mode(g, value, e);
 	else if (strcmp(name, "--audit-mounts") == 0)
@@ -344,6 +353,65 @@ int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e)
 		r = gerr(e, -rc, "cannot walk the mount table: %s", strerror(-rc));
 	mnt_free_iter(itr);
 	mnt_unref_table(tb);
+	return r;
+}
+
+/* ---- /proc cover ----------------------------------------------------------- */
+
+static int proc_ro_ok(const char *path, struct guard_error *e)
+{
+	struct statvfs vfs;
+
+	if (statvfs(path, &vfs) != 0)
+		return gerr(e, errno, "cannot check %s: %s; refusing to run the command", path,
+			    strerror(errno));
+	if (!(vfs.f_flag & ST_RDONLY) || access(path, W_OK) == 0)
+		return gerr(e, EPERM, "policy error: %s is writable; it must be read-only before "
+			    "the command runs (the plan binds it read-only)", path);
+	return 0;
+}
+
+static bool dir_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool empty = true;
+
+	if (!d)
+		return false;
+	while (empty && (de = readdir(d)) != NULL)
+		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+	closedir(d);
+	return empty;
+}
+
+static int proc_masked_ok(const char *path, struct guard_error *e)
+{
+	struct statvfs vfs;
+	struct statfs fs;
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || statvfs(path, &vfs) != 0 || statfs(path, &fs) != 0)
+		return gerr(e, errno, "cannot check %s: %s; refusing to run the command", path,
+			    strerror(errno));
+	if (!(vfs.f_flag & ST_RDONLY))
+		return gerr(e, EPERM, "policy error: %s is not masked (its mount is writable)", path);
+	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3)
+		return 0;
+	if (S_ISDIR(st.st_mode) && fs.f_type == TMPFS_MAGIC && dir_empty(path))
+		return 0;
+	return gerr(e, EPERM, "policy error: %s is not masked (expected /dev/null or an empty "
+		    "read-only tmpfs); refusing to run the command", path);
+}
+
+int guard_audit_proc(const struct guard_opts *g, struct guard_error *e)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < g->proc_ro.n; i++)
+		r = proc_ro_ok(g->proc_ro.v[i], e);
+	for (size_t i = 0; r == 0 && i < g->proc_masked.n; i++)
+		r = proc_masked_ok(g->proc_masked.v[i], e);
 	return r;
 }
 

@@ -25,6 +25,8 @@ struct guard_opts {
 	struct guard_paths dev;      /* --dev-mount PATH */
 	enum guard_ll_mode landlock; /* --landlock MODE */
 	struct guard_paths ll_rw;    /* --landlock-rw PATH */
+	struct guard_paths proc_ro;  /* --proc-ro PATH */
+	struct guard_paths proc_masked; /* --proc-masked PATH */
 };
 
 /* errno-style code and a message that says what failed and what to do. */
@@ -46,6 +48,12 @@ int guard_check_opts(const struct guard_opts *g, struct guard_error *e);
  * be at a --writable or --dev-mount path, or be a device node or the devpts
  * that bwrap's --dev creates directly beneath a --dev-mount. 0 or -errno. */
 int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e);
+
+/* "init:proc": every --proc-ro PATH is on a read-only mount and not
+ * writable by this process; every --proc-masked PATH is /dev/null (a
+ * read-only bind of the character device 1:3) or an empty directory on a
+ * read-only tmpfs. Run with the command's identity. 0 or -errno. */
+int guard_audit_proc(const struct guard_opts *g, struct guard_error *e);
 
 /* "init:landlock": restricts writes to the --landlock-rw paths (and, with
  * ABI >= 6, scopes abstract unix sockets and signals) for this process and

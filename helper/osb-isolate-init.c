@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
@@ -56,7 +57,9 @@ static const struct {
 #define N_RLIMITS (sizeof(rlimit_names) / sizeof(rlimit_names[0]))
 
 struct init_opts {
-	int stderr_fd, seccomp_fd, session_fd; /* -1: not given */
+	int stderr_fd, seccomp_fd, session_fd, env_fd; /* -1: not given */
+	const char *chdir;       /* --chdir: entered with the command's identity */
+	char **env;              /* the command's environment (--env-fd), or NULL */
 	bool has_idle;
 	uint64_t idle_ms;
 	bool has_uid, has_gid, switch_ids;
@@ -146,6 +149,12 @@ static void usage(void)
 	      "  --dev-mount PATH    a bwrap --dev mount the plan expects (repeatable)\n"
 	      "  --landlock MODE     auto, required or off: confine writes with Landlock\n"
 	      "  --landlock-rw PATH  writes allowed beneath PATH (repeatable)\n"
+	      "  --env-fd N          the command's environment (NUL-separated entries),\n"
+	      "                      applied only by the final execve\n"
+	      "  --chdir DIR         enter DIR once the ids are final\n"
+	      "  --proc-ro PATH      refuse unless PATH is read-only (repeatable)\n"
+	      "  --proc-masked PATH  refuse unless PATH is /dev/null or an empty\n"
+	      "                      read-only tmpfs (repeatable)\n"
 	      "  --session-fd N      serve exec requests on N instead of running CMD;\n"
 	      "                      \"R\" on the error fd when ready\n"
 	      "  --idle-ms MS        session mode: exit 124 after MS ms without work\n"
@@ -284,6 +293,10 @@ static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 		parse_switch_ids(o, v);
 	else if (strcmp(name, "--session-fd") == 0 && o->session_fd < 0)
 		o->session_fd = parse_fd(name, v, 3);
+	else if (strcmp(name, "--env-fd") == 0 && o->env_fd < 0)
+		o->env_fd = parse_fd(name, v, 3);
+	else if (strcmp(name, "--chdir") == 0 && !o->chdir && v[0] == '/')
+		o->chdir = v;
 	else if (strcmp(name, "--idle-ms") == 0 && !o->has_idle) {
 		unsigned long long n;
 
@@ -311,6 +324,9 @@ static void parse_args(int argc, char **argv, struct init_opts *o)
 		o->cmd = &argv[i + 1];
 	if (o->has_idle && o->session_fd < 0)
 		fail("init:args", EINVAL, "--idle-ms is only valid with --session-fd");
+	if (o->env_fd >= 0 && o->session_fd >= 0)
+		fail("init:args", EINVAL, "--env-fd is for a command; a session's commands bring "
+		     "their environment with each request");
 	guard_or_fail("init:args", guard_check_opts(&o->guard, &ge), &ge);
 	if (o->switch_ids && (o->has_uid || o->has_gid))
 		fail("init:args", EINVAL, "--switch-ids already names the ids; do not combine it with --expect-uid/--expect-gid");
@@ -526,6 +542,57 @@ static void read_filter(int fd, struct sock_fprog *prog)
 	prog->filter = insns;
 }
 
+/* The command's environment: NUL-terminated "NAME=VALUE" entries in a
+ * memfd. The init itself runs with the fixed environment the launcher gave
+ * bwrap; this one is applied only by the final execve, so a loader variable
+ * meant for the command never reaches the init (lib/plan.c, plan_env). */
+static char **read_env(int fd)
+{
+	struct stat st;
+	char *buf, **env;
+	size_t size, n = 0, off = 0;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+	    st.st_size > (off_t)ENV_MAX_BYTES)
+		fail("init:env", errno ? errno : EINVAL, "--env-fd %d is not a readable memfd of at "
+		     "most %u bytes", fd, ENV_MAX_BYTES);
+	size = (size_t)st.st_size;
+	buf = malloc(size + 1);
+	if (!buf)
+		fail("init:env", ENOMEM, "out of memory reading the environment");
+	while (off < size) {
+		ssize_t r = pread(fd, buf + off, size - off, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			fail("init:env", r < 0 ? errno : EIO, "cannot read the environment on fd %d", fd);
+		off += (size_t)r;
+	}
+	buf[size] = '\0';
+	close(fd);
+	if (size > 0 && buf[size - 1] != '\0')
+		fail("init:env", EINVAL, "the environment on fd %d does not end with NUL", fd);
+	for (size_t i = 0; i < size; i++)
+		n += buf[i] == '\0';
+	env = calloc(n + 1, sizeof(*env));
+	if (!env)
+		fail("init:env", ENOMEM, "out of memory reading the environment");
+	for (size_t i = 0, k = 0; i < size; i += strlen(buf + i) + 1) {
+		if (!strchr(buf + i, '='))
+			fail("init:env", EINVAL, "environment entry %zu has no '='", k);
+		env[k++] = buf + i;
+	}
+	return env;
+}
+
+static void enter_dir(const char *dir)
+{
+	if (dir && chdir(dir) != 0)
+		fail("init:chdir", errno, "cannot enter the working directory %s as the sandbox's "
+		     "user: %s", dir, strerror(errno));
+}
+
 /* Fallback for kernels without close_range(CLOSE_RANGE_CLOEXEC) (< 5.11). */
 static void mark_fds_cloexec_proc(void)
 {
@@ -565,18 +632,76 @@ static void load_filter(const struct sock_fprog *prog)
 		     (unsigned)prog->len, strerror(errno));
 }
 
-__attribute__((noreturn))
-static void exec_command(char **cmd)
+/* "X" on the report channel; when it is the launcher's socket, wait for
+ * its "G": it checks, from the host, the ids the kernel stamped on the "X"
+ * (lib/run.c, host_ids_ok) and answers only if they are the planned ones. */
+static void report_exec(void)
 {
 	const char x = INIT_MSG_EXEC;
-	int e;
+	int type = 0;
+	socklen_t len = sizeof(type);
+	char go = 0;
+	ssize_t n;
 
 	/* Without the "X" the launcher would believe the command never started. */
-	if (error_fd >= 0 && write(error_fd, &x, 1) != 1)
+	if (error_fd < 0)
+		return;
+	if (write(error_fd, &x, 1) != 1)
 		fail("exec", errno, "cannot report the exec on fd %d: %s", error_fd, strerror(errno));
+	if (getsockopt(error_fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0)
+		return;   /* a pipe (tests run the init by hand): nobody to ask */
+	do
+		n = read(error_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || go != INIT_MSG_GO)
+		_exit(INIT_EXIT_FAILURE);   /* refused (the launcher says why) or gone */
+}
+
+__attribute__((noreturn))
+static void exec_command(char **cmd, char **env)
+{
+	extern char **environ;
+	int e;
+
+	report_exec();
+	/* execvp searches the command's own PATH: the environment it gets. */
+	if (env)
+		environ = env;
 	execvp(cmd[0], cmd);
 	e = errno;
 	fail("exec", e, "%s: %s", cmd[0], strerror(e));
+}
+
+/* As the sandbox's pid 1 (bwrap --as-pid-1), the init forks the command
+ * and reaps every orphan, running as the sandbox's own ids (bwrap's reaper
+ * would keep root's uid in root mode). It exits with the command's status,
+ * 128+N for a signal as bwrap reports it, which ends the pid namespace and
+ * every process left in it. */
+__attribute__((noreturn))
+static void run_as_pid1(char **cmd, char **env)
+{
+	pid_t child = fork();
+	int st;
+
+	if (child < 0)
+		fail("init:fork", errno, "cannot start the command: fork: %s", strerror(errno));
+	if (child == 0)
+		exec_command(cmd, env);
+	/* Hold nothing of the command's: its pipes reach EOF when it and its
+	 * own children close them. */
+	if (syscall(SYS_close_range, 0U, ~0U, 0U) != 0)
+		for (int fd = 0; fd < 1024; fd++)
+			close(fd);
+	for (;;) {
+		pid_t w = waitpid(-1, &st, 0);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			_exit(INIT_EXIT_FAILURE);
+		if (w == child)
+			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	}
 }
 
 /* Session mode: the checks are done and the filter is loaded; say so, close
@@ -605,13 +730,15 @@ static void serve_session(const struct init_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct init_opts o = { .stderr_fd = -1, .seccomp_fd = -1, .session_fd = -1 };
+	struct init_opts o = { .stderr_fd = -1, .seccomp_fd = -1, .session_fd = -1, .env_fd = -1 };
 	struct sock_fprog prog = { 0, NULL };
 	struct guard_error ge;
 
 	parse_args(argc, argv, &o);
 	if (o.stderr_fd >= 0)
 		route_stderr(o.stderr_fd);
+	if (o.env_fd >= 0)
+		o.env = read_env(o.env_fd);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		fail("init:caps", errno, "cannot set no_new_privs: %s", strerror(errno));
 	guard_or_fail("init:mounts", guard_audit_mounts(&o.guard, &ge), &ge);
@@ -621,6 +748,8 @@ int main(int argc, char **argv)
 	}
 	check_identity(&o);
 	check_caps(o.switch_ids);
+	guard_or_fail("init:proc", guard_audit_proc(&o.guard, &ge), &ge);
+	enter_dir(o.chdir);
 	guard_or_fail("init:landlock", guard_landlock(&o.guard, &ge), &ge);
 	apply_rlimits(&o);
 	if (o.seccomp_fd >= 0)
@@ -630,5 +759,7 @@ int main(int argc, char **argv)
 		load_filter(&prog);
 	if (o.session_fd >= 0)
 		serve_session(&o);
-	exec_command(o.cmd);
+	if (getpid() == 1)
+		run_as_pid1(o.cmd, o.env);
+	exec_command(o.cmd, o.env);
 }

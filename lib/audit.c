@@ -279,6 +279,10 @@ static const lint_rule lint_table[] = {
 	  "A rule set in an included policy is overridden by the including file with a wider "
 	  "value. Including a policy suggests its guarantees hold; this one does not. State the "
 	  "reason in a waiver, or do not include the narrower policy." },
+	{ "W116", "host-ids-account", LINT_WARNING,
+	  "host-ids pins a root caller's sandbox to a uid or gid that a passwd or group entry "
+	  "of this host uses: the sandbox can then read and change that account's files and "
+	  "reach its sockets. Pin ids that belong to nobody, or leave the ids to the allocation." },
 	{ "W190", "bad-waiver", LINT_WARNING,
 	  "A waiver comment reads \"# osb-lint: waive CODE[,CODE...] -- REASON\": known warning "
 	  "codes and a reason. Errors, W190 and W191 cannot be waived." },
@@ -538,6 +542,12 @@ static int lint_identity(const osb_policy *p, lint_report *r)
 		if (p->mounts[i].kind == MNT_PROC && strcmp(p->mounts[i].path, "/proc") == 0)
 			proc = true;
 	if (!proc && add_finding(r, "E102", NULL, "the policy mounts no /proc (\"proc /proc\" is missing)") < 0)
+		return -ENOMEM;
+	if (p->host_ids_set.set &&
+	    (hostid_uid_is_account(p->host_uid) || hostid_gid_is_group(p->host_gid)) &&
+	    add_finding(r, "W116", &p->host_ids_set.o, "\"host-ids %u %u\" %s an account of this "
+	                "host", p->host_uid, p->host_gid,
+	                hostid_uid_is_account(p->host_uid) ? "is the uid of" : "is the gid of") < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -1933,7 +1943,7 @@ int host_plan_build(const osb_policy *p, const char *const *envp, host_plan *h, 
 	int r;
 
 	memset(h, 0, sizeof(*h));
-	if ((r = plan_build(p, cmd, envp, NULL, &pl, err)) < 0)
+	if ((r = plan_build(p, cmd, envp, NULL, false, &pl, err)) < 0)
 		return r;
 	h->userns = pl.userns;
 	r = host_binds(&pl, h);

@@ -176,16 +176,16 @@ static int segment_namespaces(const plan *pl, strv *argv)
 {
 	const osb_policy *p = pl->p;
 
-	/* A session's init is the broker that must outlive each command: it is
-	 * pid 1 itself, so no command can kill or stop it. */
-	if (pl->session)
-		PUSH("--as-pid-1");
+	/* The init is the sandbox's pid 1 (bwrap's own reaper would run as
+	 * host root in root mode): it reaps, and a session's broker must outlive
+	 * each command, so no command can kill or stop it. */
+	PUSH("--as-pid-1");
 	if (pl->userns) {
 		PUSH("--unshare-user");
 		if (pl->feat.disable_userns)
 			PUSH("--disable-userns");
-		PUSH("--uid"); PUSHF("%u", p->uid);
-		PUSH("--gid"); PUSHF("%u", p->gid);
+		PUSH("--uid"); PUSHF("%u", pl->uid);
+		PUSH("--gid"); PUSHF("%u", pl->gid);
 	} else {
 		/* Root mode: bwrap run by root keeps every capability unless told
 		 * otherwise. The init needs only these three, to drop the bounding
@@ -204,6 +204,34 @@ static int segment_namespaces(const plan *pl, strv *argv)
 	PUSH("--die-with-parent");
 	PUSH("--new-session");
 	PUSH("--json-status-fd"); PUSHF("%d", PFD_STATUS);
+	return 0;
+nomem:
+	return -ENOMEM;
+}
+
+/* Cover what a fresh procfs exposes of the host, as the OCI runtimes'
+ * defaults do (bwrap 0.8 covers some of it only in some modes): PROC/X
+ * read-only for each X of the plan's "ro" list (a bind of the host's
+ * /proc/X, whose entries show the caller's own namespaces as the
+ * sandbox's do), /dev/null over each masked file, an empty read-only tmpfs
+ * over each masked directory. The init audits the result (--proc-ro,
+ * --proc-masked). */
+static int segment_proc_cover(const plan *pl, const char *proc, strv *argv)
+{
+	const proc_facts *f = &pl->proc;
+
+	for (size_t i = 0; i < f->ro.n; i++) {
+		PUSH("--ro-bind"); PUSHF("/proc/%s", f->ro.v[i]); PUSHF("%s/%s", proc, f->ro.v[i]);
+	}
+	for (size_t i = 0; i < f->mask_files.n; i++) {
+		PUSH("--ro-bind"); PUSH("/dev/null"); PUSHF("%s/%s", proc, f->mask_files.v[i]);
+	}
+	for (size_t i = 0; i < f->mask_dirs.n; i++) {
+		PUSH("--perms"); PUSH("0555");
+		PUSH("--size"); PUSH("4096");
+		PUSH("--tmpfs"); PUSHF("%s/%s", proc, f->mask_dirs.v[i]);
+		PUSH("--remount-ro"); PUSHF("%s/%s", proc, f->mask_dirs.v[i]);
+	}
 	return 0;
 nomem:
 	return -ENOMEM;
@@ -252,6 +280,8 @@ static int segment_mounts(const plan *pl, strv *argv, bool hides)
 			break;
 		case MNT_PROC:
 			PUSH("--proc"); PUSH(m[i]->path);
+			if (segment_proc_cover(pl, m[i]->path, argv) < 0)
+				goto nomem;
 			break;
 		case MNT_HIDE:
 			PUSH("--perms"); PUSH("0555");
@@ -270,11 +300,53 @@ nomem:
 	return -ENOMEM;
 }
 
-static bool in_fresh_tmpfs(const osb_policy *p, const char *path)
+/* What the plan puts at PATH: the deepest mount at or above it (INCLUSIVE:
+ * a mount exactly at PATH counts) decides. A policy tmpfs, or bwrap's own
+ * root tmpfs under "root none", is fresh; the host root or a bind is the
+ * host's; dev, proc and hide mounts are neither. */
+enum place { PLACE_HOST, PLACE_FRESH, PLACE_OTHER };
+
+static enum place place_of(const plan *pl, const char *path, bool inclusive)
 {
-	for (size_t i = 0; i < p->n_mounts; i++)
-		if (p->mounts[i].kind == MNT_TMPFS && dest_within(path, p->mounts[i].path) &&
-		    strcmp(path, p->mounts[i].path) != 0)
+	const osb_policy *p = pl->p;
+	enum place what = p->root == ROOT_NONE ? PLACE_FRESH : PLACE_HOST;
+	size_t best = 0;
+
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const pol_mount *m = &p->mounts[i];
+		size_t len = strlen(m->path);
+
+		if (!dest_within(path, m->path) || (!inclusive && strcmp(path, m->path) == 0) ||
+		    len <= best)
+			continue;
+		best = len;
+		what = m->kind == MNT_TMPFS ? PLACE_FRESH : m->kind == MNT_RO_BIND ? PLACE_HOST
+		                                                                   : PLACE_OTHER;
+	}
+	for (size_t i = 0; i < pl->n_binds; i++) {
+		const char *d = pl->binds[i].dest;
+		size_t len = strlen(d);
+
+		if (dest_within(path, d) && (inclusive || strcmp(path, d) != 0) && len > best) {
+			best = len;
+			what = PLACE_HOST;
+		}
+	}
+	return what;
+}
+
+bool plan_host_parent(const plan *pl, const char *path)
+{
+	return place_of(pl, path, true) == PLACE_HOST;
+}
+
+static bool is_mount_point(const plan *pl, const char *path)
+{
+	for (size_t i = 0; i < pl->p->n_mounts; i++)
+		if (strcmp(pl->p->mounts[i].path, path) == 0)
+			return true;
+	for (size_t i = 0; i < pl->n_binds; i++)
+		if (strcmp(pl->binds[i].dest, path) == 0)
 			return true;
 	return false;
 }
@@ -282,7 +354,8 @@ static bool in_fresh_tmpfs(const osb_policy *p, const char *path)
 /* bwrap creates the missing parents of a bind destination with mode 0700,
  * owned by whoever runs bwrap: in root mode the sandbox's uid could not
  * reach its own workspace. Create them 0755 first — only inside a tmpfs
- * bwrap has just made, never in a directory an earlier run could write. */
+ * bwrap has just made (a policy tmpfs, or its root under "root none"),
+ * never in a directory an earlier run could write. */
 static int segment_parents(const plan *pl, const char *dest, strv *argv, strv *made)
 {
 	char *copy = strdup(dest);
@@ -295,7 +368,7 @@ static int segment_parents(const plan *pl, const char *dest, strv *argv, strv *m
 		*sl = '\0';
 		for (size_t i = 0; i < made->n && !seen; i++)
 			seen = strcmp(made->v[i], copy) == 0;
-		if (!seen && in_fresh_tmpfs(pl->p, copy)) {
+		if (!seen && place_of(pl, copy, false) == PLACE_FRESH && !is_mount_point(pl, copy)) {
 			if (strv_push(made, copy) < 0 || strv_push(argv, "--perms") < 0 ||
 			    strv_push(argv, "0755") < 0 || strv_push(argv, "--dir") < 0 ||
 			    strv_push(argv, copy) < 0) {
@@ -386,13 +459,56 @@ out:
 	return r;
 }
 
-static int segment_init(const plan *pl, strv *argv)
+/* The init's audit of the /proc cover segment_proc_cover made. */
+static int segment_proc_audit(const plan *pl, strv *argv)
+{
+	const osb_policy *p = pl->p;
+	const proc_facts *f = &pl->proc;
+
+	for (size_t m = 0; m < p->n_mounts; m++) {
+		const char *proc = p->mounts[m].path;
+
+		if (p->mounts[m].kind != MNT_PROC)
+			continue;
+		for (size_t i = 0; i < f->ro.n; i++) {
+			PUSH("--proc-ro"); PUSHF("%s/%s", proc, f->ro.v[i]);
+		}
+		for (size_t i = 0; i < f->mask_files.n; i++) {
+			PUSH("--proc-masked"); PUSHF("%s/%s", proc, f->mask_files.v[i]);
+		}
+		for (size_t i = 0; i < f->mask_dirs.n; i++) {
+			PUSH("--proc-masked"); PUSHF("%s/%s", proc, f->mask_dirs.v[i]);
+		}
+	}
+	return 0;
+nomem:
+	return -ENOMEM;
+}
+
+static int segment_limits(const plan *pl, strv *argv)
 {
 	const osb_policy *p = pl->p;
 	static const struct { enum limit_id id; const char *name; } rl[] = {
 		{ LIM_CPU, "cpu" }, { LIM_AS, "as" }, { LIM_NOFILE, "nofile" },
 		{ LIM_FSIZE, "fsize" }, { LIM_NPROC, "nproc" },
 	};
+
+	for (size_t i = 0; i < sizeof(rl) / sizeof(rl[0]); i++) {
+		if (!p->limit_set[rl[i].id].set)
+			continue;
+		if (p->limits[rl[i].id] == UINT64_MAX)
+			PUSHF("--rlimit=%s=unlimited", rl[i].name);
+		else
+			PUSHF("--rlimit=%s=%llu", rl[i].name, (unsigned long long)p->limits[rl[i].id]);
+	}
+	return 0;
+nomem:
+	return -ENOMEM;
+}
+
+static int segment_init(const plan *pl, strv *argv)
+{
+	const osb_policy *p = pl->p;
 
 	PUSH("--perms"); PUSH("0644");
 	PUSH("--ro-bind-data"); PUSHF("%d", PFD_PASSWD); PUSH("/etc/passwd");
@@ -403,7 +519,10 @@ static int segment_init(const plan *pl, strv *argv)
 	if (p->root == ROOT_NONE) {
 		PUSH("--remount-ro"); PUSH("/");
 	}
-	PUSH("--chdir"); PUSH(pl->cwd);
+	/* The working directory is entered by the init once it has the
+	 * sandbox's ids: bwrap, capabilities dropped, may not enter a 0700
+	 * workspace of the sandbox's own. */
+	PUSH("--chdir"); PUSH("/");
 	PUSH("--");
 	PUSHF("/proc/self/fd/%d", PFD_INIT_EXE);
 	PUSH("--error-fd"); PUSHF("%d", PFD_INIT_ERR);
@@ -411,22 +530,16 @@ static int segment_init(const plan *pl, strv *argv)
 	if (pl->seccomp_fd >= 0) {
 		PUSH("--seccomp-fd"); PUSHF("%d", PFD_SECCOMP);
 	}
-	if (segment_guards(pl, argv) < 0)
+	if (segment_guards(pl, argv) < 0 || segment_proc_audit(pl, argv) < 0 ||
+	    segment_limits(pl, argv) < 0)
 		goto nomem;
-	for (size_t i = 0; i < sizeof(rl) / sizeof(rl[0]); i++) {
-		if (!p->limit_set[rl[i].id].set)
-			continue;
-		if (p->limits[rl[i].id] == UINT64_MAX)
-			PUSHF("--rlimit=%s=unlimited", rl[i].name);
-		else
-			PUSHF("--rlimit=%s=%llu", rl[i].name, (unsigned long long)p->limits[rl[i].id]);
-	}
 	if (pl->userns) {
-		PUSH("--expect-uid"); PUSHF("%u", p->uid);
-		PUSH("--expect-gid"); PUSHF("%u", p->gid);
+		PUSH("--expect-uid"); PUSHF("%u", pl->uid);
+		PUSH("--expect-gid"); PUSHF("%u", pl->gid);
 	} else {
-		PUSHF("--switch-ids=%u:%u", p->uid, p->gid);
+		PUSHF("--switch-ids=%u:%u", pl->host.uid, pl->host.gid);
 	}
+	PUSH("--chdir"); PUSH(pl->cwd);
 	if (pl->session) {
 		/* The session socket follows the bind sources in the fd table. */
 		PUSHF("--session-fd=%d", PFD_FIRST_BIND + (int)pl->n_binds);
@@ -434,6 +547,7 @@ static int segment_init(const plan *pl, strv *argv)
 			PUSHF("--idle-ms=%llu", (unsigned long long)pl->idle_ms);
 		return 0;
 	}
+	PUSH("--env-fd"); PUSHF("%d", PFD_ENV);
 	PUSH("--");
 	for (size_t i = 0; i < pl->cmd.n; i++)
 		PUSH(pl->cmd.v[i]);

@@ -10,6 +10,8 @@
 #define OSB_BWRAP_H
 
 #include "internal.h"
+#include "hostid.h"
+#include "proc.h"
 
 typedef struct bwrap_features {
 	bool bind_fd;          /* --bind-fd and --ro-bind-fd */
@@ -42,7 +44,8 @@ enum {
 	PFD_SECCOMP = 7,
 	PFD_PASSWD = 8,
 	PFD_GROUP = 9,
-	PFD_FIRST_BIND = 10,  /* bind sources, in argv order */
+	PFD_ENV = 10,         /* the command's environment (runs), for the init */
+	PFD_FIRST_BIND = 11,  /* bind sources, in argv order */
 };
 
 typedef struct plan_bind {
@@ -54,11 +57,25 @@ typedef struct plan_bind {
 	osb_origin o;
 } plan_bind;
 
+/* /proc entries to cover (DESIGN §3 "Paths and mounts"): those of each
+ * table that exist on this host's /proc (a kernel may lack kcore, acpi...). */
+typedef struct proc_facts {
+	strv ro;                  /* bound read-only over themselves */
+	strv mask_files;          /* /dev/null bound over them */
+	strv mask_dirs;           /* an empty read-only tmpfs over them */
+} proc_facts;
+
 typedef struct plan {
 	const osb_policy *p;
 	char *bwrap;
 	bwrap_features feat;
 	bool userns;              /* mode: true = user namespace view */
+	hostid host;              /* the sandbox's host ids (and their lock) */
+	bool use_cred;            /* bwrap starts as CRED (a root caller's userns mode) */
+	spawn_cred cred;
+	uint32_t uid, gid;        /* the ids the sandbox sees (root mode: the host ids) */
+	proc_facts proc;
+	int env_fd;               /* runs: the command's environment; -1 for a session */
 	int init_fd;
 	int seccomp_fd;
 	int passwd_fd, group_fd;
@@ -74,13 +91,19 @@ typedef struct plan {
 /* Build the plan. ENVP is the caller's environment (may be NULL), CWD the
  * requested working directory inside (NULL: the workspace, else "/"). */
 int plan_build(const osb_policy *p, const char *const *cmd, const char *const *envp,
-               const char *cwd, plan *out, osb_error *err);
+               const char *cwd, bool session, plan *out, osb_error *err);
 void plan_free(plan *pl);
 /* The full bwrap argv (argv[0] is the bwrap path). */
 int plan_argv(const plan *pl, strv *argv, osb_error *err);
 
-/* 0 when this process can create a user namespace, else -errno (cached). */
+/* 0 when the sandbox's bwrap can create a user namespace here (for a root
+ * caller: as an unprivileged host id), else -errno (cached). */
 int plan_userns_available(void);
+
+/* Is PATH, a directory above a bind destination, the host's own directory
+ * in the sandbox (the host root or a bind), rather than one bwrap makes in
+ * a fresh tmpfs? */
+bool plan_host_parent(const plan *pl, const char *path);
 
 /* Component-wise: is A equal to B or beneath it? Both normalized absolute
  * sandbox paths (policy strings), never host paths. */

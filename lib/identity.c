@@ -27,9 +27,9 @@ static bool field_ok(const char *s)
 	return s && s[0] && !strpbrk(s, ":\n");
 }
 
-static const char *sandbox_name(const osb_policy *p)
+static const char *sandbox_name(const osb_policy *p, uint32_t uid)
 {
-	if (p->uid == 0)
+	if (uid == 0)
 		return "root";
 	return p->user_name ? p->user_name : DEFAULT_USER;
 }
@@ -69,29 +69,30 @@ static int write_accounts(const account accts[3], bool group, char **out)
 	return 0;
 }
 
-int identity_passwd(const osb_policy *p, const char *home, char **out)
+int identity_passwd(const osb_policy *p, uint32_t uid, uint32_t gid, const char *home,
+                    char **out)
 {
-	const char *name = sandbox_name(p);
+	const char *name = sandbox_name(p, uid);
 	account accts[3] = {
 		{ "root", 0, 0, "/root", "/usr/sbin/nologin" },
-		{ name, p->uid, p->gid, home, "/bin/sh" },
+		{ name, uid, gid, home, "/bin/sh" },
 		{ "nobody", NOBODY_ID, NOBODY_ID, "/nonexistent", "/usr/sbin/nologin" },
 	};
 
 	if (!field_ok(name) || (home && !field_ok(home)))
 		return -EINVAL;
 	if (!home)
-		accts[1].home = p->uid == 0 ? "/root" : "/";
+		accts[1].home = uid == 0 ? "/root" : "/";
 	return write_accounts(accts, false, out);
 }
 
-int identity_group(const osb_policy *p, char **out)
+int identity_group(const osb_policy *p, uint32_t uid, uint32_t gid, char **out)
 {
 	/* gid 0 is "root" for the same reason uid 0 is: tools expect it. */
-	const char *name = p->gid == 0 ? "root" : sandbox_name(p);
+	const char *name = gid == 0 ? "root" : sandbox_name(p, uid);
 	const account accts[3] = {
 		{ "root", 0, 0, NULL, NULL },
-		{ name, p->gid, p->gid, NULL, NULL },
+		{ name, gid, gid, NULL, NULL },
 		{ "nogroup", NOBODY_ID, NOBODY_ID, NULL, NULL },
 	};
 

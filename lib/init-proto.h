@@ -3,11 +3,32 @@
  * bwrap execs the init as the sandbox's first untrusted-facing program:
  *   osb-isolate-init [OPTIONS] -- CMD [ARG...]
  * Options (all fds are numbers in the init's own fd table):
- *   --error-fd N       report channel (a pipe). The init marks it CLOEXEC,
- *                      writes INIT_MSG_EXEC ("X") just before execve and, if
- *                      any step or the execve fails, one line
+ *   --error-fd N       report channel. The init marks it CLOEXEC, writes
+ *                      INIT_MSG_EXEC ("X") just before execve and, if any
+ *                      step or the execve fails, one line
  *                      "E<stage>\t<errno>\t<message>\n", then exits 125.
  *                      EOF without "X" means the init never got to exec.
+ *                      The launcher passes one end of a SOCK_SEQPACKET
+ *                      socketpair with SO_PASSCRED on its end: the kernel
+ *                      stamps each message with the init's pid, uid and gid
+ *                      as the host sees them. After "X" the init waits for
+ *                      INIT_MSG_GO ("G"), which the launcher sends only when
+ *                      those ids (and /proc/PID/status) are the planned host
+ *                      ids, never 0; anything else: exit 125 without exec.
+ *                      On a pipe (tests running the init by hand) there is
+ *                      no answer to wait for.
+ *   --env-fd N         the command's environment: a memfd of NUL-terminated
+ *                      NAME=VALUE entries (at most ENV_MAX_BYTES), read
+ *                      first, applied only by the final execve (and its PATH
+ *                      search). The init itself keeps the fixed environment
+ *                      bwrap was started with.
+ *   --chdir DIR        enter DIR once the identity is final (bwrap, its
+ *                      capabilities dropped, could not enter a 0700
+ *                      directory of the sandbox's user).
+ *   --proc-ro PATH     repeatable: PATH must be on a read-only mount and not
+ *                      writable (stage "init:proc").
+ *   --proc-masked PATH repeatable: PATH must be a read-only /dev/null (char
+ *                      1:3) or an empty read-only tmpfs directory.
  *   --stderr-fd N      the command's stderr: dup2'd onto 2, then closed.
  *   --seccomp-fd N     a BPF program (struct sock_filter[]), loaded last.
  *   --rlimit NAME=V    NAME is cpu|as|nofile|fsize|nproc|core; soft = hard
@@ -35,8 +56,14 @@
  * Options take "--opt VALUE" or "--opt=VALUE"; a repeated option is refused.
  * Every other fd (>= 3) is closed on exec; no_new_privs is set; capabilities
  * must be empty (verified with libcap). Stages, in order: "init:args",
- * "init:mounts", "init:identity", "init:caps", "init:landlock",
- * "init:rlimits", "init:fds", "init:seccomp", "exec".
+ * "init:env", "init:mounts", "init:identity", "init:caps", "init:proc",
+ * "init:chdir", "init:landlock", "init:rlimits", "init:fds", "init:seccomp",
+ * "init:fork", "exec".
+ *
+ * As the sandbox's pid 1 (bwrap --as-pid-1, always used by the launcher),
+ * the init forks the command after every step above and reaps orphans; it
+ * exits with the command's status (128+N when killed by signal N), which
+ * ends the pid namespace. Run as any other pid it execs the command itself.
  *
  * init:mounts (helper/init-guard.c), with --audit-mounts: every mount in
  * /proc/self/mountinfo (parsed with libmount; a line it cannot parse fails
@@ -106,6 +133,8 @@
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'
 #define INIT_MSG_READY 'R'
+#define INIT_MSG_GO 'G'
+#define ENV_MAX_BYTES (16u * 1024u * 1024u)
 #define INIT_EXIT_FAILURE 125
 #define INIT_EXIT_IDLE 124
 

@@ -138,6 +138,9 @@ struct osb_policy {
 	char *user_name; uint32_t uid, gid; pol_set user_set;
 	char *hostname;                pol_set hostname_set;
 	enum id_mode id_mode;          pol_set id_mode_set;
+	/* host-ids UID GID: the host ids a root caller's sandbox runs as,
+	 * instead of a pair allocated per sandbox (lib/hostid.c). */
+	uint32_t host_uid, host_gid;   pol_set host_ids_set;
 	/* Writable paths beyond the workspace (DESIGN §3 "Paths and mounts"):
 	 * write-root PATH declares an operator root; write PATH grants a path
 	 * that must lie beneath a declared root; read-only PATH re-protects a
@@ -184,8 +187,11 @@ int env_build(const osb_policy *p, const char *const *envp,
 
 /* ---- identity (identity.c) --------------------------------------------- */
 
-/* Synthesized /etc/passwd and /etc/group for the sandbox. Caller frees. */
-int identity_passwd(const osb_policy *p, const char *home, char **out);
-int identity_group(const osb_policy *p, char **out);
+/* Synthesized /etc/passwd and /etc/group for the sandbox, whose user has
+ * the policy's name and the ids UID/GID it sees (the policy's in userns
+ * mode, its host ids in root mode). Caller frees. */
+int identity_passwd(const osb_policy *p, uint32_t uid, uint32_t gid, const char *home,
+                    char **out);
+int identity_group(const osb_policy *p, uint32_t uid, uint32_t gid, char **out);
 
 #endif /* OSB_INTERNAL_H */

@@ -68,6 +68,11 @@ int osb_policy_set_workspace(osb_policy *policy, const char *dir, osb_error *err
 int osb_policy_add_readonly(osb_policy *policy, const char *path, osb_error *err);
 /* network: 0 none (loopback only), 1 host. */
 int osb_policy_set_network(osb_policy *policy, int host, osb_error *err);
+/* Pin the host uid/gid a root caller's sandbox runs as (the "host-ids"
+ * directive), instead of a pair allocated per sandbox from a range no
+ * account uses. Never 0. An unprivileged caller's launch refuses pinned ids
+ * (its sandbox can only be itself). */
+int osb_policy_set_host_ids(osb_policy *policy, uint32_t uid, uint32_t gid, osb_error *err);
 /* Lower the wall limit (never raises it). */
 int osb_policy_set_wall_ms(osb_policy *policy, uint64_t ms, osb_error *err);
 /* Grant PATH writable (a "write" rule). Narrow-only: PATH must be absolute,
@@ -227,6 +232,10 @@ uint64_t osb_result_stdout_bytes(const osb_result *r);
 uint64_t osb_result_stderr_bytes(const osb_result *r);
 uint64_t osb_result_duration_ms(const osb_result *r);
 const char *osb_result_policy_hash(const osb_result *r);
+/* The host uid/gid the sandbox ran as (root callers: allocated or pinned,
+ * never 0; unprivileged callers: their own). 0, or -OSB_E_USAGE when the
+ * run failed before its identity was decided. */
+int osb_result_host_ids(const osb_result *r, uint32_t *uid, uint32_t *gid);
 /* The command-line exit status: own code, 128+N, 124, 125, 126, 127. */
 int osb_result_cli_status(const osb_result *r);
 /* One JSON object (see osb-isolate(1), "RESULT"). */

@@ -50,45 +50,22 @@ static int open_init(plan *pl, osb_error *err)
 	return 0;
 }
 
-/* Can this process create a user namespace? A real attempt, not a guess
- * from sysctls: the child of clone(CLONE_NEWUSER) runs only _exit, so it is
- * safe in a multi-threaded caller. It shares our memory and we wait while
- * it runs (CLONE_VM|CLONE_VFORK, as posix_spawn does), so no page table is
- * copied: a fork-like clone costs every fresh `run` ~0.2 ms more. Signals
- * stay blocked around it, so no handler of the caller runs on its stack.
- * Cached: the answer does not change within a process (a seccomp filter,
- * once installed, stays). */
+/* Can the sandbox's bwrap create a user namespace here? Run by root, that
+ * bwrap starts as the sandbox's unprivileged host ids (userns mode never
+ * keeps root: lib/hostid.h), so the question is asked as an id of the
+ * allocation range, which is what a security module or a sysctl limiting
+ * unprivileged user namespaces sees. A real attempt, not a guess from
+ * sysctls; cached: the answer does not change within a process (a seccomp
+ * filter, once installed, stays). */
 static pthread_once_t userns_once = PTHREAD_ONCE_INIT;
 static int userns_errno;
-/* Used by one probe at a time: pthread_once serializes them. */
-static char userns_stack[16384] __attribute__((aligned(16)));
-
-/* Not instrumented by ASan: before the noreturn _exit it would unpoison a
- * stack it does not know (this one) and warn on stderr in every run. */
-__attribute__((no_sanitize("address")))
-static int userns_child(void *arg)
-{
-	(void)arg;
-	_exit(0);
-}
 
 static void userns_probe(void)
 {
-	sigset_t all, old;
-	int pid, e;
+	const spawn_cred range = { HOSTID_RANGE_BASE, HOSTID_RANGE_BASE };
+	int r = spawn_probe_userns(geteuid() == 0 ? &range : NULL);
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid = clone(userns_child, userns_stack + sizeof(userns_stack),
-	            CLONE_VM | CLONE_VFORK | CLONE_NEWUSER | SIGCHLD, NULL);
-	e = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		userns_errno = e;
-		return;
-	}
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	userns_errno = r < 0 ? -r : 0;
 }
 
 int plan_userns_available(void)
@@ -138,29 +115,79 @@ static int plan_mode(plan *pl, osb_error *err)
 	                   "reason and the remedy", strerror(-userns));
 }
 
-/* Root mode: the command runs as the policy's real uid/gid, so the host
- * directory it may write must be writable by that identity. Say so before
- * launch rather than let the command fail with EACCES (and never chown). */
-static int check_writable_by(int fd, const char *path, uint32_t uid, uint32_t gid, osb_error *err)
+/* A root caller's sandbox runs as host ids that are not the owner of what it
+ * is given (DESIGN §3 "Identity"): the host directory it may write must be
+ * writable by those ids. Say so before launch rather than let the command
+ * fail with EACCES (and never chown). An unprivileged caller's sandbox is
+ * the caller itself: the kernel decides, as for any of its processes. */
+static bool may_access(const struct stat *st, const hostid *h, mode_t need_u)
 {
+	mode_t need_g = need_u >> 3, need_o = need_u >> 6;
+
+	if (st->st_uid == h->uid)
+		return (st->st_mode & need_u) == need_u;
+	if (st->st_gid == h->gid)
+		return (st->st_mode & need_g) == need_g;
+	return (st->st_mode & need_o) == need_o;
+}
+
+static const char *host_ids_remedy(const hostid *h)
+{
+	if (h->kind == HOSTID_ALLOCATED)
+		return "a root caller's sandbox runs as ids allocated for it, which own nothing: "
+		       "make it writable for others (chmod 1777), pin ids that own it "
+		       "(\"host-ids UID GID\"), or bind it read-only";
+	return "give the directory to the pinned host ids (chown) or pin the ids that own it";
+}
+
+static int check_writable_by(const plan *pl, int fd, const char *path, osb_error *err)
+{
+	const hostid *h = &pl->host;
 	struct stat st;
 
+	if (h->kind == HOSTID_CALLER)
+		return 0;
 	if (fstat(fd, &st) < 0)
 		return osb_err_set(err, OSB_E_PATH, errno, "workspace", "%s: %s", path, strerror(errno));
 	/* A directory needs write and search; a regular file only write. */
-	mode_t need_u = S_ISDIR(st.st_mode) ? S_IWUSR | S_IXUSR : S_IWUSR;
-	mode_t need_g = need_u >> 3, need_o = need_u >> 6;
-
-	if ((st.st_uid == uid && (st.st_mode & need_u) == need_u) ||
-	    (st.st_uid != uid && st.st_gid == gid && (st.st_mode & need_g) == need_g) ||
-	    (st.st_uid != uid && st.st_gid != gid && (st.st_mode & need_o) == need_o))
+	if (may_access(&st, h, S_ISDIR(st.st_mode) ? S_IWUSR | S_IXUSR : S_IWUSR))
 		return 0;
 	return osb_err_set(err, OSB_E_PATH, EACCES, "paths",
-	                   "%s is not writable by the sandbox identity %u:%u (owner %u:%u, mode "
-	                   "%04o); in root mode the command runs as that uid: give it the directory "
-	                   "(chown %u:%u %s) or choose another workspace",
-	                   path, uid, gid, (unsigned)st.st_uid, (unsigned)st.st_gid,
-	                   (unsigned)(st.st_mode & 07777), uid, gid, path);
+	                   "%s is not writable by the sandbox's host ids %u:%u (%s; the directory "
+	                   "is owned by %u:%u, mode %04o): %s", path, h->uid, h->gid,
+	                   hostid_kind_name(h->kind), (unsigned)st.st_uid, (unsigned)st.st_gid,
+	                   (unsigned)(st.st_mode & 07777), host_ids_remedy(h));
+}
+
+/* Every host directory above DEST must be searchable by the sandbox's host
+ * ids: in userns mode bwrap itself walks there as those ids, and in root
+ * mode the command does. Parents bwrap makes in a fresh tmpfs are fine. */
+static int check_reachable(const plan *pl, const char *dest, osb_error *err)
+{
+	const hostid *h = &pl->host;
+	char *copy;
+	int r = 0;
+
+	if (h->kind == HOSTID_CALLER)
+		return 0;
+	if (!(copy = strdup(dest)))
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+	for (char *sl = strchr(copy + 1, '/'); r == 0 && sl; sl = strchr(sl + 1, '/')) {
+		struct stat st;
+
+		*sl = '\0';
+		if (plan_host_parent(pl, copy) && lstat(copy, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    !may_access(&st, h, S_IXUSR))
+			r = osb_err_set(err, OSB_E_PATH, EACCES, "paths",
+			                "the sandbox's host ids %u:%u (%s) cannot reach %s: %s is owned "
+			                "by %u:%u with mode %04o; choose a location others may enter "
+			                "(below /srv or /var/tmp, for instance)", h->uid, h->gid,
+			                hostid_kind_name(h->kind), dest, copy, (unsigned)st.st_uid,
+			                (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777));
+		*sl = '/';
+	}
+	free(copy);
+	return r;
 }
 
 static int add_bind(plan *pl, int fd, const char *dest, bool writable, osb_origin o)
@@ -234,10 +261,11 @@ static int plan_workspace(plan *pl, osb_error *err)
 		return r;
 	if (p->ws_mode == WS_RW && (r = path_check_no_mounts_beneath(fd, err)) < 0)
 		goto fail;
-	if (p->ws_mode == WS_RW && !pl->userns &&
-	    (r = check_writable_by(fd, canon, p->uid, p->gid, err)) < 0)
+	if (p->ws_mode == WS_RW && (r = check_writable_by(pl, fd, canon, err)) < 0)
 		goto fail;
 	pl->ws_dest = strdup(p->ws_dest ? p->ws_dest : canon);
+	if (pl->ws_dest && (r = check_reachable(pl, pl->ws_dest, err)) < 0)
+		goto fail;
 	if (!pl->ws_dest || add_bind(pl, fd, pl->ws_dest, p->ws_mode == WS_RW, p->ws_set.o) < 0) {
 		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
 		goto fail;
@@ -299,7 +327,8 @@ static int plan_writes(plan *pl, osb_error *err)
 		}
 		if (S_ISDIR(st.st_mode) && (r = path_check_no_mounts_beneath(fd, err)) < 0)
 			goto fail;
-		if (!pl->userns && (r = check_writable_by(fd, w->s, p->uid, p->gid, err)) < 0)
+		if ((r = check_writable_by(pl, fd, w->s, err)) < 0 ||
+		    (r = check_reachable(pl, w->s, err)) < 0)
 			goto fail;
 		if (add_bind(pl, fd, w->s, true, w->o) < 0) {
 			r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
@@ -426,10 +455,10 @@ static int plan_identity(plan *pl, osb_error *err)
 	const osb_policy *p = pl->p;
 	_cleanup_free_ char *pw = NULL, *gr = NULL;
 
-	int r = identity_passwd(p, pl->ws_dest, &pw);
+	int r = identity_passwd(p, pl->uid, pl->gid, pl->ws_dest, &pw);
 
 	if (r == 0)
-		r = identity_group(p, &gr);
+		r = identity_group(p, pl->uid, pl->gid, &gr);
 	if (r == -EINVAL)
 		return osb_err_set(err, OSB_E_POLICY, EINVAL, "identity",
 		                   "%s:%u: the user name or the workspace path contains ':' or a "
@@ -461,14 +490,126 @@ static int plan_cmd(plan *pl, const char *const *cmd, const char *cwd, osb_error
 	return 0;
 }
 
+/* /proc entries as the OCI runtimes' defaults treat them; only those this
+ * kernel has are covered (bwrap fails on a missing destination). */
+static const char *const proc_ro_names[] = { "sys", "sysrq-trigger", "irq", "bus", "fs" };
+static const char *const proc_mask_names[] = {
+	"kcore", "keys", "timer_list", "timer_stats", "sched_debug", "latency_stats",
+	"acpi", "asound", "scsi",
+};
+
+static int plan_proc_facts(plan *pl, osb_error *err)
+{
+	proc_facts *f = &pl->proc;
+
+	for (size_t i = 0; i < sizeof(proc_ro_names) / sizeof(proc_ro_names[0]); i++) {
+		char path[64];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%s", proc_ro_names[i]);
+		if (lstat(path, &st) == 0 && strv_push(&f->ro, proc_ro_names[i]) < 0)
+			goto nomem;
+	}
+	for (size_t i = 0; i < sizeof(proc_mask_names) / sizeof(proc_mask_names[0]); i++) {
+		char path[64];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%s", proc_mask_names[i]);
+		if (lstat(path, &st) != 0)
+			continue;
+		if (strv_push(S_ISDIR(st.st_mode) ? &f->mask_dirs : &f->mask_files,
+		              proc_mask_names[i]) < 0)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+}
+
+/* The command's environment travels to the init in a memfd (NUL-separated
+ * entries) and is applied only at its final execve: bwrap and the init
+ * themselves run with spawn_fixed_env, so a loader variable of the policy,
+ * a request or the caller never reaches them. */
+static int plan_env(plan *pl, const char *const *envp, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	if ((r = env_build(p, envp, pl->ws_dest, &pl->env, err)) < 0)
+		return r;
+	if (pl->session)
+		return 0;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+	for (size_t i = 0; i < pl->env.n; i++)
+		fwrite(pl->env.v[i], 1, strlen(pl->env.v[i]) + 1, f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+	}
+	pl->env_fd = memfd_with_data("osb-env", buf, len);
+	free(buf);
+	if (pl->env_fd < 0)
+		return osb_err_set(err, OSB_E_IO, -pl->env_fd, "plan",
+		                   "cannot create the environment memfd: %s", strerror(-pl->env_fd));
+	return 0;
+}
+
+/* Who the sandbox is: its host ids (lib/hostid.c), how bwrap starts (as
+ * those ids when a root caller uses a user namespace, so that nothing in
+ * that namespace maps to host root), and the ids it sees. */
+static int plan_ids(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+	int r = hostid_acquire(p, &pl->host, err);
+
+	if (r < 0)
+		return r;
+	if (pl->userns) {
+		pl->uid = p->uid;
+		pl->gid = p->gid;
+		pl->use_cred = pl->host.kind != HOSTID_CALLER;
+		pl->cred = (spawn_cred){ pl->host.uid, pl->host.gid };
+	} else {
+		pl->uid = pl->host.uid;
+		pl->gid = pl->host.gid;
+	}
+	return 0;
+}
+
+static int plan_bwrap(plan *pl, osb_error *err)
+{
+	int r;
+
+	if ((r = bwrap_locate(&pl->bwrap, err)) < 0 ||
+	    (r = bwrap_probe_features(pl->bwrap, &pl->feat, err)) < 0)
+		return r;
+	if (!pl->feat.bind_fd)
+		return osb_err_set(err, OSB_E_HOST, 0, "probe",
+		                   "%s lacks --bind-fd/--ro-bind-fd, so paths cannot be bound by their "
+		                   "verified fd; refusing (install bubblewrap 0.10 or later, or "
+		                   "Debian 12's 0.8.0-2+deb12u1)", pl->bwrap);
+	if (pl->userns && !pl->feat.disable_userns)
+		return osb_err_set(err, OSB_E_HOST, 0, "probe",
+		                   "%s lacks --disable-userns; refusing to let the sandbox create "
+		                   "user namespaces (install bubblewrap 0.8 or later)", pl->bwrap);
+	return 0;
+}
+
 int plan_build(const osb_policy *p, const char *const *cmd, const char *const *envp,
-               const char *cwd, plan *pl, osb_error *err)
+               const char *cwd, bool session, plan *pl, osb_error *err)
 {
 	int r;
 
 	memset(pl, 0, sizeof(*pl));
 	pl->p = p;
-	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = -1;
+	pl->session = session;
+	pl->host = (hostid)HOSTID_INIT;
+	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = pl->env_fd = -1;
 	/* Checked first: nothing else matters for a policy that asks for this. */
 	if (p->uid == 0 || p->gid == 0) {
 		r = osb_err_set(err, OSB_E_POLICY, 0, "identity",
@@ -480,23 +621,9 @@ int plan_build(const osb_policy *p, const char *const *cmd, const char *const *e
 	 * lacks what this policy needs (cached per process). */
 	if ((r = caps_check_policy(p, err)) < 0 ||
 	    (r = plan_mode(pl, err)) < 0 ||
-	    (r = bwrap_locate(&pl->bwrap, err)) < 0 ||
-	    (r = bwrap_probe_features(pl->bwrap, &pl->feat, err)) < 0)
-		goto fail;
-	if (!pl->feat.bind_fd) {
-		r = osb_err_set(err, OSB_E_HOST, 0, "probe",
-		                "%s lacks --bind-fd/--ro-bind-fd, so paths cannot be bound by their "
-		                "verified fd; refusing (install bubblewrap 0.10 or later, or "
-		                "Debian 12's 0.8.0-2+deb12u1)", pl->bwrap);
-		goto fail;
-	}
-	if (pl->userns && !pl->feat.disable_userns) {
-		r = osb_err_set(err, OSB_E_HOST, 0, "probe",
-		                "%s lacks --disable-userns; refusing to let the sandbox create "
-		                "user namespaces (install bubblewrap 0.8 or later)", pl->bwrap);
-		goto fail;
-	}
-	if ((r = open_init(pl, err)) < 0 ||
+	    (r = plan_ids(pl, err)) < 0 ||
+	    (r = plan_bwrap(pl, err)) < 0 ||
+	    (r = open_init(pl, err)) < 0 ||
 	    (r = plan_ro_binds(pl, err)) < 0 ||
 	    (r = plan_workspace(pl, err)) < 0 ||
 	    (r = plan_writes(pl, err)) < 0 ||
@@ -504,7 +631,8 @@ int plan_build(const osb_policy *p, const char *const *cmd, const char *const *e
 	    (r = plan_check_layout(pl, err)) < 0 ||
 	    (r = plan_identity(pl, err)) < 0 ||
 	    (r = plan_cmd(pl, cmd, cwd, err)) < 0 ||
-	    (r = env_build(p, envp, pl->ws_dest, &pl->env, err)) < 0 ||
+	    (r = plan_env(pl, envp, err)) < 0 ||
+	    (r = plan_proc_facts(pl, err)) < 0 ||
 	    (r = seccomp_build_fd(p, &pl->seccomp_fd, err)) < 0)
 		goto fail;
 	return 0;
@@ -520,7 +648,8 @@ void plan_free(plan *pl)
 		free(pl->binds[i].dest);
 	}
 	free(pl->binds);
-	int *fds[] = { &pl->init_fd, &pl->seccomp_fd, &pl->passwd_fd, &pl->group_fd };
+	int *fds[] = { &pl->init_fd, &pl->seccomp_fd, &pl->passwd_fd, &pl->group_fd,
+	               &pl->env_fd };
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (*fds[i] >= 0)
 			close(*fds[i]);
@@ -529,6 +658,11 @@ void plan_free(plan *pl)
 	free(pl->cwd);
 	strv_free(&pl->env);
 	strv_free(&pl->cmd);
+	strv_free(&pl->proc.ro);
+	strv_free(&pl->proc.mask_files);
+	strv_free(&pl->proc.mask_dirs);
+	hostid_release(&pl->host);
 	memset(pl, 0, sizeof(*pl));
-	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = -1;
+	pl->host = (hostid)HOSTID_INIT;
+	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = pl->env_fd = -1;
 }

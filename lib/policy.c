@@ -1273,6 +1273,32 @@ static int d_user(parser *ps, frame *f, int n, tok *t)
 	return 0;
 }
 
+/* host-ids UID GID: pinned host ids for root callers (never 0; whether
+ * they belong to an account is lint's concern, W-codes in lib/audit.c). */
+static int d_host_ids(parser *ps, frame *f, int n, tok *t)
+{
+	osb_policy *p = ps->p;
+	uint32_t uid, gid;
+	slot *s;
+	bool apply;
+	int r;
+
+	if ((r = arity(ps, f, n, t, 2, 2, "host-ids UID GID")) < 0 ||
+	    (r = id_arg(ps, f, &t[1], "uid", &uid)) < 0 ||
+	    (r = id_arg(ps, f, &t[2], "gid", &gid)) < 0)
+		return r;
+	if (uid == 0)
+		return perr(ps, f, t[1].col, "invalid host uid 0: a sandbox never runs as host root");
+	if (gid == 0)
+		return perr(ps, f, t[2].col, "invalid host gid 0: a sandbox never runs as host root");
+	if ((r = claim(ps, f, t[0].col, "host-ids", "host-ids", &s, &apply)) < 0 || !apply)
+		return r;
+	p->host_uid = uid;
+	p->host_gid = gid;
+	p->host_ids_set = (pol_set){ true, s->win };
+	return 0;
+}
+
 static int d_hostname(parser *ps, frame *f, int n, tok *t)
 {
 	osb_policy *p = ps->p;
@@ -1866,6 +1892,7 @@ static const struct directive {
 	{ "ro-bind", d_mount }, { "tmpfs", d_mount }, { "hide", d_mount }, { "dev", d_mount },
 	{ "proc", d_mount }, { "workspace", d_workspace }, { "network", d_network },
 	{ "env", d_env }, { "user", d_user }, { "identity", d_identity },
+	{ "host-ids", d_host_ids },
 	{ "hostname", d_hostname }, { "limit", d_limit }, { "write-root", d_write_root },
 	{ "write", d_write }, { "read-only", d_read_only }, { "seccomp", d_seccomp },
 	{ "landlock", d_landlock },
@@ -2374,6 +2401,18 @@ int osb_policy_set_network(osb_policy *p, int host, osb_error *err)
 	return 0;
 }
 
+int osb_policy_set_host_ids(osb_policy *p, uint32_t uid, uint32_t gid, osb_error *err)
+{
+	if (!p || uid == 0 || gid == 0 || uid == UINT32_MAX || gid == UINT32_MAX)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
+		                   "set_host_ids: expected a policy and ids from 1 to 4294967294 "
+		                   "(a sandbox never runs as host uid 0 or gid 0)");
+	p->host_uid = uid;
+	p->host_gid = gid;
+	p->host_ids_set = (pol_set){ true, policy_api_origin };
+	return 0;
+}
+
 int osb_policy_set_wall_ms(osb_policy *p, uint64_t ms, osb_error *err)
 {
 	if (!p || ms == 0)
@@ -2480,6 +2519,8 @@ static void render_scalars(const osb_policy *p, FILE *out, bool origins)
 	rule(out, O(p->env_base_set), "env %s", env_base_names[p->env_base]);
 	rule(out, O(p->user_set), "user %s %u %u", p->user_name ? p->user_name : "", p->uid, p->gid);
 	rule(out, O(p->id_mode_set), "identity %s", id_names[p->id_mode]);
+	if (p->host_ids_set.set)
+		rule(out, O(p->host_ids_set), "host-ids %u %u", p->host_uid, p->host_gid);
 	rule(out, O(p->sc_mode_set), "seccomp %s", sc_mode_names[p->sc_mode]);
 	rule(out, O(p->landlock_set), "landlock %s", ll_names[p->landlock]);
 	rule(out, O(p->hostname_set), "hostname %s", p->hostname ? p->hostname : "");

@@ -11,11 +11,29 @@
 #include "internal.h"
 #include <sys/types.h>
 
-/* Start ARGV[0] (an absolute path) with ENVP. FDS[i] becomes fd i in the
- * child for i < NFDS (every slot must be a valid fd); nothing else is
- * inherited. On success *PID and *PIDFD are set. */
+/* Host credentials a child starts with instead of the caller's: no
+ * supplementary group, real = effective = saved = UID/GID (never 0). Needs a
+ * caller with CAP_SETUID/CAP_SETGID (root). */
+typedef struct spawn_cred {
+	uint32_t uid, gid;
+} spawn_cred;
+
+/* The whole environment of every helper process the library starts (bwrap,
+ * its --help, the init): nothing of the caller's or the command's. */
+extern const char *const spawn_fixed_env[];
+
+/* Start ARGV[0] (an absolute path) with ENVP (NULL: an empty environment;
+ * never the caller's). FDS[i] becomes fd i in the child for i < NFDS (every
+ * slot must be a valid fd); nothing else is inherited; every signal has its
+ * default disposition and none is blocked. With CRED, the child switches to
+ * those host ids before execve. On success *PID and *PIDFD are set. */
 int spawn_with_fds(const char *const *argv, const char *const *envp, const int *fds,
-                   size_t nfds, pid_t *pid, int *pidfd, osb_error *err);
+                   size_t nfds, const spawn_cred *cred, pid_t *pid, int *pidfd,
+                   osb_error *err);
+
+/* Can a process with CRED (NULL: this process's own) create a user
+ * namespace? A real attempt in a short-lived child. 0 or -errno. */
+int spawn_probe_userns(const spawn_cred *cred);
 
 /* Run ARGV with stdin and stderr on /dev/null and return its stdout (at
  * most MAX bytes). For probes such as `bwrap --help`. */

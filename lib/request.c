@@ -13,6 +13,7 @@
  */
 #include "internal.h"
 #include "policy.h"
+#include "hostid.h"
 
 #include <json.h>
 #include <stdarg.h>
@@ -31,6 +32,7 @@ typedef struct request {
 	json_object *env_pass;      /* array of strings */
 	json_object *env_set;       /* object of strings */
 	int64_t uid, gid;
+	int64_t host_uid, host_gid; /* pinned host ids (root callers) */
 	uint64_t idle_ms;           /* 0: not asked */
 } request;
 
@@ -250,6 +252,30 @@ static int k_gid(request *rq, json_object *v, osb_error *err)
 	return want_id(v, "gid", &rq->gid, err);
 }
 
+/* A request may pin the host ids of a root caller's sandbox to ids that
+ * belong to nobody, as allocation would; an account's ids would widen what
+ * the sandbox can reach on the host (its files, its sockets): only the C
+ * API (the daemon itself) or a reviewed policy may choose those. */
+static int k_host_uid(request *rq, json_object *v, osb_error *err)
+{
+	int r = want_id(v, "host_uid", &rq->host_uid, err);
+
+	if (r == 0 && hostid_uid_is_account((uint32_t)rq->host_uid))
+		return rerr(err, "\"host_uid\": %lld belongs to an account; a request may only pin ids "
+		            "no passwd entry uses", (long long)rq->host_uid);
+	return r;
+}
+
+static int k_host_gid(request *rq, json_object *v, osb_error *err)
+{
+	int r = want_id(v, "host_gid", &rq->host_gid, err);
+
+	if (r == 0 && hostid_gid_is_group((uint32_t)rq->host_gid))
+		return rerr(err, "\"host_gid\": %lld belongs to a group; a request may only pin ids "
+		            "no group entry uses", (long long)rq->host_gid);
+	return r;
+}
+
 /* Read for the session layer (osb_session_opts_apply_json), which owns idle
  * sessions; a one-shot run has no idle time, so nothing in the policy
  * changes. */
@@ -275,12 +301,17 @@ static int read_request(request *rq, json_object *top, osb_error *err)
 	static const key_def keys[] = {
 		{ "profile", k_profile }, { "workspace", k_workspace }, { "extra_writable", k_extra },
 		{ "network", k_network }, { "env", k_env }, { "uid", k_uid }, { "gid", k_gid },
-		{ "idle_timeout", k_idle },
+		{ "host_uid", k_host_uid }, { "host_gid", k_host_gid }, { "idle_timeout", k_idle },
 	};
+	int r;
 
 	if (!json_object_is_type(top, json_type_object))
 		return rerr(err, "the request must be a JSON object, not %s", type_name(top));
-	return walk(rq, top, "", keys, ARRAY_SIZE(keys), err);
+	if ((r = walk(rq, top, "", keys, ARRAY_SIZE(keys), err)) < 0)
+		return r;
+	if ((rq->host_uid < 0) != (rq->host_gid < 0))
+		return rerr(err, "\"host_uid\" and \"host_gid\" go together: pin both or neither");
+	return 0;
 }
 
 /* ---- checking it against the policy --------------------------------------- */
@@ -516,6 +547,11 @@ static int apply(osb_policy *p, const request *rq, osb_error *err)
 			p->gid = (uint32_t)rq->gid;
 		p->user_set = api;
 	}
+	if (rq->host_uid >= 0) {
+		p->host_uid = (uint32_t)rq->host_uid;
+		p->host_gid = (uint32_t)rq->host_gid;
+		p->host_ids_set = api;
+	}
 	return 0;
 }
 
@@ -548,7 +584,8 @@ static int parse_json(const char *json, json_object **out, osb_error *err)
 	return 0;
 }
 
-#define REQUEST_INIT { .ws_mode = -1, .net = -1, .env_base = -1, .uid = -1, .gid = -1 }
+#define REQUEST_INIT { .ws_mode = -1, .net = -1, .env_base = -1, .uid = -1, .gid = -1, \
+                       .host_uid = -1, .host_gid = -1 }
 
 /* Parse and type-check JSON into RQ; *TOP holds the strings RQ points at. */
 static int load_request(const char *json, request *rq, json_object **top, osb_error *err)

@@ -39,9 +39,12 @@ struct osb_result {
 	char policy_hash[72];
 	char *hint;            /* what to do next, or NULL */
 	char *mode;            /* "userns" / "root", or NULL when not started */
+	uint32_t host_uid, host_gid;   /* the sandbox's host ids; 0: not planned */
+	const char *host_ids_kind;     /* hostid_kind_name(): static */
 };
 
 osb_result *result_new(void);
+void result_set_host_ids(osb_result *r, uint32_t uid, uint32_t gid, const char *kind);
 /* The stable names of error codes used in JSON: "usage", "policy", ... */
 const char *result_code_name(int code);
 

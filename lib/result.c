@@ -257,6 +257,24 @@ uint64_t osb_result_duration_ms(const osb_result *r)
 	return r ? r->duration_ms : 0;
 }
 
+void result_set_host_ids(osb_result *r, uint32_t uid, uint32_t gid, const char *kind)
+{
+	r->host_uid = uid;
+	r->host_gid = gid;
+	r->host_ids_kind = kind;
+}
+
+int osb_result_host_ids(const osb_result *r, uint32_t *uid, uint32_t *gid)
+{
+	if (!r || !r->host_uid)
+		return -OSB_E_USAGE;
+	if (uid)
+		*uid = r->host_uid;
+	if (gid)
+		*gid = r->host_gid;
+	return 0;
+}
+
 const char *osb_result_policy_hash(const osb_result *r)
 {
 	return r ? r->policy_hash : "";
@@ -452,6 +470,23 @@ static bool put_output(json_object *o, const char *key, const char *s, size_t le
 	return put(o, key, json_utf8(s ? s : "", s ? len : 0), true);
 }
 
+/* {"uid": U, "gid": G, "kind": "allocated"|"pinned"|"caller"} */
+static json_object *json_host_ids(const osb_result *r)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	if (json_object_object_add(o, "uid", json_object_new_int64(r->host_uid)) < 0 ||
+	    json_object_object_add(o, "gid", json_object_new_int64(r->host_gid)) < 0 ||
+	    json_object_object_add(o, "kind", json_object_new_string(r->host_ids_kind ?
+	                                                              r->host_ids_kind : "?")) < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* The members in the documented order (osb-isolate(1), "RESULT"). */
 static bool result_fill_json(const osb_result *r, json_object *o)
 {
@@ -473,6 +508,7 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	ok = put(o, "duration_ms", json_object_new_uint64(r->duration_ms), true) && ok;
 	ok = put_str_or_null(o, "policy_hash", r->policy_hash, sizeof(r->policy_hash)) && ok;
 	ok = put_str_or_null(o, "mode", r->mode, 0) && ok;
+	ok = put(o, "host_ids", r->host_uid ? json_host_ids(r) : NULL, r->host_uid != 0) && ok;
 	ok = put_str_or_null(o, "hint", r->hint, 0) && ok;
 	ok = put(o, "status", json_object_new_int(osb_result_cli_status(r)), true) && ok;
 	return ok;

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 osb_exec *osb_exec_new(const char *const *argv, osb_error *err)
@@ -121,6 +122,9 @@ typedef struct sup {
 	int bwrap_pidfd, pid1_pidfd;
 	bool have_exit; int exit_code;
 	bool timed_out;
+	hostid host;                 /* the ids the init must have on the host (a copy: no lock) */
+	bool id_checked;             /* its "X" or "R" was verified (or refused) */
+	char id_error[512];          /* why it was refused; "" when it was not */
 } sup;
 
 static void sink_write(int fd, const char *buf, size_t len)
@@ -190,6 +194,8 @@ int stream_read(int *fd, int sink, capture *cap)
 	return capture_add(cap, buf, (size_t)n) < 0 ? -ENOMEM : 0;
 }
 
+static void read_init(sup *s);
+
 static int on_readable(sup *s, int ch)
 {
 	char buf[65536];
@@ -197,6 +203,10 @@ static int on_readable(sup *s, int ch)
 
 	if (ch == CH_OUT || ch == CH_ERR)
 		return stream_read(&s->fd[ch], s->sink[ch], &s->cap[ch]);
+	if (ch == CH_INIT) {
+		read_init(s);
+		return 0;
+	}
 	n = read(s->fd[ch], buf, sizeof(buf));
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
@@ -213,11 +223,120 @@ static int on_readable(sup *s, int ch)
 		append(s->status, sizeof(s->status), &s->status_len, buf, (size_t)n);
 		parse_status(s);
 		break;
-	case CH_INIT:
-		append(s->init, sizeof(s->init), &s->init_len, buf, (size_t)n);
-		break;
 	}
 	return 0;
+}
+
+static void kill_sandbox(sup *s);
+
+/* "Uid:\t1\t2\t3\t4" (or Gid:) of /proc/PID/status into V[4]. */
+static bool status_ids(const char *text, const char *key, unsigned v[4])
+{
+	const char *l = strstr(text, key);
+
+	return l && sscanf(l + strlen(key), "%u %u %u %u", &v[0], &v[1], &v[2], &v[3]) == 4;
+}
+
+/* Host ids of the init, seen from here (DESIGN §3, "Identity and
+ * privileges"): the kernel stamps each message on the channel with the
+ * sender's pid, uid and gid translated into our namespaces, and the init
+ * waits for our answer before its last execve (a session's broker before it
+ * serves). /proc/PID/status adds the effective, saved and file-system ids
+ * and the supplementary groups. Nothing of the sandbox may be host uid 0
+ * or gid 0, and its ids must be the ones the plan chose. */
+static bool host_ids_ok(const sup *s, const struct ucred *uc, char *why, size_t n)
+{
+	char path[64], text[4096], *g, *save = NULL;
+	unsigned u[4], gi[4];
+	ssize_t len;
+	int fd;
+
+	if (uc->uid == 0 || uc->gid == 0 || uc->uid != s->host.uid || uc->gid != s->host.gid) {
+		snprintf(why, n, "the sandbox's init runs as host uid %u gid %u, not the planned "
+		         "%u:%u", (unsigned)uc->uid, (unsigned)uc->gid, s->host.uid, s->host.gid);
+		return false;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)uc->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	len = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (uc->pid <= 0 || len <= 0) {
+		snprintf(why, n, "cannot read the host view of the sandbox's init (%s)", path);
+		return false;
+	}
+	text[len] = '\0';
+	if (!status_ids(text, "\nUid:", u) || !status_ids(text, "\nGid:", gi) ||
+	    !(g = strstr(text, "\nGroups:"))) {
+		snprintf(why, n, "%s does not list the init's ids", path);
+		return false;
+	}
+	for (int i = 0; i < 4; i++)
+		if (u[i] != s->host.uid || gi[i] != s->host.gid) {
+			snprintf(why, n, "the sandbox's init has host uids %u/%u/%u/%u and gids "
+			         "%u/%u/%u/%u, not %u:%u", u[0], u[1], u[2], u[3], gi[0], gi[1], gi[2],
+			         gi[3], s->host.uid, s->host.gid);
+			return false;
+		}
+	g += strlen("\nGroups:");
+	g[strcspn(g, "\n")] = '\0';
+	/* An unprivileged caller's groups cannot be dropped in its user
+	 * namespace (the kernel's rule); root callers' sandboxes have none. */
+	for (char *t = strtok_r(g, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+		if (strcmp(t, "0") == 0 || s->host.kind != HOSTID_CALLER) {
+			snprintf(why, n, "the sandbox's init keeps the supplementary host group %s%s",
+			         t, strcmp(t, "0") == 0 ? " (root): remove the caller from group "
+			         "root" : "");
+			return false;
+		}
+	return true;
+}
+
+/* The init's first message: check who sent it; an "X" waits for our
+ * go-ahead. A refusal kills the sandbox before anything untrusted runs. */
+static void check_init_sender(sup *s, const char *msg, size_t len, const struct ucred *uc)
+{
+	const char go = INIT_MSG_GO;
+
+	if (s->id_checked || len == 0 || (msg[0] != INIT_MSG_EXEC && msg[0] != INIT_MSG_READY))
+		return;
+	s->id_checked = true;
+	if (!uc) {
+		snprintf(s->id_error, sizeof(s->id_error), "the init's report carries no credentials");
+	} else if (host_ids_ok(s, uc, s->id_error, sizeof(s->id_error))) {
+		if (msg[0] == INIT_MSG_READY || send(s->fd[CH_INIT], &go, 1, MSG_NOSIGNAL) == 1)
+			return;
+		snprintf(s->id_error, sizeof(s->id_error), "cannot answer the init: %s",
+		         strerror(errno));
+	}
+	kill_sandbox(s);
+}
+
+/* One message of the init's channel, with the credentials the kernel
+ * attached (SO_PASSCRED). */
+static void read_init(sup *s)
+{
+	char buf[2048];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(struct ucred))]; } cm;
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+	                     .msg_controllen = sizeof(cm.b) };
+	const struct ucred *uc = NULL;
+	ssize_t n = recvmsg(s->fd[CH_INIT], &mh, MSG_CMSG_CLOEXEC);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(s->fd[CH_INIT]);
+		s->fd[CH_INIT] = -1;
+		return;
+	}
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(struct ucred)))
+			uc = (const struct ucred *)CMSG_DATA(c);
+	check_init_sender(s, buf, (size_t)n, uc);
+	append(s->init, sizeof(s->init), &s->init_len, buf, (size_t)n);
 }
 
 static void kill_sandbox(sup *s)
@@ -230,7 +349,8 @@ static void kill_sandbox(sup *s)
 /* A session's init is serving: it said so, and its pid is known. */
 static bool init_ready(const sup *s)
 {
-	return s->init_len > 0 && s->init[0] == INIT_MSG_READY && s->pid1_pidfd >= 0;
+	return s->init_len > 0 && s->init[0] == INIT_MSG_READY && s->pid1_pidfd >= 0 &&
+	       s->id_checked && !s->id_error[0];
 }
 
 /* Poll until bwrap has exited and every channel is at EOF (or, UNTIL_READY,
@@ -349,8 +469,15 @@ static void bwrap_error(sup *s, int bwrap_status, osb_error *err)
 
 static void fill_result(sup *s, int bwrap_status, osb_result *res)
 {
-	bool exec_reached = s->init_len > 0 && s->init[0] == INIT_MSG_EXEC;
+	bool exec_reached = s->init_len > 0 && s->init[0] == INIT_MSG_EXEC && s->id_checked &&
+	                    !s->id_error[0];
 
+	if (s->id_error[0]) {
+		res->has_error = true;
+		osb_err_set(&res->error, OSB_E_SANDBOX, EPERM, "identity",
+		            "refusing to run the command: %s", s->id_error);
+		return;
+	}
 	if (init_error(s, &res->error)) {
 		res->has_error = true;
 		return;
@@ -394,6 +521,7 @@ static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra
                       int *pidfd, osb_error *err)
 {
 	int fds[PFD_FIRST_BIND + 64 + 1];
+	const spawn_cred *cred = pl->use_cred ? &pl->cred : NULL;
 	size_t nfds;
 	pid_t pid;
 
@@ -406,13 +534,16 @@ static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra
 	fds[PFD_SECCOMP] = pl->seccomp_fd >= 0 ? pl->seccomp_fd : pl->init_fd;
 	fds[PFD_PASSWD] = pl->passwd_fd;
 	fds[PFD_GROUP] = pl->group_fd;
+	fds[PFD_ENV] = pl->env_fd >= 0 ? pl->env_fd : pl->init_fd;
 	for (size_t i = 0; i < pl->n_binds; i++)
 		fds[pl->binds[i].target] = pl->binds[i].fd;
 	nfds = PFD_FIRST_BIND + pl->n_binds;
 	if (extra_fd >= 0)
 		fds[nfds++] = extra_fd;
-	return spawn_with_fds((const char *const *)argv->v, (const char *const *)pl->env.v, fds,
-	                      nfds, &pid, pidfd, err);
+	/* bwrap and the init get a fixed environment; the command's travels in
+	 * the plan's env memfd (a session's, with each request). */
+	return spawn_with_fds((const char *const *)argv->v, spawn_fixed_env, fds, nfds, cred,
+	                      &pid, pidfd, err);
 }
 
 /* One pipe per channel: read ends (non-blocking) in S, write ends in W. A
@@ -420,12 +551,18 @@ static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra
 static int open_channels(sup *s, int *w, bool session, osb_error *err)
 {
 	for (int ch = 0; ch < CH__COUNT; ch++) {
+		static const int on = 1;
 		int p[2];
 
 		if (session && (ch == CH_OUT || ch == CH_ERR))
 			continue;
-		if (pipe2(p, O_CLOEXEC) < 0)
-			return osb_err_set(err, OSB_E_IO, errno, "spawn", "pipe: %s", strerror(errno));
+		/* The init's channel is a socket: the kernel stamps what the init
+		 * sends with its credentials, and we answer its "X". */
+		if (ch == CH_INIT ? socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) < 0 ||
+		                    setsockopt(p[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0
+		                  : pipe2(p, O_CLOEXEC) < 0)
+			return osb_err_set(err, OSB_E_IO, errno, "spawn", "%s: %s",
+			                   ch == CH_INIT ? "socketpair" : "pipe", strerror(errno));
 		s->fd[ch] = p[0];
 		w[ch] = p[1];
 		set_nonblock(p[0]);
@@ -529,6 +666,11 @@ static void sandbox_start_error(sandbox *sb, int bwrap_status, uint64_t timeout_
 {
 	sup *s = &sb->s;
 
+	if (s->id_error[0]) {
+		osb_err_set(err, OSB_E_SANDBOX, EPERM, "identity", "refusing the session: %s",
+		            s->id_error);
+		return;
+	}
 	if (init_error(s, err))
 		return;
 	if (s->timed_out)
@@ -567,6 +709,8 @@ int sandbox_start(const plan *pl, const strv *argv, int session_fd, uint64_t tim
 	io[PFD_DIAG] = w[CH_DIAG];
 	io[PFD_STATUS] = w[CH_STATUS];
 	io[PFD_INIT_ERR] = w[CH_INIT];
+	sb->s.host = pl->host;
+	sb->s.host.lock_fd = -1;
 	r = spawn_plan(pl, argv, io, session_fd, &sb->s.bwrap_pidfd, &e);
 	close_writers(w);
 	if (r < 0)
@@ -696,10 +840,14 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	lim = exec_output_limit(policy_output_limit(p), e);
 	osb_policy_hash(p, res->policy_hash);
 	r = plan_build(p, (const char *const *)e->argv.v,
-	               e->env_set ? (const char *const *)e->env.v : NULL, e->cwd, &pl, &res->error);
+	               e->env_set ? (const char *const *)e->env.v : NULL, e->cwd, false, &pl,
+	               &res->error);
 	if (r < 0)
 		goto done;
 	res->mode = strdup(pl.userns ? "userns" : "root");
+	result_set_host_ids(res, pl.host.uid, pl.host.gid, hostid_kind_name(pl.host.kind));
+	s.host = pl.host;
+	s.host.lock_fd = -1;
 	capture_init(&s.cap[0], e->capture ? lim : 0);
 	capture_init(&s.cap[1], e->capture ? lim : 0);
 	s.capture_on = e->capture;

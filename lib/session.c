@@ -48,6 +48,7 @@ struct osb_session {
 	uint64_t wall_ms, output_limit;
 	char policy_hash[72];
 	char *mode;
+	hostid host;              /* its host ids, locked until the session is gone */
 };
 
 struct osb_proc {
@@ -122,6 +123,7 @@ static int session_copy(osb_session *s, const osb_policy *p, const plan *pl, osb
 	s->output_limit = policy_output_limit(p);
 	osb_policy_hash(p, s->policy_hash);
 	s->mode = strdup(pl->userns ? "userns" : "root");
+	s->host = pl->host;
 	if (!s->mode)
 		goto nomem;
 	return 0;
@@ -140,6 +142,7 @@ static void session_release(osb_session *s)
 	strv_free(&s->env);
 	strv_free(&s->deny);
 	free(s->mode);
+	hostid_release(&s->host);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -166,6 +169,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	pthread_mutex_init(&s->lock, NULL);
 	s->refs = 1;
 	s->sock = -1;
+	s->host = (hostid)HOSTID_INIT;
 	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		osb_err_set(err, OSB_E_IO, errno, "session", "socketpair: %s", strerror(errno));
@@ -174,14 +178,16 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	}
 	s->sock = sv[0];
 	r = plan_build(p, placeholder, o && o->env_set ? (const char *const *)o->env.v : NULL,
-	               NULL, &pl, err);
+	               NULL, true, &pl, err);
 	if (r < 0)
 		goto fail;
-	pl.session = true;
 	pl.idle_ms = o ? o->idle_ms : 0;
 	if ((r = session_copy(s, p, &pl, err)) == 0 &&
 	    (r = plan_argv(&pl, &argv, err)) == 0)
 		r = sandbox_start(&pl, &argv, sv[1], START_TIMEOUT_MS, &s->sb, err);
+	/* The session keeps the lock of its host ids for as long as it lives. */
+	if (s->host.lock_fd == pl.host.lock_fd)
+		pl.host.lock_fd = -1;
 	strv_free(&argv);
 	plan_free(&pl);
 fail:
@@ -826,6 +832,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	}
 	memcpy(res->policy_hash, s->policy_hash, sizeof(res->policy_hash));
 	res->mode = strdup(s->mode);
+	result_set_host_ids(res, s->host.uid, s->host.gid, hostid_kind_name(s->host.kind));
 	lim = exec_output_limit(s->output_limit, e);
 	capture_init(&c.cap[0], e->capture ? lim : 0);
 	capture_init(&c.cap[1], e->capture ? lim : 0);

@@ -1,17 +1,23 @@
 /* spawn.c — fd hygiene, spawning and pidfds (DESIGN §3 "Processes and fds").
  *
- * posix_spawn (CLONE_VFORK in glibc) is used instead of fork so that a
- * multi-threaded caller, such as a Go daemon, runs no code of ours between
- * fork and exec. The fd table of the child is built from scratch: every
- * source is first duplicated above the highest target (close-on-exec), then
- * dup2'd onto its target, then everything from NFDS up is closed.
+ * Children are started the way posix_spawn starts them (clone with
+ * CLONE_VM|CLONE_VFORK), so that a multi-threaded caller, such as a Go
+ * daemon, runs no code of ours between fork and exec but raw system calls;
+ * unlike posix_spawn, the child can also take other host credentials. The fd
+ * table of the child is built from scratch: every source is first duplicated
+ * above the highest target (close-on-exec), then dup3'd onto its target,
+ * then everything from NFDS up is closed. Helper processes get a fixed
+ * environment, never the caller's nor the sandboxed command's: a loader
+ * variable (LD_PRELOAD, LD_LIBRARY_PATH, GCONV_PATH...) must never reach
+ * bwrap on the host or the init before its filter.
  */
 #include "proc.h"
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -21,7 +27,7 @@
 #define P_PIDFD 3
 #endif
 
-extern char **environ;
+const char *const spawn_fixed_env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
 
 int pidfd_open_cloexec(pid_t pid)
 {
@@ -91,63 +97,196 @@ int memfd_with_data(const char *name, const void *data, size_t len)
 	return fd;
 }
 
-int spawn_with_fds(const char *const *argv, const char *const *envp, const int *fds,
-                   size_t nfds, pid_t *pid, int *pidfd, osb_error *err)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	int *high = NULL;
-	size_t made = 0;
-	int r, ret = 0;
+/* ---- the child, between clone and execve ------------------------------------
+ *
+ * The child shares the caller's memory (CLONE_VM) and the caller's thread
+ * waits until it has exec'd or died (CLONE_VFORK), as glibc's posix_spawn
+ * does: no page table is copied, whatever the size of the caller (a Go
+ * daemon). Only raw system calls run here: no libc state (locks, malloc,
+ * errno of another thread) may be touched, and nothing of glibc's setxid
+ * machinery, which would signal the caller's other threads. posix_spawn
+ * cannot change credentials; this child can, so a root caller's bwrap can
+ * start as the sandbox's own unprivileged host ids (DESIGN §3, "Identity").
+ */
 
-	high = calloc(nfds ? nfds : 1, sizeof(*high));
+typedef struct child_args {
+	const char *path;
+	char *const *argv, *const *envp;
+	const int *high;          /* fds to dup2 onto 0..nfds-1 */
+	size_t nfds;
+	const spawn_cred *cred;   /* NULL: keep the caller's */
+	volatile int err;         /* errno of the step that failed, read after the child is gone */
+	volatile int step;
+} child_args;
+
+enum { STEP_SIGNALS = 1, STEP_GROUPS, STEP_GID, STEP_UID, STEP_FDS, STEP_CLOSE, STEP_EXEC };
+
+/* Not instrumented by ASan: it runs on a stack ASan does not know and ends
+ * in execve or _exit. */
+__attribute__((no_sanitize("address"), noinline))
+static int child_fail(child_args *a, int step)
+{
+	a->step = step;
+	a->err = errno;
+	syscall(SYS_exit, 127);
+	return 127;
+}
+
+__attribute__((no_sanitize("address")))
+static int spawn_child(void *arg)
+{
+	child_args *a = arg;
+	/* The kernel's struct sigaction: handler, flags, restorer, mask; all
+	 * zero is SIG_DFL. */
+	const unsigned long dfl[4] = { 0, 0, 0, 0 };
+	const uint64_t empty = 0;
+
+	/* Default dispositions first: a handler of the caller must never run
+	 * on this stack. Then an empty mask (the parent blocked everything). */
+	for (int sig = 1; sig <= 64; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			syscall(SYS_rt_sigaction, sig, dfl, NULL, sizeof(uint64_t));
+	if (a->cred) {
+		/* Groups, then gid, then uid: each later step needs the privilege
+		 * the next one drops. */
+		if (syscall(SYS_setgroups, 0, NULL) != 0)
+			return child_fail(a, STEP_GROUPS);
+		if (syscall(SYS_setresgid, a->cred->gid, a->cred->gid, a->cred->gid) != 0)
+			return child_fail(a, STEP_GID);
+		if (syscall(SYS_setresuid, a->cred->uid, a->cred->uid, a->cred->uid) != 0)
+			return child_fail(a, STEP_UID);
+	}
+	for (size_t i = 0; i < a->nfds; i++)
+		if (syscall(SYS_dup3, a->high[i], (int)i, 0) < 0)
+			return child_fail(a, STEP_FDS);
+	if (syscall(SYS_close_range, (unsigned)a->nfds, ~0U, 0) != 0)
+		return child_fail(a, STEP_CLOSE);
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, NULL, sizeof(empty)) != 0)
+		return child_fail(a, STEP_SIGNALS);
+	syscall(SYS_execve, a->path, a->argv, a->envp);
+	return child_fail(a, STEP_EXEC);
+}
+
+static const char *step_name(int step)
+{
+	switch (step) {
+	case STEP_SIGNALS: return "resetting signals";
+	case STEP_GROUPS: return "dropping supplementary groups";
+	case STEP_GID: return "switching to the sandbox's host gid";
+	case STEP_UID: return "switching to the sandbox's host uid";
+	case STEP_FDS: return "placing its fds";
+	case STEP_CLOSE: return "closing inherited fds (close_range, Linux 5.9)";
+	default: return "exec";
+	}
+}
+
+#define CHILD_STACK (64u * 1024u)
+
+/* clone FN's child with every signal blocked in this thread (restored after),
+ * so that no handler of the caller runs in the child before it resets them.
+ * CLONE_PIDFD hands back a pidfd for exactly this child. */
+static int clone_child(int (*fn)(void *), void *a, pid_t *pid, int *pidfd)
+{
+	sigset_t all, old;
+	/* The child's stack; the caller's thread waits until it is done. */
+	char *stack = aligned_alloc(64, CHILD_STACK);
+	int e;
+
+	if (!stack)
+		return -ENOMEM;
+	*pidfd = -1;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	*pid = clone(fn, stack + CHILD_STACK,
+	             CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, a, pidfd);
+	e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	free(stack);
+	return *pid < 0 ? -e : 0;
+}
+
+/* The user-namespace probe's child: take CRED (if any), then try. */
+__attribute__((no_sanitize("address")))
+static int userns_child(void *arg)
+{
+	child_args *a = arg;
+
+	if (a->cred && (syscall(SYS_setgroups, 0, NULL) != 0 ||
+	                syscall(SYS_setresgid, a->cred->gid, a->cred->gid, a->cred->gid) != 0 ||
+	                syscall(SYS_setresuid, a->cred->uid, a->cred->uid, a->cred->uid) != 0))
+		return child_fail(a, STEP_UID);
+	if (syscall(SYS_unshare, CLONE_NEWUSER) != 0)
+		return child_fail(a, STEP_EXEC);
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+int spawn_probe_userns(const spawn_cred *cred)
+{
+	child_args a = { .cred = cred };
+	pid_t pid;
+	int pidfd, status, r = clone_child(userns_child, &a, &pid, &pidfd);
+
+	if (r < 0)
+		return r;
+	pidfd_wait(pidfd, &status);
+	close(pidfd);
+	return a.step ? -(a.err ? a.err : EPERM) : 0;
+}
+
+int spawn_with_fds(const char *const *argv, const char *const *envp, const int *fds,
+                   size_t nfds, const spawn_cred *cred, pid_t *pid, int *pidfd,
+                   osb_error *err)
+{
+	static const char *const no_env[] = { NULL };
+	child_args a = {
+		.path = argv[0], .argv = (char *const *)argv,
+		.envp = (char *const *)(envp ? envp : no_env), .nfds = nfds, .cred = cred,
+	};
+	int *high = calloc(nfds ? nfds : 1, sizeof(*high));
+	size_t made = 0;
+	int r, ret = 0, status;
+
 	if (!high)
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "spawn", "out of memory");
+	if (cred && (cred->uid == 0 || cred->gid == 0)) {
+		free(high);
+		return osb_err_set(err, OSB_E_INTERNAL, EINVAL, "spawn",
+		                   "refusing to start %s as host uid/gid 0", argv[0]);
+	}
+	/* Above every target, so that no dup3 onto a target clobbers a source
+	 * not yet placed. */
 	for (; made < nfds; made++) {
 		high[made] = fcntl(fds[made], F_DUPFD_CLOEXEC, (int)nfds);
 		if (high[made] < 0) {
 			ret = osb_err_set(err, OSB_E_SPAWN, errno, "spawn",
 			                  "cannot duplicate fd %d for slot %zu: %s", fds[made], made,
 			                  strerror(errno));
-			goto out_fds;
+			goto out;
 		}
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	/* The child starts with default signal dispositions and an empty mask:
-	 * a caller's blocked SIGCHLD or ignored SIGPIPE must not leak in. */
-	{
-		sigset_t all, none;
-
-		sigfillset(&all);
-		sigemptyset(&none);
-		posix_spawnattr_setsigdefault(&attr, &all);
-		posix_spawnattr_setsigmask(&attr, &none);
-		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	a.high = high;
+	r = clone_child(spawn_child, &a, pid, pidfd);
+	if (r < 0) {
+		ret = osb_err_set(err, OSB_E_SPAWN, -r, "spawn", "cannot start %s: clone: %s",
+		                  argv[0], strerror(-r));
+		goto out;
 	}
-	for (size_t i = 0; i < nfds; i++)
-		posix_spawn_file_actions_adddup2(&fa, high[i], (int)i);
-	posix_spawn_file_actions_addclosefrom_np(&fa, (int)nfds);
-	r = posix_spawn(pid, argv[0], &fa, &attr, (char *const *)argv,
-	                (char *const *)(envp ? envp : (const char *const *)environ));
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (r != 0) {
-		ret = osb_err_set(err, OSB_E_SPAWN, r, "spawn", "cannot start %s: %s", argv[0],
-		                  strerror(r));
-		goto out_fds;
+	if (a.step) {
+		/* The child is gone (it failed before or at execve): reap it. */
+		pidfd_wait(*pidfd, &status);
+		close(*pidfd);
+		*pidfd = -1;
+		if (a.step == STEP_EXEC)
+			ret = osb_err_set(err, OSB_E_SPAWN, a.err, "spawn", "cannot start %s: %s",
+			                  argv[0], strerror(a.err));
+		else
+			ret = osb_err_set(err, a.step == STEP_UID || a.step == STEP_GID ? OSB_E_HOST
+			                                                                : OSB_E_SPAWN,
+			                  a.err, "spawn", "cannot start %s: %s failed: %s", argv[0],
+			                  step_name(a.step), strerror(a.err));
 	}
-	*pidfd = pidfd_open_cloexec(*pid);
-	if (*pidfd < 0) {
-		/* Without a pidfd we could not supervise it safely: kill and reap. */
-		int e = errno;
-
-		kill(*pid, SIGKILL);
-		waitpid(*pid, NULL, 0);
-		ret = osb_err_set(err, OSB_E_HOST, e, "spawn",
-		                  "pidfd_open failed: %s (Linux 5.3 or later is required)", strerror(e));
-	}
-out_fds:
+out:
 	for (size_t i = 0; i < made; i++)
 		close(high[i]);
 	free(high);
@@ -170,7 +309,7 @@ int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *er
 	rd = pipefd[0];
 	wr = pipefd[1];
 	fds[0] = devnull; fds[1] = wr; fds[2] = devnull;
-	r = spawn_with_fds(argv, NULL, fds, 3, &pid, &pidfd, err);
+	r = spawn_with_fds(argv, spawn_fixed_env, fds, 3, NULL, &pid, &pidfd, err);
 	if (r < 0)
 		return r;
 	close(wr);

@@ -95,8 +95,12 @@ check_run() {
 	printf 'osb-policy 1\ninclude %s\nwrite-root %s\n%s' "$strict" "$dir/out" \
 		"$([ "$who" = root ] && echo 'identity root')" >"$stage/policy/$profile.policy"
 	chmod a+r "$stage/policy/$profile.policy"
+	local host_ids=
 	if [ "$who" = root ]; then
-		chown 1500:1500 "$dir/out/job"   # root mode: the sandbox writes as uid 1500
+		# A root caller's daemon pins the host ids of each session (ids no
+		# account uses) and gives the session its directory.
+		chown 1500:1500 "$dir/out/job"
+		host_ids=', "host_uid": 1500, "host_gid": 1500'
 	else
 		chown "$TEST_USER:" "$dir/ws" "$dir/out/job"
 		user_wrap=(setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --)
@@ -105,7 +109,7 @@ check_run() {
 {"profile": "$profile", "workspace": {"path": "$dir/ws", "mode": "ro"},
  "extra_writable": ["$dir/out/job"], "network": "none",
  "env": {"mode": "clear", "pass": ["EXECD_DEMO"], "set": {"EXECD_OUT": "$dir/out/job"}},
- "uid": 1500, "gid": 1500, "idle_timeout": "5m"}
+ "uid": 1500, "gid": 1500, "idle_timeout": "5m"$host_ids}
 EOF
 	printf '{"profile": "%s", "network": "host"}\n' "$profile" >"$dir/req/widen-network.json"
 	printf '{"profile": "%s", "extra_writable": ["/etc"]}\n' "$profile" >"$dir/req/widen-write.json"

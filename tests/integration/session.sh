@@ -48,6 +48,9 @@ gone_within() { # marker ms
 new_ws() {
 	WS=$(mktemp -d "$STAGE/work/ws.XXXXXX")
 	chmod 755 "$WS"
+	# A root caller's sandbox runs as host ids allocated for it: it writes
+	# only what others may write (sticky, like /tmp).
+	if [ "$(id -u)" -eq 0 ]; then chmod 1777 "$WS"; fi
 	cd "$WS" || exit 99
 }
 start_session() { # name [options...]: start, remember for the final cleanup

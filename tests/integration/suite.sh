@@ -13,6 +13,14 @@ export OSB_ISOLATE_POLICY_DIR="${SUITE_POLICY_DIR:-$STAGE/policy}"
 SUITE_MODE=${SUITE_MODE:-}
 WHO="$(id -un) (uid $(id -u))${SUITE_MODE:+, mode $SUITE_MODE}"
 root_mode() { [ -n "$SUITE_MODE" ]; }
+# A root caller's sandbox runs as host ids allocated per sandbox, which own
+# nothing: what it must write is made writable for others (sticky, like /tmp).
+root_caller() { [ "$(id -u)" -eq 0 ]; }
+share_dir() { if root_caller; then chmod 1777 "$@"; fi; }
+# The range root callers' ids come from (lib/hostid.h).
+HOSTID_BASE=1879048192
+HOSTID_END=$((HOSTID_BASE + 65535))
+is_allocated_id() { [ "$1" -ge "$HOSTID_BASE" ] 2>/dev/null && [ "$1" -le "$HOSTID_END" ] && ! getent passwd "$1" >/dev/null; }
 
 pass=0
 fail=0
@@ -22,9 +30,7 @@ failed_names=()
 new_ws() {
 	WS=$(mktemp -d "$STAGE/work/ws.XXXXXX")
 	chmod 755 "$WS"
-	# Root mode runs the command as the policy's real uid: give it the
-	# workspace, as an operator would (osb-isolate never chowns).
-	if root_mode; then chown 1000:1000 "$WS"; fi
+	share_dir "$WS"
 	cd "$WS" || exit 99
 }
 
@@ -57,8 +63,17 @@ t_pid_isolation() {
 
 t_identity_view() {
 	new_ws
-	expect_eq "id -u inside is 1000" "1000" "$("$OSB" run -- id -u)"
-	expect_eq "id -g inside is 1000" "1000" "$("$OSB" run -- id -g)"
+	if root_mode; then
+		local u; u=$("$OSB" run -- id -u)
+		if is_allocated_id "$u"; then ok "root mode: id -u inside is an allocated host id ($u)"
+		else not_ok "root mode: id -u inside is an allocated host id" "$u"; fi
+		local g; g=$("$OSB" run -- id -g)
+		is_allocated_id "$g" && ok "root mode: id -g inside is an allocated host id ($g)" \
+			|| not_ok "root mode: id -g inside is an allocated host id" "$g"
+	else
+		expect_eq "id -u inside is 1000" "1000" "$("$OSB" run -- id -u)"
+		expect_eq "id -g inside is 1000" "1000" "$("$OSB" run -- id -g)"
+	fi
 	expect_eq "whoami inside is sandbox" "sandbox" "$("$OSB" run -- whoami)"
 	expect_eq "/etc/passwd holds only root, sandbox, nobody" "root sandbox nobody" \
 		"$("$OSB" run -- sh -c 'cut -d: -f1 /etc/passwd | tr "\n" " "' | sed 's/ $//')"
@@ -317,7 +332,7 @@ write_setup() {
 	echo secret > "$WR/outside/file"
 	ln "$WR/outside/file" "$WR/data/hard" 2>/dev/null || cp "$WR/outside/file" "$WR/data/hard"
 	mkfifo "$WR/data/fifo"
-	if root_mode; then chown -R 1000:1000 "$WR/data" "$WR/database"; fi
+	share_dir "$WR/data/x" "$WR/data/sub" "$WR/database/x"
 	printf 'osb-policy 1\ninclude %s\nwrite-root %s\n' \
 		"$OSB_ISOLATE_POLICY_DIR/strict.policy" "$WR/data" > "$WS/w.policy"
 }
@@ -353,7 +368,7 @@ t_write_paths() {
 t_write_race() {
 	write_setup
 	mkdir -p "$WR/data/x"
-	if root_mode; then chown 1000:1000 "$WR/data/x"; fi
+	share_dir "$WR/data/x"
 	( end=$((SECONDS + 8)); while [ $SECONDS -lt $end ]; do
 		mv -T "$WR/data/x" "$WR/data/x.real" 2>/dev/null; ln -sfn "$WR/outside" "$WR/data/x"
 		rm -f "$WR/data/x"; mv -T "$WR/data/x.real" "$WR/data/x" 2>/dev/null
@@ -380,7 +395,7 @@ t_mount_beneath_write() {
 t_read_only_reprotect() {
 	new_ws
 	mkdir -p "$WS/.git/hooks"
-	if root_mode; then chown -R 1000:1000 "$WS/.git"; fi
+	share_dir "$WS/.git" "$WS/.git/hooks"
 	printf 'osb-policy 1\ninclude %s\nread-only workspace:.git/hooks\n' \
 		"$OSB_ISOLATE_POLICY_DIR/strict.policy" > "$WS/ro.policy"
 	expect_eq "read-only re-protects .git/hooks inside the writable workspace" \
@@ -434,8 +449,13 @@ t_mode() {
 t_root_mode() {
 	root_mode || return 0
 	new_ws
-	expect_eq "root mode: id shows the policy ids and no supplementary groups" \
-		"uid=1000(sandbox) gid=1000(sandbox) groups=1000(sandbox)" "$("$OSB" run -- id)"
+	local out hid
+	out=$("$OSB" run -- id)
+	hid=$(printf '%s' "$out" | sed -n 's/^uid=\([0-9]*\)(sandbox).*/\1/p')
+	expect_eq "root mode: id shows allocated host ids and no supplementary groups" \
+		"uid=$hid(sandbox) gid=$hid(sandbox) groups=$hid(sandbox)" "$out"
+	is_allocated_id "$hid" && ok "root mode: the uid is from the allocation range, no account" \
+		|| not_ok "root mode: the uid is from the allocation range, no account" "$out"
 	expect_eq "root mode: /tmp is usable by the sandbox uid" "ok" "$("$OSB" run -- sh -c 'touch /tmp/x && echo ok')"
 	expect_eq "root mode: every capability set is empty, no_new_privs set" \
 		"CapInh:0000000000000000 CapPrm:0000000000000000 CapEff:0000000000000000 CapBnd:0000000000000000 CapAmb:0000000000000000 NoNewPrivs:1" \
@@ -451,8 +471,9 @@ t_root_mode() {
 	expect_eq "root mode: writing /proc/sys/kernel/core_pattern fails" "fail" \
 		"$("$OSB" run -- sh -c '(echo x > /proc/sys/kernel/core_pattern) 2>/dev/null && echo written || echo fail')"
 	"$OSB" run -- sh -c 'echo x > owned.txt'
-	expect_eq "root mode: a workspace file is owned by the policy uid on the host" "1000:1000" \
-		"$(stat -c %u:%g "$WS/owned.txt")"
+	local owner; owner=$(stat -c %u "$WS/owned.txt")
+	is_allocated_id "$owner" && ok "root mode: a workspace file is owned by an allocated host id ($owner)" \
+		|| not_ok "root mode: a workspace file is owned by an allocated host id" "$(stat -c %u:%g "$WS/owned.txt")"
 	setpriv --reuid=1000 --regid=1000 --clear-groups sleep 30 &
 	local hp=$!
 	expect_eq "root mode: a host process of the same uid is invisible" "0" \
@@ -465,8 +486,8 @@ t_root_mode() {
 	case "$err" in *"never runs as uid 0"*) ok "the refusal says why";; *) not_ok "the refusal says why" "$err";; esac
 	local ro; ro=$(mktemp -d "$STAGE/work/rootws.XXXXXX"); chmod 755 "$ro"
 	err=$(cd "$ro" && "$OSB" run -- true 2>&1); rc=$?
-	expect_eq "root mode: a workspace the policy uid cannot write is refused (125)" "125" "$rc"
-	case "$err" in *"not writable by the sandbox identity 1000:1000"*) ok "the refusal names the identity";; *) not_ok "the refusal names the identity" "$err";; esac
+	expect_eq "root mode: a workspace the sandbox's host ids cannot write is refused (125)" "125" "$rc"
+	case "$err" in *"is not writable by the sandbox's host ids "*"(allocated;"*) ok "the refusal names the host ids";; *) not_ok "the refusal names the host ids" "$err";; esac
 }
 
 echo "# integration suite as $WHO"

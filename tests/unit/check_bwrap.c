@@ -36,8 +36,8 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 	};
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
-		{ .fd = -1, .target = 10, .dest = "/usr", .writable = false },
-		{ .fd = -1, .target = 11, .dest = "/home/u/ws", .writable = true },
+		{ .fd = -1, .target = 11, .dest = "/usr", .writable = false },
+		{ .fd = -1, .target = 12, .dest = "/home/u/ws", .writable = true },
 	};
 	plan pl = { 0 };
 	strv argv = { 0 };
@@ -56,6 +56,7 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 	pl.p = &p;
 	pl.bwrap = "/usr/bin/bwrap";
 	pl.userns = true;
+	pl.uid = pl.gid = 1000;
 	pl.feat.disable_userns = true;
 	pl.binds = binds;
 	pl.n_binds = 2;
@@ -66,20 +67,21 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
 	s = join(&argv);
 	ck_assert_str_eq(s,
-		"/usr/bin/bwrap --unshare-user --disable-userns --uid 1000 --gid 1000 "
+		"/usr/bin/bwrap --as-pid-1 --unshare-user --disable-userns --uid 1000 --gid 1000 "
 		"--unshare-pid --unshare-ipc --unshare-uts --unshare-net --hostname sandbox "
 		"--die-with-parent --new-session --json-status-fd 3 "
 		"--ro-bind / / "
 		"--dev /dev --perms 1777 --tmpfs /run --perms 1777 --tmpfs /tmp --proc /proc "
-		"--ro-bind-fd 10 /usr "
-		"--bind-fd 11 /home/u/ws "
+		"--ro-bind-fd 11 /usr "
+		"--bind-fd 12 /home/u/ws "
 		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
 		"--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group "
-		"--chdir /home/u/ws -- /proc/self/fd/6 --error-fd 5 --stderr-fd 4 --seccomp-fd 7 "
+		"--chdir / -- /proc/self/fd/6 --error-fd 5 --stderr-fd 4 --seccomp-fd 7 "
 		"--audit-mounts --writable /home/u/ws --writable /tmp --writable /proc --writable /run "
 		"--dev-mount /dev --landlock auto --landlock-rw /home/u/ws --landlock-rw /tmp "
 		"--landlock-rw /proc --landlock-rw /run --landlock-rw /dev "
-		"--rlimit=nofile=64 --expect-uid 1000 --expect-gid 1000 -- id -u");
+		"--rlimit=nofile=64 --expect-uid 1000 --expect-gid 1000 --chdir /home/u/ws "
+		"--env-fd 10 -- id -u");
 	free(s);
 	strv_free(&argv);
 	strv_free(&pl.cmd);
@@ -94,8 +96,8 @@ START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 	pol_mount mounts[] = { { MNT_TMPFS, "/tmp", O(3) }, { MNT_PROC, "/proc", O(4) } };
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
-		{ .fd = -1, .target = 10, .dest = "/tmp/a/b/ws", .writable = true },
-		{ .fd = -1, .target = 11, .dest = "/srv/data/x", .writable = true },
+		{ .fd = -1, .target = 11, .dest = "/tmp/a/b/ws", .writable = true },
+		{ .fd = -1, .target = 12, .dest = "/srv/data/x", .writable = true },
 	};
 	plan pl = { 0 };
 	strv argv = { 0 };
@@ -120,12 +122,97 @@ START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 	ck_assert_ptr_nonnull(to);
 	*to = '\0';
 	ck_assert_str_eq(from, "--proc /proc --perms 0755 --dir /tmp/a --perms 0755 --dir /tmp/a/b "
-	                 "--bind-fd 10 /tmp/a/b/ws --bind-fd 11 /srv/data/x "
+	                 "--bind-fd 11 /tmp/a/b/ws --bind-fd 12 /srv/data/x "
 	                 "--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 "
 	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --stderr-fd 4");
 	free(s);
 	strv_free(&argv);
 	strv_free(&pl.cmd);
+}
+END_TEST
+
+/* "root none": bwrap's root is a fresh tmpfs, so every missing parent of a
+ * bind is made 0755 there (bwrap would make it 0700, unreachable for the
+ * sandbox's uid in root mode), but never inside a bound host directory. */
+START_TEST(test_root_none_bind_parents_made_reachable)
+{
+	pol_mount mounts[] = { { MNT_RO_BIND, "/usr", O(3) }, { MNT_PROC, "/proc", O(4) } };
+	osb_policy p = { 0 };
+	plan_bind binds[] = {
+		{ .fd = -1, .target = 11, .dest = "/usr", .writable = false },
+		{ .fd = -1, .target = 12, .dest = "/srv/w/ws", .writable = true },
+		{ .fd = -1, .target = 13, .dest = "/usr/local/x/y", .writable = true },
+	};
+	plan pl = { 0 };
+	strv argv = { 0 };
+	osb_error err;
+	char *s;
+
+	p.root = ROOT_NONE;
+	p.mounts = mounts;
+	p.n_mounts = 2;
+	pl.p = &p;
+	pl.bwrap = "bwrap";
+	pl.uid = pl.gid = 1879048193;
+	pl.host = (hostid){ HOSTID_ALLOCATED, 1879048193, 1879048193, -1 };
+	pl.binds = binds;
+	pl.n_binds = 3;
+	pl.cwd = "/srv/w/ws";
+	pl.seccomp_fd = -1;
+	strv_push(&pl.cmd, "true");
+	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_ptr_nonnull(strstr(s, " --ro-bind-fd 11 /usr --perms 0755 --dir /srv "
+	                             "--perms 0755 --dir /srv/w --bind-fd 12 /srv/w/ws "
+	                             "--bind-fd 13 /usr/local/x/y "));
+	/* Root mode: the init switches to the host ids, then enters the cwd. */
+	ck_assert_ptr_nonnull(strstr(s, " --switch-ids=1879048193:1879048193 --chdir /srv/w/ws "
+	                             "--env-fd 10 -- true"));
+	ck_assert_ptr_nonnull(strstr(s, " --remount-ro / --chdir / -- "));
+	free(s);
+	strv_free(&argv);
+	strv_free(&pl.cmd);
+}
+END_TEST
+
+/* /proc is covered as the OCI runtimes' defaults do, and the init is told
+ * to audit each cover. */
+START_TEST(test_proc_cover_and_audit)
+{
+	pol_mount mounts[] = { { MNT_PROC, "/proc", O(4) } };
+	osb_policy p = { 0 };
+	plan pl = { 0 };
+	strv argv = { 0 };
+	osb_error err;
+	char *s;
+
+	p.mounts = mounts;
+	p.n_mounts = 1;
+	pl.p = &p;
+	pl.bwrap = "bwrap";
+	pl.userns = true;
+	pl.uid = pl.gid = 1000;
+	pl.cwd = "/";
+	pl.seccomp_fd = -1;
+	strv_push(&pl.proc.ro, "sys");
+	strv_push(&pl.proc.ro, "sysrq-trigger");
+	strv_push(&pl.proc.mask_files, "kcore");
+	strv_push(&pl.proc.mask_dirs, "acpi");
+	strv_push(&pl.cmd, "true");
+	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_ptr_nonnull(strstr(s, " --proc /proc --ro-bind /proc/sys /proc/sys "
+	                             "--ro-bind /proc/sysrq-trigger /proc/sysrq-trigger "
+	                             "--ro-bind /dev/null /proc/kcore --perms 0555 --size 4096 "
+	                             "--tmpfs /proc/acpi --remount-ro /proc/acpi "));
+	ck_assert_ptr_nonnull(strstr(s, " --proc-ro /proc/sys --proc-ro /proc/sysrq-trigger "
+	                             "--proc-masked /proc/kcore --proc-masked /proc/acpi "));
+	free(s);
+	strv_free(&argv);
+	strv_free(&pl.cmd);
+	strv_free(&pl.proc.ro);
+	strv_free(&pl.proc.mask_files);
+	strv_free(&pl.proc.mask_dirs);
 }
 END_TEST
 
@@ -202,6 +289,8 @@ static Suite *bwrap_suite(void)
 	tcase_add_test(tc, test_argv_segment_order_independent_of_file_order);
 	tcase_add_test(tc, test_help_parsing_needs_exact_option_names);
 	tcase_add_test(tc, test_bind_parents_created_only_inside_fresh_tmpfs);
+	tcase_add_test(tc, test_root_none_bind_parents_made_reachable);
+	tcase_add_test(tc, test_proc_cover_and_audit);
 	tcase_add_test(tc, test_dest_within_is_component_wise);
 	tcase_add_test(tc, test_missing_bwrap_names_the_package);
 	suite_add_tcase(s, tc);

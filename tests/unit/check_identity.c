@@ -14,7 +14,7 @@ static void passwd_expect(const char *user, uint32_t uid, uint32_t gid, const ch
 	osb_policy p = { .user_name = (char *)user, .uid = uid, .gid = gid };
 	char *out = NULL;
 
-	ck_assert_int_eq(identity_passwd(&p, home, &out), 0);
+	ck_assert_int_eq(identity_passwd(&p, p.uid, p.gid, home, &out), 0);
 	ck_assert_ptr_nonnull(out);
 	ck_assert_str_eq(out, want);
 	free(out);
@@ -25,7 +25,7 @@ static void group_expect(const char *user, uint32_t uid, uint32_t gid, const cha
 	osb_policy p = { .user_name = (char *)user, .uid = uid, .gid = gid };
 	char *out = NULL;
 
-	ck_assert_int_eq(identity_group(&p, &out), 0);
+	ck_assert_int_eq(identity_group(&p, p.uid, p.gid, &out), 0);
 	ck_assert_ptr_nonnull(out);
 	ck_assert_str_eq(out, want);
 	free(out);
@@ -93,13 +93,13 @@ START_TEST(test_passwd_field_injection_refused)
 	for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
 		osb_policy p = { .user_name = (char *)bad_names[i], .uid = 1000, .gid = 1000 };
 
-		ck_assert_int_eq(identity_passwd(&p, NULL, &out), -EINVAL);
-		ck_assert_int_eq(identity_group(&p, &out), -EINVAL);
+		ck_assert_int_eq(identity_passwd(&p, p.uid, p.gid, NULL, &out), -EINVAL);
+		ck_assert_int_eq(identity_group(&p, p.uid, p.gid, &out), -EINVAL);
 		ck_assert_str_eq(out, "untouched");
 	}
 	osb_policy p = { .user_name = (char *)"sandbox", .uid = 1000, .gid = 1000 };
-	ck_assert_int_eq(identity_passwd(&p, "/home/x:/bin/evil", &out), -EINVAL);
-	ck_assert_int_eq(identity_passwd(&p, "/home/x\n", &out), -EINVAL);
+	ck_assert_int_eq(identity_passwd(&p, p.uid, p.gid, "/home/x:/bin/evil", &out), -EINVAL);
+	ck_assert_int_eq(identity_passwd(&p, p.uid, p.gid, "/home/x\n", &out), -EINVAL);
 	ck_assert_str_eq(out, "untouched");
 }
 END_TEST

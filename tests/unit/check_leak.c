@@ -404,7 +404,8 @@ int main(int argc, char **argv)
 
 	(void)argc;
 	reexec_without_tcache(argv);
-	if (!mkdtemp(ws) || !mkdtemp(tmpdir) || chmod(ws, 0755) < 0) {
+	/* Root callers' sandboxes run as allocated host ids: sticky, like /tmp. */
+	if (!mkdtemp(ws) || !mkdtemp(tmpdir) || chmod(ws, geteuid() == 0 ? 01777 : 0755) < 0) {
 		perror("check_leak: mkdtemp");
 		return EXIT_FAILURE;
 	}

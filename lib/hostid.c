@@ -1,0 +1,194 @@
+/* hostid.c — which host uid/gid a sandbox runs as (see hostid.h).
+ *
+ * The plan asks for the ids before anything is launched and keeps them (and
+ * the lock) until the sandbox is gone; a session keeps them until it is
+ * destroyed. Allocation is a walk of the range from a random start: an id
+ * is taken when no passwd or group entry uses it and its byte of the lock
+ * file can be locked. Open-file-description locks belong to the open file,
+ * not the process, so two sandboxes of one process (two threads of execd)
+ * exclude each other too, and a dead caller's locks vanish with it (its
+ * sandboxes die with it: bwrap --die-with-parent).
+ */
+#include "hostid.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+const char *hostid_kind_name(enum hostid_kind k)
+{
+	switch (k) {
+	case HOSTID_CALLER: return "caller";
+	case HOSTID_PINNED: return "pinned";
+	case HOSTID_ALLOCATED: return "allocated";
+	}
+	return "?";
+}
+
+bool hostid_uid_is_account(uint32_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	int r = getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res);
+
+	return r != 0 || res != NULL;
+}
+
+bool hostid_gid_is_group(uint32_t gid)
+{
+	struct group gr, *res = NULL;
+	char buf[16384];
+	int r = getgrgid_r((gid_t)gid, &gr, buf, sizeof(buf), &res);
+
+	return r != 0 || res != NULL;
+}
+
+/* Does MAP (/proc/self/uid_map or gid_map) map [FIRST, FIRST+COUNT) of
+ * this user namespace? Outside the initial namespace (a container) the
+ * range may not exist at all. */
+static bool range_mapped(const char *map, uint32_t first, uint32_t count)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	char *line, *save = NULL;
+
+	if (read_file_bounded(map, 65536, &text, &len) < 0)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long inside, outside, n;
+
+		if (sscanf(line, "%llu %llu %llu", &inside, &outside, &n) == 3 &&
+		    first >= inside && (unsigned long long)first + count <= inside + n)
+			return true;
+	}
+	return false;
+}
+
+/* The lock file, opened anew (a description of our own), after checking
+ * that only root can have put it there. */
+static int open_lock_file(osb_error *err)
+{
+	_cleanup_close_ int dfd = -1;
+	struct stat st;
+	int fd;
+
+	if (mkdir(HOSTID_LOCK_DIR, 0755) < 0 && errno != EEXIST)
+		return osb_err_set(err, OSB_E_HOST, errno, "identity",
+		                   "cannot create %s for the host-id locks: %s", HOSTID_LOCK_DIR,
+		                   strerror(errno));
+	dfd = open(HOSTID_LOCK_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0)
+		return osb_err_set(err, OSB_E_HOST, errno, "identity", "%s: %s", HOSTID_LOCK_DIR,
+		                   strerror(errno));
+	if (st.st_uid != 0 || (st.st_mode & 022))
+		return osb_err_set(err, OSB_E_HOST, EPERM, "identity",
+		                   "%s is owned by uid %u with mode %04o; it must be root's and not "
+		                   "writable by others (remove it; osb-isolate recreates it)",
+		                   HOSTID_LOCK_DIR, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	fd = openat(dfd, "hostids.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return osb_err_set(err, OSB_E_HOST, errno, "identity", "%s: %s", HOSTID_LOCK_FILE,
+		                   strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || st.st_nlink != 1) {
+		close(fd);
+		return osb_err_set(err, OSB_E_HOST, EPERM, "identity",
+		                   "%s is not a regular root-owned file with one link; remove it",
+		                   HOSTID_LOCK_FILE);
+	}
+	return fd;
+}
+
+/* TYPE F_WRLCK: 1 locked, 0 someone else holds it, -errno cannot lock at
+ * all. F_UNLCK: gives the byte back. */
+static int lock_byte(int fd, uint32_t off, short type)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)off,
+	                    .l_len = 1 };
+
+	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+		return 1;
+	return errno == EAGAIN || errno == EACCES ? 0 : -errno;
+}
+
+int hostid_allocate_from(int fd, hostid *out, osb_error *err)
+{
+	uint32_t start = 0;
+	int r;
+
+	if (getrandom(&start, sizeof(start), GRND_NONBLOCK) != (ssize_t)sizeof(start))
+		start = (uint32_t)getpid() * 2654435761u;
+	for (uint32_t i = 0; i < HOSTID_RANGE_SIZE; i++) {
+		uint32_t off = (start + i) % HOSTID_RANGE_SIZE, id = HOSTID_RANGE_BASE + off;
+
+		/* The lock first: it is cheap, an account lookup is not. */
+		r = lock_byte(fd, off, F_WRLCK);
+		if (r < 0)
+			return osb_err_set(err, OSB_E_HOST, -r, "identity", "cannot lock %s: %s",
+			                   HOSTID_LOCK_FILE, strerror(-r));
+		if (r == 0)
+			continue;
+		if (hostid_uid_is_account(id) || hostid_gid_is_group(id)) {
+			lock_byte(fd, off, F_UNLCK);
+			continue;
+		}
+		*out = (hostid){ HOSTID_ALLOCATED, id, id, fd };
+		return 0;
+	}
+	return osb_err_set(err, OSB_E_HOST, EAGAIN, "identity",
+	                   "all %u host ids of the range %u-%u are in use by live sandboxes or "
+	                   "accounts; wait for sandboxes to end", HOSTID_RANGE_SIZE,
+	                   HOSTID_RANGE_BASE, HOSTID_RANGE_BASE + HOSTID_RANGE_SIZE - 1);
+}
+
+static int allocate(hostid *out, osb_error *err)
+{
+	int fd, r;
+
+	if (!range_mapped("/proc/self/uid_map", HOSTID_RANGE_BASE, HOSTID_RANGE_SIZE) ||
+	    !range_mapped("/proc/self/gid_map", HOSTID_RANGE_BASE, HOSTID_RANGE_SIZE))
+		return osb_err_set(err, OSB_E_HOST, EINVAL, "identity",
+		                   "the host-id range %u-%u is not mapped in this user namespace, so "
+		                   "no sandbox identity can be allocated here; pin ids this namespace "
+		                   "maps (\"host-ids UID GID\" in the policy, osb_policy_set_host_ids)",
+		                   HOSTID_RANGE_BASE, HOSTID_RANGE_BASE + HOSTID_RANGE_SIZE - 1);
+	if ((fd = open_lock_file(err)) < 0)
+		return fd;
+	r = hostid_allocate_from(fd, out, err);
+	if (r < 0)
+		close(fd);
+	return r;
+}
+
+int hostid_acquire(const osb_policy *p, hostid *out, osb_error *err)
+{
+	const pol_set *pin = &p->host_ids_set;
+
+	*out = (hostid)HOSTID_INIT;
+	if (geteuid() != 0) {
+		if (pin->set)
+			return osb_err_set(err, OSB_E_POLICY, EPERM, "identity",
+			                   "%s:%u: host-ids %u %u: only root can choose the host ids of a "
+			                   "sandbox; an unprivileged caller's sandbox is the caller itself",
+			                   pin->o.file, pin->o.line, p->host_uid, p->host_gid);
+		*out = (hostid){ HOSTID_CALLER, (uint32_t)geteuid(), (uint32_t)getegid(), -1 };
+		return 0;
+	}
+	if (pin->set) {
+		if (p->host_uid == 0 || p->host_gid == 0)
+			return osb_err_set(err, OSB_E_POLICY, EINVAL, "identity",
+			                   "%s:%u: host-ids %u %u: a sandbox never runs as host uid 0 "
+			                   "or gid 0", pin->o.file, pin->o.line, p->host_uid, p->host_gid);
+		*out = (hostid){ HOSTID_PINNED, p->host_uid, p->host_gid, -1 };
+		return 0;
+	}
+	return allocate(out, err);
+}
+
+void hostid_release(hostid *h)
+{
+	if (h->lock_fd >= 0)
+		close(h->lock_fd);
+	h->lock_fd = -1;
+}

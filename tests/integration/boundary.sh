@@ -1,0 +1,357 @@
+#!/bin/bash
+# boundary.sh — untrusted code never gains host privileges, tested as a whole
+# for its effect on the host (osb-isolate(1), "Identity on the host").
+#
+# The matrix {root caller, unprivileged caller} x {identity auto, userns,
+# root} x {strict, balanced} x {run, session} runs tests/escape/hostattack in
+# a sandbox that also receives loader variables (LD_PRELOAD, LD_AUDIT,
+# LD_LIBRARY_PATH, GCONV_PATH) three ways: set by the policy, by an execd
+# request, and inherited from the caller. Each row checks, from the host:
+#   - no file under /proc/sys opened for writing, the host's sensitive sysctls
+#     unchanged (the attack writes back the values it read, so even a broken
+#     build changes nothing on the machine running this);
+#   - setuid/setgid files planted in the workspace are not owned by host uid
+#     0 and belong to the sandbox's host ids (root callers: allocated ids no
+#     account uses; unprivileged: the caller);
+#   - a root-owned 0600 file and a 0600 file of an existing account are
+#     unreadable;
+#   - the sandbox's ids inside, and its host ids (the result's host_ids, and
+#     /proc/PID/status of its processes read from the host);
+#   - the masked and read-only /proc entries;
+#   - the loader variables reached neither bwrap (its environment read from
+#     /proc on the host while it runs) nor the init, and the marker library
+#     was loaded by no host-side process: only by the command itself.
+# Then: two concurrent root sandboxes get different host ids; a 0700 session
+# workspace owned by pinned ids works in root mode; "limit nproc" stops a
+# fork bomb for every caller; pinned ids are refused for unprivileged
+# callers. A row this host cannot run (no user namespaces) is printed as
+# skipped with the reason.
+set -uo pipefail
+. "$OSB_SRCDIR/tests/integration/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: boundary: needs root (it plays both callers and makes root-owned fixtures)"
+	exit 77
+fi
+for p in tests/escape/hostattack tests/integration/reqrun tests/escape/.libs/osbmarker.so; do
+	[ -e "$OSB_BUILDDIR/$p" ] || die "$OSB_BUILDDIR/$p is missing: build first (make check builds it)"
+done
+ensure_test_user
+T=$(stage_artifacts)
+trap 'rm -rf "$T"' EXIT
+cp "$OSB_BUILDDIR/tests/escape/hostattack" "$OSB_BUILDDIR/tests/integration/reqrun" "$T/bin/"
+cp "$OSB_BUILDDIR/tests/escape/.libs/osbmarker.so" "$T/bin/marker.so"
+cp "$OSB_BUILDDIR/tests/integration/nouserns" "$T/bin/" 2>/dev/null || true
+mkdir -p "$T/secret" "$T/pol" "$T/out"
+chmod 1777 "$T/out"
+printf 'ROOT-SECRET\n' > "$T/secret/root0600"
+chmod 600 "$T/secret/root0600"
+ACCT=daemon
+printf 'ACCOUNT-SECRET\n' > "$T/secret/acct0600"
+chown "$ACCT:" "$T/secret/acct0600"
+chmod 600 "$T/secret/acct0600"
+chmod -R a+rX "$T/bin" "$T/policy" "$T/pol"
+chmod 755 "$T/secret"
+TEST_UID=$(id -u "$TEST_USER")
+HOSTID_BASE=1879048192
+HOSTID_END=$((HOSTID_BASE + 65535))
+BASE_ENV=(PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=/nonexistent
+	OSB_ISOLATE_INIT="$T/bin/osb-isolate-init" OSB_ISOLATE_POLICY_DIR="$T/policy")
+
+pass=0 fail=0 skip=0
+failed=()
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+not_ok() {
+	fail=$((fail + 1)); failed+=("$1")
+	echo "not ok - $1"; shift
+	for l in "$@"; do echo "#   $l"; done
+}
+skip() { skip=$((skip + 1)); echo "SKIP: $1: $2"; }
+expect_eq() { if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected: $(printf %q "$2")" "actual:   $(printf %q "$3")"; fi; }
+
+as_caller() { # CALLER CMD...: run as root or as the test user, fixed environment
+	local who=$1; shift
+	if [ "$who" = root ]; then env -i "${BASE_ENV[@]}" "${EXTRA_ENV[@]}" "$@"
+	else setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
+		env -i "${BASE_ENV[@]}" "${EXTRA_ENV[@]}" "$@"; fi
+}
+EXTRA_ENV=()
+
+# The host's sensitive sysctls, read as root before and after every row.
+SYSCTLS="kernel/core_pattern kernel/printk_ratelimit_burst kernel/dmesg_restrict
+	fs/protected_symlinks fs/protected_hardlinks fs/protected_regular fs/protected_fifos
+	kernel/kptr_restrict kernel/yama/ptrace_scope dev/tty/legacy_tiocsti kernel/modules_disabled
+	kernel/unprivileged_bpf_disabled vm/mmap_min_addr user/max_user_namespaces"
+sysctl_snapshot() {
+	local s
+	for s in $SYSCTLS; do [ -r "/proc/sys/$s" ] && printf '%s=%s\n' "$s" "$(cat "/proc/sys/$s")"; done
+}
+SYSCTL_BEFORE=$(sysctl_snapshot)
+
+# The user-namespace question as the sandbox's bwrap would ask it: root
+# callers' bwrap runs as an unprivileged id of the allocation range.
+userns_ok() { # CALLER
+	if [ "$1" = root ]; then setpriv --reuid=$HOSTID_BASE --regid=$HOSTID_BASE --clear-groups unshare -U true 2>/dev/null
+	else setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups unshare -U true 2>/dev/null; fi
+}
+
+json() { # JSON PYEXPR (d is the object)
+	printf '%s' "$1" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read().splitlines()[0]); print(eval(sys.argv[1]))' "$2" 2>/dev/null
+}
+
+# Environments of the host-side bwrap and of the init of the sandbox whose
+# workspace is WS, read from /proc while it runs (the command sleeps).
+capture_env() { # WS OUTFILE
+	local ws=$1 out=$2 i pid
+	: > "$out"
+	for i in $(seq 1 40); do
+		for pid in $(pgrep -f -- "$ws" 2>/dev/null); do
+			case "$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)" in
+				*bwrap*|*--error-fd*)
+					printf 'pid %s %s\n' "$pid" "$(tr '\0' ' ' < "/proc/$pid/cmdline" | cut -c1-60)" >> "$out"
+					tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | sed 's/^/  /' >> "$out";;
+			esac
+		done
+		grep -q -- '--error-fd' "$out" && return 0
+		: > "$out"
+		sleep 0.1
+	done
+}
+
+LOADER_VARS="LD_PRELOAD LD_AUDIT LD_LIBRARY_PATH GCONV_PATH OSB_MARKER_LOG"
+
+check_env_capture() { # LABEL FILE
+	local label=$1 f=$2 v bad=
+	if ! grep -q -- '--error-fd' "$f"; then not_ok "$label: bwrap and the init were seen running" "$(cat "$f")"; return; fi
+	for v in $LOADER_VARS; do grep -q "^  $v=" "$f" && bad="$bad $v"; done
+	if [ -z "$bad" ]; then ok "$label: no loader variable in the environment of bwrap or the init"
+	else not_ok "$label: loader variables reached bwrap or the init:$bad" "$(cat "$f")"; fi
+}
+
+check_marker() { # LABEL LOG ALLOWED-HOST-EXE-REGEX
+	local label=$1 log=$2 allow=$3 bad
+	[ -f "$log" ] || { ok "$label: the marker library was loaded nowhere"; return; }
+	bad=$(grep -E 'exe=[^ ]*(bwrap|osb-isolate-init)( |$)' "$log")
+	if [ -n "$allow" ]; then bad=$(printf '%s\n' "$bad" | grep -vE "$allow" | grep -v '^$'); fi
+	if [ -z "$bad" ]; then ok "$label: the marker library loaded only in the command ($(wc -l < "$log") loads)"
+	else not_ok "$label: the marker library loaded in bwrap or the init" "$bad"; fi
+}
+
+# Host ids of a result: root callers get allocated ids no account uses,
+# unprivileged callers are themselves.
+check_host_ids() { # LABEL CALLER JSON
+	local label=$1 who=$2 j=$3 uid gid kind
+	uid=$(json "$j" "d['host_ids']['uid']"); gid=$(json "$j" "d['host_ids']['gid']")
+	kind=$(json "$j" "d['host_ids']['kind']")
+	if [ "$who" = root ]; then
+		if [ -n "$uid" ] && [ "$uid" -ge $HOSTID_BASE ] && [ "$uid" -le $HOSTID_END ] && [ "$kind" = allocated ] &&
+			! getent passwd "$uid" >/dev/null && ! getent group "$gid" >/dev/null; then
+			ok "$label: host ids $uid:$gid allocated, no account"
+		else not_ok "$label: host ids allocated from the range, no account" "uid=$uid gid=$gid kind=$kind"; fi
+	else
+		expect_eq "$label: host ids are the caller's" "$TEST_UID caller" "$uid $kind"
+	fi
+	HOST_UID=$uid
+}
+
+check_attack() { # LABEL CALLER MODE OUTPUT WS
+	local label=$1 who=$2 mode=$3 out=$4 ws=$5 f owner
+	case "$out" in *"sysctl writable 0 of "*) ok "$label: no /proc/sys file opens for writing";;
+		*) not_ok "$label: no /proc/sys file opens for writing" "$(printf '%s\n' "$out" | grep ^sysctl)";; esac
+	expect_eq "$label: the host's sensitive sysctls are unchanged" "$SYSCTL_BEFORE" "$(sysctl_snapshot)"
+	expect_eq "$label: a root-owned 0600 file is unreadable" "read $T/secret/root0600 errno=13" \
+		"$(printf '%s\n' "$out" | grep "^read $T/secret/root0600")"
+	expect_eq "$label: another account's 0600 file is unreadable" "read $T/secret/acct0600 errno=13" \
+		"$(printf '%s\n' "$out" | grep "^read $T/secret/acct0600")"
+	local planted=0
+	for f in "$ws/suid" "$ws/suid.g"; do
+		[ -e "$f" ] || continue
+		planted=$((planted + 1))
+		owner=$(stat -c %u:%g "$f")
+		if [ "${owner%%:*}" = 0 ] || [ "${owner##*:}" = 0 ]; then not_ok "$label: a planted ${f##*/} is not owned by host root" "$(stat -c '%A %u:%g' "$f")"
+		elif [ "${owner%%:*}" != "$HOST_UID" ]; then not_ok "$label: a planted ${f##*/} belongs to the sandbox's host ids" "$(stat -c '%A %u:%g' "$f") (sandbox $HOST_UID)"
+		else ok "$label: a planted ${f##*/} belongs to the sandbox's host ids ($(stat -c '%A %u:%g' "$f"))"; fi
+	done
+	[ "$planted" -eq 2 ] || not_ok "$label: the plant ran" "$(printf '%s\n' "$out" | grep ^plant)"
+	local want_uid=1000
+	[ "$mode" = root ] && want_uid=$HOST_UID
+	expect_eq "$label: ids inside (real, effective, saved, fs)" "uids $want_uid $want_uid $want_uid $want_uid" \
+		"$(printf '%s\n' "$out" | grep '^uids ')"
+	local g; g=$(printf '%s\n' "$out" | grep '^groups' | tr ' ' '\n' | grep -xv -e groups -e 65534 -e "$want_uid")
+	[ -z "$g" ] && ok "$label: no supplementary group but its own (and unmapped ones)" \
+		|| not_ok "$label: no supplementary group but its own" "$(printf '%s\n' "$out" | grep '^groups')"
+	local p bad=
+	for p in /proc/sys /proc/sysrq-trigger /proc/irq /proc/bus /proc/fs /proc/kcore /proc/keys \
+		/proc/timer_list /proc/sched_debug /proc/latency_stats /proc/acpi /proc/scsi; do
+		case "$(printf '%s\n' "$out" | grep "^$p ")" in
+			"$p writable") bad="$bad $p:writable";;
+			"$p readable") case $p in /proc/sys|/proc/irq|/proc/bus|/proc/fs) ;; *) bad="$bad $p:readable";; esac;;
+			"") bad="$bad $p:unreported";;
+		esac
+	done
+	[ -z "$bad" ] && ok "$label: /proc entries read-only or masked" || not_ok "$label: /proc entries read-only or masked" "$bad"
+}
+
+ATTACK='./hostattack sysctl; ./hostattack plant suid; ./hostattack read SECRETS; ./hostattack ids; ./hostattack procmask; sleep 1'
+
+row() { # CALLER IDENTITY POLICY MODE
+	local who=$1 ident=$2 pol=$3 mode=$4 label ws polfile plainpol out rc j attack
+	label="$who/$ident/$pol/$mode"
+	ws=$(mktemp -d "$T/work/ws.XXXXXX")
+	if [ "$who" = root ]; then chmod 1777 "$ws"; else chown "$TEST_USER:" "$ws"; chmod 755 "$ws"; fi
+	cp "$T/bin/hostattack" "$T/bin/marker.so" "$ws/"
+	chmod a+rx "$ws/hostattack" "$ws/marker.so"
+	polfile="$T/pol/$who-$ident-$pol.policy"
+	plainpol="$T/pol/$who-$ident-$pol-plain.policy"
+	# The secrets are bound into the view on purpose: only the file
+	# permissions may keep them from the sandbox.
+	printf 'osb-policy 1\ninclude %s\nidentity %s\nro-bind %s\n' "$T/policy/$pol.policy" "$ident" \
+		"$T/secret" > "$plainpol"
+	{ cat "$plainpol"
+	  printf 'env set LD_PRELOAD=${WORKSPACE}/marker.so\nenv set LD_AUDIT=${WORKSPACE}/marker.so\n'
+	  printf 'env set LD_LIBRARY_PATH=${WORKSPACE}/lib\nenv set GCONV_PATH=${WORKSPACE}/gconv\n'
+	  printf 'env set OSB_MARKER_LOG=${WORKSPACE}/marker-policy.log\n'; } > "$polfile"
+	chmod a+r "$polfile" "$plainpol"
+	attack=${ATTACK/SECRETS/$T/secret/root0600 $T/secret/acct0600}
+
+	if [ "$who" != root ] && [ "$ident" = root ]; then
+		out=$(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --policy "$polfile" -- true 2>&1); rc=$?
+		expect_eq "$label: refused with 125 (root mode needs root)" 125 "$rc"
+		case "$out" in *"root unavailable: running as uid $TEST_UID, not root"*) ok "$label: the refusal says why";;
+			*) not_ok "$label: the refusal says why" "$out";; esac
+		return
+	fi
+	if [ "$ident" = userns ] && ! userns_ok "$who"; then
+		skip "$label" "this host does not let the sandbox's bwrap create a user namespace (unshare -U fails as an unprivileged id)"
+		return
+	fi
+	local envlog="$T/out/env.$$.$RANDOM"
+	# 1. Loader variables set by the policy; the attacks.
+	if [ "$mode" = run ]; then
+		(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --json --policy "$polfile" -- sh -c "$attack") > "$T/out/j" 2>&1 &
+	else
+		(cd "$ws" && as_caller "$who" "$T/bin/reqrun" --session "$polfile" -- sh -c "$attack") > "$T/out/j" 2>&1 &
+	fi
+	local bg=$!
+	capture_env "$ws" "$envlog"
+	wait "$bg"; rc=$?
+	j=$(cat "$T/out/j")
+	expect_eq "$label: the attack ran (status 0)" "0 True" "$rc $(json "$j" "d['ok']")"
+	out=$(json "$j" "d['stdout']")
+	local mode_ran; mode_ran=$(json "$j" "d['mode']")
+	[ "$ident" != auto ] && expect_eq "$label: identity mode" "$ident" "$mode_ran"
+	check_host_ids "$label" "$who" "$j"
+	check_attack "$label" "$who" "$mode_ran" "$out" "$ws"
+	check_env_capture "$label [policy env]" "$envlog"
+	check_marker "$label [policy env]" "$ws/marker-policy.log" ""
+	case "$(cat "$ws/marker-policy.log" 2>/dev/null)" in *"exe=/usr/bin/dash how=preload"*|*"exe=/bin/dash how=preload"*)
+		ok "$label [policy env]: the command itself gets the loader variables";;
+		*) not_ok "$label [policy env]: the command itself gets the loader variables" "$(cat "$ws/marker-policy.log" 2>/dev/null)";; esac
+	# 2. The same variables asked for by an execd request.
+	local req; req=$(printf '{"env":{"set":{"LD_PRELOAD":"%s/marker.so","LD_AUDIT":"%s/marker.so","LD_LIBRARY_PATH":"%s/lib","GCONV_PATH":"%s/gconv","OSB_MARKER_LOG":"%s/marker-req.log"}}}' "$ws" "$ws" "$ws" "$ws" "$ws")
+	(cd "$ws" && as_caller "$who" "$T/bin/reqrun" $([ "$mode" = session ] && echo --session) --request "$req" "$plainpol" -- sh -c 'sleep 1') > "$T/out/j" 2>&1 &
+	bg=$!
+	capture_env "$ws" "$envlog"
+	wait "$bg"
+	expect_eq "$label [request env]: ran" "True" "$(json "$(cat "$T/out/j")" "d['ok']")"
+	check_env_capture "$label [request env]" "$envlog"
+	check_marker "$label [request env]" "$ws/marker-req.log" ""
+	# 3. Inherited from the caller (balanced passes the environment through;
+	# strict drops it). The caller itself loads what its own environment says.
+	# (A sanitizer build's caller must be told that a preloaded library is fine.)
+	EXTRA_ENV=(LD_PRELOAD="$ws/marker.so" LD_AUDIT="$ws/marker.so" LD_LIBRARY_PATH="$ws/lib"
+		GCONV_PATH="$ws/gconv" OSB_MARKER_LOG="$ws/marker-inherit.log"
+		ASAN_OPTIONS=verify_asan_link_order=0)
+	if [ "$mode" = run ]; then
+		(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --json --policy "$plainpol" -- sh -c 'sleep 1') > "$T/out/j" 2>&1 &
+	else
+		(cd "$ws" && as_caller "$who" "$T/bin/reqrun" --session "$plainpol" -- sh -c 'sleep 1') > "$T/out/j" 2>&1 &
+	fi
+	bg=$!
+	capture_env "$ws" "$envlog"
+	wait "$bg"
+	EXTRA_ENV=()
+	expect_eq "$label [inherited env]: ran" "True" "$(json "$(cat "$T/out/j" | grep '^{')" "d['ok']")"
+	check_env_capture "$label [inherited env]" "$envlog"
+	check_marker "$label [inherited env]" "$ws/marker-inherit.log" 'exe=[^ ]*(osb-isolate|reqrun) '
+	rm -f "$envlog"
+}
+
+echo "# the host boundary: callers x identity modes x policies x run/session"
+for who in root "$TEST_USER"; do
+	for ident in auto userns root; do
+		for pol in strict balanced; do
+			for mode in run session; do
+				row "$who" "$ident" "$pol" "$mode"
+			done
+		done
+	done
+done
+
+# ---- two live sandboxes never share host ids ------------------------------------
+t_concurrent_ids() {
+	local ws i ids
+	ws=$(mktemp -d "$T/work/ws.XXXXXX"); chmod 1777 "$ws"
+	for i in 1 2 3 4; do
+		(cd "$ws" && as_caller root "$T/bin/osb-isolate" run --json -- sleep 1 > "$T/out/id.$i") &
+	done
+	wait
+	ids=$(for i in 1 2 3 4; do json "$(cat "$T/out/id.$i")" "d['host_ids']['uid']"; done)
+	expect_eq "four concurrent root sandboxes get four different host ids" 4 "$(printf '%s\n' "$ids" | sort -u | grep -c .)"
+	rm -f "$T/out/id."*
+}
+
+# ---- a 0700 workspace of pinned ids, root mode, session ------------------------
+t_pinned_0700_session() {
+	local ws id=1879200001 j
+	getent passwd $id >/dev/null && { skip "pinned 0700 workspace" "uid $id is an account here"; return; }
+	ws=$(mktemp -d "$T/work/ws.XXXXXX"); chown $id:$id "$ws"; chmod 700 "$ws"
+	printf 'osb-policy 1\ninclude %s\nidentity root\n' "$T/policy/strict.policy" > "$T/pol/pinned.policy"
+	chmod a+r "$T/pol/pinned.policy"
+	j=$(cd "$ws" && as_caller root "$T/bin/reqrun" --session \
+		--request "{\"host_uid\":$id,\"host_gid\":$id}" \
+		"$T/pol/pinned.policy" -- sh -c 'echo hi > f; pwd; id -u' -- cat f)
+	expect_eq "root mode, pinned ids, 0700 workspace: the session works" "$ws
+$id
+hi" "$(printf '%s\n' "$j" | while read -r l; do json "$l" "d['stdout'].strip()"; done)"
+	expect_eq "root mode, pinned ids: the file belongs to the pinned ids" "$id:$id" "$(stat -c %u:%g "$ws/f" 2>/dev/null)"
+	local err
+	ws=$(mktemp -d "$T/work/ws.XXXXXX"); chown "$TEST_USER:" "$ws"
+	err=$(cd "$ws" && as_caller "$TEST_USER" "$T/bin/reqrun" --request "{\"host_uid\":$id,\"host_gid\":$id}" \
+		"$T/policy/strict.policy" -- true 2>&1)
+	case "$err" in *"only root can choose the host ids"*) ok "an unprivileged caller's pinned host ids are refused";;
+		*) not_ok "an unprivileged caller's pinned host ids are refused" "$err";; esac
+	err=$(as_caller root "$T/bin/reqrun" --request '{"host_uid":1,"host_gid":1}' "$T/policy/strict.policy" -- true 2>&1 >/dev/null)
+	case "$err" in *'"host_uid": 1 belongs to an account'*) ok "a request may not pin an account's ids";;
+		*) not_ok "a request may not pin an account's ids" "$err";; esac
+}
+
+# ---- limit nproc holds for every caller ------------------------------------------
+t_nproc() {
+	local who ident ws out n
+	for who in root "$TEST_USER"; do
+		for ident in userns root; do
+			[ "$who" != root ] && [ "$ident" = root ] && continue
+			if [ "$ident" = userns ] && ! userns_ok "$who"; then skip "nproc $who/$ident" "no user namespace for the sandbox's bwrap"; continue; fi
+			ws=$(mktemp -d "$T/work/ws.XXXXXX")
+			if [ "$who" = root ]; then chmod 1777 "$ws"; else chown "$TEST_USER:" "$ws"; fi
+			cp "$T/bin/hostattack" "$ws/"
+			printf 'osb-policy 1\ninclude %s\nidentity %s\nlimit nproc 50\n' "$T/policy/strict.policy" "$ident" > "$T/pol/nproc-$who-$ident.policy"
+			chmod a+r "$T/pol/nproc-$who-$ident.policy"
+			out=$(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --policy "$T/pol/nproc-$who-$ident.policy" -- ./hostattack forks 80 2>&1)
+			n=$(printf '%s\n' "$out" | sed -n 's/^forks \([0-9]*\) errno=\([0-9]*\)$/\1 \2/p')
+			if [ -n "$n" ] && [ "${n%% *}" -lt 50 ] && [ "${n##* }" = 11 ]; then
+				ok "$who/$ident: limit nproc 50 stops a fork bomb ($n: forks, EAGAIN)"
+			else not_ok "$who/$ident: limit nproc 50 stops a fork bomb" "$out"; fi
+		done
+	done
+}
+
+t_concurrent_ids
+t_pinned_0700_session
+t_nproc
+
+echo "# boundary"
+for n in "${failed[@]}"; do echo "# FAILED: $n"; done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
