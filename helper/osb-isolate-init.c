@@ -21,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 #include <sys/capability.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -565,6 +567,22 @@ static void load_filter(const struct sock_fprog *prog)
 		     (unsigned)prog->len, strerror(errno));
 }
 
+/* A terminal on stdin can only be one made for the command (`run --tty`,
+ * helper/relay.c): make it the controlling terminal, so that ^C and window
+ * changes reach the command as signals. bwrap's --new-session made its pid
+ * 1 the session leader; a session of our own may take the terminal.
+ * Without it the command still has the terminal as fds: not fatal. */
+static void take_terminal(void)
+{
+	struct termios t;
+
+	if (tcgetattr(STDIN_FILENO, &t) != 0 || setsid() < 0)
+		return;
+	if (ioctl(STDIN_FILENO, TIOCSCTTY, 0) < 0) {
+		/* someone else's controlling terminal: the fds are enough */
+	}
+}
+
 __attribute__((noreturn))
 static void exec_command(char **cmd)
 {
@@ -625,6 +643,8 @@ int main(int argc, char **argv)
 	apply_rlimits(&o);
 	if (o.seccomp_fd >= 0)
 		read_filter(o.seccomp_fd, &prog);
+	if (o.session_fd < 0)
+		take_terminal();
 	mark_fds_cloexec();
 	if (prog.filter)
 		load_filter(&prog);
