@@ -195,8 +195,11 @@ static void handlers_install(void)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = restore_and_die;
 	sa.sa_flags = SA_RESETHAND;
+	/* A signal ignored (as SIGINT is for a background job) stays ignored. */
 	for (size_t i = 0; i < 4; i++)
-		sigaction(fatal_signals[i], &sa, &old_actions[i]);
+		if (sigaction(fatal_signals[i], NULL, &old_actions[i]) == 0 &&
+		    old_actions[i].sa_handler != SIG_IGN)
+			sigaction(fatal_signals[i], &sa, NULL);
 	if (pipe2(winch_pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
 		winch_fd = winch_pipe[1];
 		sa.sa_handler = on_winch;

@@ -187,6 +187,27 @@ EOF
 	expect_has "... the terminal mode is restored" "restored-after-kill=yes" "$out"
 }
 
+t_tty_winch() {
+	new_ws
+	cat >inner.sh <<'EOF'
+stty rows 20 cols 70
+exec 3<&0
+( exec 0<&3; exec "$OSB" run --tty -- sh -c '
+	trap "echo size=\$(stty size)" WINCH
+	echo "start=$(stty size)"
+	for i in 1 2 3 4 5 6 7 8; do sleep 0.5; done' ) &
+pid=$!
+sleep 2
+stty rows 41 cols 91
+wait "$pid"
+echo "rc=$?"
+EOF
+	local out; out=$(on_pty inner.sh)
+	expect_has "run --tty: the window size at start" "start=20 70" "$out"
+	expect_has "... and a change of it reaches the command (SIGWINCH)" "size=41 91" "$out"
+	expect_has "... the run succeeds" "rc=0" "$out"
+}
+
 t_tty_interrupt() {
 	new_ws
 	cat >inner.sh <<'EOF'
@@ -222,10 +243,10 @@ t_tty_session() {
 before=\$(stty -g)
 "\$OSB" session exec $id --tty -- sh -c '
 	[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo all=terminal
-	setsid -f sh -c "sleep 1; echo LATE-""WRITE"; sleep 0.5; echo started'
+	setsid -f sh -c "sleep 2; echo LATE-""WRITE"; sleep 0.5; echo started'
 echo "rc=\$?"
 [ "\$(stty -g)" = "\$before" ] && echo "restored=yes" || echo "restored=no"
-sleep 3
+sleep 4
 EOF
 	out=$(on_pty inner.sh)
 	expect_has "session exec --tty: stdin, stdout and stderr are a terminal" "all=terminal" "$out"
@@ -326,7 +347,7 @@ t_full_disk() {
 
 echo "# stdio suite as $WHO"
 for t in t_run_stdin_not_terminal t_run_stdin_data t_run_stdin_json t_session_stdin_nothing_kept \
-	t_session_stdin_data t_tty_run t_tty_interrupt t_tty_usage t_tty_session t_broken_pipe \
+	t_session_stdin_data t_tty_run t_tty_winch t_tty_interrupt t_tty_usage t_tty_session t_broken_pipe \
 	t_dev_full t_result_unwritable t_full_disk; do
 	"$t"
 done
