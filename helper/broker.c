@@ -21,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -265,13 +267,29 @@ static void child_fail(int report, const char *stage, int err)
 	_exit(127);
 }
 
+/* tcgetattr is async-signal-safe (isatty need not be). */
+static bool is_terminal(int fd)
+{
+	struct termios t;
+
+	return tcgetattr(fd, &t) == 0;
+}
+
 /* In the forked child: only async-signal-safe calls until execve. */
 __attribute__((noreturn))
 static void child_exec(const struct broker *b, const struct request *rq, int report)
 {
 	sigprocmask(SIG_SETMASK, &b->orig_mask, NULL);
-	if (setpgid(0, 0) < 0)
+	/* A terminal made for the command (`session exec --tty`) becomes its
+	 * controlling terminal, in a session of its own, which is also the
+	 * process group of its own that kill(-pid) needs. */
+	if (is_terminal(rq->stdio[0])) {
+		if (setsid() < 0)
+			child_fail(report, "pgroup", errno);
+		(void)ioctl(rq->stdio[0], TIOCSCTTY, 0);
+	} else if (setpgid(0, 0) < 0) {
 		child_fail(report, "pgroup", errno);
+	}
 	for (int i = 0; i < 3; i++)
 		if (dup2(rq->stdio[i], i) < 0)
 			child_fail(report, "stdio", errno);
@@ -347,7 +365,11 @@ static void start_command(struct broker *b, struct request *rq)
 		close(report[0]);
 		return;
 	}
-	setpgid(pid, pid);   /* also here, so that a group kill never misses it */
+	/* Also here, so that a group kill never misses it; a command that takes
+	 * a terminal makes its own session (and group) before it execs, which
+	 * await_exec waits for. */
+	if (!is_terminal(rq->stdio[0]))
+		setpgid(pid, pid);
 	memset(&r, 0, sizeof(r));
 	if (await_exec(report[0], &r) < 0) {
 		close(report[0]);

@@ -10,12 +10,18 @@
  * -9); the sandbox itself dies with the holder (bwrap --die-with-parent, and
  * the broker sees its socket close).
  *
- * `exec` sends its argv, options and its own stdin (with --stdin), stdout and
- * stderr fds to the holder, which runs the command with osb_session_run and
- * streams the output to those fds; the exit status is the one `run` gives.
- * If the client goes away, its connection hangs up and the command is killed.
+ * `exec` sends its argv, options and its stdout and stderr fds to the holder,
+ * which runs the command with osb_session_run and streams the output to
+ * those fds; the exit status is the one `run` gives. The command's stdin is
+ * /dev/null, or the read end of a pipe the client fills from its own stdin
+ * (--stdin), or it gets a pseudo-terminal of its own (--tty) for stdin,
+ * stdout and stderr, which the client relays (relay.c): nothing of the
+ * session ever holds the caller's terminal, not even a process that
+ * outlives the command. If the client goes away, its connection hangs up
+ * and the command is killed.
  */
 #include "osb-isolate.h"
+#include "relay.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -158,10 +164,13 @@ static bool clean_if_stale(const struct where *w)
 
 #define CLI_MAGIC 0x4f534253u   /* "OSBS" */
 enum { CLI_EXEC = 1, CLI_INFO = 2, CLI_STOP = 3 };
-enum { CLI_JSON = 1, CLI_STDIN = 2 };
+enum { CLI_JSON = 1, CLI_STDIN = 2, CLI_TTY = 4 };
 
 /* Followed by cwd (empty: the session's), argv and env, NUL-terminated.
- * SCM_RIGHTS: stdout, stderr, then stdin with CLI_STDIN. Replies are
+ * SCM_RIGHTS: stdout, stderr, then stdin with CLI_STDIN (a pipe's read end;
+ * with CLI_TTY, all three are a pseudo-terminal's slave, handed to the
+ * command itself; so are stdout and stderr when they are /dev/null,
+ * /dev/zero or /dev/full, see relay_fd_inert). Replies are
  * packets with a tag byte: 'o' bytes for stdout, 'e' a line for stderr,
  * 'i' the info JSON, 's' an int32 exit status (always last). */
 struct cli_req {
@@ -380,10 +389,11 @@ static void reply_error(int conn, const osb_error *err)
 static osb_exec *exec_from(const struct request *rq, int conn)
 {
 	bool json = rq->h.flags & CLI_JSON, in = rq->h.flags & CLI_STDIN;
+	bool tty = rq->h.flags & CLI_TTY;
 	osb_error err;
 	osb_exec *e;
 
-	if (rq->nfds != (in ? 3 : 2))
+	if (rq->nfds != (in ? 3 : 2) || (tty && (json || !in)))
 		return NULL;
 	e = osb_exec_new(rq->argv, &err);
 	if (!e)
@@ -400,11 +410,13 @@ static osb_exec *exec_from(const struct request *rq, int conn)
 	if (!json) {
 		osb_exec_set_stdout_fd(e, rq->fds[0]);
 		osb_exec_set_stderr_fd(e, rq->fds[1]);
+		osb_exec_set_output_direct(e, 1, tty || relay_fd_inert(rq->fds[0]));
+		osb_exec_set_output_direct(e, 2, tty || relay_fd_inert(rq->fds[1]));
 	}
 	return e;
 }
 
-static void holder_exec(struct holder *h, int conn, const struct request *rq)
+static void holder_exec(struct holder *h, int conn, struct request *rq)
 {
 	osb_exec *e = exec_from(rq, conn);
 	osb_result *res = NULL;
@@ -426,6 +438,11 @@ static void holder_exec(struct holder *h, int conn, const struct request *rq)
 	pthread_mutex_lock(&h->lock);
 	h->running--;
 	pthread_mutex_unlock(&h->lock);
+	/* The client's fds go before it learns the status: once `session exec`
+	 * returns, nothing of the session holds its terminal. */
+	for (int i = 0; i < rq->nfds; i++)
+		close(rq->fds[i]);
+	rq->nfds = 0;
 	if (res && (rq->h.flags & CLI_JSON)) {
 		char *json = osb_result_json(res);
 
@@ -866,7 +883,9 @@ static void print_exec_help(void)
 	       "Run CMD in session ID; output streams, the exit status is the one `run` gives.\n\n"
 	       "      --json              capture output and print one JSON result object\n"
 	       "  -t, --timeout DUR       wall limit of this command (only lowers the policy's)\n"
-	       "      --stdin             pass standard input (default: /dev/null)\n"
+	       "      --stdin             relay standard input through a pipe (default: /dev/null)\n"
+	       "      --tty               give CMD a terminal of its own (a pseudo-terminal\n"
+	       "                          relayed to this one, as ssh -t does)\n"
 	       "      --cwd DIR           working directory inside (absolute; default: the workspace)\n"
 	       "  -e, --env NAME=VALUE    set a variable for this command (repeatable; the\n"
 	       "                          policy's env deny patterns still apply)\n"
@@ -877,17 +896,18 @@ struct exec_opts {
 	const char *id, *timeout, *cwd;
 	const char *env[256];
 	size_t n_env;
-	bool json, use_stdin;
+	bool json, use_stdin, tty;
 	int cmd;
 };
 
 static int parse_exec_opts(int argc, char **argv, struct exec_opts *o)
 {
-	enum { OPT_JSON = 256, OPT_STDIN, OPT_CWD };
+	enum { OPT_JSON = 256, OPT_STDIN, OPT_TTY, OPT_CWD };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "stdin", no_argument, NULL, OPT_STDIN },
+		{ "tty", no_argument, NULL, OPT_TTY },
 		{ "cwd", required_argument, NULL, OPT_CWD },
 		{ "env", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
@@ -900,6 +920,7 @@ static int parse_exec_opts(int argc, char **argv, struct exec_opts *o)
 		case OPT_JSON: o->json = true; break;
 		case 't': o->timeout = optarg; break;
 		case OPT_STDIN: o->use_stdin = true; break;
+		case OPT_TTY: o->tty = true; break;
 		case OPT_CWD: o->cwd = optarg; break;
 		case 'e':
 			if (o->n_env == sizeof(o->env) / sizeof(o->env[0]))
@@ -930,6 +951,9 @@ static int parse_exec(int argc, char **argv, struct exec_opts *o)
 		return r;
 	if (optind >= argc)
 		return fail("exec: no command given (osb-isolate session exec ID -- CMD [ARG]...)");
+	if (o->tty && o->json)
+		return fail("exec: --tty cannot be combined with --json (the command's output goes to "
+		            "the terminal, not into the result)");
 	o->cmd = optind;
 	return 0;
 }
@@ -946,7 +970,9 @@ static int build_exec(const struct exec_opts *o, char **argv, int argc, struct c
 	if (!f)
 		return fail("out of memory");
 	*h = (struct cli_req){ .magic = CLI_MAGIC, .type = CLI_EXEC, .timeout_ms = ms,
-	                       .flags = (o->json ? CLI_JSON : 0) | (o->use_stdin ? CLI_STDIN : 0),
+	                       .flags = (o->json ? CLI_JSON : 0) |
+	                                (o->use_stdin || o->tty ? CLI_STDIN : 0) |
+	                                (o->tty ? CLI_TTY : 0),
 	                       .argc = (uint32_t)(argc - o->cmd), .envc = (uint32_t)o->n_env };
 	fputs(o->cwd ? o->cwd : "", f);
 	fputc('\0', f);
@@ -966,7 +992,7 @@ static int build_exec(const struct exec_opts *o, char **argv, int argc, struct c
 	return 0;
 }
 
-static void write_all(int fd, const char *p, size_t n)
+static int write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
@@ -974,14 +1000,25 @@ static void write_all(int fd, const char *p, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return;
+			return w < 0 ? errno : EIO;
 		p += w;
 		n -= (size_t)w;
 	}
+	return 0;
 }
 
-/* Relay the holder's packets until the status; EOF before it is a failure. */
-static int relay_replies(int fd)
+/* What the holder said besides output: its error lines, printed once the
+ * caller's terminal is itself again, and whether the result was written. */
+struct replies {
+	char err[4096];
+	size_t err_len;
+	int out_errno;    /* writing the JSON result to stdout failed */
+};
+
+/* Relay the holder's packets until the status; EOF before it is a failure
+ * (-1). 'o' packets carry the JSON result: once one fails to be written,
+ * the rest is dropped and R->out_errno says why. */
+static int relay_replies(int fd, struct replies *rp)
 {
 	char buf[1 + CHUNK];
 
@@ -991,12 +1028,16 @@ static int relay_replies(int fd)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return fail("the session ended before the command's status was known");
-		if (buf[0] == 'o')
-			write_all(STDOUT_FILENO, buf + 1, (size_t)n - 1);
-		else if (buf[0] == 'e')
-			write_all(STDERR_FILENO, buf + 1, (size_t)n - 1);
-		else if (buf[0] == 's' && n == 1 + (ssize_t)sizeof(int32_t)) {
+			return -1;
+		if (buf[0] == 'o' && !rp->out_errno)
+			rp->out_errno = write_all(STDOUT_FILENO, buf + 1, (size_t)n - 1);
+		else if (buf[0] == 'e') {
+			size_t k = (size_t)n - 1 < sizeof(rp->err) - rp->err_len ?
+			           (size_t)n - 1 : sizeof(rp->err) - rp->err_len;
+
+			memcpy(rp->err + rp->err_len, buf + 1, k);
+			rp->err_len += k;
+		} else if (buf[0] == 's' && n == 1 + (ssize_t)sizeof(int32_t)) {
 			int32_t v;
 
 			memcpy(&v, buf + 1, sizeof(v));
@@ -1005,14 +1046,67 @@ static int relay_replies(int fd)
 	}
 }
 
+/* Send the request with the fds the command gets; the client keeps none of
+ * the command's ends (so the stdin relay sees EPIPE when the command closes
+ * its stdin, and the pseudo-terminal reads EIO once nothing holds it). */
+static int send_exec(int fd, const struct exec_opts *o, const struct cli_req *h,
+                     const char *strings, size_t len, struct relay *rl)
+{
+	int fds[3] = { STDOUT_FILENO, STDERR_FILENO, -1 }, r;
+
+	if (o->tty) {
+		if ((r = relay_tty_start(rl, STDIN_FILENO, STDOUT_FILENO)) < 0)
+			return fail("exec: --tty: cannot make a pseudo-terminal: %s", strerror(-r));
+		fds[0] = fds[1] = fds[2] = rl->slave;
+	} else if (o->use_stdin) {
+		if ((r = relay_stdin_start(rl, STDIN_FILENO, &fds[2])) < 0)
+			return fail("exec: --stdin: cannot relay standard input: %s", strerror(-r));
+	}
+	r = send_request(fd, h, strings, len, fds, fds[2] >= 0 ? 3 : 2);
+	if (o->tty)
+		relay_close_slave(rl);
+	else if (fds[2] >= 0)
+		close(fds[2]);
+	if (r < 0) {
+		relay_stop(rl);
+		return fail("cannot send the command to session %s: %s", o->id, strerror(-r));
+	}
+	return 0;
+}
+
+/* The exit status, once the relay has stopped and the terminal is restored. */
+static int exec_status(int status, struct relay *rl, const struct replies *rp)
+{
+	int tty_errno = relay_stop(rl);
+
+	if (rp->err_len && write_all(STDERR_FILENO, rp->err, rp->err_len)) {
+		/* nowhere left to report it */
+	}
+	if (status < 0)
+		return fail("the session ended before the command's status was known");
+	if (tty_errno && tty_errno != EPIPE) {
+		fprintf(stderr, "%s: output: writing the command's terminal output failed: %s\n", prog,
+		        strerror(tty_errno));
+		status = EXIT_SETUP;
+	}
+	if (rp->out_errno) {
+		fprintf(stderr, "%s: cannot write the result to standard output: %s\n", prog,
+		        strerror(rp->out_errno));
+		status = EXIT_SETUP;
+	}
+	return status;
+}
+
 static int session_exec(int argc, char **argv)
 {
 	struct exec_opts o = { 0 };
+	struct relay rl = RELAY_NONE;
+	struct replies rp = { .err_len = 0 };
 	struct cli_req h;
 	struct where w;
 	char *strings = NULL;
 	size_t len = 0;
-	int fd = -1, fds[3] = { STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO }, r;
+	int fd = -1, r;
 
 	if ((r = parse_exec(argc, argv, &o)) != 0)
 		return r < 0 ? 0 : r;
@@ -1020,10 +1114,8 @@ static int session_exec(int argc, char **argv)
 		goto out;
 	if ((r = open_session(o.id, &w, &fd)) != 0)
 		goto out;
-	if (send_request(fd, &h, strings, len, fds, o.use_stdin ? 3 : 2) < 0)
-		r = fail("cannot send the command to session %s: %s", o.id, strerror(errno));
-	else
-		r = relay_replies(fd);
+	if ((r = send_exec(fd, &o, &h, strings, len, &rl)) == 0)
+		r = exec_status(relay_replies(fd, &rp), &rl, &rp);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -1159,6 +1251,7 @@ static int session_list(int argc, char **argv)
 static int session_stop(int argc, char **argv)
 {
 	struct cli_req h = { .magic = CLI_MAGIC, .type = CLI_STOP };
+	struct replies rp = { .err_len = 0 };
 	struct where w;
 	int fd = -1, r;
 	uint64_t waited = 0;
@@ -1171,7 +1264,7 @@ static int session_stop(int argc, char **argv)
 		return fail("stop takes exactly one session id");
 	if ((r = open_session(argv[1], &w, &fd)) != 0)
 		return r;
-	r = send_request(fd, &h, "", 0, NULL, 0) < 0 ? -1 : relay_replies(fd);
+	r = send_request(fd, &h, "", 0, NULL, 0) < 0 ? -1 : relay_replies(fd, &rp);
 	close(fd);
 	if (r != 0)
 		return fail("cannot stop session %s", argv[1]);

@@ -21,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 #include <sys/capability.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -632,6 +634,22 @@ static void load_filter(const struct sock_fprog *prog)
 		     (unsigned)prog->len, strerror(errno));
 }
 
+/* A terminal on stdin can only be one made for the command (`run --tty`,
+ * helper/relay.c): make it the controlling terminal, so that ^C and window
+ * changes reach the command as signals. bwrap's --new-session made its pid
+ * 1 the session leader; a session of our own may take the terminal.
+ * Without it the command still has the terminal as fds: not fatal. */
+static void take_terminal(void)
+{
+	struct termios t;
+
+	if (tcgetattr(STDIN_FILENO, &t) != 0 || setsid() < 0)
+		return;
+	if (ioctl(STDIN_FILENO, TIOCSCTTY, 0) < 0) {
+		/* someone else's controlling terminal: the fds are enough */
+	}
+}
+
 /* "X" on the report channel; when it is the launcher's socket, wait for
  * its "G": it checks, from the host, the ids the kernel stamped on the "X"
  * (lib/run.c, host_ids_ok) and answers only if they are the planned ones. */
@@ -663,6 +681,7 @@ static void exec_command(char **cmd, char **env)
 	extern char **environ;
 	int e;
 
+	take_terminal();
 	report_exec();
 	/* execvp searches the command's own PATH: the environment it gets. */
 	if (env)

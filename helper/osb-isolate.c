@@ -3,15 +3,22 @@
  * It holds no sandbox logic of its own: it parses options, loads and narrows
  * a policy through the public API, calls osb_run() and maps the result to an
  * exit status (the command's own; 128+N for signal N; 124 wall timeout; 125
- * osb-isolate could not set up the sandbox; 126 not executable; 127 not found).
+ * osb-isolate could not set up the sandbox, or could not write the result or
+ * the command's output; 126 not executable; 127 not found). The command gets
+ * none of the caller's fds but harmless devices: its stdin is /dev/null, a
+ * pipe (--stdin) or a pseudo-terminal (--tty) that relay.c feeds, and its
+ * output goes through pipes the library copies (whose write errors reach the
+ * command: a broken pipe as SIGPIPE, others as a result error).
  */
 #include "osb-isolate.h"
 #include "cmd-review.h"
+#include "relay.h"
 
 int cmd_capabilities(int argc, char **argv);   /* cmd-caps.c */
 int cmd_session(int argc, char **argv);        /* cmd-session.c */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -75,13 +82,16 @@ static void print_run_help(void)
 	       "                          write-root the policy declares (repeatable)\n"
 	       "      --net               share the host network\n"
 	       "  -t, --timeout DUR       wall limit, e.g. 30s; only lowers the policy's\n"
-	       "      --stdin             pass standard input (default: /dev/null)\n"
+	       "      --stdin             relay standard input through a pipe (default: /dev/null)\n"
+	       "      --tty               give CMD a terminal of its own (a pseudo-terminal\n"
+	       "                          relayed to this one, as ssh -t does)\n"
 	       "      --shell             run CMD through /bin/sh -c\n"
 	       "      --json              capture output and print one JSON result object\n"
 	       "      --result-fd N       stream output and write the JSON result to fd N\n"
 	       "  -h, --help              display this help and exit\n\n"
 	       "Exit status: the command's own; 128+N if killed by signal N; 124 wall timeout;\n"
-	       "125 the sandbox could not be set up; 126 not executable; 127 not found.\n",
+	       "125 the sandbox could not be set up, or the result or the output could not be\n"
+	       "written; 126 not executable; 127 not found.\n",
 	       prog);
 }
 
@@ -94,7 +104,7 @@ struct run_opts {
 	const char *policy, *workspace, *timeout;
 	const char *ro[64]; size_t n_ro;
 	const char *write[64]; size_t n_write;
-	int net, use_stdin, shell, json, result_fd;
+	int net, use_stdin, tty, shell, json, result_fd;
 };
 
 static int parse_fd(const char *s, int *out)
@@ -110,9 +120,34 @@ static int parse_fd(const char *s, int *out)
 	return 0;
 }
 
+/* Before anything runs: a result that could never be written is a usage
+ * error, not a silent loss after the command has run. */
+static int check_result_fd(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return usage_error("--result-fd %d: %s", fd, strerror(errno));
+	if ((fl & O_ACCMODE) == O_RDONLY)
+		return usage_error("--result-fd %d is not open for writing", fd);
+	return 0;
+}
+
+static int check_run_opts(const struct run_opts *o)
+{
+	if (o->tty && o->json)
+		return usage_error("--tty cannot be combined with --json (the command's output goes "
+		                   "to the terminal, not into the result)");
+	if (o->tty && o->result_fd >= 0)
+		return usage_error("--tty cannot be combined with --result-fd (the command's output "
+		                   "goes to the terminal, not into the result)");
+	return o->result_fd >= 0 ? check_result_fd(o->result_fd) : 0;
+}
+
 static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_index)
 {
-	enum { OPT_RO = 256, OPT_WRITE, OPT_NET, OPT_STDIN, OPT_SHELL, OPT_JSON, OPT_RESULT_FD };
+	enum { OPT_RO = 256, OPT_WRITE, OPT_NET, OPT_STDIN, OPT_TTY, OPT_SHELL, OPT_JSON,
+	       OPT_RESULT_FD };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "workspace", required_argument, NULL, 'w' },
@@ -121,6 +156,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 		{ "net", no_argument, NULL, OPT_NET },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "stdin", no_argument, NULL, OPT_STDIN },
+		{ "tty", no_argument, NULL, OPT_TTY },
 		{ "shell", no_argument, NULL, OPT_SHELL },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
@@ -152,6 +188,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 			break;
 		case OPT_NET: o->net = 1; break;
 		case OPT_STDIN: o->use_stdin = 1; break;
+		case OPT_TTY: o->tty = 1; break;
 		case OPT_SHELL: o->shell = 1; break;
 		case OPT_JSON: o->json = 1; break;
 		case OPT_RESULT_FD:
@@ -172,7 +209,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 	if (optind >= argc)
 		return usage_error("run: no command given (osb-isolate run [OPTION]... -- CMD [ARG]...)");
 	*cmd_index = optind;
-	return 0;
+	return check_run_opts(o);
 }
 
 static int report_error(const osb_error *err)
@@ -257,32 +294,114 @@ static int narrow_policy(osb_policy *p, const struct run_opts *o, osb_error *err
 	return 0;
 }
 
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The result, one line on FD. A result that cannot be written is a
+ * failure of ours (125), whatever the command's status. */
 static int emit_json(const osb_result *res, int fd)
 {
 	char *json = osb_result_json(res);
-	FILE *f;
+	char where[32];
+	int r;
 
-	if (!json)
-		return -1;
-	if (fd == STDOUT_FILENO) {
-		printf("%s\n", json);
-		fflush(stdout);
-	} else if ((f = fdopen(dup(fd), "w"))) {
-		fprintf(f, "%s\n", json);
-		fclose(f);
+	if (fd == STDOUT_FILENO)
+		snprintf(where, sizeof(where), "standard output");
+	else
+		snprintf(where, sizeof(where), "fd %d", fd);
+	if (!json) {
+		fprintf(stderr, "%s: cannot write the result to %s: out of memory\n", prog, where);
+		return EXIT_SETUP;
 	}
+	r = write_all(fd, json, strlen(json));
+	if (r == 0)
+		r = write_all(fd, "\n", 1);
 	osb_free(json);
+	if (r < 0) {
+		fprintf(stderr, "%s: cannot write the result to %s: %s\n", prog, where, strerror(-r));
+		return EXIT_SETUP;
+	}
 	return 0;
+}
+
+/* Where the command's stdin and output go: pipes and a pseudo-terminal of
+ * its own, never the caller's fds (but /dev/null, /dev/zero, /dev/full,
+ * which it may write to itself and so meet their errors as on the host). */
+static int setup_stdio(const struct run_opts *o, osb_exec *exec, struct relay *rl, int *cmd_in)
+{
+	int r;
+
+	if (o->tty) {
+		if ((r = relay_tty_start(rl, STDIN_FILENO, STDOUT_FILENO)) < 0) {
+			fprintf(stderr, "%s: --tty: cannot make a pseudo-terminal: %s\n", prog, strerror(-r));
+			return EXIT_SETUP;
+		}
+		osb_exec_set_stdin_fd(exec, rl->slave);
+		osb_exec_set_stdout_fd(exec, rl->slave);
+		osb_exec_set_stderr_fd(exec, rl->slave);
+		osb_exec_set_output_direct(exec, 1, 1);
+		osb_exec_set_output_direct(exec, 2, 1);
+		return 0;
+	}
+	if (o->use_stdin) {
+		if ((r = relay_stdin_start(rl, STDIN_FILENO, cmd_in)) < 0) {
+			fprintf(stderr, "%s: --stdin: cannot relay standard input: %s\n", prog, strerror(-r));
+			return EXIT_SETUP;
+		}
+		osb_exec_set_stdin_fd(exec, *cmd_in);
+	}
+	osb_exec_set_capture(exec, o->json || o->result_fd >= 0);
+	if (!o->json) {
+		osb_exec_set_stdout_fd(exec, STDOUT_FILENO);
+		osb_exec_set_stderr_fd(exec, STDERR_FILENO);
+		osb_exec_set_output_direct(exec, 1, o->result_fd < 0 && relay_fd_inert(STDOUT_FILENO));
+		osb_exec_set_output_direct(exec, 2, o->result_fd < 0 && relay_fd_inert(STDERR_FILENO));
+	}
+	return 0;
+}
+
+/* The run's exit status, once the relay is stopped and the caller's
+ * terminal restored, with the result written where it was asked for. */
+static int finish_run(const struct run_opts *o, const osb_result *res, int r, int tty_errno,
+                      const osb_error *err)
+{
+	int status = osb_result_cli_status(res);
+
+	if (r < 0 || osb_result_error(res))
+		report_error(osb_result_error(res) ? osb_result_error(res) : err);
+	if (tty_errno && tty_errno != EPIPE) {
+		fprintf(stderr, "%s: output: writing the command's terminal output failed: %s\n", prog,
+		        strerror(tty_errno));
+		status = EXIT_SETUP;
+	}
+	if (o->json && emit_json(res, STDOUT_FILENO) != 0)
+		status = EXIT_SETUP;
+	if (o->result_fd >= 0 && emit_json(res, o->result_fd) != 0)
+		status = EXIT_SETUP;
+	return status;
 }
 
 static int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { 0 };
+	struct relay rl = RELAY_NONE;
 	osb_policy *policy = NULL;
 	osb_exec *exec = NULL;
 	osb_result *res = NULL;
 	osb_error err = { 0 };
-	int cmd_index = 0, status = EXIT_SETUP, r;
+	int cmd_index = 0, status = EXIT_SETUP, cmd_in = -1, tty_errno, r;
 	const char *shell_argv[4];
 
 	r = parse_run_opts(argc, argv, &o, &cmd_index);
@@ -303,23 +422,18 @@ static int cmd_run(int argc, char **argv)
 	if (!exec)
 		goto fail;
 	osb_exec_set_env(exec, (const char *const *)environ);
-	if (o.use_stdin)
-		osb_exec_set_stdin_fd(exec, STDIN_FILENO);
-	osb_exec_set_capture(exec, o.json || o.result_fd >= 0);
-	if (!o.json) {
-		osb_exec_set_stdout_fd(exec, STDOUT_FILENO);
-		osb_exec_set_stderr_fd(exec, STDERR_FILENO);
+	if (setup_stdio(&o, exec, &rl, &cmd_in) != 0) {
+		osb_exec_free(exec);
+		osb_policy_free(policy);
+		return EXIT_SETUP;
 	}
 	r = osb_run(policy, exec, &res, &err);
+	tty_errno = relay_stop(&rl);
+	if (cmd_in >= 0)
+		close(cmd_in);
 	if (!res)
 		goto fail;
-	status = osb_result_cli_status(res);
-	if (o.json)
-		emit_json(res, STDOUT_FILENO);
-	if (o.result_fd >= 0)
-		emit_json(res, o.result_fd);
-	if (r < 0 || osb_result_error(res))
-		report_error(osb_result_error(res) ? osb_result_error(res) : &err);
+	status = finish_run(&o, res, r, tty_errno, &err);
 	osb_result_free(res);
 	osb_exec_free(exec);
 	osb_policy_free(policy);

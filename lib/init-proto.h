@@ -54,6 +54,8 @@
  * mountinfo spells targets (no trailing slash, no ".", ".." or empty
  * component); a PATH given twice to the same option is refused.
  * Options take "--opt VALUE" or "--opt=VALUE"; a repeated option is refused.
+ * A terminal on stdin (a pseudo-terminal made for the command, `--tty`)
+ * becomes the command's controlling terminal, in a session of its own.
  * Every other fd (>= 3) is closed on exec; no_new_privs is set; capabilities
  * must be empty (verified with libcap). Stages, in order: "init:args",
  * "init:env", "init:mounts", "init:identity", "init:caps", "init:proc",

@@ -101,13 +101,29 @@ char *osb_policy_explain(const osb_policy *policy, unsigned flags);
 /* ARGV is copied; argv[0] is looked up on the sandbox's PATH. */
 osb_exec *osb_exec_new(const char *const *argv, osb_error *err);
 void osb_exec_free(osb_exec *exec);
-/* stdin: -1 (default) gives /dev/null; otherwise this fd is passed in. */
+/* stdin: -1 (default) gives /dev/null; otherwise this fd is passed in,
+ * to the command itself: give it the read end of a pipe you fill (as the
+ * CLI's --stdin does), never a terminal of your own, which the command
+ * could write to and reconfigure, and keep after a session command ends. */
 int osb_exec_set_stdin_fd(osb_exec *exec, int fd);
-/* Copy the command's output to these fds as it arrives (-1: do not). */
+/* Copy the command's output to these fds as it arrives (-1: do not). A
+ * write that fails ends the copy and cuts the command off from the stream
+ * (it meets EPIPE/SIGPIPE at its next write); an error other than EPIPE
+ * also becomes the result's error (OSB_E_IO, stage "output"). Ignore
+ * SIGPIPE when copying to a pipe: the library installs no handler. */
 int osb_exec_set_stdout_fd(osb_exec *exec, int fd);
 int osb_exec_set_stderr_fd(osb_exec *exec, int fd);
 /* Keep the output in the result (clipped to the policy's output limit). */
 int osb_exec_set_capture(osb_exec *exec, int on);
+/* osb_run and osb_session_run: hand the fd of osb_exec_set_stdout_fd (WHICH
+ * 1) or osb_exec_set_stderr_fd (WHICH 2) to the command itself as that
+ * stream, instead of a pipe whose bytes are copied to it: the command's
+ * writes then meet that fd's own errors (ENOSPC, EPIPE, EIO), and the
+ * stream is neither copied nor captured. Only for an fd the command may
+ * hold: a pseudo-terminal made for it, /dev/null, /dev/full. Never a
+ * terminal, socket or file of the caller's own: the command could read
+ * from it, reopen it through /proc/self/fd or change its flags. */
+int osb_exec_set_output_direct(osb_exec *exec, int which, int on);
 /* Caller's environment the policy filters (NULL-terminated "N=V"); NULL
  * means no caller environment. Copied. */
 int osb_exec_set_env(osb_exec *exec, const char *const *envp);

@@ -16,6 +16,7 @@ typedef struct capture {
 	uint64_t total;        /* bytes produced */
 	char *head; size_t head_len, head_cap;
 	char *tail; size_t tail_cap, tail_start, tail_len;   /* ring buffer */
+	int sink_errno;        /* why copying the stream to its fd failed (0: it did not) */
 } capture;
 
 void capture_init(capture *c, uint64_t limit);

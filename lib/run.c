@@ -64,6 +64,23 @@ int osb_exec_set_output_limit(osb_exec *e, uint64_t bytes) { e->output_limit = b
 int osb_exec_set_stdin_pipe(osb_exec *e, int on) { e->stdin_pipe = on != 0; return 0; }
 int osb_exec_set_cancel_fd(osb_exec *e, int fd) { e->cancel_fd = fd; return 0; }
 
+int osb_exec_set_output_direct(osb_exec *e, int which, int on)
+{
+	if (!e || (which != 1 && which != 2))
+		return -OSB_E_USAGE;
+	e->direct[which - 1] = on != 0;
+	return 0;
+}
+
+int exec_check_direct(const osb_exec *e, osb_error *err)
+{
+	if ((e->direct[0] && e->stdout_fd < 0) || (e->direct[1] && e->stderr_fd < 0))
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
+		                   "osb_exec_set_output_direct needs the fd of "
+		                   "osb_exec_set_stdout_fd/_stderr_fd to hand over");
+	return 0;
+}
+
 uint64_t policy_wall_ms(const osb_policy *p)
 {
 	return p->limit_set[LIM_WALL].set ? p->limits[LIM_WALL] : 0;
@@ -127,18 +144,27 @@ typedef struct sup {
 	char id_error[512];          /* why it was refused; "" when it was not */
 } sup;
 
-static void sink_write(int fd, const char *buf, size_t len)
+/* Returns 0 or the errno of the failed write. A sink someone made
+ * non-blocking is waited for, not dropped. */
+static int sink_write(int fd, const char *buf, size_t len)
 {
-	while (fd >= 0 && len > 0) {
+	while (len > 0) {
 		ssize_t w = write(fd, buf, len);
 
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+			poll(&p, 1, -1);
+			continue;
+		}
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return;   /* a closed reader must not stall the sandbox */
+			return w < 0 ? errno : EIO;
 		buf += w;
 		len -= (size_t)w;
 	}
+	return 0;
 }
 
 static void append(char *dst, size_t cap, size_t *len, const char *src, size_t n)
@@ -190,7 +216,12 @@ int stream_read(int *fd, int sink, capture *cap)
 		*fd = -1;
 		return 0;
 	}
-	sink_write(sink, buf, (size_t)n);
+	if (sink >= 0 && (cap->sink_errno = sink_write(sink, buf, (size_t)n)) != 0) {
+		/* The reader is gone or the file is full: cut the command off
+		 * from this stream, as the kernel would had it written there. */
+		close(*fd);
+		*fd = -1;
+	}
 	return capture_add(cap, buf, (size_t)n) < 0 ? -ENOMEM : 0;
 }
 
@@ -595,10 +626,12 @@ static int launch(const plan *pl, const osb_exec *e, sup *s, int *bwrap_status, 
 		}
 	}
 	io[PFD_STDIN] = e->stdin_fd >= 0 ? e->stdin_fd : devnull;
-	io[PFD_STDOUT] = w[CH_OUT];
+	/* A stream handed over directly leaves its pipe without a writer: it
+	 * reads EOF at once. */
+	io[PFD_STDOUT] = e->direct[0] ? e->stdout_fd : w[CH_OUT];
 	io[PFD_DIAG] = w[CH_DIAG];
 	io[PFD_STATUS] = w[CH_STATUS];
-	io[PFD_CMD_STDERR] = w[CH_ERR];
+	io[PFD_CMD_STDERR] = e->direct[1] ? e->stderr_fd : w[CH_ERR];
 	io[PFD_INIT_ERR] = w[CH_INIT];
 	if ((r = plan_argv(pl, &argv, err)) < 0)
 		goto out;
@@ -644,6 +677,13 @@ int output_take(capture cap[2], bool capture_on, osb_result *res)
 
 	res->out_bytes = cap[0].total;
 	res->err_bytes = cap[1].total;
+	for (int i = 0; i < 2; i++)
+		if (cap[i].sink_errno && cap[i].sink_errno != EPIPE && !res->has_error) {
+			res->has_error = true;
+			osb_err_set(&res->error, OSB_E_IO, cap[i].sink_errno, "output",
+			            "writing the command's %s failed: %s (the command was cut off from "
+			            "it)", i ? "stderr" : "stdout", strerror(cap[i].sink_errno));
+		}
 	if (!capture_on)
 		return 0;
 	if (capture_take(&cap[0], &res->out, &res->out_len, &t1) < 0 ||
@@ -837,6 +877,8 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 		                "pipe; give osb_run an fd with osb_exec_set_stdin_fd");
 		goto done;
 	}
+	if ((r = exec_check_direct(e, &res->error)) < 0)
+		goto done;
 	lim = exec_output_limit(policy_output_limit(p), e);
 	osb_policy_hash(p, res->policy_hash);
 	r = plan_build(p, (const char *const *)e->argv.v,

@@ -778,8 +778,8 @@ static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *r
 		goto out;
 	}
 	io[0] = e->stdin_fd >= 0 ? e->stdin_fd : devnull;
-	io[1] = wr[0];
-	io[2] = wr[1];
+	io[1] = e->direct[0] ? e->stdout_fd : wr[0];
+	io[2] = e->direct[1] ? e->stderr_fd : wr[1];
 	r = proc_start(s, e, io, &pr, &res->error);
 	for (int i = 0; i < 2; i++) {
 		close(wr[i]);
@@ -830,6 +830,8 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 		                "pipe; give osb_session_run an fd with osb_exec_set_stdin_fd");
 		goto done;
 	}
+	if ((r = exec_check_direct(e, &res->error)) < 0)
+		goto done;
 	memcpy(res->policy_hash, s->policy_hash, sizeof(res->policy_hash));
 	res->mode = strdup(s->mode);
 	result_set_host_ids(res, s->host.uid, s->host.gid, hostid_kind_name(s->host.kind));

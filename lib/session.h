@@ -19,6 +19,7 @@ struct osb_exec {
 	strv env;
 	bool env_set;
 	int stdin_fd, stdout_fd, stderr_fd;   /* -1: not given */
+	bool direct[2];           /* stdout_fd/stderr_fd go to the command itself */
 	bool capture;
 	char *cwd;
 	uint64_t timeout_ms;      /* 0: the policy's wall limit only */
@@ -33,12 +34,19 @@ uint64_t policy_wall_ms(const osb_policy *p);
 uint64_t policy_output_limit(const osb_policy *p);
 uint64_t exec_wall_ms(uint64_t policy_wall, const osb_exec *e);
 uint64_t exec_output_limit(uint64_t policy_limit, const osb_exec *e);
+/* OSB_E_USAGE when a stream is to be handed over without an fd. */
+int exec_check_direct(const osb_exec *e, osb_error *err);
 
 /* Read once from *FD (non-blocking), copy to SINK (-1: none) and keep the
- * bytes in CAP. At EOF or on a read error *FD is closed and set to -1.
- * Returns 0 or -ENOMEM. */
+ * bytes in CAP. At EOF or on a read error *FD is closed and set to -1; so
+ * it is when a write to SINK fails (CAP->sink_errno keeps why): the command
+ * then meets EPIPE (SIGPIPE) at its next write, as it would writing to the
+ * broken sink itself. Returns 0 or -ENOMEM. */
 int stream_read(int *fd, int sink, capture *cap);
-/* Byte counts into RES always; the clipped bytes when CAPTURE_ON. */
+/* Byte counts into RES always; the clipped bytes when CAPTURE_ON. A copy
+ * that failed other than with EPIPE (a broken pipe is the command's to
+ * meet, as on the host) becomes RES's error (OSB_E_IO, stage "output")
+ * unless RES has one already. */
 int output_take(capture cap[2], bool capture_on, osb_result *res);
 
 /* A running session sandbox: bwrap with the init serving on a socket. */
