@@ -133,6 +133,25 @@ static int paths_add(struct guard_paths *ps, const char *opt, const char *p, str
 	return 0;
 }
 
+/* "MAJ:MIN:INO:PATH" (PATH last: it may hold a colon). */
+static int bind_add(struct guard_opts *g, const char *v, struct guard_error *e)
+{
+	struct guard_bind b = { 0 }, *nb;
+	int n = -1;
+
+	if (sscanf(v, "%u:%u:%llu:%n", &b.maj, &b.min, &b.ino, &n) != 3 || n <= 0 ||
+	    !canonical_path(v + n))
+		return gerr(e, EINVAL, "--expect-bind \"%s\": expected MAJOR:MINOR:INODE:PATH with a "
+			    "canonical absolute PATH", v);
+	b.path = v + n;
+	nb = realloc(g->binds, (g->n_binds + 1) * sizeof(*nb));
+	if (!nb)
+		return gerr(e, ENOMEM, "out of memory parsing --expect-bind");
+	nb[g->n_binds++] = b;
+	g->binds = nb;
+	return 0;
+}
+
 int guard_parse_flag(struct guard_opts *g, const char *name, struct guard_error *e)
 {
 	if (strcmp(name, "--audit-mounts") != 0)
@@ -171,6 +190,8 @@ int guard_parse_option(struct guard_opts *g, const char *name, const char *value
 		r = paths_add(&g->dev, name, value, e);
 	else if (strcmp(name, "--landlock-rw") == 0)
 		r = paths_add(&g->ll_rw, name, value, e);
+	else if (strcmp(name, "--expect-bind") == 0)
+		r = bind_add(g, value, e);
 	else if (strcmp(name, "--proc-ro") == 0)
 		r = paths_add(&g->proc_ro, name, value, e);
 	else if (strcmp(name, "--proc-masked") == 0)
@@ -186,7 +207,7 @@ int guard_parse_option(struct guard_opts *g, const char *name, const char *value
 
 int guard_check_opts(const struct guard_opts *g, struct guard_error *e)
 {
-	if ((g->writable.n || g->dev.n) && !g->audit_mounts)
+	if ((g->writable.n || g->dev.n || g->n_binds) && !g->audit_mounts)
 		return gerr(e, EINVAL, "--writable and --dev-mount only describe the mount audit: "
 			    "pass --audit-mounts too");
 	if (g->ll_rw.n && g->landlock == GUARD_LL_UNSET)
@@ -330,6 +351,34 @@ static struct libmnt_table *read_mountinfo(struct guard_error *e)
 	return tb;
 }
 
+/* The bind at B->path is the one the plan verified on the host: a mount
+ * root (nothing was left where a redirected bind should have been) holding
+ * the same inode of the same device. */
+static int check_bind(const struct guard_bind *b, struct guard_error *e)
+{
+	struct statx sx;
+
+	memset(&sx, 0, sizeof(sx));
+	if (statx(AT_FDCWD, b->path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		  STATX_TYPE | STATX_INO, &sx) != 0)
+		return gerr(e, errno, "policy error: the bind at %s cannot be checked: %s; its "
+			    "destination may have been redirected during setup, refusing to run the "
+			    "command", b->path, strerror(errno));
+	if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return gerr(e, ENOSYS, "the kernel does not report mount roots (statx "
+			    "STATX_ATTR_MOUNT_ROOT, Linux 5.8 or later): the binds cannot be checked; "
+			    "refusing to run the command");
+	if (sx.stx_dev_major != b->maj || sx.stx_dev_minor != b->min || sx.stx_ino != b->ino ||
+	    !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return gerr(e, EPERM, "policy error: %s is not the bind the plan verified (expected "
+			    "inode %llu of device %u:%u at a mount root, found inode %llu of %u:%u%s); "
+			    "its destination was redirected during setup: refusing to run the command",
+			    b->path, b->ino, b->maj, b->min, (unsigned long long)sx.stx_ino,
+			    sx.stx_dev_major, sx.stx_dev_minor,
+			    sx.stx_attributes & STATX_ATTR_MOUNT_ROOT ? "" : ", not a mount root");
+	return 0;
+}
+
 int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e)
 {
 	struct libmnt_table *tb;
@@ -339,6 +388,9 @@ int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e)
 
 	if (!g->audit_mounts)
 		return 0;
+	for (size_t i = 0; i < g->n_binds; i++)
+		if ((r = check_bind(&g->binds[i], e)) < 0)
+			return r;
 	tb = read_mountinfo(e);
 	if (!tb)
 		return -e->err;

@@ -19,6 +19,14 @@ struct guard_paths {
 	size_t n;
 };
 
+/* A bind the plan made from a verified source: PATH must be a mount root
+ * holding the inode INO of device MAJ:MIN. */
+struct guard_bind {
+	const char *path;            /* points into argv */
+	unsigned maj, min;
+	unsigned long long ino;
+};
+
 struct guard_opts {
 	bool audit_mounts;           /* --audit-mounts */
 	struct guard_paths writable; /* --writable PATH */
@@ -27,6 +35,8 @@ struct guard_opts {
 	struct guard_paths ll_rw;    /* --landlock-rw PATH */
 	struct guard_paths proc_ro;  /* --proc-ro PATH */
 	struct guard_paths proc_masked; /* --proc-masked PATH */
+	struct guard_bind *binds;    /* --expect-bind MAJ:MIN:INO:PATH */
+	size_t n_binds;
 };
 
 /* errno-style code and a message that says what failed and what to do. */
@@ -44,7 +54,8 @@ int guard_parse_option(struct guard_opts *g, const char *name, const char *value
 /* After all options: refuses combinations that would silently do nothing. */
 int guard_check_opts(const struct guard_opts *g, struct guard_error *e);
 
-/* "init:mounts", with --audit-mounts (else nothing): every writable mount visible in /proc/self/mountinfo must
+/* "init:mounts", with --audit-mounts (else nothing): every --expect-bind
+ * PATH is a mount root holding the verified inode, and every writable mount visible in /proc/self/mountinfo must
  * be at a --writable or --dev-mount path, or be a device node or the devpts
  * that bwrap's --dev creates directly beneath a --dev-mount. 0 or -errno. */
 int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e);

@@ -552,6 +552,14 @@ static int lint_identity(const osb_policy *p, lint_report *r)
 	return 0;
 }
 
+static bool has_read_only(const osb_policy *p, const char *s)
+{
+	for (size_t i = 0; i < p->n_read_only; i++)
+		if (strcmp(p->read_only[i].s, s) == 0)
+			return true;
+	return false;
+}
+
 static int lint_writes(const osb_policy *p, lint_report *r)
 {
 	static const char *const codes[] = {
@@ -570,6 +578,13 @@ static int lint_writes(const osb_policy *p, lint_report *r)
 		                               p->writes[i].s, what[c]) < 0)
 			return -ENOMEM;
 	}
+	/* A writable workspace is a checkout the caller's git will run from. */
+	if (p->ws_mode == WS_RW &&
+	    (!has_read_only(p, "workspace:.git/hooks") || !has_read_only(p, "workspace:.git/config")) &&
+	    add_finding(r, "W105", &p->ws_set.o, "\"workspace rw\" leaves the workspace's .git/hooks "
+	                "or .git/config writable (add \"read-only workspace:.git/hooks\" and "
+	                "\"read-only workspace:.git/config\")") < 0)
+		return -ENOMEM;
 	/* A write-root is where a request (execd, --rw) may later add writes:
 	 * declaring one over host configuration or a home pre-approves them. */
 	for (size_t i = 0; i < p->n_write_roots; i++) {

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 static int find_on_path(const char *name, char **out)
 {
@@ -188,12 +189,15 @@ static int segment_namespaces(const plan *pl, strv *argv)
 		PUSH("--gid"); PUSHF("%u", pl->gid);
 	} else {
 		/* Root mode: bwrap run by root keeps every capability unless told
-		 * otherwise. The init needs only these three, to drop the bounding
-		 * set and switch to the policy's ids; it verifies all sets empty. */
+		 * otherwise. The init needs only these: to drop the bounding set
+		 * and switch to the sandbox's ids, and to look at every bind it
+		 * audits (a 0700 workspace of the sandbox's own, before the
+		 * switch). It verifies all sets empty before the command runs. */
 		PUSH("--cap-drop"); PUSH("ALL");
 		PUSH("--cap-add"); PUSH("CAP_SETUID");
 		PUSH("--cap-add"); PUSH("CAP_SETGID");
 		PUSH("--cap-add"); PUSH("CAP_SETPCAP");
+		PUSH("--cap-add"); PUSH("CAP_DAC_READ_SEARCH");
 	}
 	PUSH("--unshare-pid");
 	PUSH("--unshare-ipc");
@@ -438,6 +442,16 @@ static int segment_guards(const plan *pl, strv *argv)
 	PUSH("--audit-mounts");
 	for (size_t i = 0; i < rw.n; i++) {
 		PUSH("--writable"); PUSH(rw.v[i]);
+	}
+	/* Each bind must sit at its destination with the inode verified here:
+	 * a destination redirected during setup (a symlink swapped into its
+	 * path) fails the audit. */
+	for (size_t i = 0; i < pl->n_binds; i++) {
+		const plan_bind *b = &pl->binds[i];
+
+		PUSH("--expect-bind");
+		PUSHF("%u:%u:%llu:%s", major(b->dev), minor(b->dev), (unsigned long long)b->ino,
+		      b->dest);
 	}
 	for (size_t i = 0; i < dev.n; i++) {
 		PUSH("--dev-mount"); PUSH(dev.v[i]);

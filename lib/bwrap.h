@@ -54,8 +54,29 @@ typedef struct plan_bind {
 	char *dest;
 	bool writable;
 	bool reprotect;       /* read-only rule inside a writable bind: bound after it */
+	dev_t dev;            /* the source's device and inode, which the init */
+	ino_t ino;            /* finds at DEST before the command runs */
 	osb_origin o;
 } plan_bind;
+
+/* An empty directory the plan made in a writable bind so that a read-only
+ * rule protects a path that did not exist yet (a workspace without .git);
+ * removed once the sandbox is gone, if it is still that empty directory. */
+typedef struct placeholder {
+	int parent_fd;        /* O_PATH of the directory it was made in */
+	char *name;
+	dev_t dev;
+	ino_t ino;
+} placeholder;
+
+typedef struct placeholders {
+	placeholder *v;
+	size_t n;
+} placeholders;
+
+/* Remove what PH holds, last made first (only empty directories that are
+ * still the ones made), and free it. */
+void placeholders_remove(placeholders *ph);
 
 /* /proc entries to cover (DESIGN §3 "Paths and mounts"): those of each
  * table that exist on this host's /proc (a kernel may lack kcore, acpi...). */
@@ -75,6 +96,7 @@ typedef struct plan {
 	spawn_cred cred;
 	uint32_t uid, gid;        /* the ids the sandbox sees (root mode: the host ids) */
 	proc_facts proc;
+	placeholders made;        /* made for read-only rules; removed by plan_free */
 	int env_fd;               /* runs: the command's environment; -1 for a session */
 	int init_fd;
 	int seccomp_fd;

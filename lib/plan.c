@@ -193,12 +193,16 @@ static int check_reachable(const plan *pl, const char *dest, osb_error *err)
 static int add_bind(plan *pl, int fd, const char *dest, bool writable, osb_origin o)
 {
 	plan_bind *nb = realloc(pl->binds, (pl->n_binds + 1) * sizeof(*nb));
+	struct stat st;
 
 	if (!nb)
 		return -ENOMEM;
 	pl->binds = nb;
+	if (fstat(fd, &st) < 0)
+		return -errno;
 	nb[pl->n_binds] = (plan_bind){ .fd = fd, .target = PFD_FIRST_BIND + (int)pl->n_binds,
-	                               .dest = strdup(dest), .writable = writable, .o = o };
+	                               .dest = strdup(dest), .writable = writable,
+	                               .dev = st.st_dev, .ino = st.st_ino, .o = o };
 	if (!nb[pl->n_binds].dest)
 		return -ENOMEM;
 	pl->n_binds++;
@@ -357,10 +361,83 @@ static const plan_bind *writable_bind_for(const plan *pl, const char *d)
 	return best;
 }
 
+void placeholders_remove(placeholders *ph)
+{
+	for (size_t i = ph->n; i-- > 0;) {
+		placeholder *p = &ph->v[i];
+		struct stat st;
+
+		if (fstatat(p->parent_fd, p->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode) && st.st_dev == p->dev && st.st_ino == p->ino)
+			(void)unlinkat(p->parent_fd, p->name, AT_REMOVEDIR);   /* ENOTEMPTY: keep */
+		close(p->parent_fd);
+		free(p->name);
+	}
+	free(ph->v);
+	*ph = (placeholders){ NULL, 0 };
+}
+
+static int placeholder_add(placeholders *ph, int parent, const char *name)
+{
+	placeholder *v = realloc(ph->v, (ph->n + 1) * sizeof(*v));
+	struct stat st;
+
+	if (!v)
+		return -ENOMEM;
+	ph->v = v;
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	v[ph->n] = (placeholder){ fcntl(parent, F_DUPFD_CLOEXEC, 3), strdup(name), st.st_dev,
+	                          st.st_ino };
+	if (v[ph->n].parent_fd < 0 || !v[ph->n].name) {
+		if (v[ph->n].parent_fd >= 0)
+			close(v[ph->n].parent_fd);
+		free(v[ph->n].name);
+		return -ENOMEM;
+	}
+	ph->n++;
+	return 0;
+}
+
+/* Make every missing component of REL beneath ROOT an empty directory
+ * (recorded in MADE), one component at a time from an fd, never following a
+ * symlink: what a read-only rule names then exists, so the sandbox cannot
+ * create it (a planted .git/hooks in a workspace without .git). The
+ * verifying walk (path_resolve_beneath) runs afterwards as for any rule. */
+static int make_missing(int root, const char *rel, placeholders *made)
+{
+	_cleanup_free_ char *copy = strdup(rel);
+	int cur = -1, r = 0;
+	char *save = NULL;
+
+	if (!copy || (cur = fcntl(root, F_DUPFD_CLOEXEC, 3)) < 0)
+		return copy ? -errno : -ENOMEM;
+	for (char *c = strtok_r(copy, "/", &save); c && r == 0; c = strtok_r(NULL, "/", &save)) {
+		int next = openat(cur, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(cur, c, 0755) < 0 && errno != EEXIST)
+				r = -errno;
+			else if ((r = placeholder_add(made, cur, c)) == 0 &&
+			         (next = openat(cur, c, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+				r = -errno;
+		} else if (next < 0) {
+			r = -errno;
+		}
+		close(cur);
+		cur = next;
+	}
+	if (cur >= 0)
+		close(cur);
+	return r;
+}
+
 /* read-only rules re-protect a path inside a writable area (a workspace's
- * .git/hooks, shell rc files): resolved beneath the writable bind's own fd
- * with the same no-symlink walk, and bound read-only after it. A rule whose
- * path does not exist is refused: the sandbox could otherwise create it. */
+ * .git/hooks and .git/config, shell rc files): resolved beneath the
+ * writable bind's own fd with the same no-symlink walk, and bound read-only
+ * after it. A path that does not exist is made an empty directory for the
+ * run (removed afterwards when still empty): otherwise the sandbox could
+ * create it, and a directory blocks a file of that name as well. */
 static int plan_read_only(plan *pl, osb_error *err)
 {
 	const osb_policy *p = pl->p;
@@ -373,10 +450,9 @@ static int plan_read_only(plan *pl, osb_error *err)
 		int fd = -1, r;
 
 		if (strncmp(ro->s, "workspace:", 10) == 0) {
-			if (!pl->ws_dest)
-				return osb_err_set(err, OSB_E_POLICY, 0, "paths",
-				                   "%s:%u: read-only %s needs a workspace", ro->o.file,
-				                   ro->o.line, ro->s);
+			/* A read-only or absent workspace protects it already. */
+			if (p->ws_mode != WS_RW)
+				continue;
 			if (asprintf(&dest, "%s/%s", pl->ws_dest, ro->s + 10) < 0)
 				return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
 		} else if (!(dest = strdup(ro->s))) {
@@ -390,6 +466,10 @@ static int plan_read_only(plan *pl, osb_error *err)
 		rel = dest + strlen(under->dest);
 		while (*rel == '/')
 			rel++;
+		if ((r = make_missing(under->fd, rel, &pl->made)) < 0 && r != -ELOOP && r != -ENOTDIR)
+			return osb_err_set(err, OSB_E_PATH, -r, "paths",
+			                   "%s:%u: read-only %s: cannot make it exist for the run: %s",
+			                   ro->o.file, ro->o.line, ro->s, strerror(-r));
 		r = path_resolve_beneath(under->fd, under->dest, rel, &fd, err);
 		if (r < 0)
 			return r;
@@ -661,6 +741,7 @@ void plan_free(plan *pl)
 	strv_free(&pl->proc.ro);
 	strv_free(&pl->proc.mask_files);
 	strv_free(&pl->proc.mask_dirs);
+	placeholders_remove(&pl->made);
 	hostid_release(&pl->host);
 	memset(pl, 0, sizeof(*pl));
 	pl->host = (hostid)HOSTID_INIT;

@@ -681,7 +681,8 @@ typedef struct parser {
 	/* The first rule naming each path of a mount, write or read-only
 	 * (path_map's values index it): paths are unique across files. */
 	osb_origin *path_o;
-	size_t n_path_o, cap_path_o;
+	char **path_kind;           /* the directive that named each path */
+	size_t n_path_o, cap_path_o, cap_path_kind;
 	/* Columns of rules checked once the whole policy is read. */
 	unsigned *write_cols, *ro_cols, *sc_cols;
 	size_t cap_roots, cap_writes, cap_write_cols, cap_ro, cap_ro_cols, cap_sc, cap_sc_cols;
@@ -740,6 +741,9 @@ static void parser_free(parser *ps)
 	}
 	free(ps->slots);
 	free(ps->path_o);
+	for (size_t i = 0; i < ps->n_path_o; i++)
+		free(ps->path_kind[i]);
+	free(ps->path_kind);
 	free(ps->write_cols);
 	free(ps->ro_cols);
 	free(ps->sc_cols);
@@ -1045,15 +1049,19 @@ static int d_workspace(parser *ps, frame *f, int n, tok *t)
 	return 0;
 }
 
-/* A path named by a mount, write or read-only rule: one rule per path across
- * all files, so that no two rules disagree about what a place is. *FRESH is
- * false when this very rule was already read (a file included twice). */
+/* A path named by a mount, write or read-only rule (T[0] the directive, T[1]
+ * the path): one rule per path across all files, so that no two rules
+ * disagree about what a place is. *FRESH is false when this very rule was
+ * already read (a file included twice), or when another file of the policy
+ * already says the same thing (a team policy repeating a rule of the policy
+ * it includes): the first one is kept, with its origin. */
 static int claim_path(parser *ps, frame *f, const tok *t, bool *fresh)
 {
 	osb_origin here = origin_here(f);
 	bool added;
-	map_entry *e = map_add(&ps->path_map, 0, t->s, ps->n_path_o, &added);
+	map_entry *e = map_add(&ps->path_map, 0, t[1].s, ps->n_path_o, &added);
 	osb_origin *v;
+	char **k;
 
 	*fresh = false;
 	if (!e)
@@ -1062,15 +1070,22 @@ static int claim_path(parser *ps, frame *f, const tok *t, bool *fresh)
 		const osb_origin *o = &ps->path_o[e->val];
 		clipbuf cb;
 
-		if (same_rule(&here, o))
+		if (same_rule(&here, o) ||
+		    (strcmp(o->file, here.file) != 0 && strcmp(ps->path_kind[e->val], t[0].s) == 0))
 			return 0;
-		return perr(ps, f, t->col, "duplicate path \"%s\" (first set at %s:%u)",
-		            clip(t->s, &cb), o->file, o->line);
+		return perr(ps, f, t[1].col, "duplicate path \"%s\" (first set at %s:%u)",
+		            clip(t[1].s, &cb), o->file, o->line);
 	}
 	v = array_grow(ps->path_o, &ps->cap_path_o, ps->n_path_o, sizeof(*v));
 	if (!v)
 		return nomem(ps->err);
 	ps->path_o = v;
+	k = array_grow(ps->path_kind, &ps->cap_path_kind, ps->n_path_o, sizeof(*k));
+	if (!k)
+		return nomem(ps->err);
+	ps->path_kind = k;
+	if (!(k[ps->n_path_o] = strdup(t[0].s)))
+		return nomem(ps->err);
 	v[ps->n_path_o++] = here;
 	*fresh = true;
 	return 0;
@@ -1089,7 +1104,7 @@ static int d_mount(parser *ps, frame *f, int n, tok *t)
 		;
 	snprintf(usage, sizeof(usage), "%s PATH", mount_names[kind]);
 	if ((r = arity(ps, f, n, t, 1, 1, usage)) < 0 || (r = check_path_tok(ps, f, &t[1])) < 0 ||
-	    (r = claim_path(ps, f, &t[1], &fresh)) < 0 || !fresh)
+	    (r = claim_path(ps, f, t, &fresh)) < 0 || !fresh)
 		return r;
 	v = array_grow(p->mounts, &ps->cap_mounts, p->n_mounts, sizeof(*v));
 	if (!v)
@@ -1449,7 +1464,7 @@ static int d_write(parser *ps, frame *f, int n, tok *t)
 	int r;
 
 	if ((r = arity(ps, f, n, t, 1, 1, "write PATH")) < 0 || (r = check_path_tok(ps, f, &t[1])) < 0 ||
-	    (r = claim_path(ps, f, &t[1], &fresh)) < 0 || !fresh)
+	    (r = claim_path(ps, f, t, &fresh)) < 0 || !fresh)
 		return r;
 	return push_str(ps, &p->writes, &p->n_writes, &ps->cap_writes, t[1].s, origin_here(f),
 	                &ps->write_cols, &ps->cap_write_cols, t[1].col);
@@ -1476,7 +1491,7 @@ static int d_read_only(parser *ps, frame *f, int n, tok *t)
 	} else if ((r = check_path_tok(ps, f, &t[1])) < 0) {
 		return r;
 	}
-	if ((r = claim_path(ps, f, &t[1], &fresh)) < 0 || !fresh)
+	if ((r = claim_path(ps, f, t, &fresh)) < 0 || !fresh)
 		return r;
 	return push_str(ps, &p->read_only, &p->n_read_only, &ps->cap_ro, t[1].s, origin_here(f),
 	                &ps->ro_cols, &ps->cap_ro_cols, t[1].col);

@@ -49,6 +49,7 @@ struct osb_session {
 	char policy_hash[72];
 	char *mode;
 	hostid host;              /* its host ids, locked until the session is gone */
+	placeholders made;        /* the plan's, removed once the sandbox is gone */
 };
 
 struct osb_proc {
@@ -142,6 +143,7 @@ static void session_release(osb_session *s)
 	strv_free(&s->env);
 	strv_free(&s->deny);
 	free(s->mode);
+	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -150,7 +152,7 @@ static void session_release(osb_session *s)
 osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts *o,
                                     osb_error *err)
 {
-	static const char *const placeholder[] = { "osb-session", NULL };
+	static const char *const session_cmd[] = { "osb-session", NULL };
 	osb_session *s;
 	strv argv = { 0 };
 	plan pl;
@@ -177,7 +179,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 		return NULL;
 	}
 	s->sock = sv[0];
-	r = plan_build(p, placeholder, o && o->env_set ? (const char *const *)o->env.v : NULL,
+	r = plan_build(p, session_cmd, o && o->env_set ? (const char *const *)o->env.v : NULL,
 	               NULL, true, &pl, err);
 	if (r < 0)
 		goto fail;
@@ -185,9 +187,14 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	if ((r = session_copy(s, p, &pl, err)) == 0 &&
 	    (r = plan_argv(&pl, &argv, err)) == 0)
 		r = sandbox_start(&pl, &argv, sv[1], START_TIMEOUT_MS, &s->sb, err);
-	/* The session keeps the lock of its host ids for as long as it lives. */
+	/* The session keeps the lock of its host ids, and the placeholders its
+	 * read-only rules need, for as long as it lives. */
 	if (s->host.lock_fd == pl.host.lock_fd)
 		pl.host.lock_fd = -1;
+	if (r == 0) {
+		s->made = pl.made;
+		pl.made = (placeholders){ NULL, 0 };
+	}
 	strv_free(&argv);
 	plan_free(&pl);
 fail:

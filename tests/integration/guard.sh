@@ -193,6 +193,22 @@ for mode in "${modes[@]}"; do
 	sbx "$mode" nonet true
 	expect "mounts_dev_nodes_need_dev_mount_$mode" 125 "$RC" "$T/efd" \
 		"$(refusal /dev/null "$(bind_identity /dev/null)")"$'\n'
+
+	# Every bind must sit at its destination with the inode verified on the
+	# host: another inode there (a destination redirected during setup), or
+	# no mount at all, is refused before the command runs.
+	local_dev=$(stat -c '%Hd:%Ld' "$T/ws"); ws_ino=$(stat -c %i "$T/ws"); x_ino=$(stat -c %i "$T/x")
+	base_mounts
+	IARGS=("${AUDIT[@]}" --expect-bind "$local_dev:$ws_ino:/mnt/ws")
+	sbx "$mode" nonet echo ran
+	expect "binds_verified_inode_runs_$mode" 0 "$RC" "$T/out" $'ran\n'
+	IARGS=("${AUDIT[@]}" --expect-bind "$local_dev:$x_ino:/mnt/ws")
+	sbx "$mode" nonet echo ran
+	expect "binds_other_inode_refused_$mode" 125 "$RC" "$T/efd" \
+		"$(printf 'Einit:mounts\t1\tpolicy error: /mnt/ws is not the bind the plan verified (expected inode %s of device %s at a mount root, found inode %s of %s); its destination was redirected during setup: refusing to run the command' "$x_ino" "$local_dev" "$ws_ino" "$local_dev")"$'\n'
+	IARGS=("${AUDIT[@]}" --expect-bind "$local_dev:$ws_ino:/mnt")
+	sbx "$mode" nonet echo ran
+	expect "binds_missing_mount_refused_$mode" 125 "$RC" "$T/out" ""
 done
 
 # A host mount beneath a granted source comes along writable (bwrap binds

@@ -231,7 +231,9 @@ workspace rw
 env pass PATH
 env deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_*
 env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG
-limit wall 10m'
+limit wall 10m
+read-only workspace:.git/hooks
+read-only workspace:.git/config'
 printf '%s\n' "$SAFE" >safe.policy
 expect "lint: safe policy has no findings" 0 "./safe.policy: 0 findings, 0 waived"$'\n' -- "$OSB" lint ./safe.policy
 expect "check: safe policy is clean" 0 "" -- "$OSB" check --strict ./safe.policy
@@ -270,7 +272,7 @@ expect "lint W114: wall unlimited" 0 "./nowall.policy:11:1: warning: \"limit wal
 	-- "$OSB" check ./nowall.policy
 expect_rc "check --strict exits 1 on warnings" 1 -- "$OSB" check --strict ./nowall.policy
 printf '%s\nuser root 0 0\n' "$SAFE" >uid0.policy
-expect "lint E101: uid 0 is an error" 2 "./uid0.policy:12:1: error: \"user root 0 0\" runs user code as uid 0 [E101]"$'\n' \
+expect "lint E101: uid 0 is an error" 2 "./uid0.policy:14:1: error: \"user root 0 0\" runs user code as uid 0 [E101]"$'\n' \
 	-- "$OSB" check ./uid0.policy
 printf 'osb-policy 1\nlimit wall 1m\n' >noproc.policy
 expect "lint E102: no /proc is an error" 2 "./noproc.policy:1:1: error: the policy mounts no /proc (\"proc /proc\" is missing) [E102]"$'\n' \
@@ -280,8 +282,8 @@ printf 'osb-policy 1\ninclude narrow\nroot host-ro\n' >widen.policy
 expect "lint W115: include widened" 0 "./widen.policy:3:1: warning: \"root host-ro\" widens \"root none\" of the included ./narrow.policy:2 [W115]"$'\n' \
 	-- "$OSB" check ./widen.policy
 printf '%s\n# osb-lint: waive W107 -- talks to the package registry\nnetwork host\n' "$SAFE" >waived.policy
-expect "lint: waived finding listed, exit 0" 0 "./waived.policy:13:1: waived: \"network host\" shares the host's network namespace [W107 network-host]
-    waiver at line 12: talks to the package registry
+expect "lint: waived finding listed, exit 0" 0 "./waived.policy:15:1: waived: \"network host\" shares the host's network namespace [W107 network-host]
+    waiver at line 14: talks to the package registry
 ./waived.policy: 1 finding, 1 waived
 " -- "$OSB" lint ./waived.policy
 expect "check: waived finding silent" 0 "" -- "$OSB" check --strict ./waived.policy

@@ -402,10 +402,37 @@ t_read_only_reprotect() {
 		"touch: cannot touch '.git/hooks/post-checkout': Read-only file system" \
 		"$("$OSB" run --policy "$WS/ro.policy" -- touch .git/hooks/post-checkout 2>&1)"
 	expect_eq "the rest of the workspace stays writable" "ok" \
-		"$("$OSB" run --policy "$WS/ro.policy" -- sh -c 'touch .git/config && echo ok')"
+		"$("$OSB" run --policy "$WS/ro.policy" -- sh -c 'touch .git/description && echo ok')"
 	expect_eq "a hard link to a host file from the workspace fails (EXDEV)" \
 		"ln: failed to create hard link 'h' => '/etc/hostname': Invalid cross-device link" \
 		"$("$OSB" run -- ln /etc/hostname h 2>&1)"
+}
+
+# Files the host executes from a checkout stay read-only under strict,
+# whether .git exists or not, and nothing is left behind when it did not.
+t_git_hooks() {
+	new_ws
+	local out marker="$STAGE/work/hook-ran.$$"
+	out=$("$OSB" run -- sh -c 'mkdir -p .git/hooks 2>&1; printf "#!/bin/sh\ntouch '"$marker"'\n" > .git/hooks/post-checkout 2>&1; echo "[core]" > .git/config 2>&1; echo rc=$?')
+	case "$out" in *"rc=0"*) not_ok "no .git: the sandbox cannot write .git/config" "$out";;
+		*) ok "no .git: the sandbox cannot plant a hook or a config";; esac
+	[ ! -e "$WS/.git" ] && ok "no .git: nothing is left in the workspace" \
+		|| not_ok "no .git: nothing is left in the workspace" "$(ls -laR "$WS/.git")"
+	git -C "$WS" init -q 2>/dev/null && git -C "$WS" -c user.email=t@t -c user.name=t commit -q --allow-empty -m i
+	out=$("$OSB" run -- sh -c 'printf "#!/bin/sh\ntouch '"$marker"'\n" > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout; git config core.fsmonitor "touch '"$marker"'"; echo done' 2>&1)
+	git -C "$WS" checkout -q -b probe 2>/dev/null
+	git -C "$WS" status >/dev/null 2>&1
+	[ ! -e "$marker" ] && ok "with .git: a planted hook or config never runs on the host" \
+		|| not_ok "with .git: a planted hook or config ran on the host" "$out"
+	# A root caller's sandbox has ids of its own: let it write the repository.
+	if root_caller; then chmod -R a+rwX "$WS/.git"; fi
+	expect_eq "with .git: the sandbox still commits" "ok" \
+		"$("$OSB" run -- sh -c 'git -c safe.directory="*" -c user.email=t@t -c user.name=t commit -q --allow-empty -m x 2>&1 && echo ok')"
+	printf 'osb-policy 1\ninclude %s\nread-only workspace:.envrc\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" > "$WS/envrc.policy"
+	expect_eq "a missing protected file cannot be created" "fail" \
+		"$("$OSB" run --policy "$WS/envrc.policy" -- sh -c 'echo evil > .envrc 2>/dev/null && echo wrote || echo fail')"
+	[ ! -e "$WS/.envrc" ] && ok "... and its placeholder is gone afterwards" || not_ok "... and its placeholder is gone afterwards"
+	rm -f "$marker"
 }
 
 t_layout() {
@@ -494,7 +521,7 @@ echo "# integration suite as $WHO"
 for t in t_pid_isolation t_identity_view t_private_tmp t_usr_readonly t_workspace_write \
 	t_workspace_refused t_no_network t_env_secrets t_streams t_output_limit t_exit_codes \
 	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_seccomp_policy t_escape_suite t_mode t_root_mode \
-	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect t_layout t_benign; do
+	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect t_git_hooks t_layout t_benign; do
 	"$t"
 done
 echo "# as $WHO"

@@ -5,6 +5,7 @@
  * (an option that is a prefix of another must not count).
  */
 #include <check.h>
+#include <sys/sysmacros.h>
 
 #include "bwrap.h"
 
@@ -45,6 +46,9 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 	char *s;
 
 	p.root = ROOT_HOST_RO;
+	/* Every bind is audited by the inode verified on the host. */
+	binds[1].dev = makedev(254, 1);
+	binds[1].ino = 4242;
 	p.mounts = mounts;
 	p.n_mounts = 6;
 	p.net = NET_NONE;
@@ -78,6 +82,7 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group "
 		"--chdir / -- /proc/self/fd/6 --error-fd 5 --stderr-fd 4 --seccomp-fd 7 "
 		"--audit-mounts --writable /home/u/ws --writable /tmp --writable /proc --writable /run "
+		"--expect-bind 0:0:0:/usr --expect-bind 254:1:4242:/home/u/ws "
 		"--dev-mount /dev --landlock auto --landlock-rw /home/u/ws --landlock-rw /tmp "
 		"--landlock-rw /proc --landlock-rw /run --landlock-rw /dev "
 		"--rlimit=nofile=64 --expect-uid 1000 --expect-gid 1000 --chdir /home/u/ws "
