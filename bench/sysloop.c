@@ -7,7 +7,7 @@
  * of one call. bench/run.sh runs it inside a sandbox under the shipped
  * filter and under "seccomp none", and compares.
  *
- *   sysloop getppid|stat|mix N [allow-all]   ->   "<kind> <N> <ns per call>"
+ *   sysloop getppid|stat|mix|ioctl N [allow-all]  ->  "<kind> <N> <ns per call>"
  *
  * allow-all first loads a one-instruction filter that allows everything:
  * run under "seccomp none", it shows what any filter at all costs on this
@@ -17,7 +17,9 @@
  * getppid is the cheapest system call there is: the filter's share of it is
  * the worst case. stat("/") is a typical file-system call. mix alternates
  * getppid, stat, open+close and read of /dev/zero: a program that does real
- * work between its calls.
+ * work between its calls. ioctl(FIONREAD) on a pipe is a call the filter
+ * decides by its arguments: the kernel cannot cache the answer, and the
+ * filter's argument rules run every time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +30,7 @@
 #include <unistd.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -84,6 +87,20 @@ fail:
 	return -errno;
 }
 
+static int loop_ioctl(long n)
+{
+	int p[2], avail, r = 0;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	for (long i = 0; i < n && r == 0; i++)
+		if (ioctl(p[0], FIONREAD, &avail) < 0)
+			r = -errno;
+	close(p[0]);
+	close(p[1]);
+	return r;
+}
+
 static int load_allow_all(void)
 {
 	struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
@@ -104,7 +121,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || argc > 4 || (n = strtol(argv[2], &end, 10)) <= 0 || *end ||
 	    (argc == 4 && strcmp(argv[3], "allow-all") != 0)) {
-		fprintf(stderr, "usage: sysloop getppid|stat|mix N [allow-all]\n");
+		fprintf(stderr, "usage: sysloop getppid|stat|mix|ioctl N [allow-all]\n");
 		return 2;
 	}
 	if (argc == 4 && (r = load_allow_all()) < 0) {
@@ -118,6 +135,8 @@ int main(int argc, char **argv)
 		r = loop_stat(n);
 	else if (strcmp(argv[1], "mix") == 0)
 		r = loop_mix(n);
+	else if (strcmp(argv[1], "ioctl") == 0)
+		r = loop_ioctl(n);
 	else {
 		fprintf(stderr, "sysloop: unknown kind %s\n", argv[1]);
 		return 2;

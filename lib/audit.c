@@ -737,6 +737,28 @@ static int lint_limits(const osb_policy *p, lint_report *r)
 
 /* ---- include widening ------------------------------------------------------------------ */
 
+/* "seccomp none", or the group the policy loads ("seccomp osb-default-1"),
+ * as the canonical form writes it. */
+static void seccomp_text(const osb_policy *p, char *buf, size_t size)
+{
+	if (p->sc_mode == SC_NONE)
+		snprintf(buf, size, "seccomp %s", sc_words[SC_NONE]);
+	else
+		snprintf(buf, size, "seccomp osb-default-%u",
+		         p->sc_group ? p->sc_group : seccomp_policy_group(NULL)->version);
+}
+
+/* The newest group grants least; each older one (which allows more: what
+ * it did not know) more; no filter most. */
+static uint64_t seccomp_rank(const osb_policy *p)
+{
+	unsigned newest = seccomp_policy_group(NULL)->version;
+
+	if (p->sc_mode == SC_NONE)
+		return UINT32_MAX;
+	return p->sc_group && p->sc_group < newest ? newest - p->sc_group : 0;
+}
+
 /* Rank of each ordered scalar: a higher rank grants more. */
 enum scalar_id { SC_ROOT, SC_WS, SC_NET, SC_ENV, SC_SECCOMP, SC_LANDLOCK, SC_LIMIT0 };
 #define N_SCALARS (SC_LIMIT0 + LIM__COUNT)
@@ -750,7 +772,7 @@ static uint64_t scalar_rank(const osb_policy *p, int id)
 	case SC_WS: return p->ws_mode;
 	case SC_NET: return p->net;
 	case SC_ENV: return p->env_base;
-	case SC_SECCOMP: return p->sc_mode;
+	case SC_SECCOMP: return seccomp_rank(p);
 	case SC_LANDLOCK: return ll_rank[p->landlock];
 	default: {
 		int k = id - SC_LIMIT0;
@@ -781,7 +803,7 @@ static void scalar_text(const osb_policy *p, int id, char *buf, size_t size)
 	case SC_WS: snprintf(buf, size, "workspace %s", ws_words[p->ws_mode]); return;
 	case SC_NET: snprintf(buf, size, "network %s", net_words[p->net]); return;
 	case SC_ENV: snprintf(buf, size, "env %s", env_words[p->env_base]); return;
-	case SC_SECCOMP: snprintf(buf, size, "seccomp %s", sc_words[p->sc_mode]); return;
+	case SC_SECCOMP: seccomp_text(p, buf, size); return;
 	case SC_LANDLOCK: snprintf(buf, size, "landlock %s", ll_words[p->landlock]); return;
 	default: {
 		int k = id - SC_LIMIT0;
@@ -1278,6 +1300,34 @@ static int audit_env(const osb_policy *p, audit_report *r)
 	                "env clear: only named variables pass, no credential-shaped one");
 }
 
+/* A06: no filter; calls taken out of the group; a group older than the
+ * newest, which allows every call its libseccomp did not know (a newer
+ * kernel's). */
+static int audit_seccomp(const osb_policy *p, size_t n_allow, const osb_origin *o,
+                         audit_report *r)
+{
+	const sc_group *g = seccomp_policy_group(p);
+	bool old = g && g != seccomp_policy_group(NULL) && !g->deny_unknown;
+	unsigned points = (unsigned)(3 * (n_allow > 5 ? 5 : n_allow)) + (old ? 5 : 0);
+	char also[128] = "";
+
+	if (p->sc_mode == SC_NONE)
+		return set_item(r, A_SECCOMP, 15, &p->sc_mode_set.o, "seccomp none: no syscall filter");
+	if (!g)
+		return set_item(r, A_SECCOMP, 15, &p->sc_mode_set.o, "seccomp group osb-default-%u: "
+		                "not in this osb-isolate, no filter can be built", p->sc_group);
+	if (old)
+		snprintf(also, sizeof(also), "%s allows calls newer than its libseccomp table",
+		         g->name);
+	if (n_allow)
+		return set_item(r, A_SECCOMP, points, o, "%zu call%s removed from %s%s%s", n_allow,
+		                n_allow == 1 ? "" : "s", g->name, old ? "; " : "", also);
+	if (old)
+		return set_item(r, A_SECCOMP, points, &p->sc_mode_set.o, "%s", also);
+	return set_item(r, A_SECCOMP, 0, &p->sc_mode_set.o, "%s, complete: unknown calls get ENOSYS",
+	                g->name);
+}
+
 static int audit_kernel(const osb_policy *p, audit_report *r)
 {
 	size_t n_allow = 0;
@@ -1289,14 +1339,7 @@ static int audit_kernel(const osb_policy *p, audit_report *r)
 			n_allow++;
 			o = &p->sc_rules[i].o;
 		}
-	if (p->sc_mode == SC_NONE)
-		e = set_item(r, A_SECCOMP, 15, &p->sc_mode_set.o, "seccomp none: no syscall filter");
-	else if (n_allow)
-		e = set_item(r, A_SECCOMP, (unsigned)(3 * (n_allow > 5 ? 5 : n_allow)), o,
-		             "%zu call%s removed from the default deny group", n_allow, n_allow == 1 ? "" : "s");
-	else
-		e = set_item(r, A_SECCOMP, 0, &p->sc_mode_set.o, "the default deny group, complete");
-	if (e < 0)
+	if ((e = audit_seccomp(p, n_allow, o, r)) < 0)
 		return e;
 	if (p->landlock == LL_OFF)
 		return set_item(r, A_LANDLOCK, 5, &p->landlock_set.o, "landlock off");
@@ -1588,7 +1631,8 @@ static char *rule_key(const char *rule)
 		return fmt("env set %.*s", (int)strcspn(rule + 8, "="), rule + 8);
 	if (strncmp(rule, "limit ", 6) == 0)
 		return fmt("limit %.*s", (int)n1, a1);
-	if (strncmp(rule, "seccomp ", 8) == 0 && (strcmp(a1, "default") == 0 || strcmp(a1, "none") == 0))
+	if (strncmp(rule, "seccomp ", 8) == 0 && (strcmp(a1, "default") == 0 || strcmp(a1, "none") == 0 ||
+	                                          seccomp_group_find(a1)))
 		return strdup("seccomp");
 	return strdup(rule);
 }
@@ -1638,16 +1682,30 @@ static enum diff_dir compare_ranks(long a, long b)
 	return b > a ? DIFF_WIDER : DIFF_NARROWER;
 }
 
+/* "seccomp none" grants most, then each group older than the newest. */
+static long seccomp_rule_rank(const char *rule)
+{
+	const char *w = arg_of(rule, 1);
+	const sc_group *g = seccomp_group_find(w), *newest = seccomp_policy_group(NULL);
+
+	if (strcmp(w, "none") == 0)
+		return LONG_MAX;
+	if (strcmp(w, "default") == 0)
+		return 0;
+	return g ? (long)(newest->version - g->version) : -1;
+}
+
 static enum diff_dir changed_dir(const char *key, const char *from, const char *to)
 {
 	static const char *const root_o[] = { "root none", "root host-ro", NULL };
 	static const char *const ws_o[] = { "workspace none", "workspace ro", "workspace rw", NULL };
 	static const char *const net_o[] = { "network none", "network host", NULL };
 	static const char *const env_o[] = { "env clear", "env inherit", NULL };
-	static const char *const sc_o[] = { "seccomp default", "seccomp none", NULL };
 	static const char *const ll_o[] = { "landlock required", "landlock auto", "landlock off", NULL };
-	static const char *const *const orders[] = { root_o, ws_o, net_o, env_o, sc_o, ll_o };
+	static const char *const *const orders[] = { root_o, ws_o, net_o, env_o, ll_o };
 
+	if (strcmp(key, "seccomp") == 0)
+		return compare_ranks(seccomp_rule_rank(from), seccomp_rule_rank(to));
 	for (size_t i = 0; i < ARRAY_SIZE(orders); i++)
 		if (word_rank(from, orders[i]) >= 0)
 			return compare_ranks(word_rank(from, orders[i]), word_rank(to, orders[i]));
@@ -1848,7 +1906,13 @@ static int arch_set_action(host_sc *s, const char *act)
 	char buf[64], *joined;
 	const char *n = action_name(act, buf, sizeof(buf));
 
-	if (!s->action) {
+	/* Denied for some arguments and allowed for the others (a group that
+	 * denies what it does not know spells out both): the denial is what
+	 * a reviewer needs, by_args says it is partial. */
+	if (s->action && strcmp(n, "ALLOW") == 0)
+		return 0;
+	if (!s->action || strcmp(s->action, "ALLOW") == 0) {
+		free(s->action);
 		s->action = strdup(n);
 		return s->action ? 0 : -ENOMEM;
 	}
@@ -1859,6 +1923,33 @@ static int arch_set_action(host_sc *s, const char *act)
 		return -ENOMEM;
 	free(s->action);
 	s->action = joined;
+	return 0;
+}
+
+/* Calls libseccomp knows on arch A that no rule names get the default
+ * answer: where that is not ALLOW (osb-default-2), list them with it, so
+ * that its ENOSYS calls (clone3, the new mount API, io_uring) show. */
+static int arch_add_defaulted(host_arch *a)
+{
+	uint32_t arch = seccomp_arch_resolve_name(a->name);
+	int base = arch == SCMP_ARCH_X32 ? 0x40000000 : 0;
+	size_t cap = a->n_rules, n_named = a->n_rules;
+
+	if (!arch || !a->fallback || strcmp(a->fallback, "ALLOW") == 0)
+		return 0;
+	for (int nr = 0; nr < SC_SCAN_MAX; nr++) {
+		_cleanup_free_ char *name = seccomp_syscall_resolve_num_arch(arch, base + nr);
+		bool named = false;
+
+		for (size_t i = 0; name && i < n_named && !named; i++)
+			named = strcmp(a->rules[i].syscall, name) == 0;
+		if (!name || named)
+			continue;
+		if (arch_add_rule(a, name, &cap) < 0)
+			return -ENOMEM;
+		if (!(a->rules[a->n_rules - 1].action = strdup(a->fallback)))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -1950,6 +2041,16 @@ static int host_binds(const plan *pl, host_plan *h)
 	}
 	return 0;
 }
+/* The group the policy loads, as explain --host names it. */
+static const char *seccomp_group_label(const osb_policy *p)
+{
+	const sc_group *g = seccomp_policy_group(p);
+
+	if (p->sc_mode == SC_NONE)
+		return "none";
+	return g ? g->name : "(unknown)";
+}
+
 
 int host_plan_build(const osb_policy *p, const char *const *envp, host_plan *h, osb_error *err)
 {
@@ -1979,12 +2080,15 @@ int host_plan_build(const osb_policy *p, const char *const *envp, host_plan *h, 
 	if (r == 0 && parse_pfc(h->seccomp_text, h) < 0)
 		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "explain", "out of memory");
 	for (size_t i = 0; r == 0 && i < h->n_arches; i++)
+		if (arch_add_defaulted(&h->arches[i]) < 0)
+			r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "explain", "out of memory");
+	for (size_t i = 0; r == 0 && i < h->n_arches; i++)
 		qsort(h->arches[i].rules, h->arches[i].n_rules, sizeof(host_sc), sc_cmp);
 	if (r < 0) {
 		host_plan_free(h);
 		return r;
 	}
-	h->seccomp_group = seccomp_group_name();
+	h->seccomp_group = seccomp_group_label(p);
 	return 0;
 }
 
@@ -2030,6 +2134,26 @@ static void put_quoted(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+static size_t count_action(const host_arch *a, const char *action)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_rules; i++)
+		n += a->rules[i].action && !a->rules[i].by_args &&
+		     strcmp(a->rules[i].action, action) == 0;
+	return n;
+}
+
+/* The head line of a filter whose default is not ALLOW: what it answers
+ * to the calls libseccomp does not know. */
+static void arch_head_unknown(FILE *f, const host_arch *a)
+{
+	const struct scmp_version *v = seccomp_version();
+
+	fprintf(f, "  %s (every call libseccomp %u.%u.%u does not know: %s)\n", a->name, v->major,
+	        v->minor, v->micro, a->fallback);
+}
+
 /* "  ACTION: a b c" lines, wrapped, for one architecture. */
 static void arch_text(FILE *f, const host_arch *a)
 {
@@ -2043,9 +2167,21 @@ static void arch_text(FILE *f, const host_arch *a)
 		if (!seen && a->rules[i].action && strv_push(&actions, a->rules[i].action) < 0)
 			break;
 	}
-	fprintf(f, "  %s (every other call: %s)\n", a->name, a->fallback ? a->fallback : "?");
+	if (a->fallback && strcmp(a->fallback, "ALLOW") != 0)
+		arch_head_unknown(f, a);
+	else
+		fprintf(f, "  %s (every other call: %s)\n", a->name, a->fallback ? a->fallback : "?");
 	for (size_t j = 0; j < actions.n; j++) {
 		size_t col = (size_t)fprintf(f, "    %s:", actions.v[j]);
+
+		/* Allowed by name, all but the few the group denies: a count
+		 * (the JSON lists them). */
+		if (a->fallback && strcmp(a->fallback, "ALLOW") != 0 &&
+		    strcmp(actions.v[j], "ALLOW") == 0) {
+			fprintf(f, " %zu calls (every other call libseccomp knows)\n",
+			        count_action(a, "ALLOW"));
+			continue;
+		}
 
 		for (size_t i = 0; i < a->n_rules; i++) {
 			const host_sc *s = &a->rules[i];
@@ -2109,7 +2245,8 @@ static int host_text(FILE *f, const void *varg)
 	for (size_t i = 0; i < h->env_names.n; i++)
 		fprintf(f, " %s", h->env_names.v[i]);
 	fprintf(f, "%s\n", h->env_names.n ? "" : " (empty)");
-	fprintf(f, "seccomp: %s, per architecture:\n", h->seccomp_group);
+	fprintf(f, "seccomp: %s%s, per architecture:\n", h->seccomp_group,
+	        p->n_sc_rules ? " as the policy's seccomp rules edit it" : "");
 	for (size_t i = 0; i < h->n_arches; i++)
 		arch_text(f, &h->arches[i]);
 	fprintf(f, "bwrap argv (the command \"true\" stands for yours):\n");

@@ -1426,9 +1426,10 @@ static void profile_details(osb_caps *c, profile *pr, const osb_policy *pol)
 	osb_error err;
 	size_t len;
 
-	/* Without seccomp rules a policy's filter is the default group
-	 * (filter.h): its hash is already known, and building costs time. */
-	if (pol->sc_mode != SC_NONE && pol->n_sc_rules == 0)
+	/* Without seccomp rules a policy's filter is its group (filter.h):
+	 * the default group's hash is already known, and building costs time. */
+	if (pol->sc_mode != SC_NONE && pol->n_sc_rules == 0 &&
+	    seccomp_policy_group(pol) == seccomp_policy_group(NULL))
 		memcpy(pr->seccomp_sha256, c->seccomp_sha256, sizeof(pr->seccomp_sha256));
 	else if (pol->sc_mode != SC_NONE &&
 	         filter_bytes(pol, &bpf, &len, pr->seccomp_sha256, &err) < 0)

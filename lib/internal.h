@@ -80,7 +80,8 @@ enum env_base { ENV_CLEAR = 0, ENV_INHERIT };
 /* How the sandbox identity is made (DESIGN §1): a user-namespace view, or a
  * real uid/gid switch by root without a user namespace. */
 enum id_mode { ID_AUTO = 0, ID_USERNS, ID_ROOT };
-enum sc_mode { SC_DEFAULT = 0, SC_NONE };      /* seccomp default|none */
+/* seccomp default|none|GROUP: SC_DEFAULT loads the deny group sc_group. */
+enum sc_mode { SC_DEFAULT = 0, SC_NONE };
 enum ll_mode { LL_AUTO = 0, LL_REQUIRED, LL_OFF };  /* landlock auto|required|off */
 
 /* seccomp deny NAME... [errno=E] / seccomp allow NAME... (one entry a name) */
@@ -149,6 +150,7 @@ struct osb_policy {
 	pol_str *writes; size_t n_writes;
 	pol_str *read_only; size_t n_read_only;  /* absolute, or "workspace:REL" */
 	enum sc_mode sc_mode;          pol_set sc_mode_set;
+	unsigned sc_group;             /* N of osb-default-N (lib/filter.h); 0: the newest */
 	pol_sc *sc_rules; size_t n_sc_rules;
 	enum ll_mode landlock;         pol_set landlock_set;
 	uint64_t limits[LIM__COUNT];   pol_set limit_set[LIM__COUNT];

@@ -15,6 +15,7 @@
  * so that a misspelled deny rule cannot silently deny nothing.
  */
 #include "internal.h"
+#include "filter.h"
 #include "policy.h"
 #include "sha256.h"
 
@@ -1717,27 +1718,53 @@ static int sc_names(parser *ps, frame *f, int n, tok *t, bool allow)
 	return 0;
 }
 
+/* "seccomp GROUP": a name of lib/filter.h's table, else an error that
+ * says which groups this version has (a policy written for a newer one). */
+static int sc_group_arg(parser *ps, frame *f, const tok *t, const sc_group **out)
+{
+	static const char prefix[] = "osb-default-";
+	size_t n;
+	const sc_group *g = seccomp_groups(&n);
+	char list[256] = "";
+	clipbuf cb;
+
+	*out = seccomp_group_find(t->s);
+	if (*out || strncmp(t->s, prefix, strlen(prefix)) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+		         i ? (i + 1 < n ? ", " : " and ") : "", g[i].name);
+	return perr(ps, f, t->col, "unknown seccomp group \"%s\" (this osb-isolate has %s)",
+	            clip(t->s, &cb), list);
+}
+
 static int d_seccomp(parser *ps, frame *f, int n, tok *t)
 {
 	static const char *const subs[] = { "default", "none", "deny", "allow" };
-	char what[32];
+	const sc_group *g = NULL;
+	char what[64];
 	size_t k = 0;
 	slot *s;
 	bool apply;
 	int r;
 
-	if ((r = arity(ps, f, n, t, 1, -1, "seccomp default|none|deny|allow ...")) < 0 ||
-	    (r = keyword(ps, f, &t[1], subs, ARRAY_SIZE(subs), "seccomp", &k)) < 0)
+	if ((r = arity(ps, f, n, t, 1, -1, "seccomp default|none|GROUP|deny|allow ...")) < 0 ||
+	    (r = sc_group_arg(ps, f, &t[1], &g)) < 0 ||
+	    (!g && (r = keyword(ps, f, &t[1], subs, ARRAY_SIZE(subs), "seccomp", &k)) < 0))
 		return r;
-	if (k >= 2)
+	if (!g && k >= 2)
 		return sc_names(ps, f, n, t, k == 3);
-	if ((r = arity(ps, f, n - 1, t + 1, 0, 0, "seccomp default|none")) < 0)
+	if ((r = arity(ps, f, n - 1, t + 1, 0, 0, "seccomp default|none|GROUP")) < 0)
 		return r;
-	snprintf(what, sizeof(what), "seccomp %s", sc_mode_names[k]);
+	snprintf(what, sizeof(what), "seccomp %s", g ? g->name : sc_mode_names[k]);
 	if ((r = claim(ps, f, t[0].col, "seccomp default|none", what, &s, &apply)) < 0)
 		return r;
 	if (apply) {
-		ps->p->sc_mode = (enum sc_mode)k;
+		/* "default" is the newest group; the policy records which. */
+		if (!g && k == SC_DEFAULT)
+			g = seccomp_policy_group(NULL);
+		ps->p->sc_mode = g ? SC_DEFAULT : SC_NONE;
+		ps->p->sc_group = g ? g->version : 0;
 		ps->p->sc_mode_set = (pol_set){ true, s->win };
 	}
 	return 0;
@@ -2119,6 +2146,7 @@ static int apply_defaults(osb_policy *p)
 	}
 	if (!p->sc_mode_set.set) {
 		p->sc_mode = SC_DEFAULT;
+		p->sc_group = seccomp_policy_group(NULL)->version;
 		p->sc_mode_set = d;
 	}
 	if (!p->landlock_set.set) {
@@ -2536,7 +2564,11 @@ static void render_scalars(const osb_policy *p, FILE *out, bool origins)
 	rule(out, O(p->id_mode_set), "identity %s", id_names[p->id_mode]);
 	if (p->host_ids_set.set)
 		rule(out, O(p->host_ids_set), "host-ids %u %u", p->host_uid, p->host_gid);
-	rule(out, O(p->sc_mode_set), "seccomp %s", sc_mode_names[p->sc_mode]);
+	if (p->sc_mode == SC_NONE)
+		rule(out, O(p->sc_mode_set), "seccomp none");
+	else   /* the group, never "default": the hash changes with the filter */
+		rule(out, O(p->sc_mode_set), "seccomp osb-default-%u",
+		     p->sc_group ? p->sc_group : seccomp_policy_group(NULL)->version);
 	rule(out, O(p->landlock_set), "landlock %s", ll_names[p->landlock]);
 	rule(out, O(p->hostname_set), "hostname %s", p->hostname ? p->hostname : "");
 	for (size_t i = 0; i < LIM__COUNT; i++) {

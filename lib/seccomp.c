@@ -1,35 +1,57 @@
 /* seccomp.c — the syscall filter the in-sandbox init loads before exec.
  *
- * The filter is built with libseccomp, never by hand: default allow, plus a
- * named and versioned deny group (osb-default-1) kept as a data table below
- * so that a policy directive can later add or drop entries before the table
- * is compiled. Every rule that cannot be added — an unknown syscall name, a
- * libseccomp refusal — fails the whole build; a partial or empty filter
- * would look like protection and be none. The compat ABIs (i386 and x32 on
- * x86_64) are added before any rule so that the same rules cover them; any
- * ABI not added is killed by the bad-architecture action. The result goes
- * to the launch plan as classic BPF in a sealed memfd, and to explain and
- * the tests as libseccomp's PFC text.
+ * The filter is built with libseccomp, never by hand, from a named and
+ * versioned deny group kept as a data table below, so that a policy
+ * directive can add or drop entries before the table is compiled. Every
+ * rule that cannot be added — an unknown syscall name, a libseccomp
+ * refusal — fails the whole build; a partial or empty filter would look
+ * like protection and be none. The compat ABIs (i386 and x32 on x86_64)
+ * are added before any rule so that the same rules cover them; any ABI not
+ * added is killed by the bad-architecture action. The result goes to the
+ * launch plan as classic BPF in a sealed memfd, and to explain and the
+ * tests as libseccomp's PFC text.
  *
- * A policy edits the group before it is compiled: "seccomp allow NAME"
+ * Groups. A released group never changes: a policy that names one
+ * ("seccomp osb-default-1") keeps the filter it was reviewed with, and a
+ * change to the rules is a new group. osb-default-1 allows every call it
+ * does not deny, so calls newer than libseccomp's table (for libseccomp
+ * 2.5.4 on Linux 6.15+: listmount, statmount, mseal, setxattrat,
+ * open_tree_attr, file_getattr, ...) and numbers no kernel has yet are
+ * allowed. osb-default-2, the default, denies what it does not know, the
+ * rule of Docker's default profile and systemd's @known: its default answer
+ * is ENOSYS (what a kernel without the call says, so programs fall back),
+ * and every call libseccomp knows is allowed by name unless a rule denies
+ * it. A kernel newer than libseccomp cannot open a hole. It also denies
+ * modify_ldt, fanotify_init, memfd_secret, netlink sockets other than
+ * NETLINK_ROUTE and MPTCP sockets.
+ *
+ * Under a default of ENOSYS a rule that looks at arguments must spell out
+ * both sides: libseccomp lets a call whose arguments match none of its
+ * rules fall through to the default, and a rule that matches every call of
+ * a syscall replaces its argument rules (or refuses to be added). So each
+ * argument rule is a partition: deny rules for the refused values, allow
+ * rules for the others, every comparison a masked equality within the 32
+ * bits the kernel reads (see deny_outside and add_outside), the rules of
+ * different answers disjoint. Values the kernel gives no meaning and
+ * refuses itself (a socket family from 64, an IP protocol from 256) are
+ * left to the ENOSYS default: fewer rules, and libseccomp's compile time
+ * grows with the square of their number.
+ *
+ * A policy edits its group before it is compiled: "seccomp allow NAME"
  * removes NAME's rule, "seccomp deny NAME [errno=E]" replaces or adds a rule
  * denying every call of NAME, and "seccomp none" asks for no filter at all
  * (the only way to get none: a set that allow rules have emptied is an
  * error, not an empty filter).
  *
- * The default group, which both shipped policies load, is compiled once at
- * build time (lib/gen-default-filter, into lib/seccomp-default.h) through
- * this same code; a launch copies that program into its memfd instead of
+ * Every group is compiled once at build time (lib/gen-default-filter, into
+ * lib/seccomp-default.h) through this same code; a launch of a policy that
+ * does not edit its group copies that program into its memfd instead of
  * spending milliseconds compiling it again, unless the libseccomp found at
  * run time is not the one that compiled it.
  *
- * Limits a reviewer should know: a denylist only covers syscalls libseccomp
- * knows by name, so syscalls newer than its table (for libseccomp 2.5.4 on
- * Linux 6.15+: open_tree_attr, which like open_tree with OPEN_TREE_CLONE
- * needs CAP_SYS_ADMIN over the mount namespace) fall under default allow.
- * Argument rules look at registers only; arguments passed in memory
- * (clone3's flags, socketcall's arguments) cannot be inspected, which is why
- * clone3 and socketcall are denied whole.
+ * Limits a reviewer should know: argument rules look at registers only;
+ * arguments passed in memory (clone3's flags, socketcall's arguments)
+ * cannot be inspected, which is why clone3 and socketcall are denied whole.
  */
 #include "internal.h"
 #include "filter.h"
@@ -37,6 +59,8 @@
 #include <seccomp.h>
 
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
@@ -46,6 +70,12 @@
 #include <sys/stat.h>
 
 #ifndef OSB_SECCOMP_GENERATOR
+/* A group's program as compiled at build time (lib/gen-default-filter). */
+typedef struct prebuilt_program {
+	const char *group;
+	const unsigned char *bpf;
+	size_t len;
+} prebuilt_program;
 #include "seccomp-default.h"
 #endif
 
@@ -53,8 +83,8 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 
-#define GROUP_DEFAULT "osb-default-1"
-#define GROUP_POLICY GROUP_DEFAULT "+policy"
+/* What a policy's edits add to its group's name in messages. */
+#define POLICY_SUFFIX "+policy"
 /* The kernel reads these arguments as 32-bit ints and ignores the upper
  * half of the register; comparisons mask with this so that setting high
  * bits cannot dodge a rule. */
@@ -62,8 +92,12 @@
 /* Classic BPF instruction size: a valid program is a non-empty multiple. */
 #define BPF_INSN_SIZE 8
 #define PFC_MAX (16u << 20)
+/* The x32 ABI's system call numbers carry this bit (__X32_SYSCALL_BIT). */
+#define X32_SYSCALL_BIT 0x40000000
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-static const sc_rule group_default[] = {
+/* osb-default-1: released, frozen. Default allow. */
+static const sc_rule group_v1[] = {
 	/* Mounts: bwrap has already built the sandbox's view; user code has no
 	 * business changing it, even where a user namespace would allow it. */
 	{ "mount", EPERM, SC_ARGS_ANY },
@@ -149,21 +183,122 @@ static const sc_rule group_default[] = {
 	 * further, and nested sandboxes need them. */
 };
 
+/* osb-default-2: default ENOSYS (every call libseccomp does not know), and
+ * osb-default-1's rules, for the same reasons, with these changes: */
+static const sc_rule group_v2[] = {
+	{ "mount", EPERM, SC_ARGS_ANY },
+	{ "umount", EPERM, SC_ARGS_ANY },
+	{ "umount2", EPERM, SC_ARGS_ANY },
+	{ "pivot_root", EPERM, SC_ARGS_ANY },
+	{ "chroot", EPERM, SC_ARGS_ANY },
+	{ "fsopen", ENOSYS, SC_ARGS_ANY },
+	{ "fsconfig", ENOSYS, SC_ARGS_ANY },
+	{ "fsmount", ENOSYS, SC_ARGS_ANY },
+	{ "fspick", ENOSYS, SC_ARGS_ANY },
+	{ "move_mount", ENOSYS, SC_ARGS_ANY },
+	{ "open_tree", ENOSYS, SC_ARGS_ANY },
+	{ "mount_setattr", ENOSYS, SC_ARGS_ANY },
+	{ "unshare", EPERM, SC_ARGS_ANY },
+	{ "setns", EPERM, SC_ARGS_ANY },
+	{ "clone", EPERM, SC_ARGS_CLONE_NS },
+	{ "clone3", ENOSYS, SC_ARGS_ANY },
+	{ "ioctl", EPERM, SC_ARGS_TTY_INJECT },
+	{ "io_uring_setup", ENOSYS, SC_ARGS_ANY },
+	{ "io_uring_enter", ENOSYS, SC_ARGS_ANY },
+	{ "io_uring_register", ENOSYS, SC_ARGS_ANY },
+	{ "userfaultfd", EPERM, SC_ARGS_ANY },
+	{ "perf_event_open", EPERM, SC_ARGS_ANY },
+	{ "bpf", EPERM, SC_ARGS_ANY },
+	{ "ptrace", EPERM, SC_ARGS_ANY },
+	{ "process_vm_readv", EPERM, SC_ARGS_ANY },
+	{ "process_vm_writev", EPERM, SC_ARGS_ANY },
+	{ "kcmp", EPERM, SC_ARGS_ANY },
+	{ "pidfd_getfd", EPERM, SC_ARGS_ANY },
+	{ "keyctl", EPERM, SC_ARGS_ANY },
+	{ "add_key", EPERM, SC_ARGS_ANY },
+	{ "request_key", EPERM, SC_ARGS_ANY },
+	{ "kexec_load", EPERM, SC_ARGS_ANY },
+	{ "kexec_file_load", EPERM, SC_ARGS_ANY },
+	{ "init_module", EPERM, SC_ARGS_ANY },
+	{ "finit_module", EPERM, SC_ARGS_ANY },
+	{ "delete_module", EPERM, SC_ARGS_ANY },
+	{ "reboot", EPERM, SC_ARGS_ANY },
+	{ "swapon", EPERM, SC_ARGS_ANY },
+	{ "swapoff", EPERM, SC_ARGS_ANY },
+	{ "acct", EPERM, SC_ARGS_ANY },
+	{ "quotactl", EPERM, SC_ARGS_ANY },
+	{ "quotactl_fd", EPERM, SC_ARGS_ANY },
+	{ "clock_settime", EPERM, SC_ARGS_ANY },
+	{ "clock_settime64", EPERM, SC_ARGS_ANY },
+	{ "clock_adjtime", EPERM, SC_ARGS_ANY },
+	{ "clock_adjtime64", EPERM, SC_ARGS_ANY },
+	{ "settimeofday", EPERM, SC_ARGS_ANY },
+	{ "stime", EPERM, SC_ARGS_ANY },
+	{ "name_to_handle_at", EPERM, SC_ARGS_ANY },
+	{ "open_by_handle_at", EPERM, SC_ARGS_ANY },
+	{ "lookup_dcookie", EPERM, SC_ARGS_ANY },
+	{ "nfsservctl", EPERM, SC_ARGS_ANY },
+	{ "vhangup", EPERM, SC_ARGS_ANY },
+	{ "syslog", EPERM, SC_ARGS_ANY },
+	/* Netlink beyond NETLINK_ROUTE (what getaddrinfo and ip need) reaches
+	 * audit, uevents, netfilter, xfrm, socket diagnostics...; MPTCP is a
+	 * recent and large protocol. Both are kernel surface a command rarely
+	 * needs. */
+	{ "socket", EPERM, SC_ARGS_SOCKET },
+	/* Only AF_UNIX has socket pairs; the other families create sockets
+	 * (loading their modules) before saying EOPNOTSUPP. */
+	{ "socketpair", EPERM, SC_ARGS_SOCKETPAIR },
+	{ "socketcall", EPERM, SC_ARGS_ANY },
+	{ "personality", EPERM, SC_ARGS_PERSONALITY },
+	/* 16-bit code segments and a source of kernel bugs; nothing 64-bit
+	 * needs its own LDT (Wine and DOS emulators do). */
+	{ "modify_ldt", EPERM, SC_ARGS_ANY },
+	/* Watching file-system events of whole mounts and file systems. */
+	{ "fanotify_init", EPERM, SC_ARGS_ANY },
+	/* Memory the kernel itself cannot read: hides what a command does
+	 * from inspection. */
+	{ "memfd_secret", EPERM, SC_ARGS_ANY },
+};
+
+static const sc_group groups[] = {
+	{ "osb-default-1", 1, group_v1, N_OF(group_v1), false },
+	{ "osb-default-2", 2, group_v2, N_OF(group_v2), true },
+};
+
 typedef struct build {
 	scmp_filter_ctx ctx;
 	const char *group;
+	bool deny_unknown;      /* the group's default answer is ENOSYS */
 	osb_error *err;
 } build;
 
-const char *seccomp_group_name(void)
+const sc_group *seccomp_groups(size_t *n)
 {
-	return GROUP_DEFAULT;
+	*n = N_OF(groups);
+	return groups;
 }
 
-const sc_rule *seccomp_default_group(size_t *n)
+const sc_group *seccomp_group_find(const char *name)
 {
-	*n = sizeof(group_default) / sizeof(group_default[0]);
-	return group_default;
+	for (size_t i = 0; i < N_OF(groups); i++)
+		if (strcmp(groups[i].name, name) == 0)
+			return &groups[i];
+	return NULL;
+}
+
+const sc_group *seccomp_policy_group(const osb_policy *p)
+{
+	if (!p || p->sc_group == 0)
+		return &groups[N_OF(groups) - 1];
+	for (size_t i = 0; i < N_OF(groups); i++)
+		if (groups[i].version == p->sc_group)
+			return &groups[i];
+	return NULL;
+}
+
+const char *seccomp_group_name(void)
+{
+	return seccomp_policy_group(NULL)->name;
 }
 
 /* Compat ABIs the native kernel may run. Adding them gives them the same
@@ -236,7 +371,7 @@ static int ctx_new(build *b)
 	const uint32_t *arches = compat_arches(&n);
 	int rc;
 
-	b->ctx = seccomp_init(SCMP_ACT_ALLOW);
+	b->ctx = seccomp_init(b->deny_unknown ? SCMP_ACT_ERRNO(ENOSYS) : SCMP_ACT_ALLOW);
 	if (!b->ctx)
 		return fail(b, ENOMEM, "seccomp_init failed; check that libseccomp "
 		            "works here and memory is available");
@@ -260,16 +395,33 @@ static int ctx_new(build *b)
 	return 0;
 }
 
-static int add(build *b, const sc_rule *r, int nr, unsigned n_cmp,
-               const struct scmp_arg_cmp *cmp)
+static int add_action(build *b, const sc_rule *r, uint32_t action, int nr, unsigned n_cmp,
+                      const struct scmp_arg_cmp *cmp)
 {
-	int rc = seccomp_rule_add_array(b->ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum),
-	                                nr, n_cmp, cmp);
+	int rc = seccomp_rule_add_array(b->ctx, action, nr, n_cmp, cmp);
 
 	if (rc < 0)
 		return fail(b, -rc, "libseccomp refused the rule for %s: %s; "
 		            "no filter was built", r->name, strerror(-rc));
 	return 0;
+}
+
+/* Deny the calls matching CMP with R's errno. Where the default answer is
+ * ENOSYS, an ENOSYS rule is the default itself (libseccomp refuses it):
+ * leaving those calls unmatched gives them ENOSYS. */
+static int add(build *b, const sc_rule *r, int nr, unsigned n_cmp,
+               const struct scmp_arg_cmp *cmp)
+{
+	if (b->deny_unknown && r->errnum == ENOSYS)
+		return 0;
+	return add_action(b, r, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, n_cmp, cmp);
+}
+
+/* Allow the calls matching CMP (groups that deny what they do not know). */
+static int allow(build *b, const sc_rule *r, int nr, unsigned n_cmp,
+                 const struct scmp_arg_cmp *cmp)
+{
+	return add_action(b, r, SCMP_ACT_ALLOW, nr, n_cmp, cmp);
 }
 
 static int add_masked(build *b, const sc_rule *r, int nr, unsigned arg,
@@ -347,6 +499,116 @@ static int deny_outside(build *b, const sc_rule *r, int nr, unsigned arg,
 	return rc;
 }
 
+/* ---- the allowed side of argument rules -----------------------------------
+ * Groups that deny what they do not know must allow, by rule, every call of
+ * an argument-filtered syscall that the deny rules leave alone. libseccomp
+ * turns each rule into BPF blocks, and its compile time grows with the
+ * square of their number: the rules below are kept few by leaving the
+ * values no kernel gives a meaning to (a socket family past AF_MAX, say)
+ * to the group's ENOSYS, where the kernel itself would refuse them. */
+
+/* Comparisons on other arguments that every rule of a set holds besides
+ * its own: C[N], and POST (N_POST of them) after it. */
+typedef struct pre {
+	struct scmp_arg_cmp c[3];
+	unsigned n;
+	struct scmp_arg_cmp post;
+	unsigned n_post;
+} pre;
+
+/* One rule of a set: PRE's comparisons and a masked equality on ARG. With
+ * ALLOWING the rule allows, else it denies with R's errno. */
+static int add_pre(build *b, const sc_rule *r, int nr, bool allowing, const pre *p,
+                   unsigned arg, uint32_t mask, uint32_t value)
+{
+	struct scmp_arg_cmp c[5];
+	unsigned n = p->n;
+
+	memcpy(c, p->c, sizeof(p->c));
+	c[n++] = (struct scmp_arg_cmp)SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, mask, value);
+	if (p->n_post)
+		c[n++] = p->post;
+	return allowing ? allow(b, r, nr, n, c) : add(b, r, nr, n, c);
+}
+
+/* Calls whose ARG, under MASK, is one of VALS[N]. */
+static int add_in(build *b, const sc_rule *r, int nr, bool allowing, const pre *p,
+                  unsigned arg, uint32_t mask, const uint32_t *vals, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = add_pre(b, r, nr, allowing, p, arg, mask, vals[i] & mask);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Which values of an argument a set of rules is about: the bits of
+ * RANGE, with every bit of ZERO clear (the kernel's 32 bits are
+ * RANGE | ZERO; ZERO empty means any value). */
+typedef struct field {
+	unsigned arg;
+	uint32_t range, zero;
+} field;
+
+/* Whether one of V[N] has VALUE under MASK. */
+static bool any_under(const uint32_t *v, size_t n, uint32_t mask, uint32_t value)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((v[i] & mask) == value)
+			return true;
+	return false;
+}
+
+/* Calls whose ARG is in F and none of VALS[N]: disjoint rules, at most one
+ * per bit of the range and value, each a masked equality (an EQ/NE chain
+ * on a register could be dodged through bits the kernel does not read).
+ * Read the values as paths down a binary trie of the range's bits, from
+ * the top: every branch off a path that leads to none of them is one rule,
+ * the values that agree with the path so far and differ at that bit. */
+static int add_outside(build *b, const sc_rule *r, int nr, bool allowing, const pre *p,
+                       field f, const uint32_t *vals, size_t n)
+{
+	uint32_t v[8];
+
+	if (n == 0 || n > N_OF(v) || (f.range & f.zero))
+		return fail(b, EINVAL, "rule for %s: a value set the filter cannot spell", r->name);
+	for (size_t i = 0; i < n; i++)
+		v[i] = vals[i] & f.range;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t above = f.zero;
+
+		for (int k = 31; k >= 0; k--) {
+			uint32_t bit = 1u << k, mask = above | bit, branch = (v[i] & above) | (~v[i] & bit);
+			int rc = 0;
+
+			if (!(f.range & bit))
+				continue;
+			/* Once per branch: the first value on this path makes it. */
+			if (!any_under(v, i, mask, v[i] & mask) && !any_under(v, n, mask, branch))
+				rc = add_pre(b, r, nr, allowing, p, f.arg, mask, branch);
+			if (rc < 0)
+				return rc;
+			above = mask;
+		}
+	}
+	return 0;
+}
+
+/* Comparisons every rule of a set starts with: ARG under MASK is VALUE. */
+static pre pre_of(unsigned arg, uint32_t mask, uint32_t value)
+{
+	pre p = { .n = 1 };
+
+	p.c[0] = (struct scmp_arg_cmp)SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, mask, value);
+	return p;
+}
+
+/* ---- argument rules ------------------------------------------------------ */
+
+static const pre no_pre = { .n = 0 };
+
 static int add_clone_ns(build *b, const sc_rule *r, int nr)
 {
 	/* CLONE_NEWTIME shares bits with clone's exit signal and cannot
@@ -357,45 +619,150 @@ static int add_clone_ns(build *b, const sc_rule *r, int nr)
 		CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWTIME,
 	};
 	unsigned arg = clone_flags_arg();
+	uint64_t all = 0;
+	struct scmp_arg_cmp none;
 
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		int rc = add_masked(b, r, nr, arg, ns[i], ns[i]);
 
 		if (rc < 0)
 			return rc;
+		all |= ns[i];
 	}
-	return 0;
+	if (!b->deny_unknown)
+		return 0;
+	none = (struct scmp_arg_cmp)SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, all, 0);
+	return allow(b, r, nr, 1, &none);
 }
 
 static int add_tty_inject(build *b, const sc_rule *r, int nr)
 {
+	static const uint32_t inject[] = { TIOCSTI, TIOCLINUX };
 	int rc = add_masked(b, r, nr, 1, LOW32, TIOCSTI);
 
-	return rc < 0 ? rc : add_masked(b, r, nr, 1, LOW32, TIOCLINUX);
+	if (rc == 0)
+		rc = add_masked(b, r, nr, 1, LOW32, TIOCLINUX);
+	if (rc < 0 || !b->deny_unknown)
+		return rc;
+	/* Any request the kernel can read: every 32-bit value. */
+	return add_outside(b, r, nr, true, &no_pre, (field){ 1, LOW32, 0 }, inject, N_OF(inject));
+}
+
+/* The kernel turns (AF_INET, SOCK_PACKET) into a packet socket. */
+static int deny_inet_packet(build *b, const sc_rule *r, int nr)
+{
+	struct scmp_arg_cmp inet_packet[2] = {
+		SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_INET),
+		SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_PACKET),
+	};
+
+	return add(b, r, nr, 2, inet_packet);
 }
 
 static int add_socket_family(build *b, const sc_rule *r, int nr)
 {
 	static const uint32_t families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
-	/* The kernel turns (AF_INET, SOCK_PACKET) into a packet socket. */
-	struct scmp_arg_cmp inet_packet[2] = {
-		SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_INET),
-		SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_PACKET),
-	};
+	static const uint32_t any_type[] = { AF_UNIX, AF_INET6, AF_NETLINK };
+	static const uint32_t packet[] = { SOCK_PACKET };
+	pre inet = pre_of(0, LOW32, AF_INET);
 	int rc = deny_outside(b, r, nr, 0, families, 4, false);
 
-	return rc < 0 ? rc : add(b, r, nr, 2, inet_packet);
+	if (rc == 0)
+		rc = deny_inet_packet(b, r, nr);
+	if (rc < 0 || !b->deny_unknown)
+		return rc;
+	rc = add_in(b, r, nr, true, &no_pre, 0, LOW32, any_type, N_OF(any_type));
+	/* The type's low four bits are the kernel's socket type. */
+	return rc < 0 ? rc : add_outside(b, r, nr, true, &inet, (field){ 1, 0xf, 0 }, packet, 1);
 }
 
+/* What the kernel gives a meaning to (values beyond are its own error):
+ * socket families below AF_MAX (46 in Linux 6.x; room is left), netlink
+ * protocols below MAX_LINKS (32), socket types in SOCK_TYPE_MASK. */
+#define FAMILY_FIELD(arg) ((field){ (arg), 0x3f, 0xffffffc0 })
+#define NETLINK_PROTO_FIELD ((field){ 2, 0x1f, 0xffffffe0 })
+#define TYPE_FIELD ((field){ 1, 0xf, 0 })
+
+/* AF_INET and AF_INET6: IPPROTO_MPTCP (262) is denied, whatever the type
+ * (only SOCK_STREAM makes an MPTCP socket; with another type it is the
+ * kernel's error); so is AF_INET's SOCK_PACKET (deny_inet_packet). The
+ * IP protocols below 256 are allowed; 256 and up (IPPROTO_SMC since Linux
+ * 6.11, and values no kernel has) are left to the ENOSYS default. */
+static int inet_rules(build *b, const sc_rule *r, int nr, uint32_t family)
+{
+	static const uint32_t mptcp[] = { IPPROTO_MPTCP };
+	static const uint32_t packet[] = { SOCK_PACKET };
+	pre fam = pre_of(0, LOW32, family), ip = fam;
+	int rc = add_in(b, r, nr, false, &fam, 2, LOW32, mptcp, 1);
+
+	if (rc < 0 || !b->deny_unknown)
+		return rc;
+	/* A protocol below 256; for AF_INET, with a type other than
+	 * SOCK_PACKET. */
+	ip.post = (struct scmp_arg_cmp)SCMP_A2(SCMP_CMP_MASKED_EQ, 0xffffff00, 0);
+	ip.n_post = 1;
+	if (family == AF_INET6)
+		return add_pre(b, r, nr, true, &fam, 2, 0xffffff00, 0);
+	return add_outside(b, r, nr, true, &ip, TYPE_FIELD, packet, 1);
+}
+
+static int add_socket(build *b, const sc_rule *r, int nr)
+{
+	static const uint32_t families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
+	static const uint32_t unix_family[] = { AF_UNIX };
+	static const uint32_t route[] = { NETLINK_ROUTE };
+	pre netlink = pre_of(0, LOW32, AF_NETLINK);
+	int rc = add_outside(b, r, nr, false, &no_pre, FAMILY_FIELD(0), families, N_OF(families));
+
+	if (rc == 0)
+		rc = deny_inet_packet(b, r, nr);
+	if (rc == 0)
+		rc = add_outside(b, r, nr, false, &netlink, NETLINK_PROTO_FIELD, route, 1);
+	if (rc == 0)
+		rc = inet_rules(b, r, nr, AF_INET);
+	if (rc == 0)
+		rc = inet_rules(b, r, nr, AF_INET6);
+	if (rc < 0 || !b->deny_unknown)
+		return rc;
+	rc = add_in(b, r, nr, true, &no_pre, 0, LOW32, unix_family, 1);
+	return rc < 0 ? rc : add_in(b, r, nr, true, &netlink, 2, LOW32, route, 1);
+}
+
+static int add_socketpair(build *b, const sc_rule *r, int nr)
+{
+	static const uint32_t unix_family[] = { AF_UNIX };
+	int rc = add_outside(b, r, nr, false, &no_pre, FAMILY_FIELD(0), unix_family, 1);
+
+	if (rc < 0 || !b->deny_unknown)
+		return rc;
+	return add_in(b, r, nr, true, &no_pre, 0, LOW32, unix_family, 1);
+}
+
+/* 0xffffffff only queries. PER_LINUX32 is what linux32/setarch set;
+ * ADDR_NO_RANDOMIZE (setarch -R, debuggers) only weakens the caller. The
+ * kernel defines personality flags up to bit 27 (ADDR_LIMIT_3GB); under an
+ * ENOSYS default a value with any of bits 28-31 set (but the query) is left
+ * to it, which takes 60 rules down to 31. */
 static int add_personality(build *b, const sc_rule *r, int nr)
 {
-	/* 0xffffffff only queries. PER_LINUX32 is what linux32/setarch set;
-	 * ADDR_NO_RANDOMIZE (setarch -R, debuggers) only weakens the caller. */
 	static const uint32_t ok[] = {
 		PER_LINUX, PER_LINUX32, ADDR_NO_RANDOMIZE, PER_LINUX32 | ADDR_NO_RANDOMIZE,
+		0xffffffff,
 	};
+	const uint32_t used = PER_LINUX32 | ADDR_NO_RANDOMIZE, top = 0xf0000000;
+	int rc;
 
-	return deny_outside(b, r, nr, 0, ok, 4, true);
+	if (!b->deny_unknown)
+		return deny_outside(b, r, nr, 0, ok, 4, true);
+	for (unsigned i = 0; i < 28; i++) {
+		uint32_t bit = 1u << i;
+
+		if (bit & used)
+			continue;
+		if ((rc = add_masked(b, r, nr, 0, top | bit, bit)) < 0)
+			return rc;
+	}
+	return add_in(b, r, nr, true, &no_pre, 0, LOW32, ok, N_OF(ok));
 }
 
 static int add_group_rule(build *b, const sc_rule *r)
@@ -426,9 +793,72 @@ static int add_group_rule(build *b, const sc_rule *r)
 		return add_socket_family(b, r, nr);
 	case SC_ARGS_PERSONALITY:
 		return add_personality(b, r, nr);
+	case SC_ARGS_SOCKET:
+		return add_socket(b, r, nr);
+	case SC_ARGS_SOCKETPAIR:
+		return add_socketpair(b, r, nr);
 	}
 	return fail(b, EINVAL, "rule for %s: unknown argument kind %d", r->name,
 	            (int)r->args);
+}
+
+static bool has_rule(const sc_rule *rules, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rules[i].name && strcmp(rules[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every name libseccomp knows on ARCH (numbers below SC_SCAN_MAX, x32's
+ * with its bit), added to NAMES. */
+static int known_names(uint32_t arch, strv *names)
+{
+	int base = arch == SCMP_ARCH_X32 ? X32_SYSCALL_BIT : 0;
+
+	for (int nr = 0; nr < SC_SCAN_MAX; nr++) {
+		_cleanup_free_ char *name = seccomp_syscall_resolve_num_arch(arch, base + nr);
+
+		if (name && strv_push(names, name) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Allow, by name, every call libseccomp knows on the filter's ABIs that no
+ * rule of the group mentions; what is left answers ENOSYS. One rule per
+ * name covers every ABI that has the call. Sorted and unique, so that
+ * equal groups compile to equal programs. */
+static int allow_known(build *b, const sc_rule *rules, size_t n)
+{
+	size_t n_compat;
+	const uint32_t *compat = compat_arches(&n_compat);
+	strv names = { 0 };
+	int rc = known_names(seccomp_arch_native(), &names);
+
+	for (size_t i = 0; rc == 0 && i < n_compat; i++)
+		rc = known_names(compat[i], &names);
+	if (rc < 0) {
+		strv_free(&names);
+		return osb_err_set(b->err, OSB_E_NOMEM, ENOMEM, "seccomp", "out of memory");
+	}
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), str_cmp);
+	for (size_t i = 0; rc == 0 && i < names.n; i++) {
+		const sc_rule known = { names.v[i], 0, SC_ARGS_ANY };
+
+		if ((i > 0 && strcmp(names.v[i], names.v[i - 1]) == 0) ||
+		    has_rule(rules, n, names.v[i]))
+			continue;
+		rc = allow(b, &known, seccomp_syscall_resolve_name(names.v[i]), 0, NULL);
+	}
+	strv_free(&names);
+	return rc;
 }
 
 static int build_ctx(build *b, const sc_rule *rules, size_t n)
@@ -440,12 +870,26 @@ static int build_ctx(build *b, const sc_rule *rules, size_t n)
 	if (n == 0)
 		return fail(b, EINVAL, "the group has no rules; an empty filter is "
 		            "never built");
-	for (size_t i = 0; i < n; i++) {
-		rc = add_group_rule(b, &rules[i]);
-		if (rc < 0)
-			return rc;
+	if (!b->deny_unknown) {
+		for (size_t i = 0; i < n && rc == 0; i++)
+			rc = add_group_rule(b, &rules[i]);
+		return rc;
 	}
-	return 0;
+	/* Whole-call rules, denied or allowed, before argument rules. On
+	 * i386, libseccomp also writes a socket call's rules as socketcall
+	 * rules (the call number in place of the first argument); once
+	 * socketcall has a whole-call rule it drops them, where an allowed
+	 * socket family would otherwise collide with a denied one on the same
+	 * socketcall number. */
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (rules[i].args == SC_ARGS_ANY)
+			rc = add_group_rule(b, &rules[i]);
+	if (rc == 0)
+		rc = allow_known(b, rules, n);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (rules[i].args != SC_ARGS_ANY)
+			rc = add_group_rule(b, &rules[i]);
+	return rc;
 }
 
 static int memfd_new(build *b, unsigned flags, int *fd)
@@ -472,14 +916,19 @@ static int seal_bpf_fd(build *b, int fd)
 	return 0;
 }
 
-int seccomp_build_fd_from(const char *group, const sc_rule *rules, size_t n,
-                          int *fd_out, osb_error *err)
+static build build_of(const sc_group *g, osb_error *err)
 {
-	build b = { .ctx = NULL, .group = group ? group : "(unnamed)", .err = err };
+	return (build){ .ctx = NULL, .group = g->name ? g->name : "(unnamed)",
+	                .deny_unknown = g->deny_unknown, .err = err };
+}
+
+int seccomp_build_fd_group(const sc_group *g, int *fd_out, osb_error *err)
+{
+	build b = build_of(g, err);
 	int fd = -1, rc;
 
 	*fd_out = -1;
-	rc = build_ctx(&b, rules, n);
+	rc = build_ctx(&b, g->rules, g->n);
 	if (rc == 0)
 		rc = memfd_new(&b, MFD_ALLOW_SEALING, &fd);
 	if (rc == 0) {
@@ -533,15 +982,14 @@ static int read_all_fd(build *b, int fd, char **out)
 	return 0;
 }
 
-int seccomp_export_text_from(const char *group, const sc_rule *rules, size_t n,
-                             char **out, osb_error *err)
+int seccomp_export_text_group(const sc_group *g, char **out, osb_error *err)
 {
-	build b = { .ctx = NULL, .group = group ? group : "(unnamed)", .err = err };
+	build b = build_of(g, err);
 	_cleanup_close_ int fd = -1;
 	int rc;
 
 	*out = NULL;
-	rc = build_ctx(&b, rules, n);
+	rc = build_ctx(&b, g->rules, g->n);
 	if (rc == 0)
 		rc = memfd_new(&b, 0, &fd);
 	if (rc == 0) {
@@ -567,20 +1015,39 @@ static int deny_cmp(const void *a, const void *b)
 	return strcmp(((const sc_rule *)a)->name, ((const sc_rule *)b)->name);
 }
 
-/* The rule set P asks for: the default group minus every name P has a rule
- * for, then P's deny rules sorted by name (equal policies, equal filters).
- * *OUT is malloc'd; its names point into the group table and P. */
-static int policy_rules(const osb_policy *p, sc_rule **out, size_t *n_out, osb_error *err)
-{
-	size_t n_def, n = 0, n_deny = 0;
-	const sc_rule *def = seccomp_default_group(&n_def);
-	sc_rule *v = calloc(n_def + p->n_sc_rules + 1, sizeof(*v));
+/* A group as a policy edits it. */
+typedef struct edited {
+	sc_group g;
+	char name[64];
+	sc_rule *rules;     /* malloc'd; NULL when the group is used as it is */
+} edited;
 
-	if (!v)
+static int no_group(const osb_policy *p, osb_error *err)
+{
+	return osb_err_set(err, OSB_E_SECCOMP, EINVAL, "seccomp", "the policy selects seccomp "
+	                   "group osb-default-%u, which this osb-isolate does not have", p->sc_group);
+}
+
+/* The rule set P asks for: its group minus every name P has a rule for,
+ * then P's deny rules sorted by name (equal policies, equal filters). The
+ * names point into the group table and P. */
+static int policy_group(const osb_policy *p, edited *e, osb_error *err)
+{
+	const sc_group *base = seccomp_policy_group(p);
+	size_t n = 0, n_deny = 0;
+	sc_rule *v;
+
+	memset(e, 0, sizeof(*e));
+	if (!base)
+		return no_group(p, err);
+	e->g = *base;
+	if (!p || p->n_sc_rules == 0)
+		return 0;
+	if (!(v = calloc(base->n + p->n_sc_rules + 1, sizeof(*v))))
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "seccomp", "out of memory");
-	for (size_t i = 0; i < n_def; i++)
-		if (!policy_rule_for(p, def[i].name))
-			v[n++] = def[i];
+	for (size_t i = 0; i < base->n; i++)
+		if (!policy_rule_for(p, base->rules[i].name))
+			v[n++] = base->rules[i];
 	for (size_t i = 0; i < p->n_sc_rules; i++) {
 		const pol_sc *r = &p->sc_rules[i];
 
@@ -589,15 +1056,18 @@ static int policy_rules(const osb_policy *p, sc_rule **out, size_t *n_out, osb_e
 	}
 	qsort(v + n, n_deny, sizeof(*v), deny_cmp);
 	n += n_deny;
+	snprintf(e->name, sizeof(e->name), "%s" POLICY_SUFFIX, base->name);
 	if (n == 0) {
 		free(v);
 		return osb_err_set(err, OSB_E_SECCOMP, EINVAL, "seccomp", "seccomp group %s: the "
 		                   "policy's \"seccomp allow\" rules remove every rule of %s, and an "
 		                   "empty filter is never built; write \"seccomp none\" to run without "
-		                   "a filter", GROUP_POLICY, GROUP_DEFAULT);
+		                   "a filter", e->name, base->name);
 	}
-	*out = v;
-	*n_out = n;
+	e->rules = v;
+	e->g.name = e->name;
+	e->g.rules = v;
+	e->g.n = n;
 	return 0;
 }
 
@@ -613,28 +1083,29 @@ static int check_none(const osb_policy *p, osb_error *err)
 	return 0;
 }
 
-/* The build-time program stands for what this libseccomp would compile. */
-bool seccomp_default_prebuilt(void)
+#ifndef OSB_SECCOMP_GENERATOR
+/* G's build-time program, when this libseccomp is the one that made it. */
+static const prebuilt_program *prebuilt_for(const sc_group *g)
 {
-#ifdef OSB_SECCOMP_GENERATOR
-	return false;
-#else
 	const struct scmp_version *v = seccomp_version();
 
-	return v->major == DEFAULT_BPF_LIBSECCOMP_MAJOR && v->minor == DEFAULT_BPF_LIBSECCOMP_MINOR &&
-	       v->micro == DEFAULT_BPF_LIBSECCOMP_MICRO;
-#endif
+	if (!g || v->major != PREBUILT_LIBSECCOMP_MAJOR || v->minor != PREBUILT_LIBSECCOMP_MINOR ||
+	    v->micro != PREBUILT_LIBSECCOMP_MICRO)
+		return NULL;
+	for (size_t i = 0; i < N_OF(prebuilt_programs); i++)
+		if (strcmp(prebuilt_programs[i].group, g->name) == 0)
+			return &prebuilt_programs[i];
+	return NULL;
 }
 
-#ifndef OSB_SECCOMP_GENERATOR
-
-/* The default group's build-time program in a sealed memfd, as
- * seccomp_build_fd_from leaves a compiled one. */
-static int default_precompiled_fd(int *fd_out, osb_error *err)
+/* A build-time program in a sealed memfd, as seccomp_build_fd_group
+ * leaves a compiled one. */
+static int prebuilt_fd(const sc_group *g, const prebuilt_program *pp, int *fd_out,
+                       osb_error *err)
 {
-	build b = { .ctx = NULL, .group = GROUP_DEFAULT, .err = err };
-	const unsigned char *p = default_bpf;
-	size_t left = sizeof(default_bpf);
+	build b = build_of(g, err);
+	const unsigned char *p = pp->bpf;
+	size_t left = pp->len;
 	int fd = -1, rc = memfd_new(&b, MFD_ALLOW_SEALING, &fd);
 
 	while (rc == 0 && left > 0) {
@@ -662,33 +1133,40 @@ static int default_precompiled_fd(int *fd_out, osb_error *err)
 }
 #endif
 
+bool seccomp_policy_prebuilt(const osb_policy *p)
+{
+#ifdef OSB_SECCOMP_GENERATOR
+	(void)p;
+	return false;
+#else
+	if (p && (p->sc_mode == SC_NONE || p->n_sc_rules > 0))
+		return false;
+	return prebuilt_for(seccomp_policy_group(p)) != NULL;
+#endif
+}
+
 int seccomp_build_fd(const osb_policy *p, int *fd_out, osb_error *err)
 {
-	_cleanup_free_ sc_rule *rules = NULL;
-	size_t n;
+	edited e;
 	int r;
 
 	*fd_out = -1;
 	if (p && p->sc_mode == SC_NONE)
 		return check_none(p, err);   /* 0 with *FD_OUT -1: no filter */
-	if (!p || p->n_sc_rules == 0) {
-		const sc_rule *def = seccomp_default_group(&n);
-
-#ifndef OSB_SECCOMP_GENERATOR
-		if (seccomp_default_prebuilt())
-			return default_precompiled_fd(fd_out, err);
-#endif
-		return seccomp_build_fd_from(GROUP_DEFAULT, def, n, fd_out, err);
-	}
-	if ((r = policy_rules(p, &rules, &n, err)) < 0)
+	if ((r = policy_group(p, &e, err)) < 0)
 		return r;
-	return seccomp_build_fd_from(GROUP_POLICY, rules, n, fd_out, err);
+#ifndef OSB_SECCOMP_GENERATOR
+	if (seccomp_policy_prebuilt(p))
+		return prebuilt_fd(&e.g, prebuilt_for(&e.g), fd_out, err);
+#endif
+	r = seccomp_build_fd_group(&e.g, fd_out, err);
+	free(e.rules);
+	return r;
 }
 
 int seccomp_export_text(const osb_policy *p, char **out, osb_error *err)
 {
-	_cleanup_free_ sc_rule *rules = NULL;
-	size_t n;
+	edited e;
 	int r;
 
 	*out = NULL;
@@ -698,12 +1176,9 @@ int seccomp_export_text(const osb_policy *p, char **out, osb_error *err)
 		*out = strdup("# seccomp none: the policy loads no filter\n");
 		return *out ? 0 : osb_err_set(err, OSB_E_NOMEM, ENOMEM, "seccomp", "out of memory");
 	}
-	if (!p || p->n_sc_rules == 0) {
-		const sc_rule *def = seccomp_default_group(&n);
-
-		return seccomp_export_text_from(GROUP_DEFAULT, def, n, out, err);
-	}
-	if ((r = policy_rules(p, &rules, &n, err)) < 0)
+	if ((r = policy_group(p, &e, err)) < 0)
 		return r;
-	return seccomp_export_text_from(GROUP_POLICY, rules, n, out, err);
+	r = seccomp_export_text_group(&e.g, out, err);
+	free(e.rules);
+	return r;
 }

@@ -6,9 +6,13 @@
  *                                 "not allowed" for this attack (the
  *                                 seccomp group's EPERM/ENOSYS, or the
  *                                 kernel's own privilege check)
- *   NAME blocked signal=SIGSYS    exit 0: a 32-bit ABI call killed the
- *                                 process (bad-arch action, or the ABI is
- *                                 disabled in the kernel)
+ *   NAME blocked signal=SIGSYS    exit 0: the filter killed an i386 call
+ *                                 (bad-arch action)
+ *   SKIP: ia32: NAME not run: WHY exit 0: an i386 attack on a kernel without
+ *                                 IA-32 emulation, or under a filter that
+ *                                 kills the i386 ABI (tests/skip.h; fails
+ *                                 instead when OSB_REQUIRE names ia32);
+ *                                 likewise "x32" for x32 attacks
  *   NAME ESCAPED                  exit 1: the call succeeded
  *   NAME ESCAPED errno=ENOENT     exit 1: the call got past every
  *                                 permission check and failed later, on
@@ -28,9 +32,11 @@
 #include <linux/bpf.h>
 #include <linux/filter.h>
 #include <linux/kcmp.h>
+#include <linux/fanotify.h>
 #include <linux/keyctl.h>
 #include <linux/landlock.h>
 #include <linux/mount.h>
+#include <linux/netlink.h>
 #include <linux/perf_event.h>
 #include <linux/reboot.h>
 #include <linux/sched.h>
@@ -60,6 +66,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <asm/ldt.h>
+
+#include "../skip.h"
 
 #ifndef MAX_HANDLE_SZ
 #define MAX_HANDLE_SZ 128
@@ -406,6 +415,108 @@ static int a_af_alg(void) { return sock(AF_ALG, SOCK_SEQPACKET, 0); }
 static int a_socket_highbits(void) { return sock(HIGH | AF_VSOCK, SOCK_STREAM, 0); }
 /* The kernel turns (AF_INET, SOCK_PACKET) into a packet socket. */
 static int a_socket_inet_packet(void) { return sock(AF_INET, SOCK_PACKET, htons(ETH_P_ALL)); }
+/* Netlink families other than NETLINK_ROUTE reach the audit subsystem,
+ * uevents, netfilter, xfrm, socket diagnostics... */
+static int a_netlink_audit(void) { return sock(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT); }
+static int a_netlink_uevent(void) { return sock(AF_NETLINK, SOCK_DGRAM, NETLINK_KOBJECT_UEVENT); }
+static int a_netlink_netfilter(void) { return sock(AF_NETLINK, SOCK_RAW, NETLINK_NETFILTER); }
+static int a_netlink_xfrm(void) { return sock(AF_NETLINK, SOCK_RAW, NETLINK_XFRM); }
+static int a_netlink_sock_diag(void) { return sock(AF_NETLINK, SOCK_RAW, NETLINK_SOCK_DIAG); }
+static int a_netlink_generic(void) { return sock(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC); }
+/* The kernel reads the protocol as an int: this is NETLINK_AUDIT to it. */
+static int a_netlink_highbits(void)
+{
+	return res_fd(syscall(SYS_socket, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, HIGH | NETLINK_AUDIT));
+}
+static int a_mptcp(void) { return sock(AF_INET, SOCK_STREAM, IPPROTO_MPTCP); }
+static int a_mptcp6(void) { return sock(AF_INET6, SOCK_STREAM, IPPROTO_MPTCP); }
+
+/* ---- calls newer than the filter's syscall table (libseccomp 2.5.4) -----
+ * Same numbers on x86_64 and i386. A kernel that lacks one answers ENOSYS
+ * by itself; the filter must answer ENOSYS wherever the kernel has it. */
+
+#define NR_STATMOUNT 457
+#define NR_LISTMOUNT 458
+#define NR_MSEAL 462
+#define NR_SETXATTRAT 463
+#define NR_OPEN_TREE_ATTR 467
+#define NR_FILE_GETATTR 468
+#define LSMT_ROOT 0xffffffffffffffffULL
+
+/* Without OPEN_TREE_CLONE it hands out an O_PATH fd of the mount. */
+static int a_open_tree_attr(void)
+{
+	return res_fd(syscall(NR_OPEN_TREE_ATTR, AT_FDCWD, "/", OPEN_TREE_CLOEXEC, NULL, 0));
+}
+
+/* Every mount id of the caller's mount namespace. */
+static int a_listmount(void)
+{
+	uint64_t req[3] = { 24 /* MNT_ID_REQ_SIZE_VER0 */, LSMT_ROOT, 0 }, ids[64];
+
+	return res(syscall(NR_LISTMOUNT, req, ids, 64UL, 0UL));
+}
+
+/* A mount id that does not exist: past the checks, ENOENT. */
+static int a_statmount(void)
+{
+	uint64_t req[3] = { 24, 1, 1 /* STATMOUNT_SB_BASIC */ };
+	char buf[512];
+
+	return res(syscall(NR_STATMOUNT, req, buf, sizeof(buf), 0UL));
+}
+
+/* Seals a page of this short-lived child only. */
+static int a_mseal(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return R_SETUP;
+	return res(syscall(NR_MSEAL, p, 4096UL, 0UL));
+}
+
+static int a_setxattrat(void)
+{
+	return res(syscall(NR_SETXATTRAT, AT_FDCWD, MISSING, 0, "user.osb", NULL, 0));
+}
+
+static int a_file_getattr(void)
+{
+	char attr[64];
+
+	return res(syscall(NR_FILE_GETATTR, AT_FDCWD, MISSING, attr, sizeof(attr), 0));
+}
+
+/* ---- more kernel attack surface ---------------------------------------------- */
+
+/* An empty, not-present descriptor in this child's own LDT. */
+static struct user_desc empty_ldt_entry(void)
+{
+	struct user_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.seg_32bit = 1;
+	d.read_exec_only = 1;
+	d.seg_not_present = 1;
+	return d;
+}
+
+static int a_modify_ldt(void)
+{
+	struct user_desc d = empty_ldt_entry();
+
+	return res(syscall(SYS_modify_ldt, 1, &d, sizeof(d)));
+}
+
+/* Unprivileged fanotify (FAN_REPORT_FID) since Linux 5.13. */
+static int a_fanotify_init(void)
+{
+	return res_fd(syscall(SYS_fanotify_init, FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_REPORT_FID,
+	                      O_RDONLY));
+}
+
+static int a_memfd_secret(void) { return res_fd(syscall(SYS_memfd_secret, O_CLOEXEC)); }
 
 /* ---- personality and devices ------------------------------------------------ */
 
@@ -450,15 +561,20 @@ make:
 #if defined(__x86_64__)
 /* The i386 ABI from this 64-bit process (ebx, ecx, edx, esi); the kernel
  * returns -errno. Pointers must lie below 4 GiB: see low_page(). */
-static long i386_call(long nr, long a, long b, long c, long d)
+static long i386_call5(long nr, long a, long b, long c, long d, long e)
 {
 	long ret;
 
 	__asm__ volatile("int $0x80"
 	                 : "=a"(ret)
-	                 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d)
+	                 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
 	                 : "memory", "r8", "r9", "r10", "r11");
 	return ret;
+}
+
+static long i386_call(long nr, long a, long b, long c, long d)
+{
+	return i386_call5(nr, a, b, c, d, 0);
 }
 
 static int res32(long r)
@@ -521,6 +637,41 @@ static int a_i386_clone3(void)
 	return res32(r);
 }
 
+static int a_i386_open_tree_attr(void)
+{
+	char *p = low_page();
+	long r;
+
+	if (!p)
+		return R_SETUP;
+	memcpy(p, "/", 2);
+	r = i386_call5(NR_OPEN_TREE_ATTR, AT_FDCWD, (long)p, OPEN_TREE_CLOEXEC, 0, 0);
+	if (r >= 0)
+		close((int)r);
+	return res32(r);
+}
+
+static int a_i386_modify_ldt(void)
+{
+	struct user_desc *d = low_page();
+
+	if (!d)
+		return R_SETUP;
+	*d = empty_ldt_entry();
+	return res32(i386_call(123, 1, (long)d, sizeof(*d), 0));
+}
+
+static int a_i386_netlink_audit(void)
+{
+	long r = i386_call(359, AF_NETLINK, SOCK_RAW, NETLINK_AUDIT, 0);
+
+	if (r >= 0)
+		close((int)r);
+	return res32(r);
+}
+
+/* The filter decides on an x32 call before the kernel looks for the x32
+ * ABI: EPERM proves the filter with or without the ABI. */
 static int a_x32_mount(void)
 {
 	return res(syscall(X32_BIT | SYS_mount, MISSING, "/", NULL, MS_MOVE, NULL));
@@ -540,6 +691,8 @@ static int c_personality_linux(void)
 static int c_af_unix(void) { return sock(AF_UNIX, SOCK_STREAM, 0); }
 static int c_af_inet(void) { return sock(AF_INET, SOCK_STREAM, 0); }
 static int c_af_inet6(void) { return sock(AF_INET6, SOCK_STREAM, 0); }
+/* What getaddrinfo, ip and most network code need. */
+static int c_netlink_route(void) { return sock(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE); }
 
 static int c_nested_seccomp(void)
 {
@@ -596,7 +749,9 @@ static int c_fork(void)
 
 /* ---- the table ---------------------------------------------------------------- */
 
-enum { CONTROL = 1, ABI32 = 2 };
+/* IA32: needs int $0x80; X32: needs x32 calls to reach the sandbox's
+ * filter (an enclosing filter may kill them first). Both probed. */
+enum { CONTROL = 1, IA32 = 2, X32 = 4 };
 
 typedef struct attack {
 	const char *name;
@@ -609,6 +764,7 @@ typedef struct attack {
 #define NOSYS { ENOSYS, EPERM }
 #define NS { EPERM, ENOSPC, EUSERS }
 #define FAMILY { EPERM, EAFNOSUPPORT }
+#define NETLINK { EPERM, EPROTONOSUPPORT }
 
 static const attack attacks[] = {
 	{ "mount", a_mount, PERM, 0 },
@@ -670,22 +826,47 @@ static const attack attacks[] = {
 	{ "af_alg", a_af_alg, FAMILY, 0 },
 	{ "socket_highbits", a_socket_highbits, FAMILY, 0 },
 	{ "socket_inet_packet", a_socket_inet_packet, PERM, 0 },
+	/* EPROTONOSUPPORT: a kernel built without that netlink family. */
+	{ "netlink_audit", a_netlink_audit, NETLINK, 0 },
+	{ "netlink_uevent", a_netlink_uevent, NETLINK, 0 },
+	{ "netlink_netfilter", a_netlink_netfilter, NETLINK, 0 },
+	{ "netlink_xfrm", a_netlink_xfrm, NETLINK, 0 },
+	{ "netlink_sock_diag", a_netlink_sock_diag, NETLINK, 0 },
+	{ "netlink_generic", a_netlink_generic, NETLINK, 0 },
+	{ "netlink_highbits", a_netlink_highbits, NETLINK, 0 },
+	/* ENOPROTOOPT: net.mptcp.enabled=0; EPROTONOSUPPORT: no MPTCP. */
+	{ "mptcp", a_mptcp, { EPERM, EPROTONOSUPPORT, ENOPROTOOPT }, 0 },
+	{ "mptcp6", a_mptcp6, { EPERM, EPROTONOSUPPORT, ENOPROTOOPT }, 0 },
+	/* Only ENOSYS: the filter's answer, or an older kernel's. */
+	{ "open_tree_attr", a_open_tree_attr, { ENOSYS }, 0 },
+	{ "listmount", a_listmount, { ENOSYS }, 0 },
+	{ "statmount", a_statmount, { ENOSYS }, 0 },
+	{ "mseal", a_mseal, { ENOSYS }, 0 },
+	{ "setxattrat", a_setxattrat, { ENOSYS }, 0 },
+	{ "file_getattr", a_file_getattr, { ENOSYS }, 0 },
+	/* ENOSYS: a kernel built without the call. */
+	{ "modify_ldt", a_modify_ldt, { EPERM, ENOSYS }, 0 },
+	{ "fanotify_init", a_fanotify_init, { EPERM, ENOSYS }, 0 },
+	{ "memfd_secret", a_memfd_secret, { EPERM, ENOSYS }, 0 },
 	{ "personality_rie", a_personality_rie, PERM, 0 },
 	/* Not the filter's job: devices need CAP_MKNOD in the initial user
 	 * namespace. EROFS/EACCES: nowhere to create it at all. */
 	{ "mknod_block", a_mknod_block, { EPERM, EROFS, EACCES }, 0 },
 #if defined(__x86_64__)
-	{ "i386_mount", a_i386_mount, PERM, ABI32 },
-	{ "i386_socketcall", a_i386_socketcall, FAMILY, ABI32 },
-	{ "i386_af_vsock", a_i386_af_vsock, FAMILY, ABI32 },
-	{ "i386_clone3", a_i386_clone3, { ENOSYS, EPERM, ENOSPC, EUSERS }, ABI32 },
-	/* ENOSYS: a kernel without the x32 ABI. */
-	{ "x32_mount", a_x32_mount, { EPERM, ENOSYS }, ABI32 },
+	{ "i386_mount", a_i386_mount, PERM, IA32 },
+	{ "i386_socketcall", a_i386_socketcall, FAMILY, IA32 },
+	{ "i386_af_vsock", a_i386_af_vsock, FAMILY, IA32 },
+	{ "i386_clone3", a_i386_clone3, { ENOSYS, EPERM, ENOSPC, EUSERS }, IA32 },
+	{ "i386_open_tree_attr", a_i386_open_tree_attr, { ENOSYS }, IA32 },
+	{ "i386_modify_ldt", a_i386_modify_ldt, { EPERM, ENOSYS }, IA32 },
+	{ "i386_netlink_audit", a_i386_netlink_audit, NETLINK, IA32 },
+	{ "x32_mount", a_x32_mount, PERM, X32 },
 #endif
 	{ "ok_personality_linux", c_personality_linux, { 0 }, CONTROL },
 	{ "ok_af_unix", c_af_unix, { 0 }, CONTROL },
 	{ "ok_af_inet", c_af_inet, { 0 }, CONTROL },
 	{ "ok_af_inet6", c_af_inet6, { 0 }, CONTROL },
+	{ "ok_netlink_route", c_netlink_route, { 0 }, CONTROL },
 	{ "ok_nested_seccomp", c_nested_seccomp, { 0 }, CONTROL },
 	{ "ok_landlock", c_landlock, { 0 }, CONTROL },
 	{ "ok_threads", c_threads, { 0 }, CONTROL },
@@ -762,7 +943,9 @@ static int report(const attack *a, int r, int sig)
 {
 	char buf[32];
 
-	if (sig && (a->flags & ABI32)) {
+	/* The filter may kill a 32-bit ABI call (bad-arch action); IA-32
+	 * emulation being off was ruled out by the probe. */
+	if (sig == SIGSYS && (a->flags & IA32)) {
 		printf("%s blocked signal=%s\n", a->name, signal_name(sig, buf, sizeof(buf)));
 		return 0;
 	}
@@ -791,6 +974,61 @@ static int report(const attack *a, int r, int sig)
 	return 1;
 }
 
+/* Whether an x32 call reaches the sandbox's own filter: a filter already
+ * in place that lacks the x32 ABI kills it first (its bad-arch action).
+ * The sandbox's filter decides x32 calls before the kernel looks for the
+ * x32 ABI, so that ABI itself is not needed. */
+static bool x32_reaches_filter(char *why, size_t size)
+{
+	int st = 0;
+	pid_t pid;
+
+	if (osb_test_env_lists("OSB_TEST_HIDE", "x32")) {
+		snprintf(why, size, "hidden by OSB_TEST_HIDE");
+		return false;
+	}
+	pid = fork();
+	if (pid == 0) {
+		syscall(X32_BIT | SYS_getpid);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid) {
+		snprintf(why, size, "cannot run the x32 probe");
+		return false;
+	}
+	if (WIFSIGNALED(st)) {
+		snprintf(why, size, "a seccomp filter already in place kills x32 calls (signal %d)",
+		         WTERMSIG(st));
+		return false;
+	}
+	return true;
+}
+
+/* An i386 attack on a kernel without IA-32 emulation proves nothing (int
+ * $0x80 faults before any filter sees it), nor does an x32 attack that an
+ * enclosing filter kills: say so, and skip it. */
+static bool abi_present(const attack *a)
+{
+#if defined(__x86_64__)
+	char why[200], reason[300];
+	bool have;
+
+	if (a->flags & X32) {
+		have = x32_reaches_filter(why, sizeof(why));
+		snprintf(reason, sizeof(reason), "%s not run: %s", a->name, why);
+		return osb_test_have("x32", have, reason);
+	}
+	if (!(a->flags & IA32))
+		return true;
+	have = osb_test_probe_ia32(why, sizeof(why));
+	snprintf(reason, sizeof(reason), "%s not run: %s", a->name, why);
+	return osb_test_have("ia32", have, reason);
+#else
+	(void)a;
+	return true;
+#endif
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: escape NAME | escape --list\n");
@@ -813,6 +1051,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < N_ATTACKS; i++) {
 		if (strcmp(argv[1], attacks[i].name) != 0)
 			continue;
+		if (!abi_present(&attacks[i]))
+			return 0;
 		if (run_child(&attacks[i], &r, &sig) < 0) {
 			fprintf(stderr, "%s: error: cannot start the attack process: %s\n",
 			        attacks[i].name, strerror(errno));

@@ -406,6 +406,9 @@ START_TEST(test_lint_include_widening_each_scalar)
 		  "W115 \"limit wall 7200000ms\" widens \"limit wall 60000ms\" of the included @:3\n" },
 		{ "limit fsize 1MiB\n", "limit fsize unlimited\n",
 		  "W115 \"limit fsize unlimited\" widens \"limit fsize 1048576B\" of the included @:3\n" },
+		{ "seccomp osb-default-2\n", "seccomp osb-default-1\n",
+		  "W115 \"seccomp osb-default-1\" widens \"seccomp osb-default-2\" of the included @:3\n" },
+		{ "seccomp osb-default-1\n", "seccomp default\n", "" },
 		{ "network host\n", "network none\n",
 		  "" },   /* narrowing is not flagged */
 	};
@@ -740,6 +743,40 @@ START_TEST(test_audit_json_has_checks_total_and_threshold)
 }
 END_TEST
 
+/* A06: a group that allows what its libseccomp does not know weighs 5. */
+START_TEST(test_audit_weighs_the_seccomp_group)
+{
+	static const struct {
+		const char *text;
+		unsigned points;
+		const char *detail;
+	} cases[] = {
+		{ "", 0, "osb-default-2, complete: unknown calls get ENOSYS" },
+		{ "seccomp osb-default-2\n", 0, "osb-default-2, complete: unknown calls get ENOSYS" },
+		{ "seccomp osb-default-1\n", 5, "osb-default-1 allows calls newer than its libseccomp table" },
+		{ "seccomp osb-default-1\nseccomp allow ptrace\n", 8, "1 call removed from "
+		  "osb-default-1; osb-default-1 allows calls newer than its libseccomp table" },
+		{ "seccomp allow ptrace kcmp\n", 6, "2 calls removed from osb-default-2" },
+		{ "seccomp none\n", 15, "seccomp none: no syscall filter" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		osb_policy *p;
+		audit_report r;
+
+		snprintf(text, sizeof(text), "osb-policy 1\n%s", cases[i].text);
+		p = parse(text);
+		ck_assert_int_eq(audit_policy(p, &r), 0);
+		ck_assert_str_eq(r.v[5].id, "A06");
+		ck_assert_msg(r.v[5].points == cases[i].points, "case %zu: %u points", i, r.v[5].points);
+		ck_assert_str_eq(r.v[5].detail, cases[i].detail);
+		audit_report_free(&r);
+		osb_policy_free(p);
+	}
+}
+END_TEST
+
 /* ---- diff --------------------------------------------------------------------------- */
 
 static char *diff_of(const char *a, const char *b)
@@ -803,6 +840,26 @@ START_TEST(test_diff_narrowing_and_defaults)
 		"~ user sandbox 1000 1000 => user u 1000 1000 neutral default => t.policy:3\n"
 		"~ limit output 4MiB => limit output 1MiB narrower t.policy:4 => default\n");
 	free(d);
+}
+END_TEST
+
+/* An older group allows more (what it did not know); no filter most. */
+START_TEST(test_diff_seccomp_groups_have_a_direction)
+{
+	char *d = diff_of("osb-policy 1\n", "osb-policy 1\nseccomp osb-default-1\n");
+	char *e = diff_of("osb-policy 1\nseccomp osb-default-1\n", "osb-policy 1\nseccomp none\n");
+	char *f = diff_of("osb-policy 1\nseccomp osb-default-1\n", "osb-policy 1\nseccomp default\n");
+	char *g = diff_of("osb-policy 1\nseccomp default\n", "osb-policy 1\n");
+
+	ck_assert_str_eq(d, "~ seccomp osb-default-2 => seccomp osb-default-1 wider default => t.policy:2\n");
+	ck_assert_str_eq(e, "~ seccomp osb-default-1 => seccomp none wider t.policy:2 => t.policy:2\n");
+	ck_assert_str_eq(f, "~ seccomp osb-default-1 => seccomp osb-default-2 narrower t.policy:2 => "
+	                 "t.policy:2\n");
+	ck_assert_str_eq(g, "");
+	free(d);
+	free(e);
+	free(f);
+	free(g);
 }
 END_TEST
 
@@ -910,6 +967,7 @@ static Suite *audit_suite(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, test_audit_weights_sum_to_max);
 	tcase_add_test(t, test_audit_shipped_strict_score_pinned);
+	tcase_add_test(t, test_audit_weighs_the_seccomp_group);
 	tcase_add_test(t, test_audit_score_monotonic_over_every_grant_set);
 	tcase_add_test(t, test_audit_json_has_checks_total_and_threshold);
 	suite_add_tcase(s, t);
@@ -918,6 +976,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(t, test_diff_ignores_layout_order_and_comments);
 	tcase_add_test(t, test_diff_reports_changes_with_direction_and_origin);
 	tcase_add_test(t, test_diff_narrowing_and_defaults);
+	tcase_add_test(t, test_diff_seccomp_groups_have_a_direction);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("explain");

@@ -415,7 +415,7 @@ START_TEST(test_landlock_required_refused_without_landlock)
 }
 END_TEST
 
-#define NO_SECCOMP "loading the osb-default-1 filter fails: Operation not permitted"
+#define NO_SECCOMP "loading the osb-default-2 filter fails: Operation not permitted"
 #define NO_SECCOMP_FIX "use a kernel built with CONFIG_SECCOMP_FILTER=y; in a container, " \
 	"allow the seccomp(2) system call"
 
@@ -564,7 +564,7 @@ START_TEST(test_json_carries_compat_fields_and_every_item)
 	ck_assert_str_eq(json_object_get_string(get(get(o, "profiles_network"), "balanced")), "host");
 	ck_assert_str_eq(json_object_get_string(get(o, "seccomp_profile_sha256")),
 	                 osb_caps_seccomp_sha256(c));
-	ck_assert_str_eq(json_object_get_string(get(o, "seccomp_profile")), "osb-default-1");
+	ck_assert_str_eq(json_object_get_string(get(o, "seccomp_profile")), "osb-default-2");
 	items = get(o, "items");
 	ck_assert_uint_eq(json_object_array_length(items), N_IDS);
 	for (size_t i = 0; i < N_IDS; i++) {
