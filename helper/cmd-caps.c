@@ -4,6 +4,7 @@
  * whether sandboxes can run here at all, so scripts can test it.
  */
 #include "osb-isolate.h"
+#include "cli-common.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ int cmd_capabilities(int argc, char **argv)
 	};
 	osb_error err = { 0 };
 	osb_caps *caps = NULL;
+	osb_config *cfg = NULL;
 	int json = 0, c, available;
 	char *text;
 
@@ -57,14 +59,16 @@ int cmd_capabilities(int argc, char **argv)
 		        "Try 'osb-isolate capabilities --help' for more information.\n", argv[optind]);
 		return EXIT_SETUP;
 	}
-	if (osb_caps_probe(&caps, 0, &err) < 0) {
+	if (!(cfg = cli_load_config(&err)) || osb_caps_probe(&caps, 0, &err) < 0) {
 		fprintf(stderr, "osb-isolate: %s: %s\n", err.stage[0] ? err.stage : "probe",
 		        err.message);
+		osb_config_free(cfg);
 		return EXIT_SETUP;
 	}
-	text = json ? osb_caps_json(caps) : osb_caps_table(caps);
+	text = json ? osb_caps_json_config(caps, cfg) : osb_caps_table(caps);
 	available = osb_caps_available(caps);
 	osb_caps_free(caps);
+	osb_config_free(cfg);
 	if (!text) {
 		fprintf(stderr, "osb-isolate: probe: out of memory\n");
 		return EXIT_SETUP;

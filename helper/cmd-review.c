@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <limits.h>
 
+#include "cli-common.h"
 #include "cmd-review.h"
 
 #define EXIT_FOUND 1
@@ -481,17 +482,13 @@ static void explain_help(void)
 
 static int set_workspace(osb_policy *p, const char *dir, osb_error *err)
 {
-	_cleanup_free_ char *abs = NULL;
+	/* Relative to where the user stands, by its words alone, as run does. */
+	_cleanup_free_ char *abs = cli_abs_path(dir);
 
-	/* Relative to where the user stands, as run does. */
-	if (dir[0] != '/') {
-		_cleanup_free_ char *cwd = getcwd(NULL, 0);
-
-		if (!cwd || asprintf(&abs, "%s/%s", cwd, dir) < 0)
-			return osb_err_set(err, OSB_E_USAGE, errno, "workspace",
-			                   "cannot resolve --workspace %s against the current directory", dir);
-	}
-	return osb_policy_set_workspace(p, abs ? abs : dir, err);
+	if (!abs)
+		return osb_err_set(err, OSB_E_USAGE, errno, "workspace",
+		                   "cannot resolve --workspace %s against the current directory", dir);
+	return osb_policy_set_workspace(p, abs, err);
 }
 
 static int explain_print(osb_policy *p, const char *name, bool json, bool host)
@@ -555,7 +552,10 @@ int cmd_explain(int argc, char **argv)
 		return usage_error(argv[0], "--workspace only applies with --host");
 	if (!(p = load(argv[optind], &status)))
 		return status;
-	if (workspace && set_workspace(p, workspace, &err) < 0)
+	/* The plan of --host is the one run would build: with the host's
+	 * configured workspace roots. */
+	if ((host && cli_apply_config(p, &err) < 0) ||
+	    (workspace && set_workspace(p, workspace, &err) < 0))
 		status = load_error(&err);
 	else
 		status = explain_print(p, argv[optind], json, host);

@@ -21,6 +21,7 @@
  * and the command is killed.
  */
 #include "osb-isolate.h"
+#include "cli-common.h"
 #include "relay.h"
 
 #include <dirent.h>
@@ -724,19 +725,6 @@ static int parse_start(int argc, char **argv, struct start_opts *o)
 	return 0;
 }
 
-static char *absolute(const char *path)
-{
-	char *cwd, *abs = NULL;
-
-	if (path[0] == '/')
-		return strdup(path);
-	cwd = getcwd(NULL, 0);
-	if (cwd && asprintf(&abs, "%s/%s", cwd, path) < 0)
-		abs = NULL;
-	free(cwd);
-	return abs;
-}
-
 /* Policy, workspace and options of the session to start, into H. */
 static int prepare(const struct start_opts *o, struct holder *h, osb_policy **policy,
                    osb_session_opts **opts)
@@ -750,7 +738,9 @@ static int prepare(const struct start_opts *o, struct holder *h, osb_policy **po
 	*policy = osb_policy_load(o->policy, &err);
 	if (!*policy)
 		return fail("%s: %s", err.stage, err.message);
-	h->workspace = o->workspace ? absolute(o->workspace) : getcwd(NULL, 0);
+	if (cli_apply_config(*policy, &err) < 0)
+		return fail("%s: %s", err.stage, err.message);
+	h->workspace = o->workspace ? cli_abs_path(o->workspace) : getcwd(NULL, 0);
 	if (!h->workspace)
 		return fail("cannot resolve the workspace against the current directory");
 	if (o->workspace && osb_policy_set_workspace(*policy, h->workspace, &err) < 0)

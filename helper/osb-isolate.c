@@ -11,6 +11,7 @@
  * command: a broken pipe as SIGPIPE, others as a result error).
  */
 #include "osb-isolate.h"
+#include "cli-common.h"
 #include "cmd-review.h"
 #include "relay.h"
 
@@ -77,10 +78,12 @@ static void print_run_help(void)
 	       "Run CMD (an argv, not a shell string) in a one-shot sandbox.\n\n"
 	       "  -p, --policy NAME|FILE  policy to apply (default: strict)\n"
 	       "  -w, --workspace DIR     workspace directory (default: the current directory)\n"
-	       "      --ro PATH           also bind host PATH read-only (repeatable)\n"
+	       "      --ro PATH           also bind PATH read-only; it must lie beneath a\n"
+	       "                          read-root the policy declares (repeatable)\n"
 	       "      --write PATH        also bind PATH writable; it must lie beneath a\n"
 	       "                          write-root the policy declares (repeatable)\n"
-	       "      --net               share the host network\n"
+	       "      --net               share the host network, where the policy says\n"
+	       "                          \"allow-caller network\"\n"
 	       "  -t, --timeout DUR       wall limit, e.g. 30s; only lowers the policy's\n"
 	       "      --stdin             relay standard input through a pipe (default: /dev/null)\n"
 	       "      --tty               give CMD a terminal of its own (a pseudo-terminal\n"
@@ -218,66 +221,70 @@ static int report_error(const osb_error *err)
 	return EXIT_SETUP;
 }
 
+/* Say which option a refusal is about: "--net: the host network is ...". */
+static int flag_error(osb_error *err, const char *flag)
+{
+	char msg[sizeof(err->message)];
+
+	snprintf(msg, sizeof(msg), "%s", err->message);
+	/* A message clipped at the end still names the option. */
+	if (snprintf(err->message, sizeof(err->message), "%s: %s", flag, msg) < 0)
+		snprintf(err->message, sizeof(err->message), "%s: refused", flag);
+	return -1;
+}
+
+static int path_arg_error(osb_error *err, const char *flag, const char *arg)
+{
+	snprintf(err->stage, sizeof(err->stage), "usage");
+	snprintf(err->message, sizeof(err->message), "%s %s: cannot make it absolute (%s)", flag,
+	         arg, strerror(errno));
+	return -1;
+}
+
+/* The run options, each through the same check as a request's key
+ * (osb_policy_apply_json): they narrow the policy, or add only what it
+ * grants callers (write-root, read-root, allow-caller network). Paths are
+ * made absolute by their words alone: the library follows no symlink, so
+ * what it checks is what was typed. */
 static int narrow_policy(osb_policy *p, const struct run_opts *o, osb_error *err)
 {
+	if (cli_apply_config(p, err) < 0)
+		return -1;
 	if (o->workspace) {
-		/* The user's own path, symlinks and all, as they meant it; the
-		 * library opens the result once and binds that fd. */
-		char *abs = realpath(o->workspace, NULL);
+		char *abs = cli_abs_path(o->workspace);
 		int r;
 
-		if (!abs) {
-			snprintf(err->stage, sizeof(err->stage), "workspace");
-			snprintf(err->message, sizeof(err->message), "--workspace %s: %s",
-			         o->workspace, strerror(errno));
-			return -1;
-		}
+		if (!abs)
+			return path_arg_error(err, "--workspace", o->workspace);
 		r = osb_policy_set_workspace(p, abs, err);
 		free(abs);
 		if (r < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < o->n_ro; i++) {
-		char *abs = realpath(o->ro[i], NULL);
+		char *abs = cli_abs_path(o->ro[i]);
 		int r;
 
-		if (!abs) {
-			snprintf(err->stage, sizeof(err->stage), "usage");
-			snprintf(err->message, sizeof(err->message), "--ro %s: %s", o->ro[i],
-			         strerror(errno));
-			return -1;
-		}
+		if (!abs)
+			return path_arg_error(err, "--ro", o->ro[i]);
 		r = osb_policy_add_readonly(p, abs, err);
 		free(abs);
 		if (r < 0)
-			return -1;
+			return flag_error(err, "--ro");
 	}
 	for (size_t i = 0; i < o->n_write; i++) {
-		/* Made absolute but not resolved: a symlink in a write path must
-		 * be refused by the verifier, not followed here. */
-		char *abs = NULL;
+		char *abs = cli_abs_path(o->write[i]);
 		int r;
 
-		if (o->write[i][0] != '/') {
-			char *cwd = getcwd(NULL, 0);
-
-			if (!cwd || asprintf(&abs, "%s/%s", cwd, o->write[i]) < 0)
-				abs = NULL;
-			free(cwd);
-			if (!abs) {
-				snprintf(err->stage, sizeof(err->stage), "usage");
-				snprintf(err->message, sizeof(err->message), "--write %s: cannot make it "
-				         "absolute", o->write[i]);
-				return -1;
-			}
-		}
-		r = osb_policy_add_writable(p, abs ? abs : o->write[i], err);
+		if (!abs)
+			return path_arg_error(err, "--write", o->write[i]);
+		r = osb_policy_add_writable(p, abs, err);
 		free(abs);
 		if (r < 0)
 			return -1;
 	}
 	if (o->net && osb_policy_set_network(p, 1, err) < 0)
-		return -1;
+		return flag_error(err, "--net");
 	if (o->timeout) {
 		uint64_t ms;
 

@@ -283,6 +283,11 @@ static const lint_rule lint_table[] = {
 	  "host-ids pins a root caller's sandbox to a uid or gid that a passwd or group entry "
 	  "of this host uses: the sandbox can then read and change that account's files and "
 	  "reach its sockets. Pin ids that belong to nobody, or leave the ids to the allocation." },
+	{ "W117", "caller-network", LINT_WARNING,
+	  "\"allow-caller network\" lets whoever runs the policy (run --net, a request's \"network\": "
+	  "\"host\") share the host's network namespace, with everything W107 says about it. A "
+	  "reviewer approving \"network none\" approves the host network too. Grant it only in a "
+	  "policy meant for code that must connect." },
 	{ "W190", "bad-waiver", LINT_WARNING,
 	  "A waiver comment reads \"# osb-lint: waive CODE[,CODE...] -- REASON\": known warning "
 	  "codes and a reason. Errors, W190 and W191 cannot be waived." },
@@ -678,6 +683,10 @@ static int lint_network_seccomp(const osb_policy *p, lint_report *r)
 {
 	if (p->net == NET_HOST &&
 	    add_finding(r, "W107", &p->net_set.o, "\"network host\" shares the host's network namespace") < 0)
+		return -ENOMEM;
+	if (p->net == NET_NONE && p->caller_net.set &&
+	    add_finding(r, "W117", &p->caller_net.o, "\"allow-caller network\" lets a caller share "
+	                "the host's network namespace") < 0)
 		return -ENOMEM;
 	if (p->sc_mode == SC_NONE &&
 	    add_finding(r, "W109", &p->sc_mode_set.o, "\"seccomp none\" turns the syscall filter off") < 0)
@@ -1415,6 +1424,19 @@ static int audit_limits(const osb_policy *p, audit_report *r)
 		return set_item(r, A_IDENTITY, 3, &p->user_set.o, "uid or gid 0");
 	return set_item(r, A_IDENTITY, 0, &p->user_set.o, "uid %u gid %u", p->uid, p->gid);
 }
+/* A caller's grant of the host network counts as the host network: the
+ * score is of what the policy lets happen, not of its default. */
+static int audit_network(const osb_policy *p, audit_report *r)
+{
+	if (p->net == NET_HOST)
+		return set_item(r, A_NETWORK, 15, &p->net_set.o, "network host: the host's network "
+		                "namespace");
+	if (p->caller_net.set)
+		return set_item(r, A_NETWORK, 15, &p->caller_net.o, "allow-caller network: a caller may "
+		                "share the host's network namespace");
+	return set_item(r, A_NETWORK, 0, &p->net_set.o, "network none: loopback only");
+}
+
 
 int audit_policy(const osb_policy *p, audit_report *r)
 {
@@ -1434,9 +1456,7 @@ int audit_policy(const osb_policy *p, audit_report *r)
 	if ((e = audit_view(p, r)) < 0 || (e = audit_writes(p, r)) < 0 ||
 	    (e = set_item(r, A_WORKSPACE, p->ws_mode == WS_RW ? 5 : p->ws_mode == WS_RO ? 2 : 0,
 	                  &p->ws_set.o, "workspace %s", ws_words[p->ws_mode])) < 0 ||
-	    (e = set_item(r, A_NETWORK, p->net == NET_HOST ? 15 : 0, &p->net_set.o,
-	                  p->net == NET_HOST ? "network host: the host's network namespace"
-	                                     : "network none: loopback only")) < 0 ||
+	    (e = audit_network(p, r)) < 0 ||
 	    (e = audit_env(p, r)) < 0 || (e = audit_kernel(p, r)) < 0 ||
 	    (e = audit_exposure(p, r)) < 0 || (e = audit_limits(p, r)) < 0) {
 		audit_report_free(r);
@@ -1733,7 +1753,8 @@ static enum diff_dir changed_dir(const char *key, const char *from, const char *
 static enum diff_dir added_dir(const char *rule)
 {
 	static const char *const grants[] = {
-		"ro-bind ", "write ", "write-root ", "env pass ", "seccomp allow ",
+		"ro-bind ", "write ", "write-root ", "read-root ", "allow-caller ", "env pass ",
+		"seccomp allow ",
 	};
 	static const char *const limits[] = {
 		"tmpfs ", "hide ", "read-only ", "env deny ", "seccomp deny ",

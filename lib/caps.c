@@ -1976,9 +1976,28 @@ static json_object *json_profile_net(const osb_caps *c)
 	return o;
 }
 
+/* The configured workspace roots, or ["/"]: any directory the path rules
+ * of osb-isolate(1), "PATHS", allow. */
+static json_object *json_roots(const osb_config *cfg)
+{
+	json_object *roots = json_object_new_array();
+	size_t n = osb_config_workspace_root_count(cfg);
+
+	for (size_t i = 0; roots && i < n; i++)
+		json_object_array_add(roots, jstr(osb_config_workspace_root(cfg, i)));
+	if (roots && n == 0)
+		json_object_array_add(roots, jstr("/"));
+	return roots;
+}
+
 char *osb_caps_json(const osb_caps *c)
 {
-	json_object *o, *modes, *summary, *roots;
+	return osb_caps_json_config(c, NULL);
+}
+
+char *osb_caps_json_config(const osb_caps *c, const osb_config *cfg)
+{
+	json_object *o, *modes, *summary;
 	char *out = NULL;
 
 	if (!c || !(o = json_object_new_object()))
@@ -1998,16 +2017,14 @@ char *osb_caps_json(const osb_caps *c)
 	json_object_object_add(o, "policy_dir", jstr(c->policy_dir));
 	json_object_object_add(o, "profiles", json_profiles(c, false));
 	json_object_object_add(o, "profiles_invalid", json_profiles(c, true));
-	/* A workspace may be any directory beneath these roots except "/", the
-	 * caller's home and the system directories (see osb-isolate(1)). */
-	roots = json_object_new_array();
-	json_object_array_add(roots, jstr("/"));
-	json_object_object_add(o, "allowed_workspaces", roots);
+	/* A workspace may lie beneath these roots, except in the system
+	 * directories and where others could redirect it (osb-isolate(1)). */
+	json_object_object_add(o, "allowed_workspaces", json_roots(cfg));
 	json_object_object_add(o, "allowed_extra_writable_prefixes", json_strv(&c->write_roots));
-	/* A request (osb_policy_apply_json) may only narrow: it can turn a
-	 * policy's host network off, never on. Only an operator grant
-	 * (osb_policy_set_network, run --net) shares it with a "network none"
-	 * policy; profiles_network says which policies share it. */
+	/* No override of a policy's network: a caller (a request, run --net,
+	 * osb_policy_set_network) turns the host network on only where the
+	 * policy says "allow-caller network"; profiles_network says which
+	 * policies share it. */
 	json_object_object_add(o, "share_net_overridable", json_object_new_boolean(0));
 	json_object_object_add(o, "profiles_network", json_profile_net(c));
 	json_object_object_add(o, "seccomp_profile", jstr(seccomp_group_name()));

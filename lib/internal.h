@@ -131,6 +131,10 @@ struct osb_policy {
 	char *ws_dest;                 /* NULL: same path as on the host */
 	char *ws_path;                 /* host dir (api/CLI); NULL: caller's cwd */
 	osb_origin ws_path_o;
+	/* The configured workspace roots (osb_policy_set_config): an input of
+	 * the run like ws_path, not a rule; none: any allowed directory. */
+	char **ws_roots; size_t n_ws_roots;
+	char *ws_roots_from;
 	enum net_mode net;             pol_set net_set;
 	enum env_base env_base;        pol_set env_base_set;
 	pol_str *env_pass; size_t n_env_pass;   /* names or NAME* patterns */
@@ -149,6 +153,11 @@ struct osb_policy {
 	pol_str *write_roots; size_t n_write_roots;
 	pol_str *writes; size_t n_writes;
 	pol_str *read_only; size_t n_read_only;  /* absolute, or "workspace:REL" */
+	/* What a caller may add (osb-isolate.policy(5), "CALLER GRANTS"):
+	 * read-only binds beneath a read-root, the host network when
+	 * allow-caller network is set (caller_net.set). */
+	pol_str *read_roots; size_t n_read_roots;
+	pol_set caller_net;
 	enum sc_mode sc_mode;          pol_set sc_mode_set;
 	unsigned sc_group;             /* N of osb-default-N (lib/filter.h); 0: the newest */
 	pol_sc *sc_rules; size_t n_sc_rules;

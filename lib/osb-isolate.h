@@ -63,10 +63,19 @@ osb_policy *osb_policy_parse(const char *text, size_t len, const char *filename,
                              osb_error *err);
 void osb_policy_free(osb_policy *policy);
 
-/* Narrowing and operator grants; each records its origin as "api". */
+/* Narrowing, and the grants the policy leaves to its caller; each records
+ * its origin as "api". A caller may only narrow, or add what the policy
+ * grants callers (osb-isolate.policy(5), "CALLER GRANTS"); the CLI's run
+ * options and osb_policy_apply_json() obey the same rules. */
+/* The workspace: an absolute, normalized path (no symlink is followed when
+ * the run opens it; see osb-isolate(1), "PATHS"). */
 int osb_policy_set_workspace(osb_policy *policy, const char *dir, osb_error *err);
+/* Bind PATH read-only: only beneath one of the policy's "read-root"
+ * directories (OSB_E_POLICY otherwise, naming them); OSB_E_USAGE for a
+ * malformed PATH. Adding a path twice is harmless. */
 int osb_policy_add_readonly(osb_policy *policy, const char *path, osb_error *err);
-/* network: 0 none (loopback only), 1 host. */
+/* network: 0 none (loopback only), 1 host. 1 is refused (OSB_E_POLICY) unless
+ * the policy has "network host" already or "allow-caller network". */
 int osb_policy_set_network(osb_policy *policy, int host, osb_error *err);
 /* Pin the host uid/gid a root caller's sandbox runs as (the "host-ids"
  * directive), instead of a pair allocated per sandbox from a range no
@@ -90,6 +99,40 @@ int osb_policy_add_writable(osb_policy *policy, const char *path, osb_error *err
  * naming the key and the reason. On any error other than OSB_E_NOMEM the
  * policy is left unchanged. */
 int osb_policy_apply_json(osb_policy *policy, const char *json, osb_error *err);
+
+/* ---- Host configuration -------------------------------------------------
+ *
+ * Settings of the host, not of a policy (osb-isolate(1), "CONFIGURATION"):
+ * the workspace roots, directories beneath which workspaces must lie. The
+ * library never reads the configuration file by itself: load it, or build
+ * the same settings with calls, and hand it to each policy. With no roots
+ * configured a workspace may be any directory the path rules allow. */
+typedef struct osb_config osb_config;
+
+#define OSB_ISOLATE_CONFIG_PATH "/etc/osb-isolate/config"
+
+/* An empty configuration (no roots). NULL when out of memory. */
+osb_config *osb_config_new(void);
+/* Read PATH (NULL: OSB_ISOLATE_CONFIG_PATH, which may be missing: then the
+ * configuration is empty). The file and every directory above it must
+ * belong to root or the caller and be writable by nobody else, and no
+ * component may be a symlink (OSB_E_PATH, stage "config"); a grammar error
+ * is OSB_E_USAGE with "FILE:LINE:COL: message". */
+osb_config *osb_config_load(const char *path, osb_error *err);
+void osb_config_free(osb_config *config);
+/* Add a workspace root: an absolute, normalized directory path, not "/". */
+int osb_config_add_workspace_root(osb_config *config, const char *dir, osb_error *err);
+size_t osb_config_workspace_root_count(const osb_config *config);
+/* Root I (0 .. count-1), or NULL. Owned by CONFIG. */
+const char *osb_config_workspace_root(const osb_config *config, size_t i);
+/* The file CONFIG was read from, or NULL (built by calls, or the default
+ * file was missing). Owned by CONFIG. */
+const char *osb_config_file(const osb_config *config);
+/* Apply CONFIG's workspace roots to POLICY (copied; NULL clears them): the
+ * run then refuses a workspace that does not lie strictly beneath one, and
+ * osb_policy_apply_json() refuses such a "workspace.path" at once. Host
+ * settings are not rules: the policy hash does not change. */
+int osb_policy_set_config(osb_policy *policy, const osb_config *config, osb_error *err);
 
 /* "sha256:" + 64 hex digits of the canonical effective policy. */
 int osb_policy_hash(const osb_policy *policy, char out[72]);
@@ -209,8 +252,11 @@ enum { OSB_CAPS_MODE_USERNS = 1u << 0, OSB_CAPS_MODE_ROOT = 1u << 1 };
 
 int osb_caps_probe(osb_caps **out, unsigned flags, osb_error *err);
 void osb_caps_free(osb_caps *caps);
-/* One JSON object (schema: docs/capabilities.schema.json). */
+/* One JSON object (schema: docs/capabilities.schema.json). Its
+ * "allowed_workspaces" is ["/"] (any directory the path rules allow);
+ * osb_caps_json_config() reports CONFIG's workspace roots instead. */
 char *osb_caps_json(const osb_caps *caps);
+char *osb_caps_json_config(const osb_caps *caps, const osb_config *config);
 /* The readable report of `osb-isolate capabilities`. */
 char *osb_caps_table(const osb_caps *caps);
 /* Non-zero when at least one identity mode can run sandboxes here. */

@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/random.h>
@@ -211,7 +210,7 @@ static int fdinfo_mount_id(int fd, uint64_t *id)
 	return 0;
 }
 
-static int fd_mount_id(int fd, uint64_t *id)
+int path_mount_id(int fd, uint64_t *id)
 {
 	struct statx stx;
 
@@ -234,13 +233,13 @@ static int check_same_mount(struct beneath *b, int fd, const char *rel, size_t l
 	if (!b->check_mnt)
 		return 0;
 	if (!b->mnt_known) {
-		r = fd_mount_id(b->root_fd, &b->root_mnt);
+		r = path_mount_id(b->root_fd, &b->root_mnt);
 		if (r < 0)
 			return bfail(b, OSB_E_PATH, -r, NULL, 0,
 			             "cannot determine the mount of the root (needs statx STATX_MNT_ID or /proc)");
 		b->mnt_known = true;
 	}
-	r = fd_mount_id(fd, &id);
+	r = path_mount_id(fd, &id);
 	if (r < 0)
 		return bfail(b, OSB_E_PATH, -r, rel, len,
 		             "cannot determine the mount of component \"%s\"", name);
@@ -474,54 +473,9 @@ int path_resolve_beneath(int root_fd, const char *root_display, const char *rel,
 	return 0;
 }
 
-int path_open_root(const char *abs, int *fd_out, osb_error *err)
-{
-	_cleanup_close_ int slash = -1;
-	osb_error local;
-	struct beneath b;
-	struct stat st;
-	const char *rel;
-	int fd = -1, r;
-
-	if (!err)
-		err = &local;
-	if (!abs || abs[0] != '/')
-		return osb_err_set(err, OSB_E_PATH, EINVAL, "paths",
-		                   "%s: a root must be an absolute path", abs ? abs : "(null)");
-	if (abs[1] == '/')
-		return osb_err_set(err, OSB_E_PATH, EINVAL, "paths",
-		                   "%s: empty component refused (remove the doubled \"/\")", abs);
-	slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (slash < 0)
-		return osb_err_set(err, OSB_E_PATH, errno, "paths", "cannot open \"/\"");
-	beneath_init(&b, slash, "/", "roots", err);
-	/* Roots may live on any mount (/home, /srv); only symlinks are banned. */
-	b.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	b.check_mnt = false;
-	rel = abs[1] ? abs + 1 : ".";
-	r = check_rel(&b, rel, abs[1] == '\0');
-	if (r >= 0)
-		r = open_beneath(&b, rel, O_PATH | O_DIRECTORY, 0, &fd);
-	if (r >= 0)
-		r = check_type(&b, fd, rel, false, &st);
-	if (r >= 0 && !S_ISDIR(st.st_mode))
-		r = bfail(&b, OSB_E_PATH, ENOTDIR, rel, strlen(rel), "a root must be a directory");
-	if (r >= 0 && (st.st_mode & 022))
-		r = bfail(&b, OSB_E_PATH, EPERM, rel, abs[1] ? strlen(rel) : 0,
-		          "writable by group or others (mode %04o); a root must be writable only "
-		          "by its owner (chmod go-w)", (unsigned)(st.st_mode & 07777));
-	if (r < 0) {
-		if (fd >= 0)
-			close(fd);
-		return -err->code;
-	}
-	*fd_out = fd;
-	return 0;
-}
-
 /* The kernel's name for FD, checked to still name the same inode (a removed
  * directory reads back as "... (deleted)", which must not be trusted). */
-static int fd_path(int fd, const struct stat *st, char **out)
+int path_fd_name(int fd, const struct stat *st, char **out)
 {
 	char proc[64];
 	size_t cap = 256;
@@ -555,98 +509,6 @@ static int fd_path(int fd, const struct stat *st, char **out)
 			return -ENAMETOOLONG;
 		cap *= 2;
 	}
-}
-
-/* A home directory from passwd, for the workspace refusal list. */
-static char *passwd_home(void)
-{
-	long hint = sysconf(_SC_GETPW_R_SIZE_MAX);
-	size_t cap = hint > 0 ? (size_t)hint : 4096;
-
-	for (int i = 0; i < 6; i++, cap *= 2) {
-		_cleanup_free_ char *buf = malloc(cap);
-		struct passwd pw, *res = NULL;
-		int r;
-
-		if (!buf)
-			return NULL;
-		r = getpwuid_r(getuid(), &pw, buf, cap, &res);
-		if (r == ERANGE)
-			continue;
-		if (r != 0 || !res || !pw.pw_dir)
-			return NULL;
-		return strdup(pw.pw_dir);
-	}
-	return NULL;
-}
-
-static bool same_inode_as(const struct stat *st, const char *path)
-{
-	struct stat st2;
-
-	return path && path[0] == '/' && stat(path, &st2) == 0 &&
-	       st2.st_dev == st->st_dev && st2.st_ino == st->st_ino;
-}
-
-static int refuse_workspace(const char *dir, const struct stat *st, osb_error *err)
-{
-	static const char *const system_dirs[] = {
-		"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/var", "/boot", "/dev",
-		"/proc", "/sys", "/run", "/root", "/opt", "/srv", "/tmp",
-	};
-	static const char tail[] = "as the workspace; pass --workspace DIR with a project directory";
-	_cleanup_free_ char *pwhome = NULL;
-	const char *home = getenv("HOME");
-
-	if (same_inode_as(st, "/"))
-		return osb_err_set(err, OSB_E_PATH, EPERM, "workspace",
-		                   "%s: refusing to use the root directory %s", dir, tail);
-	if (same_inode_as(st, home))
-		return osb_err_set(err, OSB_E_PATH, EPERM, "workspace",
-		                   "%s: refusing to use the home directory %s %s", dir, home, tail);
-	pwhome = passwd_home();
-	if (same_inode_as(st, pwhome))
-		return osb_err_set(err, OSB_E_PATH, EPERM, "workspace",
-		                   "%s: refusing to use the home directory %s %s", dir, pwhome, tail);
-	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
-		if (same_inode_as(st, system_dirs[i]))
-			return osb_err_set(err, OSB_E_PATH, EPERM, "workspace",
-			                   "%s: refusing to use the system directory %s %s", dir,
-			                   system_dirs[i], tail);
-	return 0;
-}
-
-int path_open_workspace(const char *dir, int *fd_out, char **canon, osb_error *err)
-{
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	char buf[128];
-	int r;
-
-	if (!dir || !*dir)
-		return osb_err_set(err, OSB_E_USAGE, EINVAL, "workspace",
-		                   "empty workspace path; pass --workspace DIR with a project directory");
-	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return osb_err_set(err, OSB_E_PATH, errno, "workspace",
-		                   "%s: cannot open the workspace: %s", dir,
-		                   errstr(errno, buf, sizeof(buf)));
-	if (fstat(fd, &st) < 0)
-		return osb_err_set(err, OSB_E_PATH, errno, "workspace", "%s: cannot stat: %s", dir,
-		                   errstr(errno, buf, sizeof(buf)));
-	r = refuse_workspace(dir, &st, err);
-	if (r < 0)
-		return r;
-	r = fd_path(fd, &st, canon);
-	if (r == -ENOMEM)
-		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "workspace", "out of memory");
-	if (r < 0)
-		return osb_err_set(err, OSB_E_PATH, -r, "workspace",
-		                   "%s: cannot read back the workspace's path from /proc/self/fd "
-		                   "(is /proc mounted, or was the directory removed?)", dir);
-	*fd_out = fd;
-	fd = -1;
-	return 0;
 }
 
 /* Is TARGET strictly beneath DIR? Both are kernel-produced canonical
@@ -704,7 +566,7 @@ int path_check_no_mounts_beneath(int dir_fd, osb_error *err)
 		return osb_err_set(err, OSB_E_PATH, errno, "paths", "fd %d: cannot stat", dir_fd);
 	if (!S_ISDIR(st.st_mode))
 		return osb_err_set(err, OSB_E_PATH, ENOTDIR, "paths", "fd %d: not a directory", dir_fd);
-	r = fd_path(dir_fd, &st, &dir);
+	r = path_fd_name(dir_fd, &st, &dir);
 	if (r < 0)
 		return osb_err_set(err, OSB_E_PATH, -r, "paths",
 		                   "fd %d: cannot read back the directory's path from /proc/self/fd "

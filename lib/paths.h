@@ -1,7 +1,7 @@
 /* paths.h — path verification: the one place where host paths become fds.
  *
  * Every host path the sandbox may write is an allowlisted root opened once
- * (path_open_root, path_open_workspace) plus a relative remainder resolved
+ * (hostpath.h checks those) plus a relative remainder resolved
  * beneath it by the kernel (openat2 with RESOLVE_BENEATH|NO_SYMLINKS|
  * NO_MAGICLINKS|NO_XDEV) or, where openat2 is missing, by an equivalent
  * component walk. Callers bind or use the verified fds, never the names.
@@ -20,20 +20,9 @@
 
 #include "internal.h"
 
+#include <sys/stat.h>
+
 /* ---- internal (plan.c) ------------------------------------------------- */
-
-/* Open DIR as the workspace (O_PATH|O_DIRECTORY|O_CLOEXEC), following the
- * symlinks DIR itself contains: naming it is the caller's choice. Refuses
- * (OSB_E_PATH, stage "workspace") the same inode as "/", $HOME, the passwd
- * home of getuid(), or a system directory (/usr /etc /bin ... /tmp).
- * On success *FD_OUT is the fd and *CANON the kernel's path for it
- * (malloc'd). Returns 0 or -OSB_E_*. */
-int path_open_workspace(const char *dir, int *fd_out, char **canon, osb_error *err);
-
-/* Open an allowlisted root: ABS must be absolute, contain no symlink in any
- * component, name a directory, and not be writable by group or others.
- * Returns 0 or -OSB_E_PATH. */
-int path_open_root(const char *abs, int *fd_out, osb_error *err);
 
 /* Resolve REL beneath ROOT_FD to an O_PATH fd: no symlink, no magic link,
  * no ".", "..", no mount crossing; the result must be a directory or a
@@ -49,6 +38,15 @@ int path_resolve_beneath(int root_fd, const char *root_display, const char *rel,
  * beneath the directory DIR_FD: bwrap's binds are recursive, so such a
  * mount would come along, writable. Returns 0 or -OSB_E_*. */
 int path_check_no_mounts_beneath(int dir_fd, osb_error *err);
+
+/* The mount id of FD (statx STATX_MNT_ID, else /proc/self/fdinfo).
+ * Returns 0 or -errno. */
+int path_mount_id(int fd, uint64_t *id);
+
+/* The kernel's name for FD (stat ST), checked to still name that inode (a
+ * removed directory reads back as "... (deleted)"). *OUT is malloc'd.
+ * Returns 0 or -errno (-ESTALE when the name no longer fits). */
+int path_fd_name(int fd, const struct stat *st, char **out);
 
 /* Test hooks: force the component walk instead of openat2, and the named
  * temporary file instead of O_TMPFILE, so unit tests prove both paths. */

@@ -9,6 +9,8 @@
 #include "bwrap.h"
 #include "caps.h"
 #include "paths.h"
+#include "hostpath.h"
+#include "policy.h"
 #include "filter.h"
 #include "proc.h"
 
@@ -220,19 +222,30 @@ static int plan_ro_binds(plan *pl, osb_error *err)
 
 		if (m->kind != MNT_RO_BIND)
 			continue;
-		/* The path is the policy author's: symlinks in it are theirs to
-		 * follow, but only once — the sandbox gets this very inode. */
-		fd = open(m->path, O_PATH | O_CLOEXEC);
-		if (fd < 0)
+		/* A caller's path is checked against who can change it (hostpath.h);
+		 * the policy author's may follow their own symlinks, but only once —
+		 * the sandbox gets this very inode — and never onto a kernel
+		 * interface. */
+		if (policy_origin_is_api(&m->o)) {
+			int r = path_open_caller_bind(m->path, &fd, err);
+
+			if (r < 0)
+				return r;
+		} else if ((fd = open(m->path, O_PATH | O_CLOEXEC)) < 0) {
 			return osb_err_set(err, OSB_E_PATH, errno, "plan",
 			                   "%s:%u: ro-bind %s: %s (a grant is never skipped; remove the "
 			                   "rule or create the path)", m->o.file, m->o.line, m->path,
 			                   strerror(errno));
+		}
 		if (fstat(fd, &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
 			close(fd);
 			return osb_err_set(err, OSB_E_PATH, 0, "plan",
 			                   "%s:%u: ro-bind %s: only directories and regular files can "
 			                   "be bound", m->o.file, m->o.line, m->path);
+		}
+		if (path_check_fs(fd, m->path, "plan", err) < 0) {
+			close(fd);
+			return -OSB_E_PATH;
 		}
 		if (add_bind(pl, fd, m->path, false, m->o) < 0) {
 			close(fd);
@@ -260,7 +273,8 @@ static int plan_workspace(plan *pl, osb_error *err)
 			                   strerror(errno));
 		dir = cwd;
 	}
-	r = path_open_workspace(dir, &fd, &canon, err);
+	r = path_open_workspace(dir, &(path_roots){ p->ws_roots, p->n_ws_roots, p->ws_roots_from },
+	                        &fd, &canon, err);
 	if (r < 0)
 		return r;
 	if (p->ws_mode == WS_RW && (r = path_check_no_mounts_beneath(fd, err)) < 0)
@@ -308,7 +322,6 @@ static int plan_writes(plan *pl, osb_error *err)
 	for (size_t i = 0; i < p->n_writes; i++) {
 		const pol_str *w = &p->writes[i];
 		const pol_str *root = root_for(p, w->s);
-		const char *rel;
 		int rfd = -1, fd = -1, r;
 		struct stat st;
 
@@ -316,12 +329,9 @@ static int plan_writes(plan *pl, osb_error *err)
 			return osb_err_set(err, OSB_E_POLICY, 0, "paths",
 			                   "%s:%u: write %s lies beneath no declared write-root",
 			                   w->o.file, w->o.line, w->s);
-		rel = w->s + strlen(root->s);
-		while (*rel == '/')
-			rel++;
 		if ((r = path_open_root(root->s, &rfd, err)) < 0)
 			return r;
-		r = path_resolve_beneath(rfd, root->s, *rel ? rel : ".", &fd, err);
+		r = path_open_granted(rfd, w->s, &fd, err);
 		close(rfd);
 		if (r < 0)
 			return r;
@@ -403,7 +413,10 @@ static int placeholder_add(placeholders *ph, int parent, const char *name)
  * (recorded in MADE), one component at a time from an fd, never following a
  * symlink: what a read-only rule names then exists, so the sandbox cannot
  * create it (a planted .git/hooks in a workspace without .git). The
- * verifying walk (path_resolve_beneath) runs afterwards as for any rule. */
+ * verifying walk (path_resolve_beneath) runs afterwards as for any rule.
+ * Returns 1 when a component cannot be made because the directory is not
+ * writable (EACCES, EPERM, EROFS): the sandbox, which never has more rights
+ * than its caller, cannot make it either. */
 static int make_missing(int root, const char *rel, placeholders *made)
 {
 	_cleanup_free_ char *copy = strdup(rel);
@@ -417,7 +430,7 @@ static int make_missing(int root, const char *rel, placeholders *made)
 
 		if (next < 0 && errno == ENOENT) {
 			if (mkdirat(cur, c, 0755) < 0 && errno != EEXIST)
-				r = -errno;
+				r = errno == EACCES || errno == EPERM || errno == EROFS ? 1 : -errno;
 			else if ((r = placeholder_add(made, cur, c)) == 0 &&
 			         (next = openat(cur, c, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 				r = -errno;
@@ -466,7 +479,10 @@ static int plan_read_only(plan *pl, osb_error *err)
 		rel = dest + strlen(under->dest);
 		while (*rel == '/')
 			rel++;
-		if ((r = make_missing(under->fd, rel, &pl->made)) < 0 && r != -ELOOP && r != -ENOTDIR)
+		r = make_missing(under->fd, rel, &pl->made);
+		if (r == 1)
+			continue;   /* nobody may create it there: nothing to protect */
+		if (r < 0 && r != -ELOOP && r != -ENOTDIR)
 			return osb_err_set(err, OSB_E_PATH, -r, "paths",
 			                   "%s:%u: read-only %s: cannot make it exist for the run: %s",
 			                   ro->o.file, ro->o.line, ro->s, strerror(-r));

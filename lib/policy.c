@@ -686,7 +686,7 @@ typedef struct parser {
 	size_t n_path_o, cap_path_o, cap_path_kind;
 	/* Columns of rules checked once the whole policy is read. */
 	unsigned *write_cols, *ro_cols, *sc_cols;
-	size_t cap_roots, cap_writes, cap_write_cols, cap_ro, cap_ro_cols, cap_sc, cap_sc_cols;
+	size_t cap_roots, cap_read_roots, cap_writes, cap_write_cols, cap_ro, cap_ro_cols, cap_sc, cap_sc_cols;
 } parser;
 
 static int entry_cmp(const void *a, const void *b)
@@ -1458,6 +1458,48 @@ static int d_write_root(parser *ps, frame *f, int n, tok *t)
 	                origin_here(f), NULL, NULL, 0);
 }
 
+/* read-root PATH: a caller may add read-only binds of paths beneath it
+ * (run --ro, a request's "read_only", osb_policy_add_readonly). */
+static int d_read_root(parser *ps, frame *f, int n, tok *t)
+{
+	osb_policy *p = ps->p;
+	bool added;
+	int r;
+
+	if ((r = arity(ps, f, n, t, 1, 1, "read-root PATH")) < 0 || (r = check_path_tok(ps, f, &t[1])) < 0)
+		return r;
+	if (strcmp(t[1].s, "/") == 0)
+		return perr(ps, f, t[1].col, "\"read-root /\" would let callers bind any path; declare "
+		            "the directories under which read-only paths are expected");
+	/* A declaration, not a grant: repeating one is harmless. Instance 1
+	 * keeps these apart from write-roots in the same map. */
+	if (!map_add(&ps->root_map, 1, t[1].s, 0, &added))
+		return nomem(ps->err);
+	if (!added)
+		return 0;
+	return push_str(ps, &p->read_roots, &p->n_read_roots, &ps->cap_read_roots, t[1].s,
+	                origin_here(f), NULL, NULL, 0);
+}
+
+/* allow-caller network: a caller may turn the host network on (run --net,
+ * a request's "network": "host", osb_policy_set_network). */
+static int d_allow_caller(parser *ps, frame *f, int n, tok *t)
+{
+	static const char *const what[] = { "network" };
+	size_t k = 0;
+	slot *s;
+	bool apply;
+	int r;
+
+	if ((r = arity(ps, f, n, t, 1, 1, "allow-caller network")) < 0 ||
+	    (r = keyword(ps, f, &t[1], what, ARRAY_SIZE(what), "allow-caller", &k)) < 0 ||
+	    (r = claim(ps, f, t[0].col, "allow-caller network", "allow-caller network", &s, &apply)) < 0)
+		return r;
+	if (apply)
+		ps->p->caller_net = (pol_set){ true, s->win };
+	return 0;
+}
+
 static int d_write(parser *ps, frame *f, int n, tok *t)
 {
 	osb_policy *p = ps->p;
@@ -1828,35 +1870,36 @@ static int include_read_error(parser *ps, frame *f, const tok *t, const char *pa
 	                  strerror(-r));
 }
 
-/* A bare NAME: beside the including file first, then in policy_dir(). */
-static int include_find(parser *ps, frame *f, const tok *t, char **path, char **text, size_t *len)
+/* "NAME" is a shipped policy: it is read from policy_dir() only, so a file
+ * of that name beside the including policy (which may sit where untrusted
+ * code can write) cannot take its place. "./NAME" names that sibling. */
+static int include_find(parser *ps, frame *f, const tok *t, bool sibling, char **path,
+                        char **text, size_t *len)
 {
-	_cleanup_free_ char *fname = policy_file_name(t->s);
+	const char *name = sibling ? t->s + 2 : t->s;
+	_cleanup_free_ char *fname = policy_file_name(name);
 	const char *slash = strrchr(f->file, '/');
-	int r = -ENOENT;
+	int r;
 
 	if (!fname)
 		return nomem(ps->err);
-	if (slash) {
-		if (asprintf(path, "%.*s/%s", (int)(slash - f->file), f->file, fname) < 0) {
-			*path = NULL;
-			return nomem(ps->err);
-		}
-		r = read_file_bounded(*path, POLICY_MAX_BYTES, text, len);
-		if (r != -ENOENT)
-			return r < 0 ? include_read_error(ps, f, t, *path, r) : 0;
-		free(*path);
-	}
-	if (asprintf(path, "%s/%s", policy_dir(), fname) < 0) {
+	if (sibling && slash)
+		r = asprintf(path, "%.*s/%s", (int)(slash - f->file), f->file, fname);
+	else if (sibling)
+		r = asprintf(path, "%s", fname);
+	else
+		r = asprintf(path, "%s/%s", policy_dir(), fname);
+	if (r < 0) {
 		*path = NULL;
 		return nomem(ps->err);
 	}
 	r = read_file_bounded(*path, POLICY_MAX_BYTES, text, len);
-	if (r == -ENOENT && slash) {
+	if (r == -ENOENT && !sibling) {
 		clipbuf cb;
 
-		return perr_errno(ps, f, t->col, ENOENT, "cannot include \"%s\": neither %.*s/%s nor %s exists",
-		                  clip(t->s, &cb), (int)(slash - f->file), f->file, fname, *path);
+		return perr_errno(ps, f, t->col, ENOENT, "cannot include \"%s\": %s does not exist "
+		                  "(a bare name is a shipped policy; write \"./%s\" for a file beside "
+		                  "this one)", clip(t->s, &cb), *path, clip(t->s, &cb));
 	}
 	return r < 0 ? include_read_error(ps, f, t, *path, r) : 0;
 }
@@ -1886,14 +1929,16 @@ static int include_cycle(parser *ps, frame *f, const tok *t, const char *path, c
 static int d_include(parser *ps, frame *f, int n, tok *t)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
+	bool sibling;
 	const char *file;
 	size_t len = 0;
 	struct stat st;
 	clipbuf cb;
 	int r;
 
-	if ((r = arity(ps, f, n, t, 1, 1, "include NAME|/PATH")) < 0)
+	if ((r = arity(ps, f, n, t, 1, 1, "include NAME|./NAME|/PATH")) < 0)
 		return r;
+	sibling = strncmp(t[1].s, "./", 2) == 0;
 	if (t[1].s[0] == '/') {
 		if ((r = check_path_tok(ps, f, &t[1])) < 0)
 			return r;
@@ -1902,13 +1947,14 @@ static int d_include(parser *ps, frame *f, int n, tok *t)
 		r = read_file_bounded(path, POLICY_MAX_BYTES, &text, &len);
 		if (r < 0)
 			return include_read_error(ps, f, &t[1], path, r);
-	} else if (strchr(t[1].s, '/')) {
-		return perr(ps, f, t[1].col, "include takes a bare name or an absolute path, "
-		            "not a relative path: \"%s\"", clip(t[1].s, &cb));
-	} else if (!bare_name_ok(t[1].s)) {
+	} else if (strchr(sibling ? t[1].s + 2 : t[1].s, '/')) {
+		return perr(ps, f, t[1].col, "include takes a bare name, \"./NAME\" or an absolute "
+		            "path, not a relative path: \"%s\"", clip(t[1].s, &cb));
+	} else if (!bare_name_ok(sibling ? t[1].s + 2 : t[1].s)) {
 		return perr(ps, f, t[1].col, "invalid include name \"%s\" (letters, digits, \"_\", "
-		            "\".\" and \"-\", or an absolute path)", clip(t[1].s, &cb));
-	} else if ((r = include_find(ps, f, &t[1], &path, &text, &len)) < 0) {
+		            "\".\" and \"-\", \"./\" and such a name, or an absolute path)",
+		            clip(t[1].s, &cb));
+	} else if ((r = include_find(ps, f, &t[1], sibling, &path, &text, &len)) < 0) {
 		return r;
 	}
 	if (stat(path, &st) < 0)
@@ -1937,7 +1983,7 @@ static const struct directive {
 	{ "host-ids", d_host_ids },
 	{ "hostname", d_hostname }, { "limit", d_limit }, { "write-root", d_write_root },
 	{ "write", d_write }, { "read-only", d_read_only }, { "seccomp", d_seccomp },
-	{ "landlock", d_landlock },
+	{ "landlock", d_landlock }, { "read-root", d_read_root }, { "allow-caller", d_allow_caller },
 };
 
 /* Whole-file checks before any directive is acted on: the text is UTF-8,
@@ -2274,6 +2320,11 @@ void osb_policy_free(osb_policy *p)
 	free_strs(p->write_roots, p->n_write_roots);
 	free_strs(p->writes, p->n_writes);
 	free_strs(p->read_only, p->n_read_only);
+	free_strs(p->read_roots, p->n_read_roots);
+	for (size_t i = 0; i < p->n_ws_roots; i++)
+		free(p->ws_roots[i]);
+	free(p->ws_roots);
+	free(p->ws_roots_from);
 	for (size_t i = 0; i < p->n_sc_rules; i++)
 		free(p->sc_rules[i].name);
 	free(p->sc_rules);
@@ -2329,35 +2380,81 @@ int osb_policy_set_workspace(osb_policy *p, const char *dir, osb_error *err)
 	return 0;
 }
 
-int osb_policy_add_readonly(osb_policy *p, const char *path, osb_error *err)
+/* The declared read-root PATH lies beneath, or NULL. */
+static const pol_str *read_root_of(const osb_policy *p, const char *path)
 {
-	pol_mount *v;
-	int r;
+	for (size_t i = 0; i < p->n_read_roots; i++)
+		if (policy_path_beneath(p->read_roots[i].s, path))
+			return &p->read_roots[i];
+	return NULL;
+}
 
-	if (!p)
-		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "add_readonly: policy is NULL");
-	if ((r = api_path("read-only path", path, true, err)) < 0)
-		return r;
+/* The policy's own name in messages: the file it was loaded from. */
+static const char *policy_name(const osb_policy *p)
+{
+	return p->n_files ? p->files[0] : "(api)";
+}
+
+/* Why PATH may not be bound read-only by a caller (not beneath a read-root,
+ * or already another rule's path), into ERR; 1 if it already is; 0 if it
+ * may. */
+static int read_only_grant_problem(const osb_policy *p, const char *path, osb_error *err)
+{
+	char o[POLICY_ORIGIN_MAX], list[768];
+
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		const pol_mount *m = &p->mounts[i];
 
 		if (strcmp(m->path, path) != 0)
 			continue;
 		if (m->kind == MNT_RO_BIND)
-			return 0;
-		return osb_err_set(err, OSB_E_POLICY, 0, "policy", "cannot add read-only \"%s\": "
+			return 1;
+		return osb_err_set(err, OSB_E_POLICY, 0, "policy", "read-only path \"%s\" refused: "
 		                   "the policy already has \"%s %s\" (%s:%u)", path,
 		                   mount_names[m->kind], m->path, m->o.file, m->o.line);
 	}
 	for (size_t i = 0; i < p->n_writes; i++) {
-		char o[POLICY_ORIGIN_MAX];
-
 		if (strcmp(p->writes[i].s, path) != 0)
 			continue;
 		policy_origin_format(&p->writes[i].o, o, sizeof(o));
-		return osb_err_set(err, OSB_E_POLICY, 0, "policy", "cannot add read-only \"%s\": "
+		return osb_err_set(err, OSB_E_POLICY, 0, "policy", "read-only path \"%s\" refused: "
 		                   "the policy already has \"write %s\" (%s)", path, path, o);
 	}
+	if (read_root_of(p, path))
+		return 0;
+	if (!p->n_read_roots)
+		return osb_err_set(err, OSB_E_POLICY, 0, "policy", "read-only path \"%s\" refused: "
+		                   "not beneath a declared read-root (the policy %s declares none; a "
+		                   "policy grants read-only paths with \"read-root DIR\")", path,
+		                   policy_name(p));
+	list[0] = '\0';
+	for (size_t i = 0, used = 0; i < p->n_read_roots && used < sizeof(list); i++) {
+		int w = snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+		                 p->read_roots[i].s);
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	return osb_err_set(err, OSB_E_POLICY, 0, "policy", "read-only path \"%s\" refused: not "
+	                   "beneath a declared read-root (the policy %s declares: %s)", path,
+	                   policy_name(p), list);
+}
+
+int policy_check_read_only(const osb_policy *p, const char *path, osb_error *err)
+{
+	int r = api_path("read-only path", path, true, err);
+
+	return r < 0 ? r : read_only_grant_problem(p, path, err);
+}
+
+int policy_add_read_only(osb_policy *p, const char *path, osb_error *err)
+{
+	pol_mount *v;
+	int r;
+
+	if ((r = policy_check_read_only(p, path, err)) != 0)
+		return r < 0 ? r : 0;
 	v = reallocarray(p->mounts, p->n_mounts + 1, sizeof(*v));
 	if (!v)
 		return nomem(err);
@@ -2367,6 +2464,13 @@ int osb_policy_add_readonly(osb_policy *p, const char *path, osb_error *err)
 		return nomem(err);
 	p->n_mounts++;
 	return 0;
+}
+
+int osb_policy_add_readonly(osb_policy *p, const char *path, osb_error *err)
+{
+	if (!p)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "add_readonly: policy is NULL");
+	return policy_add_read_only(p, path, err);
 }
 
 int policy_check_writable(const osb_policy *p, const char *path, const char *what, int usage_code,
@@ -2434,11 +2538,29 @@ int osb_policy_add_writable(osb_policy *p, const char *path, osb_error *err)
 	return policy_add_writable(p, path, "add_writable", OSB_E_USAGE, err);
 }
 
+int policy_check_network(const osb_policy *p, osb_error *err)
+{
+	char o[POLICY_ORIGIN_MAX];
+
+	if (p->net == NET_HOST || p->caller_net.set)
+		return 0;
+	policy_origin_format(&p->net_set.o, o, sizeof(o));
+	return osb_err_set(err, OSB_E_POLICY, 0, "policy", "the host network is refused: the policy "
+	                   "%s has \"network none\" (%s) and does not grant callers the host network "
+	                   "(a policy grants it with \"allow-caller network\")", policy_name(p), o);
+}
+
 int osb_policy_set_network(osb_policy *p, int host, osb_error *err)
 {
+	int r;
+
 	if (!p || (host != 0 && host != 1))
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
 		                   "set_network: expected a policy and 0 (none) or 1 (host)");
+	if (host && (r = policy_check_network(p, err)) < 0)
+		return r;
+	if (p->net == (host ? NET_HOST : NET_NONE))
+		return 0;
 	p->net = host ? NET_HOST : NET_NONE;
 	p->net_set = (pol_set){ true, policy_api_origin };
 	return 0;
@@ -2559,6 +2681,8 @@ static void render_scalars(const osb_policy *p, FILE *out, bool origins)
 	else
 		rule(out, O(p->ws_set), "workspace %s", ws_names[p->ws_mode]);
 	rule(out, O(p->net_set), "network %s", net_names[p->net]);
+	if (p->caller_net.set)
+		rule(out, O(p->caller_net), "allow-caller network");
 	rule(out, O(p->env_base_set), "env %s", env_base_names[p->env_base]);
 	rule(out, O(p->user_set), "user %s %u %u", p->user_name ? p->user_name : "", p->uid, p->gid);
 	rule(out, O(p->id_mode_set), "identity %s", id_names[p->id_mode]);
@@ -2594,11 +2718,13 @@ static int render(const osb_policy *p, FILE *out, bool origins)
 	_cleanup_free_ const void **set = sorted(p->env_set, p->n_env_set, sizeof(*p->env_set), env_set_cmp);
 	_cleanup_free_ const void **roots = sorted(p->write_roots, p->n_write_roots,
 	                                           sizeof(*p->write_roots), str_cmp);
+	_cleanup_free_ const void **read_roots = sorted(p->read_roots, p->n_read_roots,
+	                                                sizeof(*p->read_roots), str_cmp);
 	_cleanup_free_ const void **writes = sorted(p->writes, p->n_writes, sizeof(*p->writes), str_cmp);
 	_cleanup_free_ const void **ro = sorted(p->read_only, p->n_read_only, sizeof(*p->read_only), str_cmp);
 	_cleanup_free_ const void **sc = sorted(p->sc_rules, p->n_sc_rules, sizeof(*p->sc_rules), sc_cmp);
 
-	if (!mounts || !pass || !deny || !set || !roots || !writes || !ro || !sc)
+	if (!mounts || !pass || !deny || !set || !roots || !read_roots || !writes || !ro || !sc)
 		return -ENOMEM;
 	fprintf(out, "osb-policy %d\n", OSB_POLICY_VERSION);
 	render_scalars(p, out, origins);
@@ -2608,6 +2734,7 @@ static int render(const osb_policy *p, FILE *out, bool origins)
 		rule(out, origins ? &m->o : NULL, "%s %s", mount_names[m->kind], m->path);
 	}
 	render_strs(out, origins, "write-root", (const pol_str *const *)roots, p->n_write_roots);
+	render_strs(out, origins, "read-root", (const pol_str *const *)read_roots, p->n_read_roots);
 	render_strs(out, origins, "write", (const pol_str *const *)writes, p->n_writes);
 	render_strs(out, origins, "read-only", (const pol_str *const *)ro, p->n_read_only);
 	render_strs(out, origins, "env pass", (const pol_str *const *)pass, p->n_env_pass);

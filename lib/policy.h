@@ -16,6 +16,12 @@
 /* The origin every caller adjustment records: {"api", 0, 0}. */
 extern const osb_origin policy_api_origin;
 
+/* Did a caller (the API, a request, the CLI's run options) add this rule? */
+static inline bool policy_origin_is_api(const osb_origin *o)
+{
+	return o->file == policy_api_origin.file;
+}
+
 /* Why PATH is not an acceptable policy path (absolute, normalized, and
  * without * ? [ unless ALLOW_GLOB), or NULL. */
 const char *policy_path_problem(const char *path, bool allow_glob);
@@ -60,5 +66,19 @@ int policy_check_writable(const osb_policy *p, const char *path, const char *wha
  * -OSB_E_*. */
 int policy_add_writable(osb_policy *p, const char *path, const char *what, int usage_code,
                         osb_error *err);
+
+/* May a caller turn the host network on? Only under "network host" or
+ * "allow-caller network": 0, or -OSB_E_POLICY naming the policy and its
+ * network rule. */
+int policy_check_network(const osb_policy *p, osb_error *err);
+
+/* May a caller bind PATH read-only? 0 yes, 1 it already is, or -OSB_E_*
+ * as below. */
+int policy_check_read_only(const osb_policy *p, const char *path, osb_error *err);
+
+/* PATH as a caller's read-only bind (origin api): it must lie beneath a
+ * read-root of P (OSB_E_POLICY naming them) and be a well-formed policy
+ * path (OSB_E_USAGE). Adding it twice is harmless. Returns 0 or -OSB_E_*. */
+int policy_add_read_only(osb_policy *p, const char *path, osb_error *err);
 
 #endif /* OSB_POLICY_H */

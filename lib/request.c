@@ -4,7 +4,10 @@
  * request from the execution daemon may only make it narrower (a read-only
  * workspace, no network, a clear environment), or add what the policy
  * explicitly leaves open (writable paths beneath its declared write-roots,
- * variable names its deny list does not match, a non-zero uid/gid). The
+ * read-only paths beneath its read-roots, the host network under
+ * "allow-caller network", variable names its deny list does not match, a
+ * non-zero uid/gid). The run options of the CLI go through the same
+ * checks (policy.c), so both refuse alike. The
  * request is read in full and checked against the baseline before anything
  * changes, so a refused request leaves the policy as it was. A key that is
  * not understood is an error, never skipped: a misspelled "netwrok" that was
@@ -12,6 +15,7 @@
  * Every change is recorded with the origin "api", so explain shows it.
  */
 #include "internal.h"
+#include "hostpath.h"
 #include "policy.h"
 #include "hostid.h"
 
@@ -27,6 +31,7 @@ typedef struct request {
 	const char *ws_path;
 	int ws_mode;                /* WS_RO, WS_RW */
 	json_object *extra;         /* array of strings */
+	json_object *read_only;     /* array of strings */
 	int net;                    /* NET_NONE, NET_HOST */
 	int env_base;               /* ENV_CLEAR, ENV_INHERIT */
 	json_object *env_pass;      /* array of strings */
@@ -186,6 +191,12 @@ static int k_extra(request *rq, json_object *v, osb_error *err)
 	return want_kind(v, "extra_writable", json_type_array, "an array of strings", err);
 }
 
+static int k_read_only(request *rq, json_object *v, osb_error *err)
+{
+	rq->read_only = v;
+	return want_kind(v, "read_only", json_type_array, "an array of strings", err);
+}
+
 static int k_network(request *rq, json_object *v, osb_error *err)
 {
 	static const char *const modes[] = { "none", "host" };
@@ -300,8 +311,9 @@ static int read_request(request *rq, json_object *top, osb_error *err)
 {
 	static const key_def keys[] = {
 		{ "profile", k_profile }, { "workspace", k_workspace }, { "extra_writable", k_extra },
-		{ "network", k_network }, { "env", k_env }, { "uid", k_uid }, { "gid", k_gid },
-		{ "host_uid", k_host_uid }, { "host_gid", k_host_gid }, { "idle_timeout", k_idle },
+		{ "read_only", k_read_only }, { "network", k_network }, { "env", k_env },
+		{ "uid", k_uid }, { "gid", k_gid }, { "host_uid", k_host_uid }, { "host_gid", k_host_gid },
+		{ "idle_timeout", k_idle },
 	};
 	int r;
 
@@ -322,10 +334,47 @@ static const char *origin_of(const osb_origin *o, char *buf, size_t size)
 	return buf;
 }
 
+/* The early, lexical refusal of a system directory; the plan repeats it
+ * by inode. */
+static int check_system(const char *key, const char *path, osb_error *err)
+{
+	char buf[512];
+	const char *why = path_system_problem(path, buf, sizeof(buf));
+
+	if (why)
+		return rerr(err, "\"%s\": \"%s\": %s", key, path, why);
+	return 0;
+}
+
+/* A workspace must lie strictly beneath a configured root, if any. */
+static int check_roots(const osb_policy *p, const char *path, osb_error *err)
+{
+	char list[768];
+	size_t used = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < p->n_ws_roots; i++) {
+		if (policy_path_beneath(p->ws_roots[i], path))
+			return 0;
+		if (used < sizeof(list)) {
+			int w = snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+			                 p->ws_roots[i]);
+
+			used += w > 0 ? (size_t)w : 0;
+		}
+	}
+	if (!p->n_ws_roots)
+		return 0;
+	return rerr(err, "\"workspace.path\": \"%s\" is not beneath a configured workspace root "
+	            "(workspace-root in %s: %s)", path, p->ws_roots_from ? p->ws_roots_from : "api",
+	            list);
+}
+
 static int check_workspace(const osb_policy *p, const request *rq, osb_error *err)
 {
 	char o[POLICY_ORIGIN_MAX];
 	const char *why;
+	int r;
 
 	if (!rq->ws_path && rq->ws_mode < 0)
 		return 0;
@@ -343,7 +392,9 @@ static int check_workspace(const osb_policy *p, const request *rq, osb_error *er
 		            rq->ws_path);
 	if (strlen(rq->ws_path) >= PATH_MAX)
 		return rerr(err, "\"workspace.path\": path is longer than %d bytes", PATH_MAX - 1);
-	return 0;
+	if ((r = check_system("workspace.path", rq->ws_path, err)) < 0)
+		return r;
+	return check_roots(p, rq->ws_path, err);
 }
 
 static int check_extra(const osb_policy *p, const request *rq, osb_error *err)
@@ -361,18 +412,49 @@ static int check_extra(const osb_policy *p, const request *rq, osb_error *err)
 		snprintf(key, sizeof(key), "\"extra_writable[%zu]\"", i);
 		if ((r = policy_check_writable(p, path, key, OSB_E_POLICY, err)) < 0)
 			return r;
+		snprintf(key, sizeof(key), "extra_writable[%zu]", i);
+		if ((r = check_system(key, path, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A check of policy.c, reported as a refused request: "KEY": message. */
+static int as_request(int r, const char *key, osb_error *err)
+{
+	char msg[sizeof(err->message)];
+
+	if (r >= 0)
+		return r;
+	if (r == -OSB_E_NOMEM)
+		return r;
+	snprintf(msg, sizeof(msg), "%s", err->message);
+	return rerr(err, "\"%s\": %s", key, msg);
+}
+
+static int check_read_only(const osb_policy *p, const request *rq, osb_error *err)
+{
+	size_t n = rq->read_only ? json_object_array_length(rq->read_only) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char key[48];
+		const char *path;
+		int r;
+
+		snprintf(key, sizeof(key), "read_only[%zu]", i);
+		if ((r = want_string(json_object_array_get_idx(rq->read_only, i), key, &path, err)) < 0 ||
+		    (r = as_request(policy_check_read_only(p, path, err), key, err)) < 0 ||
+		    (r = check_system(key, path, err)) < 0)
+			return r;
 	}
 	return 0;
 }
 
 static int check_network(const osb_policy *p, const request *rq, osb_error *err)
 {
-	char o[POLICY_ORIGIN_MAX];
-
-	if (rq->net == NET_HOST && p->net == NET_NONE)
-		return rerr(err, "\"network\": \"host\" is refused: the policy has \"network none\" (%s), "
-		            "and a request may only narrow it", origin_of(&p->net_set.o, o, sizeof(o)));
-	return 0;
+	if (rq->net != NET_HOST)
+		return 0;
+	return as_request(policy_check_network(p, err), "network", err);
 }
 
 static const pol_str *deny_match(const osb_policy *p, const char *name)
@@ -530,6 +612,13 @@ static int apply(osb_policy *p, const request *rq, osb_error *err)
 		if ((r = policy_add_writable(p, path, "extra_writable", OSB_E_POLICY, err)) < 0)
 			return r;
 	}
+	n = rq->read_only ? json_object_array_length(rq->read_only) : 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *path = json_object_get_string(json_object_array_get_idx(rq->read_only, i));
+
+		if ((r = policy_add_read_only(p, path, err)) < 0)
+			return r;
+	}
 	if (rq->net >= 0 && (enum net_mode)rq->net != p->net) {
 		p->net = (enum net_mode)rq->net;
 		p->net_set = api;
@@ -611,6 +700,7 @@ int osb_policy_apply_json(osb_policy *p, const char *json, osb_error *err)
 	if ((r = load_request(json, &rq, &top, err)) == 0 &&
 	    (r = check_workspace(p, &rq, err)) == 0 &&
 	    (r = check_extra(p, &rq, err)) == 0 &&
+	    (r = check_read_only(p, &rq, err)) == 0 &&
 	    (r = check_network(p, &rq, err)) == 0 &&
 	    (r = check_env(p, &rq, err)) == 0)
 		r = apply(p, &rq, err);

@@ -121,6 +121,9 @@ static void run_exec(const char *const *argv, const char *const *env, const char
 	osb_exec_free(e);
 }
 
+static const char granting[] =
+	"osb-policy 1\ninclude strict\nread-root /srv\nread-root /home/u\nallow-caller network\n";
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *argv[MAX_FIELDS + 1], *env[MAX_FIELDS + 1], *cwd = NULL;
@@ -134,7 +137,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	buf[size] = '\0';
-	p = osb_policy_load(size && (data[0] & 1) ? "balanced" : "strict", &err);
+	/* Bit 1 picks a policy that grants callers read-only paths and the host
+	 * network, so that those grants are taken, not only refused. */
+	if (size && (data[0] & 2))
+		p = osb_policy_parse(granting, strlen(granting), "/nonexistent-osb-fuzz/grants.policy",
+		                     &err);
+	else
+		p = osb_policy_load(size && (data[0] & 1) ? "balanced" : "strict", &err);
 	if (!p) {
 		fprintf(stderr, "cannot load the shipped policy: %s\n", err.message);
 		abort();

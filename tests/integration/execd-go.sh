@@ -178,8 +178,10 @@ check("the accepted request reports the policy hash",
       re.fullmatch(r"sha256:[0-9a-f]{64}", g.get("policy_hash", "")) is not None, repr(g))
 
 refused = {
-    "widen-network.json": ("policy", '"network": "host" is refused: the policy has "network none" '
-                           '(%s:%s), and a request may only narrow it' % (strict, net_line)),
+    "widen-network.json": ("policy", '"network": the host network is refused: the policy '
+                           '%s/%s.policy has "network none" (%s:%s) and does not grant callers '
+                           'the host network (a policy grants it with "allow-caller network")'
+                           % (os.path.dirname(strict), profile, strict, net_line)),
     "widen-write.json": ("policy", '"extra_writable[0]": "/etc" is not beneath a declared '
                          'write-root (declared: %s/out)' % d),
     "denied-env.json": ("policy", '"env.pass[0]": "DEMO_API_TOKEN" is refused: it matches '

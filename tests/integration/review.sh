@@ -78,14 +78,17 @@ golden() {
 }
 
 # ---- golden files: explain, audit, diff of the shipped policies --------------
-# Run from the source tree so that origins read policy/NAME.policy.
+# Run from the source tree so that origins read policy/NAME.policy (the
+# policy directory too: balanced's "include strict" is read from it).
 cd "$OSB_SRCDIR" || exit 1
+export OSB_ISOLATE_POLICY_DIR=policy
 for pol in strict balanced; do
 	golden "explain-$pol.txt" -- "$OSB" explain "policy/$pol.policy"
 	golden "explain-$pol.json" -- "$OSB" explain --json "policy/$pol.policy"
 	golden "audit-$pol.txt" -- "$OSB" audit "policy/$pol.policy"
 done
 golden diff-strict-balanced.txt -- "$OSB" diff policy/strict.policy policy/balanced.policy
+export OSB_ISOLATE_POLICY_DIR=$OSB_SRCDIR/policy
 if [ "$update" = 1 ]; then
 	exit 0
 fi
@@ -165,7 +168,7 @@ limit output 1MiB
 EOF
 cat >split.policy <<'EOF'
 osb-policy 1
-include split-base
+include ./split-base
 root host-ro
 workspace rw
 network none
@@ -278,7 +281,7 @@ printf 'osb-policy 1\nlimit wall 1m\n' >noproc.policy
 expect "lint E102: no /proc is an error" 2 "./noproc.policy:1:1: error: the policy mounts no /proc (\"proc /proc\" is missing) [E102]"$'\n' \
 	-- "$OSB" check ./noproc.policy
 printf '%s\n' "$SAFE" | sed 's/^root host-ro/root none/' >narrow.policy
-printf 'osb-policy 1\ninclude narrow\nroot host-ro\n' >widen.policy
+printf 'osb-policy 1\ninclude ./narrow\nroot host-ro\n' >widen.policy
 expect "lint W115: include widened" 0 "./widen.policy:3:1: warning: \"root host-ro\" widens \"root none\" of the included ./narrow.policy:2 [W115]"$'\n' \
 	-- "$OSB" check ./widen.policy
 printf '%s\n# osb-lint: waive W107 -- talks to the package registry\nnetwork host\n' "$SAFE" >waived.policy
@@ -367,9 +370,9 @@ bad unit.policy 'osb-policy 1\nlimit wall 10\n' './unit.policy:2:12: error: miss
 bad dup.policy 'osb-policy 1\nnetwork none\nnetwork host\n' './dup.policy:3:1: error: duplicate "network" (first set at ./dup.policy:2) [E008]'
 printf 'osb-policy 1\nnetwork none\n' >s1.policy
 printf 'osb-policy 1\nnetwork host\n' >s2.policy
-bad conflict.policy 'osb-policy 1\ninclude s1\ninclude s2\n' './s2.policy:2:1: error: "network" conflicts with ./s1.policy:2 [E009]'
-printf 'osb-policy 1\ninclude cycle-b\n' >cycle-a.policy
-bad cycle-b.policy 'osb-policy 1\ninclude cycle-a\n' './cycle-a.policy:2:9: error: include cycle: ./cycle-b.policy -> ./cycle-a.policy -> ./cycle-b.policy [E010]'
+bad conflict.policy 'osb-policy 1\ninclude ./s1\ninclude ./s2\n' './s2.policy:2:1: error: "network" conflicts with ./s1.policy:2 [E009]'
+printf 'osb-policy 1\ninclude ./cycle-b\n' >cycle-a.policy
+bad cycle-b.policy 'osb-policy 1\ninclude ./cycle-a\n' './cycle-a.policy:2:9: error: include cycle: ./cycle-b.policy -> ./cycle-a.policy -> ./cycle-b.policy [E010]'
 bad missing-include.policy 'osb-policy 1\n\ninclude /nonexistent/x.policy\n' './missing-include.policy:3:9: error: cannot include "/nonexistent/x.policy": /nonexistent/x.policy: No such file or directory [E010]'
 expect "check: unreadable file" 2 "./nosuch.policy: error: cannot read policy: No such file or directory [E012]"$'\n' \
 	-- "$OSB" check ./nosuch.policy

@@ -420,7 +420,7 @@ START_TEST(test_lint_include_widening_each_scalar)
 
 		snprintf(base, sizeof(base), "osb-policy 1\nenv deny *_TOKEN\n%sproc /proc\nlimit nofile 9\n", cases[i].base);
 		bp = write_policy("base.policy", base);
-		snprintf(top, sizeof(top), "osb-policy 1\ninclude base\n%s%s", cases[i].top,
+		snprintf(top, sizeof(top), "osb-policy 1\ninclude ./base\n%s%s", cases[i].top,
 		         strstr(cases[i].base, "limit wall") ? "" : "limit wall 1m\n");
 		p = load(write_policy("top.policy", top));
 		got = findings_of(p);
@@ -546,7 +546,7 @@ START_TEST(test_lint_waiver_in_include_covers_only_its_own_lines)
 {
 	const char *base = write_policy("base.policy",
 		"# osb-lint: waive W114 -- the includer sets the limit\nosb-policy 1\nproc /proc\n");
-	osb_policy *p = load(write_policy("top.policy", "osb-policy 1\ninclude base\n"));
+	osb_policy *p = load(write_policy("top.policy", "osb-policy 1\ninclude ./base\n"));
 	char *got = findings_of(p);
 	char want[512];
 

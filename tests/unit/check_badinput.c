@@ -226,11 +226,11 @@ START_TEST(test_includes_nested_too_deep_refused)
 	path_of(b, sizeof(b), "deep-b.policy");
 	path_of(c, sizeof(c), "deep-c.policy");
 	path_of(d, sizeof(d), "deep-d.policy");
-	write_text(a, "osb-policy 1\ninclude deep-b\n");
-	write_text(b, "osb-policy 1\ninclude deep-c\n");
-	write_text(c, "osb-policy 1\ninclude deep-d\n");
+	write_text(a, "osb-policy 1\ninclude ./deep-b\n");
+	write_text(b, "osb-policy 1\ninclude ./deep-c\n");
+	write_text(c, "osb-policy 1\ninclude ./deep-d\n");
 	write_text(d, "osb-policy 1\n");
-	snprintf(want, sizeof(want), "%s:2:9: include nested too deeply: \"deep-d\" would be at "
+	snprintf(want, sizeof(want), "%s:2:9: include nested too deeply: \"./deep-d\" would be at "
 	         "depth 3 (at most 2 levels of include)", c);
 	expect_load_error(a, 0, want);
 }
@@ -241,14 +241,14 @@ START_TEST(test_include_cycles_refused)
 	char self[PBUF], x[PBUF], y[PBUF], want[WBUF];
 
 	path_of(self, sizeof(self), "self.policy");
-	write_text(self, "osb-policy 1\ninclude self\n");
+	write_text(self, "osb-policy 1\ninclude ./self\n");
 	snprintf(want, sizeof(want), "%s:2:9: include cycle: %s -> %s", self, self, self);
 	expect_load_error(self, 0, want);
 
 	path_of(x, sizeof(x), "cycle-x.policy");
 	path_of(y, sizeof(y), "cycle-y.policy");
-	write_text(x, "osb-policy 1\ninclude cycle-y\n");
-	write_text(y, "osb-policy 1\ninclude cycle-x\n");
+	write_text(x, "osb-policy 1\ninclude ./cycle-y\n");
+	write_text(y, "osb-policy 1\ninclude ./cycle-x\n");
 	snprintf(want, sizeof(want), "%s:2:9: include cycle: %s -> %s -> %s", y, x, y, x);
 	expect_load_error(x, 0, want);
 }

@@ -2,7 +2,9 @@
  * from the library: osb_proc_take_fd, which moves a command's stdio fd out
  * of its proc so that a runtime object can own it (lib/session.c), and
  * osb_session_opts_apply_json, which takes a request's idle timeout as the
- * library itself reads it (lib/request.c). Real sessions, real fds.
+ * library itself reads it (lib/request.c). Real sessions, real fds. And
+ * what a daemon's workspace may be: the host paths and the configured roots
+ * the C API hands to a run (lib/hostpath.c, lib/config.c).
  */
 #include "osb-isolate.h"
 
@@ -228,6 +230,56 @@ START_TEST(test_session_opts_apply_json_refuses_as_policy_apply_json_does_and_ch
 }
 END_TEST
 
+/* Run "true" under strict with workspace DIR (and CFG's roots, if any);
+ * return osb_run's code and the result's error in *ERR. */
+static int run_in(const char *dir, const osb_config *cfg, osb_error *err)
+{
+	const char *argv[] = { "true", NULL };
+	osb_policy *p = osb_policy_load("strict", err);
+	osb_exec *e = osb_exec_new(argv, err);
+	osb_result *res = NULL;
+	int r;
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(osb_policy_set_config(p, cfg, err), 0);
+	ck_assert_int_eq(osb_policy_set_workspace(p, dir, err), 0);
+	r = osb_run(p, e, &res, err);
+	if (r < 0 && res && osb_result_error(res))
+		*err = *osb_result_error(res);
+	osb_result_free(res);
+	osb_exec_free(e);
+	osb_policy_free(p);
+	return r;
+}
+
+/* Finding: /etc/cron.d and /proc/sys/kernel were accepted as workspaces,
+ * which the C API hands to the plan as they are. */
+START_TEST(test_run_refuses_system_workspaces_and_one_outside_the_roots)
+{
+	char want[PATH_MAX + 256];
+	osb_config *cfg = osb_config_new();
+	osb_error err;
+
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(run_in("/etc/default", NULL, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.stage, "workspace");
+	ck_assert_str_eq(err.message, "/etc/default: inside /etc (host configuration: cron, sudoers, "
+	                 "PAM, profile scripts run as root); choose a project directory");
+	ck_assert_int_eq(run_in("/proc/sys/kernel", NULL, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, "/proc/sys/kernel: inside /proc (the host's process and kernel "
+	                 "interfaces); choose a project directory");
+	ck_assert_int_eq(osb_config_add_workspace_root(cfg, "/srv/execd-workspaces", &err), 0);
+	ck_assert_int_eq(run_in(ws, cfg, &err), -OSB_E_PATH);
+	snprintf(want, sizeof(want), "%s: not beneath a configured workspace root (workspace-root in "
+	         "api: /srv/execd-workspaces)", ws);
+	ck_assert_str_eq(err.message, want);
+	ck_assert_int_eq(osb_config_add_workspace_root(cfg, "/tmp", &err), 0);
+	ck_assert_msg(run_in(ws, cfg, &err) == 0, "%s", err.message);
+	osb_config_free(cfg);
+}
+END_TEST
+
 static Suite *execd_api_suite(void)
 {
 	Suite *su = suite_create("execd_api");
@@ -240,6 +292,7 @@ static Suite *execd_api_suite(void)
 	tcase_add_test(tc, test_take_fd_refuses_a_bad_index_a_missing_pipe_and_null);
 	tcase_add_test(tc, test_session_opts_apply_json_idle_timeout_ends_the_session);
 	tcase_add_test(tc, test_session_opts_apply_json_refuses_as_policy_apply_json_does_and_changes_nothing);
+	tcase_add_test(tc, test_run_refuses_system_workspaces_and_one_outside_the_roots);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -12,12 +12,14 @@
  * and the test process never see them.
  */
 #include "paths.h"
+#include "hostpath.h"
 
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1051,23 +1053,43 @@ END_TEST
 
 /* ---- roots ------------------------------------------------------------- */
 
+/* How messages name the caller as an owner: "root", or "NAME (uid N)". */
+static const char *me(void)
+{
+	static char buf[300];
+	struct passwd *pw = getpwuid(geteuid());
+
+	if (geteuid() == 0)
+		return "root";
+	snprintf(buf, sizeof(buf), "%s (uid %u)", pw ? pw->pw_name : "?", (unsigned)geteuid());
+	return buf;
+}
+
+/* "DIR: symlink "NAME" (owned by the caller) refused: ..." */
+static const char *symlink_msg(const char *path, const char *name)
+{
+	static char buf[PATH_MAX + 256];
+
+	snprintf(buf, sizeof(buf), "%s: symlink \"%s\" (owned by %s) refused: paths are resolved "
+	         "without following symlinks; name the directory itself", path, name, me());
+	return buf;
+}
+
 START_TEST(test_open_root_refuses_symlinked_root)
 {
 	osb_error err = { 0 };
 	int fd = -1;
 
-	use_mode(_i);
 	mk_dir("real");
 	chmod(P("real"), 0755);
 	mk_link("real", "link");
 	ck_assert_int_eq(path_open_root(P("link"), &fd, &err), -OSB_E_PATH);
 	ck_assert_int_eq(err.sys_errno, ELOOP);
-	ck_assert_str_eq(err.message, P("link: symlink component \"link\" refused (roots may not "
-	                                "contain symlinks)"));
+	ck_assert_str_eq(err.stage, "paths");
+	ck_assert_str_eq(err.message, symlink_msg(P("link"), "link"));
 	mk_link(".", "self");
 	ck_assert_int_eq(path_open_root(P("self/real"), &fd, &err), -OSB_E_PATH);
-	ck_assert_str_eq(err.message, P("self: symlink component \"self\" refused (roots may not "
-	                                "contain symlinks)"));
+	ck_assert_str_eq(err.message, symlink_msg(P("self/real"), "self"));
 	ck_assert_int_eq(fd, -1);
 }
 END_TEST
@@ -1077,18 +1099,17 @@ START_TEST(test_open_root_refuses_group_or_other_writable)
 	osb_error err = { 0 };
 	int fd = -1;
 
-	use_mode(_i);
 	mk_dir("r");
 	ck_assert_int_eq(chmod(P("r"), 0775), 0);
 	ck_assert_int_eq(path_open_root(P("r"), &fd, &err), -OSB_E_PATH);
 	ck_assert_int_eq(err.sys_errno, EPERM);
-	ck_assert_str_eq(err.message, P("r: writable by group or others (mode 0775); a root must "
-	                                "be writable only by its owner (chmod go-w)"));
+	ck_assert_str_eq(err.message, P("r: writable by group (mode 0775), whose members could "
+	                                "change it; remove the write permission (chmod go-w)"));
 	ck_assert_int_eq(chmod(P("r"), 01777), 0);
 	ck_assert_int_eq(path_open_root(P("r"), &fd, &err), -OSB_E_PATH);
 	ck_assert_int_eq(err.sys_errno, EPERM);
 	ck_assert_int_eq(path_open_root("relative/dir", &fd, &err), -OSB_E_PATH);
-	ck_assert_str_eq(err.message, "relative/dir: a root must be an absolute path");
+	ck_assert_str_eq(err.message, "relative/dir: not an absolute path");
 	ck_assert_int_eq(path_open_root(P("r/"), &fd, &err), -OSB_E_PATH);
 	ck_assert_int_eq(err.sys_errno, EINVAL);
 	ck_assert_int_eq(fd, -1);
@@ -1100,7 +1121,6 @@ START_TEST(test_open_root_accepts_owner_only_dir)
 	osb_error err = { 0 };
 	int fd = -1;
 
-	use_mode(_i);
 	mk_dir("r");
 	ck_assert_int_eq(chmod(P("r"), 0755), 0);
 	ck_assert_int_eq(path_open_root(P("r"), &fd, &err), 0);
@@ -1110,47 +1130,288 @@ START_TEST(test_open_root_accepts_owner_only_dir)
 }
 END_TEST
 
-/* ---- workspace --------------------------------------------------------- */
-
-static void expect_workspace_refused(const char *dir, const char *what)
+START_TEST(test_open_root_refuses_system_directories)
 {
 	osb_error err = { 0 };
-	char *canon = NULL, want[1024];
 	int fd = -1;
 
-	snprintf(want, sizeof(want), "%s: refusing to use %s as the workspace; pass --workspace "
-	         "DIR with a project directory", dir, what);
-	ck_assert_int_eq(path_open_workspace(dir, &fd, &canon, &err), -OSB_E_PATH);
+	ck_assert_int_eq(path_open_root("/etc", &fd, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, "/etc: inside /etc (host configuration: cron, sudoers, PAM, "
+	                              "profile scripts run as root); choose a project directory");
+	ck_assert_int_eq(path_open_root("/proc/sys", &fd, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, "/proc/sys: inside /proc (the host's process and kernel "
+	                              "interfaces); choose a project directory");
+	ck_assert_int_eq(fd, -1);
+}
+END_TEST
+
+/* ---- workspace --------------------------------------------------------- */
+
+static void expect_workspace_refused(const char *dir, const char *why)
+{
+	osb_error err = { 0 };
+	char *canon = NULL, want[2048];
+	int fd = -1;
+
+	snprintf(want, sizeof(want), "%s: %s", dir, why);
+	ck_assert_int_eq(path_open_workspace(dir, NULL, &fd, &canon, &err), -OSB_E_PATH);
 	ck_assert_str_eq(err.stage, "workspace");
 	ck_assert_str_eq(err.message, want);
 	ck_assert_int_eq(fd, -1);
 	ck_assert_ptr_null(canon);
 }
 
+static void expect_workspace_ok(const char *dir, const path_roots *roots)
+{
+	osb_error err = { 0 };
+	char *canon = NULL;
+	int fd = -1;
+
+	ck_assert_msg(path_open_workspace(dir, roots, &fd, &canon, &err) == 0, "%s: %s", dir,
+	              err.message);
+	ck_assert_str_eq(canon, dir);
+	assert_same_inode(fd, dir);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_PATH, O_PATH);
+	free(canon);
+	close(fd);
+}
+
 START_TEST(test_workspace_refuses_root_and_system_dirs)
 {
 	setenv("HOME", P("home"), 1);
-	mk_link("/etc", "etc-alias");
-	expect_workspace_refused("/", "the root directory");
-	expect_workspace_refused("/usr", "the system directory /usr");
-	expect_workspace_refused("/usr/", "the system directory /usr");
-	expect_workspace_refused("/tmp", "the system directory /tmp");
-	expect_workspace_refused("/usr/../etc", "the system directory /etc");
-	expect_workspace_refused(P("etc-alias"), "the system directory /etc");
+	expect_workspace_refused("/", "the root directory; choose a project directory beneath it");
+	expect_workspace_refused("/usr", "inside /usr (programs and libraries the host executes); "
+	                         "choose a project directory");
+	expect_workspace_refused("/tmp", "the directory every user shares (/tmp); choose a project "
+	                         "directory beneath it");
+	expect_workspace_refused("/home", "the directory that holds every user's home (/home); "
+	                         "choose a project directory beneath it");
+	expect_workspace_refused("/usr/", "not a normalized absolute path (an empty, \".\" or "
+	                         "\"..\" component, a trailing \"/\", or a name longer than "
+	                         "NAME_MAX)");
+	expect_workspace_refused("/usr/../etc", "not a normalized absolute path (an empty, \".\" or "
+	                         "\"..\" component, a trailing \"/\", or a name longer than "
+	                         "NAME_MAX)");
 }
 END_TEST
 
-START_TEST(test_workspace_refuses_home_through_an_alias)
+/* Finding: /etc/cron.d, /usr/local/bin, /var/lib, /proc/sys/kernel were all
+ * accepted; a list of exact inodes does not cover what lies beneath. */
+START_TEST(test_workspace_refuses_system_subdirectories_at_any_depth)
 {
-	char what[PATH_MAX];
+	static const struct { const char *dir, *why; } cases[] = {
+		{ "/etc/default", "inside /etc (host configuration: cron, sudoers, PAM, profile "
+		  "scripts run as root); choose a project directory" },
+		{ "/usr/share/doc", "inside /usr (programs and libraries the host executes); choose a "
+		  "project directory" },
+		{ "/var/lib", "inside /var/lib (service state: package database, databases, systemd); "
+		  "choose a project directory" },
+		{ "/var/log", "inside /var/log (logs the host trusts and rotates as root); choose a "
+		  "project directory" },
+		{ "/proc/sys/kernel", "inside /proc (the host's process and kernel interfaces); choose "
+		  "a project directory" },
+		{ "/sys/kernel", "inside /sys (the host's kernel and device interfaces); choose a "
+		  "project directory" },
+		{ "/dev/shm", "inside /dev (the host's devices and shared memory); choose a project "
+		  "directory" },
+	};
+
+	setenv("HOME", P("home"), 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (access(cases[i].dir, F_OK) == 0)
+			expect_workspace_refused(cases[i].dir, cases[i].why);
+}
+END_TEST
+
+START_TEST(test_workspace_refuses_home_and_its_dot_directories)
+{
+	char why[PATH_MAX + 256];
 
 	mk_dir("home");
-	mk_link("home", "alias");
+	mk_dir("home/.ssh");
+	mk_dir("home/.config");
+	mk_dir("home/.config/autostart");
+	mk_dir("home/proj");
 	setenv("HOME", P("home"), 1);
-	snprintf(what, sizeof(what), "the home directory %s/home", T);
-	/* String comparison misses both: a symlink alias and a trailing slash. */
-	expect_workspace_refused(P("alias"), what);
-	expect_workspace_refused(P("home/"), what);
+	snprintf(why, sizeof(why), "the home directory %s of the caller; choose a project "
+	         "directory beneath it", P("home"));
+	expect_workspace_refused(P("home"), why);
+	snprintf(why, sizeof(why), "inside %s, a dot directory of the caller's home (configuration "
+	         "that shells, ssh, git and editors run); choose a project directory", P("home/.ssh"));
+	expect_workspace_refused(P("home/.ssh"), why);
+	snprintf(why, sizeof(why), "inside %s, a dot directory of the caller's home (configuration "
+	         "that shells, ssh, git and editors run); choose a project directory",
+	         P("home/.config"));
+	expect_workspace_refused(P("home/.config/autostart"), why);
+	expect_workspace_ok(P("home/proj"), NULL);
+}
+END_TEST
+
+/* Finding: root's workspace went through a symlink another user planted.
+ * No symlink is followed, whoever owns it; the message names its owner. */
+START_TEST(test_workspace_refuses_any_symlink_naming_its_owner)
+{
+	char why[PATH_MAX + 256];
+
+	setenv("HOME", P("home"), 1);
+	mk_dir("proj");
+	mk_link("proj", "plink");
+	mk_link("/etc", "q");
+	snprintf(why, sizeof(why), "%s", symlink_msg("", "plink") + 2);
+	expect_workspace_refused(P("plink"), why);
+	snprintf(why, sizeof(why), "%s", symlink_msg("", "q") + 2);
+	expect_workspace_refused(P("q/default"), why);
+	if (geteuid() != 0)
+		return;
+	ck_assert_int_eq(lchown(P("q"), 4242, 4242), 0);
+	snprintf(why, sizeof(why), "symlink \"q\" (owned by uid 4242) refused: paths are resolved "
+	         "without following symlinks; name the directory itself");
+	expect_workspace_refused(P("q/default"), why);
+}
+END_TEST
+
+/* A directory someone else owns or may write is never crossed: they could
+ * rename what lies beneath and put a symlink in its place. */
+START_TEST(test_workspace_refuses_crossing_what_others_can_change)
+{
+	char why[PATH_MAX + 256];
+
+	setenv("HOME", P("home"), 1);
+	mk_dir("gw");
+	mk_dir("gw/p");
+	ck_assert_int_eq(chmod(P("gw"), 0775), 0);
+	snprintf(why, sizeof(why), "%s is writable by group (mode 0775), whose members could "
+	         "redirect the path; remove the write permission (chmod go-w)", P("gw"));
+	expect_workspace_refused(P("gw/p"), why);
+	ck_assert_int_eq(chmod(P("gw"), 0757), 0);
+	snprintf(why, sizeof(why), "%s is writable by others (mode 0757), whose members could "
+	         "redirect the path; remove the write permission (chmod go-w)", P("gw"));
+	expect_workspace_refused(P("gw/p"), why);
+	/* The last component itself is what gets bound: its owner and mode do
+	 * not let anyone redirect the path to it. */
+	ck_assert_int_eq(chmod(P("gw"), 0755), 0);
+	ck_assert_int_eq(chmod(P("gw/p"), 0777), 0);
+	expect_workspace_ok(P("gw/p"), NULL);
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s: the other-owner cases need root (chown)\n", __func__);
+		return;
+	}
+	mk_dir("u");
+	mk_dir("u/d");
+	ck_assert_int_eq(chown(P("u"), 4242, 4242), 0);
+	snprintf(why, sizeof(why), "%s is owned by uid 4242, who could redirect the path; every "
+	         "directory crossed must belong to root or to the caller", P("u"));
+	expect_workspace_refused(P("u/d"), why);
+	expect_workspace_ok(P("u"), NULL);
+}
+END_TEST
+
+START_TEST(test_workspace_sticky_directory_only_into_own_entries)
+{
+	char why[PATH_MAX + 256];
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP %s: needs root (chown)\n", __func__);
+		return;
+	}
+	setenv("HOME", P("home"), 1);
+	mk_dir("sticky");
+	mk_dir("sticky/mine");
+	mk_dir("sticky/theirs");
+	mk_dir("sticky/theirs/p");
+	ck_assert_int_eq(chmod(P("sticky"), 01777), 0);
+	ck_assert_int_eq(chown(P("sticky/theirs"), 4242, 4242), 0);
+	expect_workspace_ok(P("sticky/mine"), NULL);
+	snprintf(why, sizeof(why), "%s (owned by uid 4242) lies in the sticky, world-writable %s, "
+	         "where only entries of root or of the caller are safe from replacement",
+	         P("sticky/theirs"), P("sticky"));
+	expect_workspace_refused(P("sticky/theirs/p"), why);
+	expect_workspace_refused(P("sticky/theirs"), why);
+	/* Without the sticky bit anyone could rename even root's entries. */
+	ck_assert_int_eq(chmod(P("sticky"), 0777), 0);
+	snprintf(why, sizeof(why), "%s is writable by group and others (mode 0777), whose members "
+	         "could redirect the path; remove the write permission (chmod go-w)", P("sticky"));
+	expect_workspace_refused(P("sticky/mine"), why);
+}
+END_TEST
+
+START_TEST(test_workspace_must_lie_beneath_a_configured_root)
+{
+	/* Copies: P() reuses its buffers. */
+	char *v[] = { strdup(P("roots")), strdup(P("more")) };
+	path_roots roots = { v, 2, "/etc/osb-isolate/config" };
+	char why[PATH_MAX * 3];
+	osb_error err = { 0 };
+	char *canon = NULL;
+	int fd = -1;
+
+	setenv("HOME", P("home"), 1);
+	mk_dir("roots");
+	mk_dir("roots/a");
+	mk_dir("roots/a/b");
+	mk_dir("more");
+	mk_dir("rootsx");
+	expect_workspace_ok(P("roots/a"), &roots);
+	expect_workspace_ok(P("roots/a/b"), &roots);
+	snprintf(why, sizeof(why), "%s: not beneath a configured workspace root (workspace-root in "
+	         "/etc/osb-isolate/config: %s, %s)", P("rootsx"), P("roots"), P("more"));
+	ck_assert_int_eq(path_open_workspace(P("rootsx"), &roots, &fd, &canon, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, why);
+	snprintf(why, sizeof(why), "%s: not beneath a configured workspace root (workspace-root in "
+	         "/etc/osb-isolate/config: %s, %s)", P("roots"), P("roots"), P("more"));
+	ck_assert_int_eq(path_open_workspace(P("roots"), &roots, &fd, &canon, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, why);
+	ck_assert_int_eq(fd, -1);
+	free(v[0]);
+	free(v[1]);
+}
+END_TEST
+
+static void pseudo_fs_cases(outcome *o, int mode)
+{
+	osb_error err = { 0 };
+	char *canon = NULL;
+	int fd = -1;
+
+	(void)mode;
+	record(&o[0], path_open_workspace(P("p"), NULL, &fd, &canon, &err), &err);
+	fd = open(P("p"), O_PATH | O_CLOEXEC);
+	memset(&err, 0, sizeof(err));
+	record(&o[1], path_check_fs(fd, "ro-bind /x", "plan", &err), &err);
+}
+
+/* A kernel interface is refused by what it is (statfs), not by its name:
+ * here procfs is mounted at an innocent path. */
+START_TEST(test_workspace_refuses_pseudo_fs_by_magic)
+{
+	outcome *o = shared_outcomes(2);
+	pid_t pid;
+	int status;
+
+	setenv("HOME", P("home"), 1);
+	mk_dir("p");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("proc", P("p"), "proc", 0, NULL) < 0)
+			_exit(77);
+		pseudo_fs_cases(o, 0);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+		fprintf(stderr, "SKIP %s: cannot mount procfs here (needs root)\n", __func__);
+		munmap(o, 2 * sizeof(*o));
+		return;
+	}
+	ck_assert_int_eq(o[0].r, -OSB_E_PATH);
+	ck_assert_str_eq(o[0].message, P("p: on procfs (f_type 0x9fa0); the sandbox must not write "
+	                                 "or read the host's kernel interfaces through it"));
+	ck_assert_int_eq(o[1].r, -OSB_E_PATH);
+	ck_assert_str_eq(o[1].message, "ro-bind /x: on procfs (f_type 0x9fa0); the sandbox must not "
+	                 "write or read the host's kernel interfaces through it");
+	munmap(o, 2 * sizeof(*o));
 }
 END_TEST
 
@@ -1162,16 +1423,106 @@ START_TEST(test_workspace_accepts_project_dir_and_reads_back_its_path)
 
 	setenv("HOME", P("home"), 1);
 	mk_dir("proj");
-	mk_link("proj", "plink");
-	ck_assert_int_eq(path_open_workspace(P("plink"), &fd, &canon, &err), 0);
-	ck_assert_str_eq(canon, P("proj"));
-	assert_same_inode(fd, P("proj"));
-	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_PATH, O_PATH);
-	free(canon);
+	expect_workspace_ok(P("proj"), NULL);
+	ck_assert_int_eq(path_open_workspace(P("nope"), NULL, &fd, &canon, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, P("nope: cannot open %s: No such file or directory", P("nope")));
+	ck_assert_int_eq(err.sys_errno, ENOENT);
+}
+END_TEST
+
+/* ---- grants beneath a root, binds, configuration ------------------------ */
+
+START_TEST(test_granted_path_lies_strictly_beneath_its_root)
+{
+	osb_error err = { 0 };
+	int root, fd = -1;
+
+	setenv("HOME", P("home"), 1);
+	mk_dir("jobs");
+	mk_dir("jobs/7");
+	mk_dir("other");
+	mk_file("jobs/f", "x");
+	ck_assert_int_eq(link(P("jobs/f"), P("jobs/g")), 0);
+	ck_assert_int_eq(chmod(P("jobs"), 0755), 0);
+	ck_assert_int_eq(path_open_root(P("jobs"), &root, &err), 0);
+	ck_assert_int_eq(path_open_granted(root, P("jobs/7"), &fd, &err), 0);
+	assert_same_inode(fd, P("jobs/7"));
 	close(fd);
-	ck_assert_int_eq(path_open_workspace(P("nope"), &fd, &canon, &err), -OSB_E_PATH);
-	ck_assert_str_eq(err.message, P("nope: cannot open the workspace: No such file or "
-	                                "directory"));
+	ck_assert_int_eq(path_open_granted(root, P("jobs"), &fd, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, P("jobs: the write-root itself; only paths beneath it may be "
+	                                "granted"));
+	ck_assert_int_eq(path_open_granted(root, P("other"), &fd, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, P("other: not beneath its write-root"));
+	ck_assert_int_eq(path_open_granted(root, P("jobs/f"), &fd, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, P("jobs/f: regular file has 2 hard links; refused (another "
+	                                "link may be a file outside the root)"));
+	ck_assert_int_eq(fd, -1);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_caller_bind_refuses_system_and_shared_directories)
+{
+	osb_error err = { 0 };
+	int fd = -1;
+
+	setenv("HOME", P("home"), 1);
+	mk_dir("data");
+	mk_file("data/f", "x");
+	ck_assert_int_eq(path_open_caller_bind(P("data/f"), &fd, &err), 0);
+	close(fd);
+	ck_assert_int_eq(path_open_caller_bind("/etc", &fd, &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, "/etc: inside /etc (host configuration: cron, sudoers, PAM, "
+	                 "profile scripts run as root); choose a project directory");
+	ck_assert_int_eq(path_open_caller_bind("/tmp", &fd, &err), -OSB_E_PATH);
+	ck_assert_int_eq(fd, -1);
+}
+END_TEST
+
+START_TEST(test_config_file_must_belong_to_root_or_the_caller)
+{
+	osb_error err = { 0 };
+	int fd;
+
+	mk_dir("etc");
+	mk_file("etc/config", "osb-config 1\n");
+	mk_link("config", "etc/link");
+	fd = path_open_config(P("etc/config"), &err);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFL) & O_ACCMODE, O_RDONLY);
+	close(fd);
+	ck_assert_int_eq(chmod(P("etc/config"), 0664), 0);
+	ck_assert_int_eq(path_open_config(P("etc/config"), &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.stage, "config");
+	ck_assert_str_eq(err.message, P("etc/config: writable by group (mode 0664), whose members "
+	                                "could change it; remove the write permission (chmod go-w)"));
+	ck_assert_int_eq(path_open_config(P("etc/link"), &err), -OSB_E_PATH);
+	ck_assert_int_eq(err.sys_errno, ELOOP);
+	ck_assert_int_eq(path_open_config(P("etc/none"), &err), -OSB_E_PATH);
+	ck_assert_int_eq(err.sys_errno, ENOENT);
+	if (geteuid() != 0)
+		return;
+	ck_assert_int_eq(chmod(P("etc/config"), 0644), 0);
+	ck_assert_int_eq(chown(P("etc/config"), 4242, 4242), 0);
+	ck_assert_int_eq(path_open_config(P("etc/config"), &err), -OSB_E_PATH);
+	ck_assert_str_eq(err.message, P("etc/config: owned by uid 4242, who could change it; it "
+	                                "must belong to root or to the caller"));
+}
+END_TEST
+
+START_TEST(test_system_problem_is_the_same_table_by_name)
+{
+	char buf[512];
+
+	ck_assert_str_eq(path_system_problem("/etc/cron.d", buf, sizeof(buf)),
+	                 "inside /etc (host configuration: cron, sudoers, PAM, profile scripts run as "
+	                 "root); choose a project directory");
+	ck_assert_str_eq(path_system_problem("/home", buf, sizeof(buf)),
+	                 "the directory that holds every user's home (/home); choose a project "
+	                 "directory beneath it");
+	ck_assert_ptr_null(path_system_problem("/home/u/proj", buf, sizeof(buf)));
+	ck_assert_ptr_null(path_system_problem("/etcetera", buf, sizeof(buf)));
+	ck_assert_ptr_null(path_system_problem("/srv/jobs", buf, sizeof(buf)));
 }
 END_TEST
 
@@ -1244,12 +1595,23 @@ static Suite *paths_suite(void)
 
 	add_both(race, test_swap_race_never_resolves_outside);
 
-	add_both(roots, test_open_root_refuses_symlinked_root);
-	add_both(roots, test_open_root_refuses_group_or_other_writable);
-	add_both(roots, test_open_root_accepts_owner_only_dir);
+	tcase_add_test(roots, test_open_root_refuses_symlinked_root);
+	tcase_add_test(roots, test_open_root_refuses_group_or_other_writable);
+	tcase_add_test(roots, test_open_root_accepts_owner_only_dir);
+	tcase_add_test(roots, test_open_root_refuses_system_directories);
 	tcase_add_test(roots, test_workspace_refuses_root_and_system_dirs);
-	tcase_add_test(roots, test_workspace_refuses_home_through_an_alias);
+	tcase_add_test(roots, test_workspace_refuses_system_subdirectories_at_any_depth);
+	tcase_add_test(roots, test_workspace_refuses_home_and_its_dot_directories);
+	tcase_add_test(roots, test_workspace_refuses_any_symlink_naming_its_owner);
+	tcase_add_test(roots, test_workspace_refuses_crossing_what_others_can_change);
+	tcase_add_test(roots, test_workspace_sticky_directory_only_into_own_entries);
+	tcase_add_test(roots, test_workspace_must_lie_beneath_a_configured_root);
+	tcase_add_test(roots, test_workspace_refuses_pseudo_fs_by_magic);
 	tcase_add_test(roots, test_workspace_accepts_project_dir_and_reads_back_its_path);
+	tcase_add_test(roots, test_granted_path_lies_strictly_beneath_its_root);
+	tcase_add_test(roots, test_caller_bind_refuses_system_and_shared_directories);
+	tcase_add_test(roots, test_config_file_must_belong_to_root_or_the_caller);
+	tcase_add_test(roots, test_system_problem_is_the_same_table_by_name);
 	return s;
 }
 

@@ -50,6 +50,15 @@ static osb_policy *must_parse(const char *text)
 	return p;
 }
 
+/* TEXT with EXTRA lines appended. */
+static osb_policy *must_parse_with(const char *text, const char *extra)
+{
+	char buf[8192];
+
+	ck_assert_int_lt(snprintf(buf, sizeof(buf), "%s%s", text, extra), (int)sizeof(buf));
+	return must_parse(buf);
+}
+
 static void hash_of(const osb_policy *p, char out[72])
 {
 	ck_assert_int_eq(osb_policy_hash(p, out), 0);
@@ -434,13 +443,33 @@ static const struct reject {
 	  "t.policy:2:14: unexpected argument \"on\" (usage is \"landlock auto|required|off\")" },
 	/* includes that fail before any file is opened */
 	{ "osb-policy 1\ninclude sub/x\n", 0,
-	  "t.policy:2:9: include takes a bare name or an absolute path, not a relative path: \"sub/x\"" },
-	{ "osb-policy 1\ninclude ./x\n", 0,
-	  "t.policy:2:9: include takes a bare name or an absolute path, not a relative path: \"./x\"" },
+	  "t.policy:2:9: include takes a bare name, \"./NAME\" or an absolute path, not a relative "
+	  "path: \"sub/x\"" },
+	{ "osb-policy 1\ninclude ./sub/x\n", 0,
+	  "t.policy:2:9: include takes a bare name, \"./NAME\" or an absolute path, not a relative "
+	  "path: \"./sub/x\"" },
+	{ "osb-policy 1\ninclude ../x\n", 0,
+	  "t.policy:2:9: include takes a bare name, \"./NAME\" or an absolute path, not a relative "
+	  "path: \"../x\"" },
 	{ "osb-policy 1\ninclude /a/../x.policy\n", 0,
 	  "t.policy:2:9: path must not contain \"..\": \"/a/../x.policy\"" },
 	{ "osb-policy 1\ninclude x\xc3\xa9\n", 0,
-	  "t.policy:2:9: invalid include name \"x\xc3\xa9\" (letters, digits, \"_\", \".\" and \"-\", or an absolute path)" },
+	  "t.policy:2:9: invalid include name \"x\xc3\xa9\" (letters, digits, \"_\", \".\" and \"-\", "
+	  "\"./\" and such a name, or an absolute path)" },
+	{ "osb-policy 1\ninclude ./\n", 0,
+	  "t.policy:2:9: invalid include name \"./\" (letters, digits, \"_\", \".\" and \"-\", \"./\" "
+	  "and such a name, or an absolute path)" },
+	/* caller grants */
+	{ "osb-policy 1\nread-root /\n", 0,
+	  "t.policy:2:11: \"read-root /\" would let callers bind any path; declare the directories "
+	  "under which read-only paths are expected" },
+	{ "osb-policy 1\nread-root data\n", 0, "t.policy:2:11: path must be absolute: \"data\"" },
+	{ "osb-policy 1\nallow-caller netwrok\n", 0,
+	  "t.policy:2:14: unknown argument \"netwrok\" to \"allow-caller\" (did you mean \"network\"?)" },
+	{ "osb-policy 1\nallow-caller\n", 0,
+	  "t.policy:2:1: missing argument: usage is \"allow-caller network\"" },
+	{ "osb-policy 1\nallow-caller network\nallow-caller network\n", 0,
+	  "t.policy:3:1: duplicate \"allow-caller network\" (first set at t.policy:2)" },
 };
 
 START_TEST(test_rejected_policy_reports_position_and_message)
@@ -664,7 +693,7 @@ START_TEST(test_include_override_by_includer_recorded)
 	char a[PATH_MAX], b[PATH_MAX];
 	osb_policy *p;
 
-	put("a.policy", "osb-policy 1\ninclude b\nnetwork host\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\nnetwork host\n");
 	put("b.policy", "osb-policy 1\nnetwork none\nhostname inner\ntmpfs /tmp\n");
 	p = must_load("a.policy");
 	ck_assert_int_eq(p->net, NET_HOST);
@@ -677,7 +706,7 @@ START_TEST(test_include_override_by_includer_recorded)
 	osb_policy_free(p);
 
 	/* The includer wins wherever its line stands. */
-	put("a.policy", "osb-policy 1\nnetwork host\ninclude b\n");
+	put("a.policy", "osb-policy 1\nnetwork host\ninclude ./b\n");
 	p = must_load("a.policy");
 	ck_assert_int_eq(p->net, NET_HOST);
 	expect_origin(p->net_set.o, a, 2, 0);
@@ -689,7 +718,7 @@ START_TEST(test_include_sibling_conflict_refused)
 {
 	char want[MSG_MAX];
 
-	put("a.policy", "osb-policy 1\ninclude b\ninclude c\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
 	put("b.policy", "osb-policy 1\nnetwork none\n");
 	put("c.policy", "osb-policy 1\n\nnetwork host\n");
 	snprintf(want, sizeof(want), "%s/c.policy:3:1: \"network\" conflicts with %s/b.policy:2", dir, dir);
@@ -711,7 +740,7 @@ START_TEST(test_include_sibling_conflict_settled_by_includer)
 	char a[PATH_MAX];
 	osb_policy *p;
 
-	put("a.policy", "osb-policy 1\ninclude b\ninclude c\nnetwork host\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\nnetwork host\n");
 	put("b.policy", "osb-policy 1\nnetwork none\n");
 	put("c.policy", "osb-policy 1\nnetwork host\n");
 	p = must_load("a.policy");
@@ -725,13 +754,13 @@ START_TEST(test_include_cycle_reports_chain)
 {
 	char want[MSG_MAX];
 
-	put("a.policy", "osb-policy 1\ninclude b\n");
-	put("b.policy", "osb-policy 1\ninclude a.policy\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\n");
+	put("b.policy", "osb-policy 1\ninclude ./a.policy\n");
 	snprintf(want, sizeof(want), "%s/b.policy:2:9: include cycle: %s/a.policy -> %s/b.policy -> %s/a.policy",
 	         dir, dir, dir, dir);
 	expect_load_error("a.policy", want);
 
-	put("self.policy", "osb-policy 1\n\n  include   self\n");
+	put("self.policy", "osb-policy 1\n\n  include   ./self\n");
 	snprintf(want, sizeof(want), "%s/self.policy:3:13: include cycle: %s/self.policy -> %s/self.policy",
 	         dir, dir, dir);
 	expect_load_error("self.policy", want);
@@ -743,7 +772,7 @@ START_TEST(test_include_cycle_detected_through_other_spelling)
 	char want[MSG_MAX], link[PATH_MAX], target[PATH_MAX];
 
 	/* Identity, not the name: a symlink back to the top file is a cycle. */
-	put("a.policy", "osb-policy 1\ninclude b\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\n");
 	snprintf(target, sizeof(target), "%s/a.policy", dir);
 	snprintf(link, sizeof(link), "%s/b.policy", dir);
 	ck_assert_int_eq(symlink(target, link), 0);
@@ -757,44 +786,54 @@ START_TEST(test_include_depth_above_two_refused)
 	char want[MSG_MAX], c[PATH_MAX];
 	osb_policy *p;
 
-	put("a.policy", "osb-policy 1\ninclude b\n");
-	put("b.policy", "osb-policy 1\ninclude c\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\n");
+	put("b.policy", "osb-policy 1\ninclude ./c\n");
 	put("c.policy", "osb-policy 1\nhostname deep\n");
 	p = must_load("a.policy");
 	expect_origin(p->hostname_set.o, in_dir(c, "c.policy"), 2, 2);
 	osb_policy_free(p);
 
-	put("c.policy", "osb-policy 1\ninclude d\n");
+	put("c.policy", "osb-policy 1\ninclude ./d\n");
 	put("d.policy", "osb-policy 1\n");
-	snprintf(want, sizeof(want), "%s/c.policy:2:9: include nested too deeply: \"d\" would be at depth 3 "
+	snprintf(want, sizeof(want), "%s/c.policy:2:9: include nested too deeply: \"./d\" would be at depth 3 "
 	         "(at most 2 levels of include)", dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
 
-START_TEST(test_include_falls_back_to_policy_dir)
+/* Finding: "include strict" read a sandbox-writable strict.policy planted
+ * beside a team policy. A bare name is a shipped policy, read only from the
+ * policy directory; "./NAME" is how a policy names its sibling. */
+START_TEST(test_include_bare_name_reads_only_the_policy_dir)
 {
-	char pdir[PATH_MAX], shared[PATH_MAX], want[MSG_MAX];
+	char pdir[PATH_MAX], shared[PATH_MAX], local[PATH_MAX], want[MSG_MAX];
 	osb_policy *p;
 
 	put_dir("pdir");
 	put("pdir/shared.policy", "osb-policy 1\nhostname shared\n");
+	put("shared.policy", "osb-policy 1\nhostname planted\nseccomp none\n");
 	put("a.policy", "osb-policy 1\ninclude shared\n");
 	ck_assert_int_eq(setenv("OSB_ISOLATE_POLICY_DIR", in_dir(pdir, "pdir"), 1), 0);
 	p = must_load("a.policy");
 	ck_assert_str_eq(p->hostname, "shared");
+	ck_assert_int_eq(p->sc_mode, SC_DEFAULT);
 	expect_origin(p->hostname_set.o, in_dir(shared, "pdir/shared.policy"), 2, 1);
 	osb_policy_free(p);
 
-	/* Beside the including file comes first. */
-	put("shared.policy", "osb-policy 1\nhostname local\n");
+	put("a.policy", "osb-policy 1\ninclude ./shared\n");
 	p = must_load("a.policy");
-	ck_assert_str_eq(p->hostname, "local");
+	ck_assert_str_eq(p->hostname, "planted");
+	expect_origin(p->hostname_set.o, in_dir(local, "shared.policy"), 2, 1);
 	osb_policy_free(p);
 
 	put("a.policy", "osb-policy 1\ninclude nope\n");
-	snprintf(want, sizeof(want), "%s/a.policy:2:9: cannot include \"nope\": neither %s/nope.policy "
-	         "nor %s/pdir/nope.policy exists", dir, dir, dir);
+	snprintf(want, sizeof(want), "%s/a.policy:2:9: cannot include \"nope\": %s/pdir/nope.policy "
+	         "does not exist (a bare name is a shipped policy; write \"./nope\" for a file beside "
+	         "this one)", dir, dir);
+	expect_load_error("a.policy", want);
+	put("a.policy", "osb-policy 1\ninclude ./nope\n");
+	snprintf(want, sizeof(want), "%s/a.policy:2:9: cannot include \"./nope\": %s/nope.policy: "
+	         "No such file or directory", dir, dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -807,7 +846,7 @@ START_TEST(test_include_by_absolute_path_and_suffix)
 	put_dir("sub");
 	put("sub/x.policy", "osb-policy 1\nhostname abs\n");
 	put("y.policy", "osb-policy 1\nnetwork host\n");
-	snprintf(text, sizeof(text), "osb-policy 1\ninclude %s\ninclude y.policy\n",
+	snprintf(text, sizeof(text), "osb-policy 1\ninclude %s\ninclude ./y.policy\n",
 	         in_dir(abs_path, "sub/x.policy"));
 	put("a.policy", text);
 	p = must_load("a.policy");
@@ -823,9 +862,9 @@ START_TEST(test_include_same_file_twice_is_not_a_duplicate)
 	char d[PATH_MAX];
 	osb_policy *p;
 
-	put("a.policy", "osb-policy 1\ninclude b\ninclude c\n");
-	put("b.policy", "osb-policy 1\ninclude d\n");
-	put("c.policy", "osb-policy 1\ninclude d\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
+	put("b.policy", "osb-policy 1\ninclude ./d\n");
+	put("c.policy", "osb-policy 1\ninclude ./d\n");
 	put("d.policy", "osb-policy 1\nhostname shared\ntmpfs /x\nenv set K=v\n");
 	p = must_load("a.policy");
 	ck_assert_str_eq(p->hostname, "shared");
@@ -841,7 +880,7 @@ START_TEST(test_include_errors_point_into_included_file)
 {
 	char want[MSG_MAX];
 
-	put("a.policy", "osb-policy 1\ninclude b\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nnetwork nne\n");
 	snprintf(want, sizeof(want), "%s/b.policy:2:9: unknown argument \"nne\" to \"network\" "
 	         "(did you mean \"none\"?)", dir);
@@ -853,14 +892,14 @@ START_TEST(test_include_errors_point_into_included_file)
 
 	/* A duplicate inside an included file is an error even where the
 	 * includer overrides the value. */
-	put("a.policy", "osb-policy 1\nnetwork host\ninclude b\n");
+	put("a.policy", "osb-policy 1\nnetwork host\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nnetwork none\nnetwork none\n");
 	snprintf(want, sizeof(want), "%s/b.policy:3:1: duplicate \"network\" (first set at %s/b.policy:2)",
 	         dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* Mount paths are unique across files. */
-	put("a.policy", "osb-policy 1\ntmpfs /x\ninclude b\n");
+	put("a.policy", "osb-policy 1\ntmpfs /x\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nro-bind /x\n");
 	snprintf(want, sizeof(want), "%s/b.policy:2:9: duplicate path \"/x\" (first set at %s/a.policy:2)",
 	         dir, dir);
@@ -880,19 +919,19 @@ START_TEST(test_include_unreadable_files_refused)
 	text[big] = '\0';
 	put("big.policy", text);
 	free(text);
-	put("a.policy", "osb-policy 1\ninclude big\n");
-	snprintf(want, sizeof(want), "%s/a.policy:2:9: cannot include \"big\": %s/big.policy is larger than 1 MiB",
+	put("a.policy", "osb-policy 1\ninclude ./big\n");
+	snprintf(want, sizeof(want), "%s/a.policy:2:9: cannot include \"./big\": %s/big.policy is larger than 1 MiB",
 	         dir, dir);
 	expect_load_error("a.policy", want);
 
 	put_dir("d.policy");
-	put("a.policy", "osb-policy 1\ninclude d\n");
-	snprintf(want, sizeof(want), "%s/a.policy:2:9: cannot include \"d\": %s/d.policy is not a regular file",
+	put("a.policy", "osb-policy 1\ninclude ./d\n");
+	snprintf(want, sizeof(want), "%s/a.policy:2:9: cannot include \"./d\": %s/d.policy is not a regular file",
 	         dir, dir);
 	expect_load_error("a.policy", want);
 
 	put("nul.policy", "osb-policy 1\n");
-	put("a.policy", "osb-policy 1\ninclude nul\n");
+	put("a.policy", "osb-policy 1\ninclude ./nul\n");
 	{
 		char path[PATH_MAX];
 		int fd = open(in_dir(path, "nul.policy"), O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -1180,9 +1219,9 @@ START_TEST(test_hash_ignores_include_layout)
 	hash_text(base_policy, h0);
 	put("top.policy",
 	    "osb-policy 1\n"
-	    "include mounts\n"
+	    "include ./mounts\n"
 	    "workspace rw\n"
-	    "include env\n"
+	    "include ./env\n"
 	    "limit wall 600s\n"
 	    "limit output 1MiB\n"
 	    "hostname sandbox\n"
@@ -1304,7 +1343,7 @@ END_TEST
 
 START_TEST(test_api_add_readonly_records_origin_and_changes_hash)
 {
-	osb_policy *p = must_parse(base_policy);
+	osb_policy *p = must_parse_with(base_policy, "read-root /opt\n");
 	osb_error err = { 0 };
 	char h0[72], h1[72];
 	size_t n = p->n_mounts;
@@ -1320,7 +1359,7 @@ START_TEST(test_api_add_readonly_records_origin_and_changes_hash)
 	ck_assert_int_eq(osb_policy_add_readonly(p, "/opt/data", &err), 0);
 	ck_assert_uint_eq(p->n_mounts, n + 1);
 	ck_assert_int_eq(osb_policy_add_readonly(p, "/tmp", &err), -OSB_E_POLICY);
-	ck_assert_str_eq(err.message, "cannot add read-only \"/tmp\": the policy already has "
+	ck_assert_str_eq(err.message, "read-only path \"/tmp\" refused: the policy already has "
 	                 "\"tmpfs /tmp\" (t.policy:3)");
 	ck_assert_int_eq(osb_policy_add_readonly(p, "opt", &err), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_policy_add_readonly(p, "/opt/my data", &err), -OSB_E_USAGE);
@@ -1332,9 +1371,71 @@ START_TEST(test_api_add_readonly_records_origin_and_changes_hash)
 }
 END_TEST
 
+/* Finding: run --ro /root exposed /root, run --net reached loopback
+ * services under "network none"; a request asking the same was refused. The
+ * API (and so the CLI) now obeys the request's rules. */
+START_TEST(test_api_widening_needs_a_caller_grant)
+{
+	osb_policy *p = must_parse("osb-policy 1\nnetwork none\nread-root /srv/data\n");
+	osb_error err = { 0 };
+	char h0[72], h1[72];
+
+	hash_of(p, h0);
+	ck_assert_int_eq(osb_policy_set_network(p, 1, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "the host network is refused: the policy t.policy has \"network "
+	                 "none\" (t.policy:2) and does not grant callers the host network (a policy "
+	                 "grants it with \"allow-caller network\")");
+	ck_assert_int_eq(osb_policy_add_readonly(p, "/root", &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "read-only path \"/root\" refused: not beneath a declared "
+	                 "read-root (the policy t.policy declares: /srv/data)");
+	ck_assert_int_eq(osb_policy_add_readonly(p, "/srv/data", &err), -OSB_E_POLICY);
+	ck_assert_int_eq(osb_policy_set_network(p, 0, &err), 0);
+	hash_of(p, h1);
+	ck_assert_str_eq(h0, h1);
+	ck_assert_int_eq(osb_policy_add_readonly(p, "/srv/data/set1", &err), 0);
+	osb_policy_free(p);
+
+	p = must_parse("osb-policy 1\n");
+	ck_assert_int_eq(osb_policy_add_readonly(p, "/srv/x", &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "read-only path \"/srv/x\" refused: not beneath a declared "
+	                 "read-root (the policy t.policy declares none; a policy grants read-only "
+	                 "paths with \"read-root DIR\")");
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_allow_caller_and_read_root_in_canonical_form)
+{
+	osb_policy *p = must_parse("osb-policy 1\nread-root /srv/b\nallow-caller network\n"
+	                           "read-root /srv/a\nread-root /srv/a\n");
+	char *e = osb_policy_explain(p, 0), h0[72], h1[72];
+
+	ck_assert_ptr_nonnull(e);
+	ck_assert_ptr_nonnull(strstr(e, "\nnetwork none  # default\nallow-caller network  # "
+	                                "t.policy:3\n"));
+	ck_assert_ptr_nonnull(strstr(e, "\nread-root /srv/a  # t.policy:4\nread-root /srv/b  # "
+	                                "t.policy:2\n"));
+	free(e);
+	hash_of(p, h0);
+	osb_policy_free(p);
+	hash_text("osb-policy 1\nread-root /srv/a\nread-root /srv/b\n", h1);
+	ck_assert_str_ne(h0, h1);
+	hash_text("osb-policy 1\nallow-caller network\nread-root /srv/a\nread-root /srv/b\n", h1);
+	ck_assert_str_eq(h0, h1);
+	/* An includer's grant covers what it includes, and vice versa. */
+	put("b.policy", "osb-policy 1\nallow-caller network\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\nnetwork none\n");
+	p = must_load("a.policy");
+	ck_assert(p->caller_net.set);
+	ck_assert_int_eq(osb_policy_set_network(p, 1, NULL), 0);
+	ck_assert_int_eq(p->net, NET_HOST);
+	osb_policy_free(p);
+}
+END_TEST
+
 START_TEST(test_api_network_and_wall_record_origin)
 {
-	osb_policy *p = must_parse("osb-policy 1\nlimit wall 600s\n");
+	osb_policy *p = must_parse("osb-policy 1\nlimit wall 600s\nallow-caller network\n");
 	osb_error err = { 0 };
 	char h0[72], h1[72];
 
@@ -1436,7 +1537,7 @@ START_TEST(test_write_root_declared_in_include_covers_includer)
 	char b[PATH_MAX], want[MSG_MAX];
 	osb_policy *p;
 
-	put("a.policy", "osb-policy 1\nwrite /srv/jobs/1\ninclude b\nread-only /srv/jobs/1/.git\n");
+	put("a.policy", "osb-policy 1\nwrite /srv/jobs/1\ninclude ./b\nread-only /srv/jobs/1/.git\n");
 	put("b.policy", "osb-policy 1\nwrite-root /srv/jobs\n");
 	p = must_load("a.policy");
 	ck_assert_uint_eq(p->n_writes, 1);
@@ -1444,7 +1545,7 @@ START_TEST(test_write_root_declared_in_include_covers_includer)
 	osb_policy_free(p);
 
 	/* A write in an included file is checked like any other, at its line. */
-	put("a.policy", "osb-policy 1\ninclude b\nwrite-root /data\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\nwrite-root /data\n");
 	put("b.policy", "osb-policy 1\n\nwrite   /database/x\n");
 	snprintf(want, sizeof(want), "%s/b.policy:3:9: write path \"/database/x\" is not beneath a "
 	         "declared write-root (declared: /data)", dir);
@@ -1551,7 +1652,7 @@ START_TEST(test_seccomp_rule_overridden_by_includer)
 	char a[PATH_MAX], want[MSG_MAX];
 	osb_policy *p;
 
-	put("a.policy", "osb-policy 1\ninclude b\nseccomp allow uname\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\nseccomp allow uname\n");
 	put("b.policy", "osb-policy 1\nseccomp deny uname bpf errno=EACCES\n");
 	p = must_load("a.policy");
 	ck_assert_uint_eq(p->n_sc_rules, 2);
@@ -1563,14 +1664,14 @@ START_TEST(test_seccomp_rule_overridden_by_includer)
 	osb_policy_free(p);
 
 	/* Two siblings disagreeing about one name, with nobody to settle it. */
-	put("a.policy", "osb-policy 1\ninclude b\ninclude c\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
 	put("c.policy", "osb-policy 1\nseccomp allow   bpf\n");
 	snprintf(want, sizeof(want), "%s/c.policy:2:17: \"seccomp allow bpf\" conflicts with %s/b.policy:2",
 	         dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* "seccomp none" above a deny it includes cannot drop it silently. */
-	put("a.policy", "osb-policy 1\ninclude b\nseccomp none\n");
+	put("a.policy", "osb-policy 1\ninclude ./b\nseccomp none\n");
 	snprintf(want, sizeof(want), "%s/b.policy:2:14: \"seccomp deny uname\" cannot take effect: "
 	         "\"seccomp none\" (%s/a.policy:3) loads no filter", dir, dir);
 	expect_load_error("a.policy", want);
@@ -1674,7 +1775,7 @@ START_TEST(test_api_add_writable_only_beneath_declared_roots)
 	hash_of(p, h1);
 	ck_assert_str_ne(h0, h1);
 	ck_assert_int_eq(osb_policy_add_readonly(p, "/srv/jobs/7", &err), -OSB_E_POLICY);
-	ck_assert_str_eq(err.message, "cannot add read-only \"/srv/jobs/7\": the policy already has "
+	ck_assert_str_eq(err.message, "read-only path \"/srv/jobs/7\" refused: the policy already has "
 	                 "\"write /srv/jobs/7\" (api)");
 	osb_policy_free(p);
 
@@ -1785,8 +1886,25 @@ static const struct refused_request {
 } refused_requests[] = {
 	/* widenings */
 	{ closed_base, "{\"network\": \"host\"}",
-	  "\"network\": \"host\" is refused: the policy has \"network none\" (default), and a request "
-	  "may only narrow it" },
+	  "\"network\": the host network is refused: the policy t.policy has \"network none\" "
+	  "(default) and does not grant callers the host network (a policy grants it with "
+	  "\"allow-caller network\")" },
+	{ closed_base, "{\"read_only\": [\"/data/x\"]}",
+	  "\"read_only[0]\": read-only path \"/data/x\" refused: not beneath a declared read-root "
+	  "(the policy t.policy declares none; a policy grants read-only paths with \"read-root "
+	  "DIR\")" },
+	{ closed_base, "{\"read_only\": \"/data/x\"}",
+	  "\"read_only\" must be an array of strings, not a string" },
+	/* system directories, by name at once (the plan repeats it by inode) */
+	{ open_base, "{\"workspace\": {\"path\": \"/etc/cron.d\", \"mode\": \"rw\"}}",
+	  "\"workspace.path\": \"/etc/cron.d\": inside /etc (host configuration: cron, sudoers, "
+	  "PAM, profile scripts run as root); choose a project directory" },
+	{ open_base, "{\"workspace\": {\"path\": \"/proc/sys/kernel\"}}",
+	  "\"workspace.path\": \"/proc/sys/kernel\": inside /proc (the host's process and kernel "
+	  "interfaces); choose a project directory" },
+	{ open_base, "{\"workspace\": {\"path\": \"/home\"}}",
+	  "\"workspace.path\": \"/home\": the directory that holds every user's home (/home); "
+	  "choose a project directory beneath it" },
 	{ closed_base, "{\"workspace\": {\"mode\": \"rw\"}}",
 	  "\"workspace.mode\": \"rw\" is refused: the policy has \"workspace ro\" (t.policy:2), and a "
 	  "request may only narrow it" },
@@ -2009,8 +2127,11 @@ START_TEST(test_balanced_policy_overrides_strict_network)
 	const char *path = TEST_SRCDIR "/policy/balanced.policy";
 	const char *strict = TEST_SRCDIR "/policy/strict.policy";
 	osb_error err = { 0 };
-	osb_policy *p = osb_policy_load(path, &err);
+	osb_policy *p;
 
+	/* "include strict" names the shipped policy: here, the source tree's. */
+	ck_assert_int_eq(setenv("OSB_ISOLATE_POLICY_DIR", TEST_SRCDIR "/policy", 1), 0);
+	p = osb_policy_load(path, &err);
 	ck_assert_msg(p != NULL, "%s", err.message);
 	ck_assert_int_eq(p->net, NET_HOST);
 	expect_origin(p->net_set.o, path, line_of(path, "network host"), 0);
@@ -2103,7 +2224,8 @@ static Suite *policy_suite(void)
 	tcase_add_test(t, test_include_cycle_reports_chain);
 	tcase_add_test(t, test_include_cycle_detected_through_other_spelling);
 	tcase_add_test(t, test_include_depth_above_two_refused);
-	tcase_add_test(t, test_include_falls_back_to_policy_dir);
+	tcase_add_test(t, test_include_bare_name_reads_only_the_policy_dir);
+	tcase_add_test(t, test_allow_caller_and_read_root_in_canonical_form);
 	tcase_add_test(t, test_include_by_absolute_path_and_suffix);
 	tcase_add_test(t, test_include_same_file_twice_is_not_a_duplicate);
 	tcase_add_test(t, test_include_errors_point_into_included_file);
@@ -2133,6 +2255,7 @@ static Suite *policy_suite(void)
 	t = tcase_create("api");
 	tcase_add_test(t, test_api_workspace_must_be_absolute_and_keeps_hash);
 	tcase_add_test(t, test_api_add_readonly_records_origin_and_changes_hash);
+	tcase_add_test(t, test_api_widening_needs_a_caller_grant);
 	tcase_add_test(t, test_api_network_and_wall_record_origin);
 	tcase_add_test(t, test_api_add_writable_only_beneath_declared_roots);
 	tcase_add_test(t, test_request_narrowing_applied_with_api_origin);

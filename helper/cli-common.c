@@ -1,0 +1,81 @@
+/* cli-common.c — what the CLI's commands share (cli-common.h): paths from
+ * the command line and the host configuration, through the public API only.
+ */
+#include "cli-common.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Append the component C (N bytes) to OUT (length *LEN), or drop the last
+ * one for "..". OUT always starts with "/". */
+static void push_component(char *out, size_t *len, const char *c, size_t n)
+{
+	if (n == 0 || (n == 1 && c[0] == '.'))
+		return;
+	if (n == 2 && c[0] == '.' && c[1] == '.') {
+		while (*len > 1 && out[*len - 1] != '/')
+			(*len)--;
+		if (*len > 1)
+			(*len)--;
+		out[*len] = '\0';
+		return;
+	}
+	if (*len > 1)
+		out[(*len)++] = '/';
+	memcpy(out + *len, c, n);
+	*len += n;
+	out[*len] = '\0';
+}
+
+static void push_words(char *out, size_t *len, const char *path)
+{
+	while (*path) {
+		size_t n = strcspn(path, "/");
+
+		push_component(out, len, path, n);
+		path += n;
+		while (*path == '/')
+			path++;
+	}
+}
+
+char *cli_abs_path(const char *arg)
+{
+	char *cwd = NULL, *out;
+	size_t len = 1;
+
+	if (arg[0] != '/' && !(cwd = getcwd(NULL, 0)))
+		return NULL;
+	out = malloc((cwd ? strlen(cwd) : 0) + strlen(arg) + 3);
+	if (out) {
+		out[0] = '/';
+		out[1] = '\0';
+		if (cwd)
+			push_words(out, &len, cwd);
+		push_words(out, &len, arg);
+	}
+	free(cwd);
+	return out;
+}
+
+osb_config *cli_load_config(osb_error *err)
+{
+	/* secure_getenv: never take the configuration from a setuid caller's
+	 * environment (osb-isolate refuses to run setuid anyway). */
+	const char *path = secure_getenv("OSB_ISOLATE_CONFIG");
+
+	return osb_config_load(path && *path ? path : NULL, err);
+}
+
+int cli_apply_config(osb_policy *policy, osb_error *err)
+{
+	osb_config *cfg = cli_load_config(err);
+	int r;
+
+	if (!cfg)
+		return -1;
+	r = osb_policy_set_config(policy, cfg, err);
+	osb_config_free(cfg);
+	return r < 0 ? -1 : 0;
+}

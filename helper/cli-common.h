@@ -1,0 +1,24 @@
+/* cli-common.h — what the CLI's commands share: how a path given on the
+ * command line becomes the absolute path the library checks, and where the
+ * host configuration comes from.
+ */
+#ifndef OSB_CLI_COMMON_H
+#define OSB_CLI_COMMON_H
+
+#include "osb-isolate.h"
+
+/* ARG made absolute against the current directory and normalized by its
+ * words alone ("." and empty components dropped, ".." removing the
+ * component before it); no symlink is resolved: the library refuses any,
+ * so the path it checks is the path the user typed. malloc'd; NULL when the
+ * current directory is unknown or memory runs out. */
+char *cli_abs_path(const char *arg);
+
+/* The host configuration: $OSB_ISOLATE_CONFIG, else the default file
+ * (missing: nothing configured). NULL with ERR filled when it is invalid. */
+osb_config *cli_load_config(osb_error *err);
+
+/* Load the configuration and apply it to POLICY. Returns 0 or -1 (ERR). */
+int cli_apply_config(osb_policy *policy, osb_error *err);
+
+#endif /* OSB_CLI_COMMON_H */

@@ -1,0 +1,325 @@
+/* config.c — the host configuration (osb-isolate(1), "CONFIGURATION").
+ *
+ * What belongs to the host rather than to a policy: today, the directories
+ * beneath which workspaces may lie (workspace-root). A reviewer approves a
+ * policy once for every host; the operator of a host says where its
+ * workspaces live. The library never reads the file on its own: a caller
+ * asks for it (osb_config_load, which the CLI calls) or builds the same
+ * settings with calls (osb_config_add_workspace_root), then hands them to a
+ * policy (osb_policy_set_config). The file is opened through the same walk as
+ * a workspace (no symlink, no directory someone else could change) and must
+ * belong to root or the caller and be writable by nobody else; its grammar
+ * is as strict as a policy's, with file:line:col diagnostics.
+ */
+#include "internal.h"
+#include "hostpath.h"
+#include "policy.h"
+
+#include <stdarg.h>
+
+#define CONFIG_MAX_BYTES ((size_t)64 << 10)
+#define CONFIG_MAX_ROOTS 256
+
+struct osb_config {
+	char *from;          /* the file read, or NULL (built by calls: "api") */
+	strv roots;
+};
+
+osb_config *osb_config_new(void)
+{
+	return calloc(1, sizeof(osb_config));
+}
+
+void osb_config_free(osb_config *c)
+{
+	if (!c)
+		return;
+	free(c->from);
+	strv_free(&c->roots);
+	free(c);
+}
+
+size_t osb_config_workspace_root_count(const osb_config *c)
+{
+	return c ? c->roots.n : 0;
+}
+
+const char *osb_config_workspace_root(const osb_config *c, size_t i)
+{
+	return c && i < c->roots.n ? c->roots.v[i] : NULL;
+}
+
+const char *osb_config_file(const osb_config *c)
+{
+	return c ? c->from : NULL;
+}
+
+/* Why DIR cannot be a workspace root, or NULL. */
+static const char *root_problem(const char *dir)
+{
+	const char *why = policy_path_problem(dir, false);
+
+	if (why)
+		return why;
+	why = policy_text_problem(dir, true);
+	if (why)
+		return why;
+	if (strcmp(dir, "/") == 0)
+		return "\"/\" would allow any directory (leave workspace-root out for that: it is the "
+		       "default)";
+	return NULL;
+}
+
+static int add_root(osb_config *c, const char *dir)
+{
+	for (size_t i = 0; i < c->roots.n; i++)
+		if (strcmp(c->roots.v[i], dir) == 0)
+			return 1;
+	if (c->roots.n >= CONFIG_MAX_ROOTS)
+		return -E2BIG;
+	return strv_push(&c->roots, dir);
+}
+
+int osb_config_add_workspace_root(osb_config *c, const char *dir, osb_error *err)
+{
+	const char *why;
+	int r;
+
+	if (!c || !dir)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "config",
+		                   "add_workspace_root: expected a configuration and a directory");
+	why = root_problem(dir);
+	if (why)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "config", "workspace root: %s: \"%s\" "
+		                   "(pass a canonical absolute path)", why, dir);
+	r = add_root(c, dir);
+	if (r == -ENOMEM)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
+	if (r == -E2BIG)
+		return osb_err_set(err, OSB_E_USAGE, E2BIG, "config", "more than %d workspace roots",
+		                   CONFIG_MAX_ROOTS);
+	return 0;
+}
+
+/* ---- the file ------------------------------------------------------------------- */
+
+typedef struct cparse {
+	osb_config *c;
+	const char *file;
+	unsigned line;
+	bool version;
+	osb_error *err;
+} cparse;
+
+__attribute__((format(printf, 3, 4)))
+static int cerr(cparse *cp, unsigned col, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return osb_err_set(cp->err, OSB_E_USAGE, EINVAL, "config", "%s:%u:%u: %s", cp->file, cp->line,
+	                   col, msg);
+}
+
+/* Split LINE at blanks into at most 3 words (a third is always an error). */
+static size_t split(char *line, char *words[3], unsigned cols[3])
+{
+	size_t n = 0;
+	char *s = line;
+
+	while (*s && n < 3) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		words[n] = s;
+		cols[n++] = (unsigned)(s - line) + 1;
+		s += strcspn(s, " \t");
+		if (*s)
+			*s++ = '\0';
+	}
+	return n;
+}
+
+static int directive(cparse *cp, char **w, const unsigned *col, size_t n)
+{
+	static const char *const known[] = { "workspace-root" };
+	const char *near, *why;
+	int r;
+
+	if (strcmp(w[0], "workspace-root") != 0) {
+		near = policy_suggest(w[0], known, 1);
+		if (near)
+			return cerr(cp, col[0], "unknown directive \"%s\" (did you mean \"%s\"?)", w[0], near);
+		return cerr(cp, col[0], "unknown directive \"%s\" (expected workspace-root)", w[0]);
+	}
+	if (n < 2)
+		return cerr(cp, col[0], "missing argument: usage is \"workspace-root DIR\"");
+	if (n > 2)
+		return cerr(cp, col[2], "unexpected argument \"%s\" (usage is \"workspace-root DIR\")",
+		            w[2]);
+	if ((why = root_problem(w[1])))
+		return cerr(cp, col[1], "%s: \"%s\"", why, w[1]);
+	r = add_root(cp->c, w[1]);
+	if (r == 1)
+		return cerr(cp, col[0], "duplicate \"workspace-root %s\"", w[1]);
+	if (r == -E2BIG)
+		return cerr(cp, col[0], "more than %d workspace roots", CONFIG_MAX_ROOTS);
+	return r < 0 ? osb_err_set(cp->err, OSB_E_NOMEM, ENOMEM, "config", "out of memory") : 0;
+}
+
+static int parse_line(cparse *cp, char *line)
+{
+	char *w[3];
+	unsigned col[3];
+	const char *why = policy_text_problem(line, false);
+	size_t n;
+
+	if (why)
+		return cerr(cp, 1, "the line %s", why);
+	n = split(line, w, col);
+	if (n == 0 || w[0][0] == '#')
+		return 0;
+	if (!cp->version) {
+		if (n != 2 || strcmp(w[0], "osb-config") != 0 || strcmp(w[1], "1") != 0)
+			return cerr(cp, col[0], "the first line must be \"osb-config 1\"");
+		cp->version = true;
+		return 0;
+	}
+	if (strcmp(w[0], "osb-config") == 0)
+		return cerr(cp, col[0], "duplicate \"osb-config\"");
+	return directive(cp, w, col, n);
+}
+
+static int parse_text(cparse *cp, char *text, size_t len)
+{
+	char *line = text;
+	int r;
+
+	if (strlen(text) != len)
+		return osb_err_set(cp->err, OSB_E_USAGE, EINVAL, "config", "%s: contains a NUL byte",
+		                   cp->file);
+	while (line < text + len) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = '\0';
+		cp->line++;
+		if ((r = parse_line(cp, line)) < 0)
+			return r;
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	if (!cp->version)
+		return osb_err_set(cp->err, OSB_E_USAGE, EINVAL, "config", "%s:1:1: the first line must "
+		                   "be \"osb-config 1\" (the file is empty)", cp->file);
+	return 0;
+}
+
+static int read_all(int fd, const char *path, char **out, size_t *len, osb_error *err)
+{
+	char *buf = malloc(CONFIG_MAX_BYTES + 1);
+	size_t used = 0;
+
+	if (!buf)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
+	for (;;) {
+		ssize_t n = read(fd, buf + used, CONFIG_MAX_BYTES + 1 - used);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			return osb_err_set(err, OSB_E_IO, e, "config", "%s: cannot read: %s", path,
+			                   strerror(e));
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+		if (used > CONFIG_MAX_BYTES) {
+			free(buf);
+			return osb_err_set(err, OSB_E_USAGE, EFBIG, "config", "%s: larger than 64 KiB",
+			                   path);
+		}
+	}
+	buf[used] = '\0';
+	*out = buf;
+	*len = used;
+	return 0;
+}
+
+osb_config *osb_config_load(const char *path, osb_error *err)
+{
+	const char *file = path ? path : OSB_ISOLATE_CONFIG_PATH;
+	_cleanup_free_ char *text = NULL;
+	osb_config *c = osb_config_new();
+	cparse cp = { .c = c, .file = file, .err = err };
+	size_t len = 0;
+	int fd, r;
+
+	if (!c || !(c->from = strdup(file))) {
+		osb_config_free(c);
+		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
+		return NULL;
+	}
+	/* The default file is optional: nothing configured. Asked before the
+	 * walk, which would refuse a "/" it cannot trust (in a user namespace,
+	 * root's files belong to nobody) before finding nothing there. */
+	if (!path && access(file, F_OK) < 0 && errno == ENOENT) {
+		free(c->from);
+		c->from = NULL;
+		return c;
+	}
+	fd = path_open_config(file, err);
+	r = fd < 0 ? fd : read_all(fd, file, &text, &len, err);
+	if (fd >= 0)
+		close(fd);
+	if (r == 0)
+		r = parse_text(&cp, text, len);
+	if (r < 0) {
+		osb_config_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* ---- handing it to a policy -------------------------------------------------------- */
+
+int osb_policy_set_config(osb_policy *p, const osb_config *c, osb_error *err)
+{
+	char **v = NULL, *from = NULL;
+	size_t n = c ? c->roots.n : 0;
+
+	if (!p)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "config", "set_config: policy is NULL");
+	if (n && !(v = calloc(n, sizeof(*v))))
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		if (!(v[i] = strdup(c->roots.v[i]))) {
+			while (i > 0)
+				free(v[--i]);
+			free(v);
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
+		}
+	}
+	if (n && c->from && !(from = strdup(c->from))) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
+	}
+	for (size_t i = 0; i < p->n_ws_roots; i++)
+		free(p->ws_roots[i]);
+	free(p->ws_roots);
+	free(p->ws_roots_from);
+	p->ws_roots = v;
+	p->n_ws_roots = n;
+	p->ws_roots_from = from;
+	return 0;
+}
