@@ -1422,6 +1422,11 @@ static int audit_limits(const osb_policy *p, audit_report *r)
 		return e;
 	if (p->uid == 0 || p->gid == 0)
 		return set_item(r, A_IDENTITY, 3, &p->user_set.o, "uid or gid 0");
+	/* On the host, pinned ids of an account give the sandbox its files. */
+	if (p->host_ids_set.set &&
+	    (hostid_uid_is_account(p->host_uid) || hostid_gid_is_group(p->host_gid)))
+		return set_item(r, A_IDENTITY, 3, &p->host_ids_set.o,
+		                "host-ids %u %u: an account of this host", p->host_uid, p->host_gid);
 	return set_item(r, A_IDENTITY, 0, &p->user_set.o, "uid %u gid %u", p->uid, p->gid);
 }
 /* A caller's grant of the host network counts as the host network: the

@@ -1921,6 +1921,43 @@ static json_object *json_host(const osb_caps *c)
 	return o;
 }
 
+/* The mode "identity auto" picks for this caller (the plan's own choice:
+ * userns when the sandbox's bwrap can create a user namespace, else root
+ * mode as root), or NULL when neither runs here. */
+static const char *auto_mode(const osb_caps *c)
+{
+	if (plan_userns_available() == 0 && c->mode_ok[M_USERNS])
+		return mode_names[M_USERNS];
+	if (c->euid == 0 && c->mode_ok[M_ROOT])
+		return mode_names[M_ROOT];
+	return NULL;
+}
+
+/* Who this caller's sandboxes are on the host (lib/hostid.h). */
+static json_object *json_identity(const osb_caps *c)
+{
+	json_object *o = json_object_new_object(), *ids = json_object_new_object();
+
+	if (!o || !ids) {
+		json_object_put(o);
+		json_object_put(ids);
+		return NULL;
+	}
+	json_object_object_add(o, "auto_mode", jstr(auto_mode(c)));
+	if (c->euid == 0) {
+		json_object_object_add(ids, "kind", jstr(hostid_kind_name(HOSTID_ALLOCATED)));
+		json_object_object_add(ids, "first", json_object_new_int64(HOSTID_RANGE_BASE));
+		json_object_object_add(ids, "last",
+		                       json_object_new_int64(HOSTID_RANGE_BASE + HOSTID_RANGE_SIZE - 1));
+	} else {
+		json_object_object_add(ids, "kind", jstr(hostid_kind_name(HOSTID_CALLER)));
+		json_object_object_add(ids, "uid", json_object_new_int64((int64_t)c->euid));
+		json_object_object_add(ids, "gid", json_object_new_int64((int64_t)getegid()));
+	}
+	json_object_object_add(o, "host_ids", ids);
+	return o;
+}
+
 static json_object *json_profiles(const osb_caps *c, bool invalid)
 {
 	json_object *a = json_object_new_array();
@@ -2035,6 +2072,7 @@ char *osb_caps_json_config(const osb_caps *c, const osb_config *cfg)
 	json_object_object_add(o, "blockers", json_blockers(c));
 	json_object_object_add(o, "summary", summary);
 	json_object_object_add(o, "host", json_host(c));
+	json_object_object_add(o, "identity", json_identity(c));
 	json_object_object_add(o, "probe_ms", json_object_new_uint64(c->probe_ms));
 	{
 		const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
@@ -2091,6 +2129,12 @@ char *osb_caps_table(const osb_caps *c)
 	fputc('\n', f);
 	for (int m = 0; m < M__COUNT; m++)
 		table_mode(f, c, (enum mode)m);
+	fprintf(f, "identity auto runs as %s mode; ", auto_mode(c) ? auto_mode(c) : "no");
+	if (c->euid == 0)
+		fprintf(f, "host ids allocated per sandbox from %u-%u (no account's)\n",
+		        HOSTID_RANGE_BASE, HOSTID_RANGE_BASE + HOSTID_RANGE_SIZE - 1);
+	else
+		fprintf(f, "host ids are the caller's, %u:%u\n", (unsigned)c->euid, (unsigned)getegid());
 	for (size_t i = 0; i < c->n_profiles; i++)
 		if (c->profiles[i].error)
 			fprintf(f, "policy %s does not load: %s\n", c->profiles[i].name,

@@ -347,9 +347,50 @@ t_nproc() {
 	done
 }
 
+# ---- another user redirects a component of the workspace path ------------------------
+# A directory of the attacker's on the way to the workspace: while the
+# launches run, the attacker swaps "q" between a directory and a symlink to
+# /etc (or to /oldroot/etc, where bwrap sees the host during its setup). No
+# launch may create a directory or write anything outside the workspace.
+t_path_race() { # CALLER IDENTITY ATTACKER N
+	local who=$1 ident=$2 attacker=$3 n=$4 base ran=0 refused=0 i before after marker
+	base=$(mktemp -d "$T/work/race.XXXXXX"); chmod 755 "$base"
+	mkdir -m 755 "$base/u"; chown "$attacker:" "$base/u"
+	marker="osb-race-$$-$RANDOM"
+	printf 'osb-policy 1\ninclude %s\nidentity %s\n' "$T/policy/strict.policy" "$ident" > "$T/pol/race-$ident.policy"
+	chmod a+r "$T/pol/race-$ident.policy"
+	before=$(ls -a /etc /root /var/lib | sha256sum)
+	setpriv --reuid="$attacker" --regid="$(id -g "$attacker")" --clear-groups bash -c '
+		u=$1; end=$((SECONDS + 600))
+		mkdir -p "$u/q.dir/'"$marker"'"; chmod -R 1777 "$u/q.dir"
+		while [ $SECONDS -lt $end ] && [ -d "$u" ]; do
+			ln -sfn /etc "$u/q.new" && mv -T "$u/q.new" "$u/q"
+			ln -sfn /oldroot/etc "$u/q.new" && mv -T "$u/q.new" "$u/q"
+			ln -sfn q.dir "$u/q.new" && mv -T "$u/q.new" "$u/q"
+			rm -f "$u/q"; mv -T "$u/q.dir" "$u/q" 2>/dev/null; mv -T "$u/q" "$u/q.dir" 2>/dev/null
+		done' _ "$base/u" &
+	local swapper=$!
+	for i in $(seq 1 "$n"); do
+		if (cd / && as_caller "$who" "$T/bin/osb-isolate" run --policy "$T/pol/race-$ident.policy" \
+			--workspace "$base/u/q/$marker" -- sh -c "echo $i > $marker.probe" >/dev/null 2>&1); then
+			ran=$((ran + 1)); else refused=$((refused + 1)); fi
+	done
+	kill "$swapper" 2>/dev/null; wait "$swapper" 2>/dev/null
+	after=$(ls -a /etc /root /var/lib | sha256sum)
+	local outside
+	outside=$(find /etc /root /var/lib /tmp -maxdepth 3 \( -name "$marker" -o -name "$marker.probe" \) \
+		-not -path "$base/*" 2>/dev/null)
+	expect_eq "path race $who/$ident: $n launches, no directory appears in /etc, /root or /var/lib ($ran ran, $refused refused)" \
+		"$before" "$after"
+	expect_eq "path race $who/$ident: nothing written outside the workspace" "" "$outside"
+}
+
 t_concurrent_ids
 t_pinned_0700_session
 t_nproc
+t_path_race root auto "$TEST_USER" "${OSB_RACE_LAUNCHES:-1000}"
+t_path_race root root "$TEST_USER" "${OSB_RACE_LAUNCHES:-1000}"
+t_path_race "$TEST_USER" auto nobody "${OSB_RACE_LAUNCHES:-1000}"
 
 echo "# boundary"
 for n in "${failed[@]}"; do echo "# FAILED: $n"; done

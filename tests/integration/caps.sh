@@ -166,6 +166,12 @@ t_host_root() {
 	check_item "$n" user_namespace ok \
 		"bwrap created a user namespace and wrote its uid/gid map (uid 1000 inside)" ""
 	check_item "$n" nested ok "not nested: no seccomp filter, the initial user namespace" ""
+	expect_eq "$n: identity auto picks userns, host ids allocated from the range" \
+		'{"auto_mode": "userns", "host_ids": {"kind": "allocated", "first": 1879048192, "last": 1879113727}}' \
+		"$(json "d['identity']")"
+	case "$TABLE" in *"identity auto runs as userns mode; host ids allocated per sandbox from 1879048192-1879113727 (no account's)"*)
+		ok "$n: the table names the mode and the host ids";;
+		*) not_ok "$n: the table names the mode and the host ids" "$TABLE";; esac
 	expect_eq "$n: compat fields" \
 		'true bubblewrap 0.8.0 ["userns", "root"] ["balanced", "strict", "userns-only", "with-roots"] false' \
 		"$(json "' '.join(json.dumps(x) if not isinstance(x,str) else x for x in [d['available'], d['isolator'], d['version'], d['modes'], d['profiles'], d['share_net_overridable']])")"
@@ -194,6 +200,9 @@ t_not_root() {
 	check_item "$n" root unavailable "running as uid $TEST_UID, not root (capabilities: none)" \
 		"$NOT_ROOT_FIX"
 	expect_eq "$n: modes" '["userns"]' "$(json "d['modes']")"
+	expect_eq "$n: identity auto picks userns, the sandbox is the caller" \
+		"{\"auto_mode\": \"userns\", \"host_ids\": {\"kind\": \"caller\", \"uid\": $TEST_UID, \"gid\": $(id -g "$TEST_USER")}}" \
+		"$(json "d['identity']")"
 	expect_eq "$n: root mode blocked by the root item" "root" "$(json "d['summary']['root']['blocked_by']")"
 	expect_eq "$n: run works in userns mode (no refusal)" "1000" "$(as_user "$OSB" run -- id -u 2>&1)"
 }
@@ -256,6 +265,7 @@ t_nouserns_root() {
 	check_item "$n" net_namespace ok \
 		"bwrap created a network namespace with loopback up (as root, without a user namespace)" ""
 	expect_eq "$n: only root mode" '["root"]' "$(json "d['modes']")"
+	expect_eq "$n: identity auto picks root mode" root "$(json "d['identity']['auto_mode']")"
 	expect_eq "$n: seccomp named as the blocker" 'seccomp' \
 		"$(json "[b['name'] for b in d['blockers'] if b['blocking']][0]")"
 	local id

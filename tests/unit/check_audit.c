@@ -777,6 +777,44 @@ START_TEST(test_audit_weighs_the_seccomp_group)
 }
 END_TEST
 
+/* Pinned host ids of an account count as much as uid 0 inside: the sandbox
+ * then owns that account's files on the host. */
+START_TEST(test_audit_weighs_pinned_account_ids)
+{
+	static const struct {
+		const char *text;
+		unsigned points;
+		const char *detail;
+	} cases[] = {
+		{ "", 0, "uid 1000 gid 1000" },
+		{ "host-ids 1879300000 1879300000\n", 0, "uid 1000 gid 1000" },
+		{ "host-ids 1 1879300000\n", 3, "host-ids 1 1879300000: an account of this host" },
+		{ "host-ids 1879300000 0\n", 0, NULL },   /* a parse error: never scored */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		osb_error err = { 0 };
+		osb_policy *p;
+		audit_report r;
+
+		snprintf(text, sizeof(text), "osb-policy 1\nproc /proc\n%s", cases[i].text);
+		p = osb_policy_parse(text, strlen(text), "t.policy", &err);
+		if (!cases[i].detail) {
+			ck_assert_ptr_null(p);
+			continue;
+		}
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(audit_policy(p, &r), 0);
+		ck_assert_str_eq(r.v[11].id, "A12");
+		ck_assert_msg(r.v[11].points == cases[i].points, "case %zu: %u points", i, r.v[11].points);
+		ck_assert_str_eq(r.v[11].detail, cases[i].detail);
+		audit_report_free(&r);
+		osb_policy_free(p);
+	}
+}
+END_TEST
+
 /* ---- diff --------------------------------------------------------------------------- */
 
 static char *diff_of(const char *a, const char *b)
@@ -968,6 +1006,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(t, test_audit_weights_sum_to_max);
 	tcase_add_test(t, test_audit_shipped_strict_score_pinned);
 	tcase_add_test(t, test_audit_weighs_the_seccomp_group);
+	tcase_add_test(t, test_audit_weighs_pinned_account_ids);
 	tcase_add_test(t, test_audit_score_monotonic_over_every_grant_set);
 	tcase_add_test(t, test_audit_json_has_checks_total_and_threshold);
 	suite_add_tcase(s, t);
