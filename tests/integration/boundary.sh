@@ -385,6 +385,26 @@ t_path_race() { # CALLER IDENTITY ATTACKER N
 	expect_eq "path race $who/$ident: nothing written outside the workspace" "" "$outside"
 }
 
+# ---- "root none" in root mode: the parents bwrap makes are reachable ----------------------
+# The workspace lies under no mount of the policy: bwrap makes its parents in
+# its own root tmpfs, which must be 0755 (bwrap's default 0700 would shut the
+# sandbox's ids out of their own workspace in root mode).
+t_root_none() {
+	local ident ws out
+	for ident in root userns; do
+		ws=$(mktemp -d /var/tmp/osb-rn.XXXXXX); chmod 1777 "$ws"
+		printf 'osb-policy 1\nroot none\nro-bind /usr\nro-bind /etc\nro-bind /lib\nro-bind /lib64\nro-bind /bin\ndev /dev\nproc /proc\nworkspace rw\nidentity %s\n' \
+			"$ident" > "$T/pol/none-$ident.policy"
+		chmod a+r "$T/pol/none-$ident.policy"
+		out=$(cd "$ws" && as_caller root "$T/bin/osb-isolate" run --policy "$T/pol/none-$ident.policy" \
+			-- /usr/bin/sh -c 'stat -c %a /var /var/tmp; echo x > f && echo wrote' 2>&1)
+		expect_eq "root none, identity $ident: parents are 0755, the workspace is writable" \
+			"755 755 wrote" "$(echo $out)"
+		rm -rf "$ws"
+	done
+}
+
+t_root_none
 t_concurrent_ids
 t_pinned_0700_session
 t_nproc
