@@ -637,15 +637,20 @@ static int add_clone_ns(build *b, const sc_rule *r, int nr)
 
 static int add_tty_inject(build *b, const sc_rule *r, int nr)
 {
-	static const uint32_t inject[] = { TIOCSTI, TIOCLINUX };
+	/* osb-default-2 also denies TIOCSETD: switching a terminal's line
+	 * discipline (n_hdlc, n_gsm) reaches kernel code a command never
+	 * needs, with a history of use-after-free bugs. */
+	static const uint32_t inject[] = { TIOCSTI, TIOCLINUX, TIOCSETD };
 	int rc = add_masked(b, r, nr, 1, LOW32, TIOCSTI);
 
 	if (rc == 0)
 		rc = add_masked(b, r, nr, 1, LOW32, TIOCLINUX);
 	if (rc < 0 || !b->deny_unknown)
 		return rc;
+	rc = add_masked(b, r, nr, 1, LOW32, TIOCSETD);
 	/* Any request the kernel can read: every 32-bit value. */
-	return add_outside(b, r, nr, true, &no_pre, (field){ 1, LOW32, 0 }, inject, N_OF(inject));
+	return rc < 0 ? rc : add_outside(b, r, nr, true, &no_pre, (field){ 1, LOW32, 0 }, inject,
+	                                 N_OF(inject));
 }
 
 /* The kernel turns (AF_INET, SOCK_PACKET) into a packet socket. */

@@ -235,6 +235,7 @@ static int tty_ioctl(unsigned long req)
 static int a_tiocsti(void) { return tty_ioctl(TIOCSTI); }
 static int a_tiocsti_highbits(void) { return tty_ioctl(HIGH | TIOCSTI); }
 static int a_tioclinux(void) { return tty_ioctl(TIOCLINUX); }
+static int a_tiocsetd(void) { return tty_ioctl(TIOCSETD); }
 
 /* ---- kernel attack surface ----------------------------------------------- */
 
@@ -797,6 +798,7 @@ static const attack attacks[] = {
 	{ "setns", a_setns, PERM, 0 },
 	{ "tiocsti", a_tiocsti, PERM, 0 },
 	{ "tiocsti_highbits", a_tiocsti_highbits, PERM, 0 },
+	{ "tiocsetd", a_tiocsetd, PERM, 0 },
 	{ "tioclinux", a_tioclinux, PERM, 0 },
 	{ "io_uring_setup", a_io_uring_setup, NOSYS, 0 },
 	{ "userfaultfd", a_userfaultfd, PERM, 0 },
