@@ -1,17 +1,132 @@
-# lib.sh — shared by the integration test drivers: staging of the freshly built
-# programs where an unprivileged user can run them, and TAP-like assertions.
-# Sourced, not run.
+# lib.sh — shared by the integration test drivers and the suites they run:
+# staging of the freshly built programs where an unprivileged user can run
+# them, host probes that skip loudly (test_have, test_need), and the closing
+# line of a suite (finish_suite). Sourced, not run; the suites source the
+# staged copy, where OSB_BUILDDIR and OSB_SRCDIR need not be set.
 
-: "${OSB_BUILDDIR:?OSB_BUILDDIR must point at the build tree (make check sets it)}"
-: "${OSB_SRCDIR:?OSB_SRCDIR must point at the source tree (make check sets it)}"
 TEST_USER=${OSB_TEST_USER:-osb-test}
 
 die() { echo "FATAL: $*" >&2; exit 99; }
 
+# ---- probe, then skip loudly ----------------------------------------------------
+# The shell side of tests/skip.h. A probe is a function (or command) that
+# succeeds when the host has what a test needs and otherwise sets WHY.
+# test_have FEATURE PROBE [ARGS...] runs it and, when the feature is missing,
+# prints "SKIP: FEATURE: WHY" and returns 1 (the caller skips the case); when
+# OSB_REQUIRE (a comma-separated list) names FEATURE it prints "FAIL: ..."
+# and exits 1 instead. OSB_TEST_HIDE (same form) makes a present feature look
+# absent, to test the skip path. test_need does the same for a whole
+# program: it exits 77, automake's status for a skipped test. Feature names: README, "Skipped
+# tests".
+SKIPPED=0
+WHY=
+
+# is_listed VAR FEATURE: does the comma-separated list in VAR name FEATURE?
+is_listed() {
+	local list=",${!1:-},"
+	list=${list// /,}
+	[[ $list == *",$2,"* ]]
+}
+
+test_have() {
+	local feature=$1
+	shift
+	WHY="$*: failed"
+	if is_listed OSB_TEST_HIDE "$feature"; then
+		WHY="hidden by OSB_TEST_HIDE"
+	elif "$@" >/dev/null 2>&1; then
+		return 0
+	fi
+	if is_listed OSB_REQUIRE "$feature"; then
+		echo "FAIL: $feature: required by OSB_REQUIRE but absent: $WHY"
+		exit 1
+	fi
+	echo "SKIP: $feature: $WHY"
+	SKIPPED=$((SKIPPED + 1))
+	return 1
+}
+
+test_need() {
+	test_have "$@" || exit 77
+}
+
+probe_root() {
+	WHY="needs root (run make check as root; CI does)"
+	[ "$(id -u)" -eq 0 ]
+}
+
+# probe_cmd COMMAND PACKAGE
+probe_cmd() {
+	WHY="$1 is not installed (apt-get install $2; tools/install-deps.sh installs it)"
+	command -v "$1" >/dev/null
+}
+
+# as_test_user CMD...: CMD as the unprivileged test user when root, else as
+# the current user.
+as_test_user() {
+	if [ "$(id -u)" -eq 0 ]; then
+		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# probe_userns [user]: can bwrap create a user namespace (as the test user
+# when "user" is given and this is root; else as the current user)?
+probe_userns() {
+	local who=(env) name err rc=0
+	name=$(id -un)
+	if [ "${1:-}" = user ] && [ "$(id -u)" -eq 0 ]; then who=(as_test_user); name=$TEST_USER; fi
+	err=$(cd / && "${who[@]}" bwrap --unshare-user --ro-bind / / true 2>&1) || rc=$?
+	[ "$rc" -eq 0 ] && return 0
+	WHY="bwrap cannot create a user namespace as $name: ${err:-exit status $rc}"
+	return 1
+}
+
+# probe_landlock [MIN_ABI]: does the kernel offer Landlock, at ABI MIN_ABI
+# or later (default 1)? landlock_create_ruleset's version query, system call
+# 444 on every architecture.
+probe_landlock() {
+	local err
+	err=$(python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+abi = libc.syscall(444, None, 0, 1)
+if abi < 1:
+    sys.exit("the kernel has no Landlock (landlock_create_ruleset: %s)" % os.strerror(ctypes.get_errno()))
+if abi < int(sys.argv[1]):
+    sys.exit("the kernel has Landlock ABI %d; scoping of abstract sockets and signals needs ABI %s" % (abi, sys.argv[1]))' "${1:-1}" 2>&1) && return 0
+	WHY=$err
+	return 1
+}
+
+# probe_python_module MODULE PACKAGE
+probe_python_module() {
+	WHY="python3 cannot import $1 (apt-get install $2; tools/install-deps.sh installs it)"
+	python3 -c "import $1"
+}
+
+# ---- the closing line -----------------------------------------------------------
+# finish_suite PASS FAIL: print "N passed, M failed" (", K skipped" when
+# cases were skipped) and exit: 0 only when something ran and nothing failed.
+finish_suite() {
+	local pass=$1 fail=$2
+	echo "$pass passed, $fail failed$([ "$SKIPPED" -gt 0 ] && echo ", $SKIPPED skipped")"
+	if [ $((pass + fail)) -eq 0 ]; then
+		echo "FAIL: the suite ran no test"
+		exit 1
+	fi
+	[ "$fail" -eq 0 ] || exit 1
+	exit 0
+}
+
+# ---- staging ----------------------------------------------------------------------
 # Copy the programs, policies and test helpers into a world-readable
 # directory: the build tree may sit under a 0700 home directory.
 stage_artifacts() {
 	local stage
+	: "${OSB_BUILDDIR:?OSB_BUILDDIR must point at the build tree (make check sets it)}"
+	: "${OSB_SRCDIR:?OSB_SRCDIR must point at the source tree (make check sets it)}"
 	stage=$(mktemp -d /tmp/osb-it.XXXXXX) || die "mktemp failed"
 	chmod 755 "$stage"
 	mkdir -p "$stage/bin" "$stage/policy" "$stage/work"

@@ -8,6 +8,7 @@ set -uo pipefail
 
 : "${OSB_BUILDDIR:?OSB_BUILDDIR must point at the build tree (make check sets it)}"
 : "${OSB_SRCDIR:?OSB_SRCDIR must point at the source tree (make check sets it)}"
+. "$OSB_SRCDIR/tests/integration/lib.sh"
 OSB=${OSB_ISOLATE_BIN:-$OSB_BUILDDIR/helper/osb-isolate}
 MAN=$OSB_SRCDIR/man
 pass=0
@@ -15,7 +16,7 @@ fail=0
 ok() { pass=$((pass + 1)); echo "ok - $1"; }
 not_ok() { fail=$((fail + 1)); echo "not ok - $1"; }
 
-command -v mandoc >/dev/null || { echo "man.sh: mandoc is missing (apt-get install mandoc; tools/install-deps.sh does)"; echo "0 passed, 1 failed"; exit 1; }
+test_need mandoc probe_cmd mandoc mandoc
 [ -x "$OSB" ] || { echo "man.sh: no osb-isolate at $OSB (build first)"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---- mandoc -Tlint over every page ---------------------------------------------
@@ -63,5 +64,4 @@ for fn in $(grep -oE '\bosb_[a-z0-9_]+ *\(' "$OSB_SRCDIR/lib/osb-isolate.h" | tr
 		not_ok "libosb-isolate(3) lacks $fn"; fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish_suite "$pass" "$fail"

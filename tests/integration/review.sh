@@ -13,6 +13,7 @@ set -uo pipefail
 
 : "${OSB_BUILDDIR:?OSB_BUILDDIR must point at the build tree (make check sets it)}"
 : "${OSB_SRCDIR:?OSB_SRCDIR must point at the source tree (make check sets it)}"
+. "$OSB_SRCDIR/tests/integration/lib.sh"
 OSB=${OSB_ISOLATE_BIN:-$OSB_BUILDDIR/helper/osb-isolate}
 export OSB_ISOLATE_INIT=${OSB_ISOLATE_INIT:-$OSB_BUILDDIR/helper/osb-isolate-init}
 export OSB_ISOLATE_POLICY_DIR=$OSB_SRCDIR/policy
@@ -436,5 +437,4 @@ expect_rc "explain --workspace without --host" 2 -- "$OSB" explain --workspace w
 expect_rc "hash of two policies" 2 -- "$OSB" hash ./base.policy ./base.policy
 expect_rc "hash of a broken policy" 2 -- "$OSB" hash ./typo.policy
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish_suite "$pass" "$fail"

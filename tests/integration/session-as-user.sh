@@ -5,6 +5,8 @@
 # library's session tests (tests/unit/check_session) as that user too.
 set -euo pipefail
 . "$OSB_SRCDIR/tests/integration/lib.sh"
+[ "$(id -u)" -ne 0 ] || ensure_test_user
+test_need userns probe_userns user
 stage=$(stage_artifacts)
 trap 'rm -rf "$stage"' EXIT
 cp "$OSB_SRCDIR/tests/integration/session.sh" "$stage/"
@@ -23,11 +25,11 @@ else
 fi
 cd "$stage/work"
 rc=0
-as_user env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" LANG=C.UTF-8 \
+as_user env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" LANG=C.UTF-8 OSB_REQUIRE="${OSB_REQUIRE:-}" \
 	XDG_RUNTIME_DIR="$stage/run" STAGE="$stage" bash "$stage/session.sh" || rc=1
 if [ -x "$stage/bin/check_session" ]; then
 	echo "# tests/unit/check_session as $(as_user id -un)"
-	as_user env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" LANG=C.UTF-8 \
+	as_user env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" LANG=C.UTF-8 OSB_REQUIRE="${OSB_REQUIRE:-}" \
 		OSB_TEST_STAGE="$stage" "$stage/bin/check_session" || rc=1
 fi
 exit "$rc"

@@ -6,6 +6,7 @@
 set -uo pipefail
 
 : "${STAGE:?}"
+. "$STAGE/lib.sh"
 OSB="$STAGE/bin/osb-isolate"
 export OSB_ISOLATE_INIT="$STAGE/bin/osb-isolate-init"
 export OSB_ISOLATE_POLICY_DIR="$STAGE/policy"
@@ -58,9 +59,27 @@ start_session() { # name [options...]: start, remember for the final cleanup
 	started+=("$name")
 	"$OSB" session start --name "$name" "$@"
 }
+# Wait (at most 5 s) until none of the PIDs exists any more, not even as a
+# zombie: kill -9 is asynchronous.
+wait_dead() { # pid...
+	local i p live
+	for ((i = 0; i < 250; i++)); do
+		live=0
+		for p in "$@"; do kill -0 "$p" 2>/dev/null && live=1; done
+		[ "$live" -eq 0 ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
 # A sleeper that left its process group: it lives as long as the session.
+# The command returns once the sleeper leads a session of its own (field 6
+# of /proc/PID/stat is the session id), so it is out of the group that is
+# killed when the command ends.
 plant_sleeper() { # id marker
-	"$OSB" session exec "$1" -- sh -c "setsid sleep $2 </dev/null >/dev/null 2>&1 & sleep 0.2"
+	"$OSB" session exec "$1" -- sh -c "setsid sleep $2 </dev/null >/dev/null 2>&1 & p=\$!
+		until [ \"\$(cut -d' ' -f6 /proc/\$p/stat 2>/dev/null)\" = \"\$p\" ]; do
+			[ -e /proc/\$p ] || exit 1
+		done"
 	alive "$2"
 }
 
@@ -197,7 +216,7 @@ t_stale_socket() {
 	pid=$(holder_pid "$TAG-s")
 	jan=$(ps -o ppid= -p "$pid" | tr -d ' ')
 	kill -9 "$jan" "$pid"
-	sleep 0.2
+	wait_dead "$jan" "$pid"
 	[ -S "$RUNDIR/$TAG-s.sock" ] && ok "with holder and janitor killed the socket stays behind" || not_ok "with holder and janitor killed the socket stays behind"
 	out=$("$OSB" session exec "$TAG-s" -- true 2>&1); rc=$?
 	expect_eq "exec to a dead holder gives 125" "125" "$rc"
@@ -206,8 +225,9 @@ t_stale_socket() {
 	# Dead again; this time `start` with the same name takes over.
 	start_session "$TAG-s" >/dev/null
 	pid=$(holder_pid "$TAG-s")
-	kill -9 "$(ps -o ppid= -p "$pid" | tr -d ' ')" "$pid"
-	sleep 0.2
+	jan=$(ps -o ppid= -p "$pid" | tr -d ' ')
+	kill -9 "$jan" "$pid"
+	wait_dead "$jan" "$pid"
 	out=$(start_session "$TAG-s"); rc=$?
 	expect_eq "start over a stale socket succeeds" "0 $TAG-s" "$rc $out"
 	"$OSB" session stop "$TAG-s"
@@ -233,5 +253,4 @@ done
 for s in "${started[@]}"; do "$OSB" session stop "$s" >/dev/null 2>&1; done
 echo "# as $WHO"
 for n in "${failed_names[@]}"; do echo "# FAILED: $n"; done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish_suite "$pass" "$fail"

@@ -14,6 +14,7 @@
  * builds run them all.
  */
 #include "internal.h"
+#include "probe.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -719,6 +720,7 @@ int main(void)
 		return EXIT_FAILURE;
 	}
 	setup_env();
+	test_exclude_sandbox_cases_unless_possible();
 	sr = srunner_create(badinput_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

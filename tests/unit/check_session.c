@@ -5,6 +5,7 @@
  * (no reaping of the caller's children, every fd close-on-exec).
  */
 #include "osb-isolate.h"
+#include "probe.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,9 +176,11 @@ static void start_escaped_sleeper(osb_session *s, char *marker, size_t size)
 	char script[256];
 
 	snprintf(marker, size, "4242.%d%04d", (int)getpid(), rand() % 10000);
-	/* The short sleep lets it leave the group before the group is killed. */
-	snprintf(script, sizeof(script), "setsid sleep %s </dev/null >/dev/null 2>&1 & sleep 0.2",
-	         marker);
+	/* The command returns once the sleeper leads a session of its own (field
+	 * 6 of /proc/PID/stat), out of the group that is killed when it ends. */
+	snprintf(script, sizeof(script), "setsid sleep %s </dev/null >/dev/null 2>&1 & p=$!; "
+	         "until [ \"$(cut -d' ' -f6 /proc/$p/stat 2>/dev/null)\" = \"$p\" ]; do "
+	         "[ -e /proc/$p ] || exit 1; done", marker);
 	free(sh_ok(s, script));
 	for (int i = 0; i < 100 && !host_process_with(marker); i++)
 		usleep(10000);
@@ -807,16 +811,69 @@ struct runner {
 	int rc;
 	osb_result *r;
 	uint64_t ms;
+	char marker[32];
+	pid_t tid;   /* of the thread in osb_session_run, once it runs */
 };
+
+/* The system call thread TID of this process is blocked in, or -1 while it
+ * runs (or when /proc cannot say). */
+static long blocked_in(pid_t tid)
+{
+	char path[64], text[64] = "";
+	FILE *f;
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fgets(text, sizeof(text), f) && text[0] >= '0' && text[0] <= '9')
+		nr = strtol(text, NULL, 10);
+	fclose(f);
+	return nr;
+}
+
+/* Wait (at most 10 s) until RN's command runs and its thread has the
+ * broker's "started" answer, i.e. waits for the command's output and status
+ * in poll(2) instead of for that answer in recv(2). */
+static bool wait_until_run_started(const struct runner *rn)
+{
+	uint64_t end = ms_now() + 10000;
+
+	for (;;) {
+		pid_t tid = __atomic_load_n(&rn->tid, __ATOMIC_ACQUIRE);
+		long nr = tid > 0 ? blocked_in(tid) : -1;
+
+		if (nr >= 0 && nr != SYS_recvfrom && host_process_with(rn->marker))
+			return true;
+		if (ms_now() >= end)
+			return false;
+		usleep(5000);
+	}
+}
+
+/* Wait (at most 10 s) until the command "sleep MARKER" runs. */
+static bool wait_until_running(const char *marker)
+{
+	uint64_t end = ms_now() + 10000;
+
+	while (!host_process_with(marker)) {
+		if (ms_now() >= end)
+			return false;
+		usleep(5000);
+	}
+	return true;
+}
 
 static void *run_sleep(void *arg)
 {
 	struct runner *rn = arg;
-	const char *argv[] = { "sleep", "30", NULL };
+	const char *argv[] = { "sleep", rn->marker, NULL };
 	osb_error err;
 	osb_exec *e = osb_exec_new(argv, &err);
 	uint64_t t0 = ms_now();
 
+	__atomic_store_n(&rn->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	rn->rc = osb_session_run(rn->s, e, &rn->r, &err);
 	rn->ms = ms_now() - t0;
 	osb_exec_free(e);
@@ -829,8 +886,10 @@ START_TEST(test_session_destroy_while_a_thread_runs_ends_that_run)
 	pthread_t th;
 	osb_error err;
 
+	snprintf(rn.marker, sizeof(rn.marker), "30.%d%04d", (int)getpid(), rand() % 10000);
 	ck_assert_int_eq(pthread_create(&th, NULL, run_sleep, &rn), 0);
-	usleep(300000);
+	/* Destroy while the other thread's command runs, not before it starts. */
+	ck_assert_msg(wait_until_run_started(&rn), "the command never started");
 	ck_assert_int_eq(osb_session_destroy(rn.s, &err), 0);
 	pthread_join(th, NULL);
 	ck_assert_int_eq(rn.rc, -OSB_E_SANDBOX);
@@ -844,27 +903,33 @@ END_TEST
 
 START_TEST(test_session_cancel_fd_kills_the_command)
 {
-	const char *argv[] = { "sleep", "30", NULL };
+	char marker[32];
+	const char *argv[] = { "sleep", marker, NULL };
 	osb_session *s = start();
-	osb_exec *e = exec_of(argv);
+	osb_exec *e;
 	osb_result *r = NULL;
 	osb_error err;
-	int p[2];
+	int p[2], status = 0;
 	pid_t writer;
 	uint64_t t0 = ms_now();
 
+	snprintf(marker, sizeof(marker), "30.%d%04d", (int)getpid(), rand() % 10000);
+	e = exec_of(argv);
 	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
 	writer = fork();
 	if (writer == 0) {
-		usleep(300000);
-		_exit(write(p[1], "x", 1) == 1 ? 0 : 1);
+		/* Cancel the running command, not one still being started. */
+		bool running = wait_until_running(marker);
+
+		_exit(running && write(p[1], "x", 1) == 1 ? 0 : 1);
 	}
 	osb_exec_set_cancel_fd(e, p[0]);
 	ck_assert_int_eq(osb_session_run(s, e, &r, &err), 0);
 	ck_assert_int_eq(osb_result_signal(r), SIGKILL);
 	ck_assert_int_eq(osb_result_timed_out(r), 0);
 	ck_assert_uint_lt(ms_now() - t0, 2000);
-	waitpid(writer, NULL, 0);
+	ck_assert_int_eq(waitpid(writer, &status, 0), writer);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the command never started");
 	osb_result_free(r);
 	close(p[0]);
 	close(p[1]);
@@ -1046,6 +1111,8 @@ int main(void)
 		setenv("OSB_ISOLATE_INIT", TEST_BUILDDIR "/helper/osb-isolate-init", 1);
 		setenv("OSB_ISOLATE_POLICY_DIR", TEST_SRCDIR "/policy", 1);
 	}
+	if (!test_can_sandbox())
+		return 77;
 	srand((unsigned)getpid());
 	sr = srunner_create(session_suite());
 	srunner_run_all(sr, CK_NORMAL);
