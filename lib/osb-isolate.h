@@ -19,6 +19,10 @@
 extern "C" {
 #endif
 
+/* The library is compiled with -fvisibility=hidden: what this header
+ * declares is its whole interface, and lib/libosb-isolate.sym lists it. */
+#pragma GCC visibility push(default)
+
 #define OSB_ISOLATE_VERSION "0.1.0"
 
 /* Error codes. Their numeric values never change meaning. */
@@ -435,6 +439,8 @@ int osb_proc_wait(osb_proc *proc, int timeout_ms, osb_status *status);
 int osb_proc_kill(osb_proc *proc, int sig);
 /* Free the handle; a command still running is killed (SIGKILL, its group). */
 void osb_proc_free(osb_proc *proc);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

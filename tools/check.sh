@@ -3,9 +3,11 @@
 # .ci/run runs exactly this (2 CPUs, 90 minutes for everything; this takes
 # about 15). Gates, in order:
 #   deps        tools/install-deps.sh (apt packages, only if missing)
-#   check       out-of-tree build, `make check`: unit tests (the leak and
-#               bad-input tests among them), init tests, integration suites
-#               as root and as an unprivileged user
+#   check       out-of-tree build (--enable-werror), `make check`: unit
+#               tests (the leak and bad-input tests among them), init tests,
+#               integration suites as root and as an unprivileged user
+#   soak        the leak test's soak: 1,000 runs (OSB_SOAK_RUNS) of
+#               tests/unit/check_leak in the check build (make check runs 100)
 #   lint        tools/lint.sh: cppcheck and clang-tidy on lib/ and helper/
 #   sanitizers  second out-of-tree build with --enable-sanitizers (ASan +
 #               UBSan, -fno-sanitize-recover=all), `make check`; any test
@@ -15,21 +17,38 @@
 #   fuzz        tools/fuzz.sh: every libFuzzer harness in tests/fuzz/,
 #               replaying the seeds and regressions, then FUZZ_SECONDS each
 #   distcheck   `make distcheck` of the check build
+#   package     the Debian packages from that tarball plus debian/
+#               (dpkg-buildpackage -us -uc -b), then lintian: no error
+# Opt-in (OSB_GATES only): spdx, tools/spdx.sh --check (every source file
+# carries its licence line).
 # Every gate runs even when an earlier one failed (except deps and the
 # build itself), and the run ends with one line per gate: what ran, the
-# verdict and the time taken. Exit status 0 only when every gate passed.
+# verdict and the time taken, then one closing line counting every test of
+# the test gates: "check.sh: N passed, M failed, K skipped" (a gate that
+# failed without a count of its own counts as one failure). Exit status 0
+# only when every gate passed or was skipped.
+#
+# Skips: a test that needs what this host lacks (IA-32 emulation, user
+# namespaces, Landlock, root, Go, ...) prints "SKIP: FEATURE: REASON" and
+# is counted as skipped, never as passed (README, "Skipped tests").
+# OSB_REQUIRE=FEATURE,... turns such a skip into a failure. After the deps
+# gate the tools it installs are required: OSB_REQUIRE gains go, go-race,
+# mandoc and python3-jsonschema.
 #
 # Environment:
 #   OSB_GATES      gates to run (default: all), e.g. OSB_GATES="lint fuzz"
 #   OSB_CHECK_DIR  where the builds go (default: a new /tmp/osb-check.*,
 #                  removed when every gate passed, kept otherwise)
 #   FUZZ_SECONDS   fuzzing time per harness (default 60)
+#   OSB_SOAK_RUNS  runs of the soak gate (default 1000)
+#   OSB_REQUIRE    features whose absence fails instead of skipping
 set -uo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-gates=${OSB_GATES:-deps check lint sanitizers valgrind fuzz distcheck}
+gates=${OSB_GATES:-deps check soak lint sanitizers valgrind fuzz distcheck package}
 work=${OSB_CHECK_DIR:-$(mktemp -d /tmp/osb-check.XXXXXX)}
 mkdir -p "$work" || exit 1
+rm -f "$work"/*.counts
 results=()
 rc=0
 t0=$(date +%s)
@@ -37,60 +56,79 @@ t0=$(date +%s)
 wanted() { [[ " $gates " == *" $1 "* ]]; }
 
 # gate NAME FUNCTION: run FUNCTION, time it, record "NAME verdict secs detail".
-# FUNCTION writes a one-line description of what ran to $work/NAME.detail.
+# FUNCTION writes a one-line description of what ran to $work/NAME.detail
+# and, for a gate that runs tests, "PASSED FAILED SKIPPED" to
+# $work/NAME.counts. Status 77 from FUNCTION: the gate was skipped.
 gate() {
-	local name=$1 fn=$2 start st detail
+	local name=$1 fn=$2 start st detail verdict
 	wanted "$name" || return 0
 	echo
 	echo "======== gate: $name"
 	start=$(date +%s)
 	: >"$work/$name.detail"
+	rm -f "$work/$name.counts"
 	"$fn"
 	st=$?
 	detail=$(head -n1 "$work/$name.detail")
-	if [ "$st" -eq 0 ]; then
-		results+=("$(printf '%-11s passed  %5ss  %s' "$name" $(( $(date +%s) - start )) "$detail")")
-	else
-		rc=1
-		results+=("$(printf '%-11s FAILED  %5ss  %s' "$name" $(( $(date +%s) - start )) "$detail")")
-	fi
+	case $st in
+	0) verdict=passed ;;
+	77) verdict=skipped ;;
+	*) verdict=FAILED; rc=1; [ -s "$work/$name.counts" ] || echo "0 1 0" >"$work/$name.counts" ;;
+	esac
+	results+=("$(printf '%-11s %-7s %5ss  %s' "$name" "$verdict" $(( $(date +%s) - start )) "$detail")")
+	[ "$st" -eq 77 ] && return 0
 	return "$st"
 }
 
 finish() {
+	local p=0 f=0 k=0 a b c file
 	echo
 	echo "======== gates (build directory: $work)"
 	printf '%s\n' "${results[@]}"
 	echo "total $(( $(date +%s) - t0 ))s: $([ "$rc" -eq 0 ] && echo "all gates passed" || echo "FAILED")"
+	for file in "$work"/*.counts; do
+		[ -e "$file" ] || continue
+		read -r a b c <"$file"
+		p=$((p + a)); f=$((f + b)); k=$((k + c))
+	done
 	if [ "$rc" -eq 0 ] && [ -z "${OSB_CHECK_DIR:-}" ]; then rm -rf "$work"; fi
+	echo "check.sh: $p passed, $f failed, $k skipped"
 	exit "$rc"
 }
 
 # One closing line for a `make check` run in the current directory: every
 # assertion of every test program (Check's "Checks: N, Failures: F, Errors:
 # E", the shell suites' "N passed, M failed", TAP "ok"/"not ok"), plus
-# automake's count of failed programs.
+# automake's count of failed programs; skips are the "SKIP: FEATURE: REASON"
+# lines (tests/skip.h, tests/integration/lib.sh), and a program that exited
+# 77 (automake's SKIP) without such a line counts as one. A Check case that
+# skipped returned early and Check counts it as passed: it is moved from
+# passed to skipped. Writes "PASSED FAILED SKIPPED" to the file $1.
 summary() {
-	local pass=0 fail=0 f line n p fl e progfail
+	local pass=0 fail=0 skip=0 f line n p fl e s progfail
 	echo "== per-test closing lines"
 	for f in $(find tests -name '*.log' ! -name test-suite.log | sort); do
-		line=$(grep -E 'passed, [0-9]+ failed|Checks: [0-9]+|^ok:|^1\.\.[0-9]+' "$f" | tail -n1)
-		printf '%-40s %s\n' "$f" "$line"
+		line=$(grep -E 'passed, [0-9]+ failed|Checks: [0-9]+|^1\.\.[0-9]+' "$f" | tail -n1)
+		s=$(grep -c '^SKIP: ' "$f")
+		if [ "$s" -eq 0 ] && grep -q '^:test-result: SKIP' "${f%.log}.trs" 2>/dev/null; then s=1; fi
+		printf '%-44s %s%s\n' "$f" "$line" "$([ "$s" -gt 0 ] && echo " [$s skipped]")"
+		skip=$((skip + s))
 		if [[ $line =~ Checks:\ ([0-9]+),\ Failures:\ ([0-9]+),\ Errors:\ ([0-9]+) ]]; then
 			n=${BASH_REMATCH[1]}; fl=${BASH_REMATCH[2]}; e=${BASH_REMATCH[3]}
-			pass=$((pass + n - fl - e)); fail=$((fail + fl + e))
+			p=$((n - fl - e - s)); [ "$p" -lt 0 ] && p=0
+			pass=$((pass + p)); fail=$((fail + fl + e))
 		elif [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
 			pass=$((pass + BASH_REMATCH[1])); fail=$((fail + BASH_REMATCH[2]))
 		elif [[ $line =~ ^1\.\.[0-9]+ ]]; then
 			p=$(grep -c '^ok ' "$f"); fl=$(grep -c '^not ok ' "$f")
 			pass=$((pass + p)); fail=$((fail + fl))
-		elif [[ $line =~ ^ok: ]]; then
-			pass=$((pass + 1))
 		fi
 	done
 	progfail=$(( $(sed -n 's/^# FAIL: *//p' test-suite.log | head -n1) + $(sed -n 's/^# ERROR: *//p' test-suite.log | head -n1) ))
 	[ "$progfail" -gt 0 ] && [ "$fail" -eq 0 ] && fail=$progfail
-	echo "$pass passed, $fail failed"
+	echo "$pass passed, $fail failed, $skip skipped"
+	echo "$pass $fail $skip" >"$1"
+	if [ "$pass" -eq 0 ]; then echo "summary: no test passed: the run tested nothing"; return 1; fi
 	[ "$fail" -eq 0 ] && [ "$progfail" -eq 0 ]
 }
 
@@ -100,21 +138,22 @@ build() {
 	local dir=$work/$1
 	shift
 	mkdir -p "$dir" && cd "$dir" || return 1
-	"$src/configure" --quiet "$@" || return 1
+	"$src/configure" --quiet --enable-werror "$@" || return 1
 	make -j2 >build.log 2>&1 || { cat build.log; echo "build in $dir failed"; return 1; }
 }
 
-# make check in the current build directory; closing line into DETAIL.
+# make check in the current build directory; closing line into DETAIL,
+# the counts into COUNTS.
 run_make_check() {
-	local detail=$1 st=0 line
-	shift
+	local detail=$1 counts=$2 st=0 line
+	shift 2
 	make -j2 check "$@" >check.log 2>&1 || st=1
 	grep -E '^(PASS|FAIL|XFAIL|XPASS|ERROR|SKIP):' check.log
 	if [ "$st" -ne 0 ]; then
 		echo "== make check failed; the logs of failing tests follow"
 		cat test-suite.log
 	fi
-	summary >summary.log || st=1
+	summary "$counts" >summary.log || st=1
 	cat summary.log
 	line=$(tail -n1 summary.log)
 	echo "$(grep -cE '^(PASS|FAIL|XFAIL|XPASS|ERROR|SKIP):' check.log) test programs, $line" >"$detail"
@@ -123,6 +162,10 @@ run_make_check() {
 
 g_deps() {
 	tools/install-deps.sh || return 1
+	# What install-deps.sh installs must be there from now on: a test that
+	# would skip for want of it fails instead.
+	OSB_REQUIRE=${OSB_REQUIRE:+$OSB_REQUIRE,}go,go-race,mandoc,python3-jsonschema
+	export OSB_REQUIRE
 	autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; return 1; }
 	# An in-tree configure would make every out-of-tree one below fail.
 	if [ -f config.status ]; then
@@ -130,6 +173,31 @@ g_deps() {
 		make distclean >/dev/null 2>&1 || rm -f config.status
 	fi
 	echo "packages present, autoreconf done" >"$work/deps.detail"
+}
+
+# The soak: check_leak's 1,000 runs (make check runs 100), in the check
+# build (built here when the check gate did not run).
+g_soak() {
+	(
+		[ -x "$work/build/tests/unit/check_leak" ] ||
+			{ build build && make -j2 check TESTS= >/dev/null 2>&1; } ||
+			{ echo "not run: the build failed" >"$work/soak.detail"; exit 1; }
+		cd "$work/build" || exit 1
+		st=0
+		OSB_BUILDDIR=$work/build OSB_LEAK_RUNS=${OSB_SOAK_RUNS:-1000} tests/unit/check_leak \
+			>soak.log 2>&1 || st=$?
+		cat soak.log
+		if [ "$st" -eq 77 ]; then
+			grep '^SKIP: ' soak.log | head -n1 >"$work/soak.detail"
+			echo "0 0 1" >"$work/soak.counts"
+			exit 77
+		fi
+		grep '^leak: ' soak.log | head -n1 | sed 's/^leak: //' >"$work/soak.detail"
+		checks=$(sed -n 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p' soak.log)
+		read -r n f e <<<"${checks:-0 1 0}"
+		echo "$((n - f - e)) $((f + e)) 0" >"$work/soak.counts"
+		exit "$st"
+	)
 }
 
 g_lint() {
@@ -147,7 +215,7 @@ g_lint() {
 }
 
 g_check() {
-	(build build && run_make_check "$work/check.detail")
+	(build build && run_make_check "$work/check.detail" "$work/check.counts")
 }
 
 # Sanitizer signatures in any test log: a report is a failure even where
@@ -166,7 +234,7 @@ g_sanitizers() {
 		tests=$(printf 'print-tests:\n\t@echo $(TESTS)\n' | make -s -f Makefile -f - print-tests)
 		echo "sanitizers: not in this gate (run in the check gate): tests/integration/execd-go.sh tests/integration/execd-go-race.sh"
 		tests=$(printf '%s\n' $tests | grep -v '^tests/integration/execd-go' | tr '\n' ' ')
-		run_make_check "$work/sanitizers.detail" TESTS="$tests" || st=1
+		run_make_check "$work/sanitizers.detail" "$work/sanitizers.counts" TESTS="$tests" || st=1
 		reports=$(grep -rlE "$SAN_PATTERN" --include='*.log' tests 2>/dev/null)
 		if [ -n "$reports" ]; then
 			st=1
@@ -218,10 +286,62 @@ g_distcheck() {
 	)
 }
 
+# The Debian packages, built from the release tarball (made here if the
+# distcheck gate did not leave one) with debian/ added, as a distribution
+# would; lintian then reports no error. The test suite already ran in the
+# check and distcheck gates: the package build skips it (nocheck).
+g_package() {
+	(
+		for t in dpkg-buildpackage dh lintian fakeroot; do
+			command -v "$t" >/dev/null || { echo "not run: $t is missing (tools/install-deps.sh installs it)" >"$work/package.detail"; exit 1; }
+		done
+		[ -f "$work/build/Makefile" ] || build build ||
+			{ echo "not run: the build failed" >"$work/package.detail"; exit 1; }
+		cd "$work/build" || exit 1
+		tarball=$(ls osb-isolate-*.tar.gz 2>/dev/null | head -n1)
+		if [ -z "$tarball" ]; then
+			make dist >dist.log 2>&1 || { tail -n 30 dist.log; echo "make dist failed" >"$work/package.detail"; exit 1; }
+			tarball=$(ls osb-isolate-*.tar.gz | head -n1)
+		fi
+		version=${tarball#osb-isolate-}; version=${version%.tar.gz}
+		rm -rf "$work/deb" && mkdir -p "$work/deb" && cd "$work/deb" || exit 1
+		cp "$work/build/$tarball" "osb-isolate_$version.orig.tar.gz"
+		tar xzf "osb-isolate_$version.orig.tar.gz"
+		cp -a "$src/debian" "osb-isolate-$version/"
+		if ! (cd "osb-isolate-$version" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b) \
+			>build.log 2>&1; then
+			tail -n 60 build.log
+			echo "dpkg-buildpackage failed (log: $work/deb/build.log)" >"$work/package.detail"
+			exit 1
+		fi
+		debs=$(ls ./*.deb | grep -v -- -dbgsym | sed 's|^\./||' | paste -sd' ')
+		echo "built: $debs"
+		# lintian says it should not run as root; it does not change anything.
+		lintian --pedantic -I ./*.changes >lintian.log 2>&1
+		grep -v '^running with root privileges' lintian.log
+		errors=$(grep -c '^E: ' lintian.log)
+		warnings=$(grep -c '^W: ' lintian.log)
+		echo "$(echo "$debs" | wc -w) packages ($debs); lintian: $errors errors, $warnings warnings" \
+			>"$work/package.detail"
+		[ "$errors" -eq 0 ]
+	)
+}
+
+# Opt-in: every source and script file carries its licence line.
+g_spdx() {
+	local out st
+	out=$(tools/spdx.sh --check 2>&1)
+	st=$?
+	printf '%s\n' "$out"
+	printf '%s\n' "$out" | tail -n1 | sed 's/^spdx: //' >"$work/spdx.detail"
+	return "$st"
+}
+
 echo "check.sh: gates: $gates; builds in $work"
 gate deps g_deps || finish
 gate check g_check
 check_ok=$?
+gate soak g_soak
 gate lint g_lint
 gate sanitizers g_sanitizers
 gate valgrind g_valgrind
@@ -229,9 +349,12 @@ gate fuzz g_fuzz
 # distcheck repeats the whole suite from the tarball: only worth it (and only
 # meaningful) when the suite passed in the tree.
 if wanted distcheck && { wanted check && [ "$check_ok" -ne 0 ]; }; then
-	results+=("$(printf '%-11s not run         (the check gate failed)' distcheck)")
+	results+=("$(printf '%-11s %-7s         (the check gate failed)' distcheck "not run")")
+	echo "0 1 0" >"$work/distcheck.counts"
 	rc=1
 else
 	gate distcheck g_distcheck
 fi
+gate package g_package
+gate spdx g_spdx
 finish

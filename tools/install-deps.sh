@@ -1,14 +1,17 @@
 #!/bin/sh
 # install-deps.sh — install everything osb-isolate needs to build, test and
 # run on Debian 12 (apt-get only). Run as root, or as a user with sudo.
-# The last line is for the quality gates (tools/check.sh): clang with
+# The last two lines are for the quality gates (tools/check.sh): clang with
 # libFuzzer and its sanitizer runtimes (libclang-rt-14-dev), llvm for
-# llvm-symbolizer (readable sanitizer stacks), valgrind, cppcheck, clang-tidy.
+# llvm-symbolizer (readable sanitizer stacks), valgrind, cppcheck,
+# clang-tidy; and the Debian packaging tools of the package gate
+# (dpkg-buildpackage, debhelper, lintian, fakeroot).
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config make gcc
   bubblewrap libseccomp-dev libcap-dev libmount-dev libjson-c-dev check
   python3 python3-jsonschema git iproute2 procps util-linux passwd mandoc libcap2-bin golang-go
-  clang libclang-rt-14-dev llvm valgrind cppcheck clang-tidy"
+  clang libclang-rt-14-dev llvm valgrind cppcheck clang-tidy
+  dpkg-dev debhelper lintian fakeroot"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else
 	echo "install-deps.sh: run as root (apt-get needs it)" >&2; exit 1
 fi
