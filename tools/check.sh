@@ -126,6 +126,10 @@ summary() {
 	done
 	progfail=$(( $(sed -n 's/^# FAIL: *//p' test-suite.log | head -n1) + $(sed -n 's/^# ERROR: *//p' test-suite.log | head -n1) ))
 	[ "$progfail" -gt 0 ] && [ "$fail" -eq 0 ] && fail=$progfail
+	if [ "$skip" -gt 0 ]; then
+		echo "== skipped, and why (count, line)"
+		find tests -name '*.log' ! -name test-suite.log -exec grep -h '^SKIP: ' {} + | sort | uniq -c
+	fi
 	echo "$pass passed, $fail failed, $skip skipped"
 	echo "$pass $fail $skip" >"$1"
 	if [ "$pass" -eq 0 ]; then echo "summary: no test passed: the run tested nothing"; return 1; fi
