@@ -752,7 +752,7 @@ static int c_fork(void)
 
 /* IA32: needs int $0x80; X32: needs x32 calls to reach the sandbox's
  * filter (an enclosing filter may kill them first). Both probed. */
-enum { CONTROL = 1, IA32 = 2, X32 = 4 };
+enum { CONTROL = 1, IA32 = 2, X32 = 4, LANDLOCK = 8 };
 
 typedef struct attack {
 	const char *name;
@@ -870,7 +870,7 @@ static const attack attacks[] = {
 	{ "ok_af_inet6", c_af_inet6, { 0 }, CONTROL },
 	{ "ok_netlink_route", c_netlink_route, { 0 }, CONTROL },
 	{ "ok_nested_seccomp", c_nested_seccomp, { 0 }, CONTROL },
-	{ "ok_landlock", c_landlock, { 0 }, CONTROL },
+	{ "ok_landlock", c_landlock, { 0 }, CONTROL | LANDLOCK },
 	{ "ok_threads", c_threads, { 0 }, CONTROL },
 	{ "ok_fork", c_fork, { 0 }, CONTROL },
 };
@@ -1015,6 +1015,16 @@ static bool abi_present(const attack *a)
 	char why[200], reason[300];
 	bool have;
 
+	/* The Landlock control needs a kernel with Landlock (built in and in
+	 * the lsm= list); without it there is nothing to show. */
+	if (a->flags & LANDLOCK) {
+		long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+		                 LANDLOCK_CREATE_RULESET_VERSION);
+
+		snprintf(reason, sizeof(reason), "%s not run: the kernel has no Landlock", a->name);
+		return osb_test_have("landlock", v > 0 || (errno != ENOSYS && errno != EOPNOTSUPP),
+		                     reason);
+	}
 	if (a->flags & X32) {
 		have = x32_reaches_filter(why, sizeof(why));
 		snprintf(reason, sizeof(reason), "%s not run: %s", a->name, why);

@@ -29,10 +29,7 @@
 set -uo pipefail
 . "$OSB_SRCDIR/tests/integration/lib.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: boundary: needs root (it plays both callers and makes root-owned fixtures)"
-	exit 77
-fi
+test_need root probe_root   # it plays both callers and makes root-owned fixtures
 for p in tests/escape/hostattack tests/integration/reqrun tests/escape/.libs/osbmarker.so; do
 	[ -e "$OSB_BUILDDIR/$p" ] || die "$OSB_BUILDDIR/$p is missing: build first (make check builds it)"
 done
@@ -58,7 +55,7 @@ HOSTID_END=$((HOSTID_BASE + 65535))
 BASE_ENV=(PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=/nonexistent
 	OSB_ISOLATE_INIT="$T/bin/osb-isolate-init" OSB_ISOLATE_POLICY_DIR="$T/policy")
 
-pass=0 fail=0 skip=0
+pass=0 fail=0
 failed=()
 ok() { pass=$((pass + 1)); echo "ok - $1"; }
 not_ok() {
@@ -66,7 +63,6 @@ not_ok() {
 	echo "not ok - $1"; shift
 	for l in "$@"; do echo "#   $l"; done
 }
-skip() { skip=$((skip + 1)); echo "SKIP: $1: $2"; }
 expect_eq() { if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected: $(printf %q "$2")" "actual:   $(printf %q "$3")"; fi; }
 
 as_caller() { # CALLER CMD...: run as root or as the test user, fixed environment
@@ -91,6 +87,7 @@ SYSCTL_BEFORE=$(sysctl_snapshot)
 # The user-namespace question as the sandbox's bwrap would ask it: root
 # callers' bwrap runs as an unprivileged id of the allocation range.
 userns_ok() { # CALLER
+	WHY="the sandbox's bwrap cannot create a user namespace here (unshare -U fails as an unprivileged id)"
 	if [ "$1" = root ]; then setpriv --reuid=$HOSTID_BASE --regid=$HOSTID_BASE --clear-groups unshare -U true 2>/dev/null
 	else setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups unshare -U true 2>/dev/null; fi
 }
@@ -221,8 +218,7 @@ row() { # CALLER IDENTITY POLICY MODE
 			*) not_ok "$label: the refusal says why" "$out";; esac
 		return
 	fi
-	if [ "$ident" = userns ] && ! userns_ok "$who"; then
-		skip "$label" "this host does not let the sandbox's bwrap create a user namespace (unshare -U fails as an unprivileged id)"
+	if [ "$ident" = userns ] && ! test_have userns userns_ok "$who"; then
 		return
 	fi
 	local envlog="$T/out/env.$$.$RANDOM"
@@ -304,7 +300,9 @@ t_concurrent_ids() {
 # ---- a 0700 workspace of pinned ids, root mode, session ------------------------
 t_pinned_0700_session() {
 	local ws id=1879200001 j
-	getent passwd $id >/dev/null && { skip "pinned 0700 workspace" "uid $id is an account here"; return; }
+	if getent passwd $id >/dev/null; then
+		echo "SKIP: pinned-ids: uid $id is an account here"; SKIPPED=$((SKIPPED + 1)); return
+	fi
 	ws=$(mktemp -d "$T/work/ws.XXXXXX"); chown $id:$id "$ws"; chmod 700 "$ws"
 	printf 'osb-policy 1\ninclude %s\nidentity root\n' "$T/policy/strict.policy" > "$T/pol/pinned.policy"
 	chmod a+r "$T/pol/pinned.policy"
@@ -332,7 +330,7 @@ t_nproc() {
 	for who in root "$TEST_USER"; do
 		for ident in userns root; do
 			[ "$who" != root ] && [ "$ident" = root ] && continue
-			if [ "$ident" = userns ] && ! userns_ok "$who"; then skip "nproc $who/$ident" "no user namespace for the sandbox's bwrap"; continue; fi
+			if [ "$ident" = userns ] && ! test_have userns userns_ok "$who"; then continue; fi
 			ws=$(mktemp -d "$T/work/ws.XXXXXX")
 			if [ "$who" = root ]; then chmod 1777 "$ws"; else chown "$TEST_USER:" "$ws"; fi
 			cp "$T/bin/hostattack" "$ws/"
@@ -414,5 +412,4 @@ t_path_race "$TEST_USER" auto nobody "${OSB_RACE_LAUNCHES:-1000}"
 
 echo "# boundary"
 for n in "${failed[@]}"; do echo "# FAILED: $n"; done
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+finish_suite "$pass" "$fail"

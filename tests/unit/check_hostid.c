@@ -5,16 +5,16 @@
  */
 #include "hostid.h"
 
+#include "../skip.h"
+
 #include <check.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
 static bool root(void)
 {
-	if (geteuid() == 0)
-		return true;
-	printf("SKIP: %s: needs root (the allocation lock is root's)\n", tcase_name());
-	return false;
+	return osb_test_have("root", geteuid() == 0,
+	                     "needs root: the allocation lock is root's (run make check as root)");
 }
 
 static osb_policy *policy(osb_error *err)
@@ -153,9 +153,8 @@ START_TEST(test_unprivileged_caller_is_itself)
 	osb_policy *p = policy(&err);
 	hostid a = HOSTID_INIT;
 
-	if (geteuid() == 0) {
-		printf("SKIP: %s: needs an unprivileged caller (run make check as a user)\n",
-		       tcase_name());
+	if (!osb_test_have("unprivileged", geteuid() != 0,
+	                   "needs an unprivileged caller (run make check as a user)")) {
 		osb_policy_free(p);
 		return;
 	}
