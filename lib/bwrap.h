@@ -72,10 +72,14 @@ typedef struct placeholder {
 typedef struct placeholders {
 	placeholder *v;
 	size_t n;
+	int *held;            /* shared flocks on every path read-only rules bind */
+	size_t n_held;
 } placeholders;
 
-/* Remove what PH holds, last made first (only empty directories that are
- * still the ones made), and free it. */
+/* Let go of the shared locks, then remove the placeholders made, last made
+ * first: only empty directories that are still the ones made and that no
+ * other live sandbox binds (it holds a shared lock on them; the placeholder
+ * then stays, empty), and free PH. */
 void placeholders_remove(placeholders *ph);
 
 /* /proc entries to cover (DESIGN §3 "Paths and mounts"): those of each

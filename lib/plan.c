@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -371,20 +372,59 @@ static const plan_bind *writable_bind_for(const plan *pl, const char *d)
 	return best;
 }
 
+/* Remove one placeholder if it is still the empty directory made and no
+ * other sandbox binds it: another plan on the same workspace found it and
+ * holds a shared lock on it, and a removed directory would take that
+ * sandbox's read-only mount with it. */
+static void placeholder_remove(const placeholder *p)
+{
+	_cleanup_close_ int fd = openat(p->parent_fd, p->name,
+	                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != p->dev || st.st_ino != p->ino ||
+	    flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return;
+	(void)unlinkat(p->parent_fd, p->name, AT_REMOVEDIR);   /* ENOTEMPTY: keep */
+}
+
 void placeholders_remove(placeholders *ph)
 {
+	for (size_t i = 0; i < ph->n_held; i++)
+		close(ph->held[i]);
 	for (size_t i = ph->n; i-- > 0;) {
-		placeholder *p = &ph->v[i];
-		struct stat st;
-
-		if (fstatat(p->parent_fd, p->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(st.st_mode) && st.st_dev == p->dev && st.st_ino == p->ino)
-			(void)unlinkat(p->parent_fd, p->name, AT_REMOVEDIR);   /* ENOTEMPTY: keep */
-		close(p->parent_fd);
-		free(p->name);
+		placeholder_remove(&ph->v[i]);
+		close(ph->v[i].parent_fd);
+		free(ph->v[i].name);
 	}
 	free(ph->v);
-	*ph = (placeholders){ NULL, 0 };
+	free(ph->held);
+	*ph = (placeholders){ NULL, 0, NULL, 0 };
+}
+
+/* A shared lock on the path a read-only rule binds, for the plan's life:
+ * a concurrent sandbox that made it a placeholder leaves it in place while
+ * this one binds it. (Directories and regular files only reach here.) */
+static int hold_shared(placeholders *ph, int path_fd)
+{
+	char self[64];
+	int *v = realloc(ph->held, (ph->n_held + 1) * sizeof(*v)), fd;
+
+	if (!v)
+		return -ENOMEM;
+	ph->held = v;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", path_fd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_SH) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	v[ph->n_held++] = fd;
+	return 0;
 }
 
 static int placeholder_add(placeholders *ph, int parent, const char *name)
@@ -489,6 +529,12 @@ static int plan_read_only(plan *pl, osb_error *err)
 		r = path_resolve_beneath(under->fd, under->dest, rel, &fd, err);
 		if (r < 0)
 			return r;
+		if ((r = hold_shared(&pl->made, fd)) < 0) {
+			close(fd);
+			return osb_err_set(err, OSB_E_PATH, -r, "paths", "%s:%u: read-only %s: cannot "
+			                   "lock it for the run: %s", ro->o.file, ro->o.line, ro->s,
+			                   strerror(-r));
+		}
 		if (add_bind(pl, fd, dest, false, ro->o) < 0) {
 			close(fd);
 			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");

@@ -193,7 +193,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 		pl.host.lock_fd = -1;
 	if (r == 0) {
 		s->made = pl.made;
-		pl.made = (placeholders){ NULL, 0 };
+		pl.made = (placeholders){ NULL, 0, NULL, 0 };
 	}
 	strv_free(&argv);
 	plan_free(&pl);
@@ -875,6 +875,9 @@ done:
 
 /* With the lock held. Closing the socket alone would let the broker kill its
  * commands and exit; SIGKILL to pid 1 does not depend on it. */
+/* Once the sandbox is gone (sandbox_stop waits for its pid 1), what it
+ * held on the host goes too: the placeholders its read-only rules needed,
+ * and its host ids, which another sandbox may then take. */
 static void session_teardown(osb_session *s)
 {
 	s->destroyed = true;
@@ -882,6 +885,8 @@ static void session_teardown(osb_session *s)
 		close(s->sock);
 	s->sock = -1;
 	sandbox_stop(s->sb);
+	placeholders_remove(&s->made);
+	hostid_release(&s->host);
 }
 
 int osb_session_destroy(osb_session *s, osb_error *err)

@@ -402,6 +402,31 @@ t_root_none() {
 	done
 }
 
+# ---- placeholders shared by two sandboxes of one workspace ----------------------------------
+# Session A makes .git/hooks and .git/config placeholders in a workspace
+# without .git; session B, on the same workspace, binds them read-only too.
+# When A ends, it must not remove what B still binds: a removed directory
+# would take B's read-only mount with it, and B could then plant a hook.
+t_placeholder_shared() {
+	local ws out
+	ws=$(mktemp -d "$T/work/ws.XXXXXX"); chmod 1777 "$ws"
+	(cd "$ws" && as_caller root "$T/bin/osb-isolate" session start --name "ph-a-$$" >/dev/null &&
+		as_caller root "$T/bin/osb-isolate" session start --name "ph-b-$$" >/dev/null)
+	as_caller root "$T/bin/osb-isolate" session stop "ph-a-$$" >/dev/null
+	out=$(as_caller root "$T/bin/osb-isolate" session exec "ph-b-$$" -- \
+		sh -c 'mkdir -p .git/hooks 2>/dev/null; echo x > .git/hooks/post-checkout 2>/dev/null && echo planted || echo refused')
+	as_caller root "$T/bin/osb-isolate" session stop "ph-b-$$" >/dev/null
+	expect_eq "a placeholder another session binds survives the first session's end" "refused" "$out"
+	[ ! -e "$ws/.git/hooks/post-checkout" ] && ok "... and no hook reached the host" \
+		|| not_ok "... and no hook reached the host" "$(ls -la "$ws/.git/hooks")"
+	# Alone, a session removes its placeholders when it stops.
+	ws=$(mktemp -d "$T/work/ws.XXXXXX"); chmod 1777 "$ws"
+	(cd "$ws" && as_caller root "$T/bin/osb-isolate" session start --name "ph-c-$$" >/dev/null)
+	as_caller root "$T/bin/osb-isolate" session stop "ph-c-$$" >/dev/null
+	expect_eq "a stopped session leaves no placeholder in its workspace" "" "$(ls -A "$ws")"
+}
+
+t_placeholder_shared
 t_root_none
 t_concurrent_ids
 t_pinned_0700_session
