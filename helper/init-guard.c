@@ -196,6 +196,10 @@ int guard_parse_option(struct guard_opts *g, const char *name, const char *value
 		r = paths_add(&g->proc_ro, name, value, e);
 	else if (strcmp(name, "--proc-masked") == 0)
 		r = paths_add(&g->proc_masked, name, value, e);
+	else if (strcmp(name, "--masked") == 0)
+		r = paths_add(&g->masked, name, value, e);
+	else if (strcmp(name, "--synthesized") == 0)
+		r = paths_add(&g->synth, name, value, e);
 	else if (strcmp(name, "--landlock") == 0)
 		r = parse_landlock_mode(g, value, e);
 	else if (strcmp(name, "--audit-mounts") == 0)
@@ -456,6 +460,24 @@ static int proc_masked_ok(const char *path, struct guard_error *e)
 		    "read-only tmpfs); refusing to run the command", path);
 }
 
+/* The file the plan wrote, not the one it covers: a host file left in
+ * place would sit on the host's file system or on procfs, not on the
+ * read-only tmpfs bwrap copies the data into. */
+static int synthesized_ok(const char *path, struct guard_error *e)
+{
+	struct statvfs vfs;
+	struct statfs fs;
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || statvfs(path, &vfs) != 0 || statfs(path, &fs) != 0)
+		return gerr(e, errno, "cannot check %s: %s; refusing to run the command", path,
+			    strerror(errno));
+	if (S_ISREG(st.st_mode) && (vfs.f_flag & ST_RDONLY) && fs.f_type == TMPFS_MAGIC)
+		return 0;
+	return gerr(e, EPERM, "policy error: %s is not the file the plan synthesized (expected "
+		    "a regular file on a read-only tmpfs); refusing to run the command", path);
+}
+
 int guard_audit_proc(const struct guard_opts *g, struct guard_error *e)
 {
 	int r = 0;
@@ -464,6 +486,10 @@ int guard_audit_proc(const struct guard_opts *g, struct guard_error *e)
 		r = proc_ro_ok(g->proc_ro.v[i], e);
 	for (size_t i = 0; r == 0 && i < g->proc_masked.n; i++)
 		r = proc_masked_ok(g->proc_masked.v[i], e);
+	for (size_t i = 0; r == 0 && i < g->masked.n; i++)
+		r = proc_masked_ok(g->masked.v[i], e);
+	for (size_t i = 0; r == 0 && i < g->synth.n; i++)
+		r = synthesized_ok(g->synth.v[i], e);
 	return r;
 }
 

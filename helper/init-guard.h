@@ -35,6 +35,8 @@ struct guard_opts {
 	struct guard_paths ll_rw;    /* --landlock-rw PATH */
 	struct guard_paths proc_ro;  /* --proc-ro PATH */
 	struct guard_paths proc_masked; /* --proc-masked PATH */
+	struct guard_paths masked;   /* --masked PATH (identity files of the view) */
+	struct guard_paths synth;    /* --synthesized PATH */
 	struct guard_bind *binds;    /* --expect-bind MAJ:MIN:INO:PATH */
 	size_t n_binds;
 };
@@ -61,9 +63,11 @@ int guard_check_opts(const struct guard_opts *g, struct guard_error *e);
 int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e);
 
 /* "init:proc": every --proc-ro PATH is on a read-only mount and not
- * writable by this process; every --proc-masked PATH is /dev/null (a
- * read-only bind of the character device 1:3) or an empty directory on a
- * read-only tmpfs. Run with the command's identity. 0 or -errno. */
+ * writable by this process; every --proc-masked and --masked PATH is
+ * /dev/null (a read-only bind of the character device 1:3) or an empty
+ * directory on a read-only tmpfs; every --synthesized PATH is a regular
+ * file on a read-only tmpfs (bwrap's copy of the plan's data, not the
+ * host's file it covers). Run with the command's identity. 0 or -errno. */
 int guard_audit_proc(const struct guard_opts *g, struct guard_error *e);
 
 /* "init:landlock": restricts writes to the --landlock-rw paths (and, with

@@ -236,6 +236,13 @@ static int segment_proc_cover(const plan *pl, const char *proc, strv *argv)
 		PUSH("--tmpfs"); PUSHF("%s/%s", proc, f->mask_dirs.v[i]);
 		PUSH("--remount-ro"); PUSHF("%s/%s", proc, f->mask_dirs.v[i]);
 	}
+	for (size_t i = 0; i < pl->n_data; i++) {
+		if (!pl->data[i].in_proc || !dest_within(pl->data[i].dest, proc))
+			continue;
+		PUSH("--perms"); PUSH("0444");
+		PUSH("--ro-bind-data"); PUSHF("%zu", PFD_FIRST_BIND + pl->n_binds + i);
+		PUSH(pl->data[i].dest);
+	}
 	return 0;
 nomem:
 	return -ENOMEM;
@@ -266,7 +273,7 @@ static int segment_mounts(const plan *pl, strv *argv, bool hides)
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		enum mount_kind k = p->mounts[i].kind;
 
-		if ((k == MNT_HIDE) == hides && k != MNT_RO_BIND)
+		if ((k == MNT_HIDE) == hides && k != MNT_RO_BIND && k != MNT_SYMLINK)
 			m[n++] = &p->mounts[i];
 	}
 	if (n > 1)   /* qsort(NULL, 0, ...) is undefined: m is NULL without mounts */
@@ -294,6 +301,7 @@ static int segment_mounts(const plan *pl, strv *argv, bool hides)
 			PUSH("--remount-ro"); PUSH(m[i]->path);
 			break;
 		case MNT_RO_BIND:
+		case MNT_SYMLINK:
 			break;
 		}
 	}
@@ -308,20 +316,18 @@ nomem:
  * a mount exactly at PATH counts) decides. A policy tmpfs, or bwrap's own
  * root tmpfs under "root none", is fresh; the host root or a bind is the
  * host's; dev, proc and hide mounts are neither. */
-enum place { PLACE_HOST, PLACE_FRESH, PLACE_OTHER };
-
-static enum place place_of(const plan *pl, const char *path, bool inclusive)
+static enum plan_place place_of(const plan *pl, const char *path, bool inclusive)
 {
 	const osb_policy *p = pl->p;
-	enum place what = p->root == ROOT_NONE ? PLACE_FRESH : PLACE_HOST;
+	enum plan_place what = p->root == ROOT_NONE ? PLACE_FRESH : PLACE_HOST;
 	size_t best = 0;
 
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		const pol_mount *m = &p->mounts[i];
 		size_t len = strlen(m->path);
 
-		if (!dest_within(path, m->path) || (!inclusive && strcmp(path, m->path) == 0) ||
-		    len <= best)
+		if (m->kind == MNT_SYMLINK || !dest_within(path, m->path) ||
+		    (!inclusive && strcmp(path, m->path) == 0) || len <= best)
 			continue;
 		best = len;
 		what = m->kind == MNT_TMPFS ? PLACE_FRESH : m->kind == MNT_RO_BIND ? PLACE_HOST
@@ -339,6 +345,11 @@ static enum place place_of(const plan *pl, const char *path, bool inclusive)
 	return what;
 }
 
+enum plan_place plan_place_of(const plan *pl, const char *path)
+{
+	return place_of(pl, path, true);
+}
+
 bool plan_host_parent(const plan *pl, const char *path)
 {
 	return place_of(pl, path, true) == PLACE_HOST;
@@ -347,7 +358,7 @@ bool plan_host_parent(const plan *pl, const char *path)
 static bool is_mount_point(const plan *pl, const char *path)
 {
 	for (size_t i = 0; i < pl->p->n_mounts; i++)
-		if (strcmp(pl->p->mounts[i].path, path) == 0)
+		if (pl->p->mounts[i].kind != MNT_SYMLINK && strcmp(pl->p->mounts[i].path, path) == 0)
 			return true;
 	for (size_t i = 0; i < pl->n_binds; i++)
 		if (strcmp(pl->binds[i].dest, path) == 0)
@@ -473,7 +484,8 @@ out:
 	return r;
 }
 
-/* The init's audit of the /proc cover segment_proc_cover made. */
+/* The init's audit of the /proc cover segment_proc_cover made, of the
+ * masked identity files and of every synthesized file. */
 static int segment_proc_audit(const plan *pl, strv *argv)
 {
 	const osb_policy *p = pl->p;
@@ -493,6 +505,12 @@ static int segment_proc_audit(const plan *pl, strv *argv)
 		for (size_t i = 0; i < f->mask_dirs.n; i++) {
 			PUSH("--proc-masked"); PUSHF("%s/%s", proc, f->mask_dirs.v[i]);
 		}
+	}
+	for (size_t i = 0; i < pl->masks.n; i++) {
+		PUSH("--masked"); PUSH(pl->masks.v[i]);
+	}
+	for (size_t i = 0; i < pl->n_data; i++) {
+		PUSH("--synthesized"); PUSH(pl->data[i].dest);
 	}
 	return 0;
 nomem:
@@ -520,14 +538,59 @@ nomem:
 	return -ENOMEM;
 }
 
-static int segment_init(const plan *pl, strv *argv)
+/* The identity the sandbox claims, and nothing of the host's that
+ * contradicts it: the synthesized files over (or instead of) the host's,
+ * /dev/null over the host identity files the view shows. */
+static int segment_identity(const plan *pl, strv *argv)
 {
-	const osb_policy *p = pl->p;
-
 	PUSH("--perms"); PUSH("0644");
 	PUSH("--ro-bind-data"); PUSHF("%d", PFD_PASSWD); PUSH("/etc/passwd");
 	PUSH("--perms"); PUSH("0644");
 	PUSH("--ro-bind-data"); PUSHF("%d", PFD_GROUP); PUSH("/etc/group");
+	for (size_t i = 0; i < pl->n_data; i++) {
+		if (pl->data[i].in_proc)
+			continue;
+		PUSH("--perms"); PUSH("0644");
+		PUSH("--ro-bind-data"); PUSHF("%zu", PFD_FIRST_BIND + pl->n_binds + i);
+		PUSH(pl->data[i].dest);
+	}
+	for (size_t i = 0; i < pl->masks.n; i++) {
+		PUSH("--ro-bind"); PUSH("/dev/null"); PUSH(pl->masks.v[i]);
+	}
+	return 0;
+nomem:
+	return -ENOMEM;
+}
+
+/* Symlinks last: no mount is ever made through one (the plan refuses a
+ * destination beneath a link), each in a directory bwrap made fresh. */
+static int segment_symlinks(const plan *pl, strv *argv)
+{
+	const osb_policy *p = pl->p;
+	strv made = { 0 };
+
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const pol_mount *m = &p->mounts[i];
+
+		if (m->kind != MNT_SYMLINK)
+			continue;
+		if (segment_parents(pl, m->path, argv, &made) < 0)
+			goto nomem;
+		PUSH("--symlink"); PUSH(m->target); PUSH(m->path);
+	}
+	strv_free(&made);
+	return 0;
+nomem:
+	strv_free(&made);
+	return -ENOMEM;
+}
+
+static int segment_init(const plan *pl, strv *argv)
+{
+	const osb_policy *p = pl->p;
+
+	if (segment_identity(pl, argv) < 0 || segment_symlinks(pl, argv) < 0)
+		goto nomem;
 	/* Without the host root, bwrap's own root is a writable tmpfs: make it
 	 * read-only once everything is mounted on it. */
 	if (p->root == ROOT_NONE) {
@@ -555,8 +618,9 @@ static int segment_init(const plan *pl, strv *argv)
 	}
 	PUSH("--chdir"); PUSH(pl->cwd);
 	if (pl->session) {
-		/* The session socket follows the bind sources in the fd table. */
-		PUSHF("--session-fd=%d", PFD_FIRST_BIND + (int)pl->n_binds);
+		/* The session socket follows the bind sources and the
+		 * synthesized files in the fd table. */
+		PUSHF("--session-fd=%d", plan_next_fd(pl));
 		if (pl->idle_ms)
 			PUSHF("--idle-ms=%llu", (unsigned long long)pl->idle_ms);
 		return 0;

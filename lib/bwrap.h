@@ -90,6 +90,18 @@ typedef struct proc_facts {
 	strv mask_dirs;           /* an empty read-only tmpfs over them */
 } proc_facts;
 
+/* A file the plan writes for the sandbox instead of the host's (the
+ * sandbox's /etc/hostname and /etc/hosts, a /proc/loadavg that describes no
+ * host): bwrap copies FD's content into a read-only file at DEST
+ * (--ro-bind-data). Their fds follow the bind sources in bwrap. */
+typedef struct plan_data {
+	int fd;
+	char *dest;
+	bool in_proc;             /* made over a /proc entry, with the /proc cover */
+} plan_data;
+
+#define PLAN_MAX_DATA 8
+
 typedef struct plan {
 	const osb_policy *p;
 	char *bwrap;
@@ -100,6 +112,8 @@ typedef struct plan {
 	spawn_cred cred;
 	uint32_t uid, gid;        /* the ids the sandbox sees (root mode: the host ids) */
 	proc_facts proc;
+	plan_data data[PLAN_MAX_DATA]; size_t n_data;
+	strv masks;               /* host identity files of the view: /dev/null over them */
 	placeholders made;        /* made for read-only rules; removed by plan_free */
 	int env_fd;               /* runs: the command's environment; -1 for a session */
 	int init_fd;
@@ -130,6 +144,20 @@ int plan_userns_available(void);
  * in the sandbox (the host root or a bind), rather than one bwrap makes in
  * a fresh tmpfs? */
 bool plan_host_parent(const plan *pl, const char *path);
+
+/* What the plan puts at PATH, decided by the deepest mount at or above it:
+ * the host's (the host root, a ro-bind, a bind), a fresh directory (a
+ * tmpfs, or bwrap's own root under "root none"), or neither (dev, proc,
+ * hide). Symlinks are no place: nothing may lie beneath one. */
+enum plan_place { PLACE_HOST, PLACE_FRESH, PLACE_OTHER };
+enum plan_place plan_place_of(const plan *pl, const char *path);
+
+/* The fd number, in bwrap, of what follows the bind sources and the
+ * synthesized files (a session's broker socket). */
+static inline int plan_next_fd(const plan *pl)
+{
+	return PFD_FIRST_BIND + (int)(pl->n_binds + pl->n_data);
+}
 
 /* Component-wise: is A equal to B or beneath it? Both normalized absolute
  * sandbox paths (policy strings), never host paths. */

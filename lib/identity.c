@@ -9,6 +9,8 @@
  * lookup by either finds the account the command really runs as. When the
  * policy runs the command as uid 0 (a userns view), that account is root
  * (with a login shell and the sandbox's home); gid 0 is always group root.
+ * /etc/hostname and /etc/hosts say the policy's host name, the one uname(2)
+ * reports inside, so that nothing in /etc names the host.
  */
 #include "internal.h"
 
@@ -99,4 +101,24 @@ int identity_group(const osb_policy *p, uint32_t uid, uint32_t gid, char **out)
 	if (!field_ok(name))
 		return -EINVAL;
 	return write_accounts(accts, true, out);
+}
+
+static const char *host_name(const osb_policy *p)
+{
+	return p->hostname ? p->hostname : "sandbox";
+}
+
+int identity_hostname(const osb_policy *p, char **out)
+{
+	return asprintf(out, "%s\n", host_name(p)) < 0 ? -ENOMEM : 0;
+}
+
+/* Debian's layout: localhost, the host name on 127.0.1.1, the IPv6
+ * loopback and multicast names. */
+int identity_hosts(const osb_policy *p, char **out)
+{
+	return asprintf(out, "127.0.0.1\tlocalhost\n127.0.1.1\t%s\n"
+	                "::1\tlocalhost ip6-localhost ip6-loopback\n"
+	                "ff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n", host_name(p)) < 0
+	       ? -ENOMEM : 0;
 }

@@ -73,6 +73,7 @@ enum mount_kind {
 	MNT_HIDE,         /* hide PATH: empty read-only tmpfs */
 	MNT_DEV,          /* dev PATH */
 	MNT_PROC,         /* proc PATH */
+	MNT_SYMLINK,      /* symlink TARGET PATH: a symlink in a fresh directory */
 };
 enum ws_mode { WS_NONE = 0, WS_RO, WS_RW };
 enum net_mode { NET_NONE = 0, NET_HOST };
@@ -96,6 +97,7 @@ typedef struct pol_mount {
 	enum mount_kind kind;
 	char *path;
 	osb_origin o;
+	char *target;         /* MNT_SYMLINK: what the link says; else NULL */
 } pol_mount;
 
 typedef struct pol_str {   /* an env pattern, env NAME=VALUE, ... */
@@ -204,5 +206,9 @@ int env_build(const osb_policy *p, const char *const *envp,
 int identity_passwd(const osb_policy *p, uint32_t uid, uint32_t gid, const char *home,
                     char **out);
 int identity_group(const osb_policy *p, uint32_t uid, uint32_t gid, char **out);
+/* The sandbox's /etc/hostname and /etc/hosts: its own host name, and
+ * loopback names only (none of the host's). */
+int identity_hostname(const osb_policy *p, char **out);
+int identity_hosts(const osb_policy *p, char **out);
 
 #endif /* OSB_INTERNAL_H */

@@ -564,7 +564,7 @@ static int plan_check_layout(const plan *pl, osb_error *err)
 				                   "%s:%u: hide %s would cover the bind of %s (%s:%u); "
 				                   "remove one of them", m->o.file, m->o.line, m->path,
 				                   b->dest, b->o.file, b->o.line);
-			if (m->kind != MNT_HIDE && m->kind != MNT_RO_BIND &&
+			if (m->kind != MNT_HIDE && m->kind != MNT_RO_BIND && m->kind != MNT_SYMLINK &&
 			    dest_within(m->path, b->dest))
 				return osb_err_set(err, OSB_E_POLICY, 0, "plan",
 				                   "%s:%u: %s would be covered by the bind of %s (%s:%u); "
@@ -592,6 +592,97 @@ static int plan_check_layout(const plan *pl, osb_error *err)
 	return 0;
 }
 
+static int add_data(plan *pl, const char *dest, const char *text, bool in_proc, osb_error *err)
+{
+	plan_data *d = &pl->data[pl->n_data];
+
+	if (pl->n_data >= PLAN_MAX_DATA)
+		return osb_err_set(err, OSB_E_POLICY, 0, "plan", "more than %d synthesized files "
+		                   "(one /proc/loadavg per proc mount): mount fewer proc file systems",
+		                   PLAN_MAX_DATA);
+	d->fd = memfd_with_data("osb-data", text, strlen(text));
+	if (d->fd < 0)
+		return osb_err_set(err, OSB_E_IO, -d->fd, "plan", "cannot create the memfd for %s: %s",
+		                   dest, strerror(-d->fd));
+	d->dest = strdup(dest);
+	d->in_proc = in_proc;
+	pl->n_data++;
+	return d->dest ? 0 : osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+}
+
+/* Is PATH the host's own file in the view, at the same path, outside every
+ * area the sandbox can write (a mount there would be a mount point in a
+ * writable directory) and outside the workspace (its business)? */
+static bool host_file_in_view(const plan *pl, const char *path)
+{
+	struct stat st;
+
+	return plan_place_of(pl, path) == PLACE_HOST && !writable_bind_for(pl, path) &&
+	       !(pl->ws_dest && dest_within(path, pl->ws_dest)) &&
+	       lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Where a file of the plan's own goes so that the sandbox sees it at PATH:
+ * PATH itself when it lies in a fresh directory or is the host's regular
+ * file in the view, where the host's symlink at PATH leads when that is
+ * such a file (the mount then lands there, as bwrap follows the link), or
+ * nowhere (NULL: no such file in the view, nothing to cover). FRESH says
+ * the file is made rather than covered. */
+static char *view_file(const plan *pl, const char *path, bool *fresh)
+{
+	char *real;
+	struct stat st;
+
+	*fresh = plan_place_of(pl, path) == PLACE_FRESH;
+	if (*fresh || host_file_in_view(pl, path))
+		return strdup(path);
+	if (plan_place_of(pl, path) != PLACE_HOST || lstat(path, &st) != 0 ||
+	    !S_ISLNK(st.st_mode) || !(real = realpath(path, NULL)))
+		return NULL;
+	if (host_file_in_view(pl, real))
+		return real;
+	free(real);
+	return NULL;
+}
+
+/* Host identity files that contradict the sandbox's (DESIGN §3
+ * "Identity"): backups of passwd and group, the shadow files, the
+ * subordinate id ranges, the machine's id. Masked where the view shows
+ * them; a view without the host's /etc has none to mask. */
+static const char *const etc_mask_names[] = {
+	"passwd-", "group-", "shadow", "shadow-", "gshadow", "gshadow-",
+	"subuid", "subuid-", "subgid", "subgid-", "machine-id",
+};
+
+static int plan_etc(plan *pl, osb_error *err)
+{
+	static const char *const synth[] = { "/etc/hostname", "/etc/hosts" };
+	const osb_policy *p = pl->p;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < sizeof(synth) / sizeof(synth[0]); i++) {
+		_cleanup_free_ char *text = NULL, *at = NULL;
+		bool fresh;
+
+		if (!(at = view_file(pl, synth[i], &fresh)))
+			continue;
+		if ((i == 0 ? identity_hostname(p, &text) : identity_hosts(p, &text)) < 0)
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "identity", "out of memory");
+		r = add_data(pl, at, text, false, err);
+	}
+	for (size_t i = 0; r == 0 && i < sizeof(etc_mask_names) / sizeof(etc_mask_names[0]); i++) {
+		_cleanup_free_ char *path = NULL, *at = NULL;
+		bool fresh;
+
+		if (asprintf(&path, "/etc/%s", etc_mask_names[i]) < 0)
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "identity", "out of memory");
+		at = view_file(pl, path, &fresh);
+		if (at && !fresh && strv_push(&pl->masks, at) < 0)
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "identity", "out of memory");
+	}
+	return r;
+}
+
 static int plan_identity(plan *pl, osb_error *err)
 {
 	const osb_policy *p = pl->p;
@@ -613,7 +704,7 @@ static int plan_identity(plan *pl, osb_error *err)
 	if (pl->passwd_fd < 0 || pl->group_fd < 0)
 		return osb_err_set(err, OSB_E_IO, errno, "identity",
 		                   "cannot create the passwd/group memfds: %s", strerror(errno));
-	return 0;
+	return plan_etc(pl, err);
 }
 
 static int plan_cmd(plan *pl, const char *const *cmd, const char *cwd, osb_error *err)
@@ -632,21 +723,37 @@ static int plan_cmd(plan *pl, const char *const *cmd, const char *cwd, osb_error
 	return 0;
 }
 
-/* /proc entries as the OCI runtimes' defaults treat them; only those this
- * kernel has are covered (bwrap fails on a missing destination). */
+/* /proc entries as the OCI runtimes' defaults treat them, and those that
+ * describe the host rather than the sandbox (its boot command line and
+ * boot id, devices, modules, partitions, and counters of the whole
+ * machine's activity, a side channel onto other users); only those this
+ * kernel has are covered (bwrap fails on a missing destination). Which of
+ * them programs read was measured: README, "What strict gives the
+ * command". /proc/stat, meminfo, cpuinfo and uptime stay: ps, top, free
+ * and the language runtimes read them, and sysinfo(2) tells the same. */
 static const char *const proc_ro_names[] = { "sys", "sysrq-trigger", "irq", "bus", "fs" };
 static const char *const proc_mask_names[] = {
 	"kcore", "keys", "timer_list", "timer_stats", "sched_debug", "latency_stats",
 	"acpi", "asound", "scsi",
+	"cmdline", "sys/kernel/random/boot_id", "config.gz", "modules", "kallsyms",
+	"devices", "misc", "consoles", "partitions", "diskstats", "swaps", "iomem", "ioports",
+	"dma", "fb", "mtrr", "interrupts", "softirqs", "locks", "key-users", "vmstat", "zoneinfo",
+	"buddyinfo", "pagetypeinfo", "slabinfo", "vmallocinfo", "schedstat", "pressure", "driver",
 };
+
+/* What /proc/loadavg says instead of the host's load and task count: no
+ * load, one task (programs that read it, os.getloadavg(), uptime, keep
+ * working). */
+#define PROC_LOADAVG "0.00 0.00 0.00 1/1 1\n"
 
 static int plan_proc_facts(plan *pl, osb_error *err)
 {
 	proc_facts *f = &pl->proc;
+	const osb_policy *p = pl->p;
+	struct stat st;
 
 	for (size_t i = 0; i < sizeof(proc_ro_names) / sizeof(proc_ro_names[0]); i++) {
 		char path[64];
-		struct stat st;
 
 		snprintf(path, sizeof(path), "/proc/%s", proc_ro_names[i]);
 		if (lstat(path, &st) == 0 && strv_push(&f->ro, proc_ro_names[i]) < 0)
@@ -654,7 +761,6 @@ static int plan_proc_facts(plan *pl, osb_error *err)
 	}
 	for (size_t i = 0; i < sizeof(proc_mask_names) / sizeof(proc_mask_names[0]); i++) {
 		char path[64];
-		struct stat st;
 
 		snprintf(path, sizeof(path), "/proc/%s", proc_mask_names[i]);
 		if (lstat(path, &st) != 0)
@@ -663,9 +769,72 @@ static int plan_proc_facts(plan *pl, osb_error *err)
 		              proc_mask_names[i]) < 0)
 			goto nomem;
 	}
+	for (size_t i = 0; lstat("/proc/loadavg", &st) == 0 && i < p->n_mounts; i++) {
+		_cleanup_free_ char *dest = NULL;
+		int r;
+
+		if (p->mounts[i].kind != MNT_PROC)
+			continue;
+		if (asprintf(&dest, "%s/loadavg", p->mounts[i].path) < 0)
+			goto nomem;
+		if ((r = add_data(pl, dest, PROC_LOADAVG, true, err)) < 0)
+			return r;
+	}
 	return 0;
 nomem:
 	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+}
+
+/* A symlink is made last, in a directory bwrap made fresh (never the
+ * host's: bwrap would make it there, or fail on a read-only one), and
+ * nothing is mounted beneath it: a destination through a link would land
+ * wherever the link leads. */
+static int check_symlink(const plan *pl, const pol_mount *l, osb_error *err)
+{
+	static const char *const fixed[] = { "/etc/passwd", "/etc/group" };
+	const osb_policy *p = pl->p;
+	const char *under = NULL;
+
+	if (plan_place_of(pl, l->path) != PLACE_FRESH)
+		return osb_err_set(err, OSB_E_POLICY, 0, "plan",
+		                   "%s:%u: symlink %s lies in %s, not in a directory the sandbox gets "
+		                   "fresh (bwrap's root under \"root none\", or a tmpfs); remove it",
+		                   l->o.file, l->o.line, l->path,
+		                   plan_host_parent(pl, l->path) ? "the host's view" : "a dev, proc or "
+		                   "hidden mount");
+	for (size_t i = 0; !under && i < p->n_mounts; i++)
+		if (&p->mounts[i] != l && dest_within(p->mounts[i].path, l->path))
+			under = p->mounts[i].path;
+	for (size_t i = 0; !under && i < pl->n_binds; i++)
+		if (dest_within(pl->binds[i].dest, l->path))
+			under = pl->binds[i].dest;
+	for (size_t i = 0; !under && i < pl->n_data; i++)
+		if (dest_within(pl->data[i].dest, l->path))
+			under = pl->data[i].dest;
+	for (size_t i = 0; !under && i < pl->masks.n; i++)
+		if (dest_within(pl->masks.v[i], l->path))
+			under = pl->masks.v[i];
+	for (size_t i = 0; !under && i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (dest_within(fixed[i], l->path))
+			under = fixed[i];
+	if (under)
+		return osb_err_set(err, OSB_E_POLICY, 0, "plan",
+		                   "%s:%u: %s would be mounted through symlink %s; nothing may lie "
+		                   "beneath a symlink (bind the directory instead)", l->o.file,
+		                   l->o.line, under, l->path);
+	return 0;
+}
+
+static int plan_check_symlinks(const plan *pl, osb_error *err)
+{
+	for (size_t i = 0; i < pl->p->n_mounts; i++) {
+		int r;
+
+		if (pl->p->mounts[i].kind == MNT_SYMLINK &&
+		    (r = check_symlink(pl, &pl->p->mounts[i], err)) < 0)
+			return r;
+	}
+	return 0;
 }
 
 /* The command's environment travels to the init in a memfd (NUL-separated
@@ -775,6 +944,7 @@ int plan_build(const osb_policy *p, const char *const *cmd, const char *const *e
 	    (r = plan_cmd(pl, cmd, cwd, err)) < 0 ||
 	    (r = plan_env(pl, envp, err)) < 0 ||
 	    (r = plan_proc_facts(pl, err)) < 0 ||
+	    (r = plan_check_symlinks(pl, err)) < 0 ||
 	    (r = seccomp_build_fd(p, &pl->seccomp_fd, err)) < 0)
 		goto fail;
 	return 0;
@@ -803,6 +973,11 @@ void plan_free(plan *pl)
 	strv_free(&pl->proc.ro);
 	strv_free(&pl->proc.mask_files);
 	strv_free(&pl->proc.mask_dirs);
+	for (size_t i = 0; i < pl->n_data; i++) {
+		close(pl->data[i].fd);
+		free(pl->data[i].dest);
+	}
+	strv_free(&pl->masks);
 	placeholders_remove(&pl->made);
 	hostid_release(&pl->host);
 	memset(pl, 0, sizeof(*pl));

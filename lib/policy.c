@@ -65,7 +65,7 @@ static const char *const sc_mode_names[] = { [SC_DEFAULT] = "default", [SC_NONE]
 static const char *const ll_names[] = { [LL_AUTO] = "auto", [LL_REQUIRED] = "required", [LL_OFF] = "off" };
 static const char *const mount_names[] = {
 	[MNT_RO_BIND] = "ro-bind", [MNT_TMPFS] = "tmpfs", [MNT_HIDE] = "hide",
-	[MNT_DEV] = "dev", [MNT_PROC] = "proc",
+	[MNT_DEV] = "dev", [MNT_PROC] = "proc", [MNT_SYMLINK] = "symlink",
 };
 
 /* ---- small utilities ----------------------------------------------------- */
@@ -1111,9 +1111,53 @@ static int d_mount(parser *ps, frame *f, int n, tok *t)
 	if (!v)
 		return nomem(ps->err);
 	p->mounts = v;
-	v[p->n_mounts] = (pol_mount){ (enum mount_kind)kind, strdup(t[1].s), origin_here(f) };
+	v[p->n_mounts] = (pol_mount){ (enum mount_kind)kind, strdup(t[1].s), origin_here(f), NULL };
 	if (!v[p->n_mounts].path)
 		return nomem(ps->err);
+	p->n_mounts++;
+	return 0;
+}
+
+/* symlink TARGET PATH: TARGET is what the link says, absolute or relative
+ * to the link's directory ("usr/bin" for /bin), normalized like a path and
+ * without "..": a reader sees where it leads without resolving anything.
+ * The link grants nothing; what it points at must be in the view. */
+static int d_symlink(parser *ps, frame *f, int n, tok *t)
+{
+	osb_policy *p = ps->p;
+	_cleanup_free_ char *abs = NULL;
+	const char *why;
+	tok link[2];
+	bool fresh;
+	pol_mount *v;
+	clipbuf cb;
+	int r;
+
+	if ((r = arity(ps, f, n, t, 2, 2, "symlink TARGET PATH")) < 0 ||
+	    (r = check_path_tok(ps, f, &t[2])) < 0)
+		return r;
+	if (strcmp(t[2].s, "/") == 0)
+		return perr(ps, f, t[2].col, "symlink: \"/\" cannot be a symlink");
+	if (asprintf(&abs, "%s%s", t[1].s[0] == '/' ? "" : "/", t[1].s) < 0)
+		return nomem(ps->err);
+	why = policy_path_problem(abs, false);
+	if (why || strcmp(abs, "/") == 0)
+		return perr(ps, f, t[1].col, "symlink target: %s: \"%s\"",
+		            why ? why : "the target must name a file or directory", clip(t[1].s, &cb));
+	link[0] = t[0];
+	link[1] = t[2];
+	if ((r = claim_path(ps, f, link, &fresh)) < 0 || !fresh)
+		return r;
+	v = array_grow(p->mounts, &ps->cap_mounts, p->n_mounts, sizeof(*v));
+	if (!v)
+		return nomem(ps->err);
+	p->mounts = v;
+	v[p->n_mounts] = (pol_mount){ MNT_SYMLINK, strdup(t[2].s), origin_here(f), strdup(t[1].s) };
+	if (!v[p->n_mounts].path || !v[p->n_mounts].target) {
+		free(v[p->n_mounts].path);
+		free(v[p->n_mounts].target);
+		return nomem(ps->err);
+	}
 	p->n_mounts++;
 	return 0;
 }
@@ -1978,7 +2022,8 @@ static const struct directive {
 } directives[] = {
 	{ "osb-policy", d_version_again }, { "include", d_include }, { "root", d_root },
 	{ "ro-bind", d_mount }, { "tmpfs", d_mount }, { "hide", d_mount }, { "dev", d_mount },
-	{ "proc", d_mount }, { "workspace", d_workspace }, { "network", d_network },
+	{ "proc", d_mount }, { "symlink", d_symlink }, { "workspace", d_workspace },
+	{ "network", d_network },
 	{ "env", d_env }, { "user", d_user }, { "identity", d_identity },
 	{ "host-ids", d_host_ids },
 	{ "hostname", d_hostname }, { "limit", d_limit }, { "write-root", d_write_root },
@@ -2305,8 +2350,10 @@ void osb_policy_free(osb_policy *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n_mounts; i++)
+	for (size_t i = 0; i < p->n_mounts; i++) {
 		free(p->mounts[i].path);
+		free(p->mounts[i].target);
+	}
 	free(p->mounts);
 	for (size_t i = 0; i < p->n_env_pass; i++)
 		free(p->env_pass[i].s);
@@ -2459,7 +2506,7 @@ int policy_add_read_only(osb_policy *p, const char *path, osb_error *err)
 	if (!v)
 		return nomem(err);
 	p->mounts = v;
-	v[p->n_mounts] = (pol_mount){ MNT_RO_BIND, strdup(path), policy_api_origin };
+	v[p->n_mounts] = (pol_mount){ MNT_RO_BIND, strdup(path), policy_api_origin, NULL };
 	if (!v[p->n_mounts].path)
 		return nomem(err);
 	p->n_mounts++;
@@ -2731,7 +2778,10 @@ static int render(const osb_policy *p, FILE *out, bool origins)
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		const pol_mount *m = mounts[i];
 
-		rule(out, origins ? &m->o : NULL, "%s %s", mount_names[m->kind], m->path);
+		if (m->kind == MNT_SYMLINK)
+			rule(out, origins ? &m->o : NULL, "symlink %s %s", m->target, m->path);
+		else
+			rule(out, origins ? &m->o : NULL, "%s %s", mount_names[m->kind], m->path);
 	}
 	render_strs(out, origins, "write-root", (const pol_str *const *)roots, p->n_write_roots);
 	render_strs(out, origins, "read-root", (const pol_str *const *)read_roots, p->n_read_roots);

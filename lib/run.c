@@ -546,12 +546,12 @@ static int set_nonblock(int fd)
 }
 
 /* Start bwrap for PL with ARGV. IO holds the per-run slots PFD_STDIN ..
- * PFD_INIT_ERR; the plan's own fds follow, then EXTRA_FD (if >= 0) at
- * PFD_FIRST_BIND + n_binds. */
+ * PFD_INIT_ERR; the plan's own fds follow (bind sources, then synthesized
+ * files), then EXTRA_FD (if >= 0) at plan_next_fd(). */
 static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra_fd,
                       int *pidfd, osb_error *err)
 {
-	int fds[PFD_FIRST_BIND + 64 + 1];
+	int fds[PFD_FIRST_BIND + 64 + PLAN_MAX_DATA + 1];
 	const spawn_cred *cred = pl->use_cred ? &pl->cred : NULL;
 	size_t nfds;
 	pid_t pid;
@@ -568,7 +568,9 @@ static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra
 	fds[PFD_ENV] = pl->env_fd >= 0 ? pl->env_fd : pl->init_fd;
 	for (size_t i = 0; i < pl->n_binds; i++)
 		fds[pl->binds[i].target] = pl->binds[i].fd;
-	nfds = PFD_FIRST_BIND + pl->n_binds;
+	for (size_t i = 0; i < pl->n_data; i++)
+		fds[PFD_FIRST_BIND + pl->n_binds + i] = pl->data[i].fd;
+	nfds = (size_t)plan_next_fd(pl);
 	if (extra_fd >= 0)
 		fds[nfds++] = extra_fd;
 	/* bwrap and the init get a fixed environment; the command's travels in

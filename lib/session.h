@@ -53,7 +53,7 @@ int output_take(capture cap[2], bool capture_on, osb_result *res);
 typedef struct sandbox sandbox;
 
 /* Start bwrap for PL with ARGV (the session form of the plan's argv).
- * SESSION_FD becomes fd PFD_FIRST_BIND + pl->n_binds in bwrap. Waits until
+ * SESSION_FD becomes fd plan_next_fd(pl) in bwrap. Waits until
  * the init reports ready (or fails, or TIMEOUT_MS pass: then everything is
  * killed and reaped and ERR says why). */
 int sandbox_start(const plan *pl, const strv *argv, int session_fd, uint64_t timeout_ms,

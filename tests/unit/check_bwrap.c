@@ -28,12 +28,12 @@ static osb_origin O(unsigned line) { return (osb_origin){ "t.policy", line, 0 };
 START_TEST(test_argv_segment_order_independent_of_file_order)
 {
 	pol_mount mounts[] = {
-		{ MNT_HIDE, "/srv", O(2) },     /* hides come last */
-		{ MNT_TMPFS, "/tmp", O(3) },
-		{ MNT_RO_BIND, "/usr", O(4) },
-		{ MNT_PROC, "/proc", O(5) },
-		{ MNT_DEV, "/dev", O(6) },
-		{ MNT_TMPFS, "/run", O(7) },
+		{ MNT_HIDE, "/srv", O(2), NULL },     /* hides come last */
+		{ MNT_TMPFS, "/tmp", O(3), NULL },
+		{ MNT_RO_BIND, "/usr", O(4), NULL },
+		{ MNT_PROC, "/proc", O(5), NULL },
+		{ MNT_DEV, "/dev", O(6), NULL },
+		{ MNT_TMPFS, "/run", O(7), NULL },
 	};
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
@@ -98,7 +98,7 @@ END_TEST
  * outside a tmpfs the plan mounts. */
 START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 {
-	pol_mount mounts[] = { { MNT_TMPFS, "/tmp", O(3) }, { MNT_PROC, "/proc", O(4) } };
+	pol_mount mounts[] = { { MNT_TMPFS, "/tmp", O(3), NULL }, { MNT_PROC, "/proc", O(4), NULL } };
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
 		{ .fd = -1, .target = 11, .dest = "/tmp/a/b/ws", .writable = true },
@@ -141,7 +141,7 @@ END_TEST
  * sandbox's uid in root mode), but never inside a bound host directory. */
 START_TEST(test_root_none_bind_parents_made_reachable)
 {
-	pol_mount mounts[] = { { MNT_RO_BIND, "/usr", O(3) }, { MNT_PROC, "/proc", O(4) } };
+	pol_mount mounts[] = { { MNT_RO_BIND, "/usr", O(3), NULL }, { MNT_PROC, "/proc", O(4), NULL } };
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
 		{ .fd = -1, .target = 11, .dest = "/usr", .writable = false },
@@ -184,7 +184,7 @@ END_TEST
  * to audit each cover. */
 START_TEST(test_proc_cover_and_audit)
 {
-	pol_mount mounts[] = { { MNT_PROC, "/proc", O(4) } };
+	pol_mount mounts[] = { { MNT_PROC, "/proc", O(4), NULL } };
 	osb_policy p = { 0 };
 	plan pl = { 0 };
 	strv argv = { 0 };
@@ -218,6 +218,63 @@ START_TEST(test_proc_cover_and_audit)
 	strv_free(&pl.proc.ro);
 	strv_free(&pl.proc.mask_files);
 	strv_free(&pl.proc.mask_dirs);
+}
+END_TEST
+
+/* The curated view: synthesized files and masks after every bind, the
+ * symlinks last (nothing is ever mounted through one), then the root made
+ * read-only; the init audits each mask and each synthesized file; the
+ * synthesized files' fds follow the bind sources, and a session's socket
+ * follows them. */
+START_TEST(test_view_files_masks_and_symlinks)
+{
+	pol_mount mounts[] = {
+		{ MNT_SYMLINK, "/bin", O(5), "usr/bin" }, { MNT_RO_BIND, "/usr", O(3), NULL },
+		{ MNT_PROC, "/proc", O(4), NULL },
+	};
+	osb_policy p = { 0 };
+	plan_bind binds[] = { { .fd = -1, .target = 11, .dest = "/usr", .writable = false } };
+	plan pl = { 0 };
+	strv argv = { 0 };
+	osb_error err;
+	char *s;
+
+	p.root = ROOT_NONE;
+	p.mounts = mounts;
+	p.n_mounts = 3;
+	pl.p = &p;
+	pl.bwrap = "bwrap";
+	pl.userns = true;
+	pl.uid = pl.gid = 1000;
+	pl.binds = binds;
+	pl.n_binds = 1;
+	pl.cwd = "/";
+	pl.seccomp_fd = -1;
+	pl.data[0] = (plan_data){ -1, "/etc/hostname", false };
+	pl.data[1] = (plan_data){ -1, "/proc/loadavg", true };
+	pl.n_data = 2;
+	strv_push(&pl.masks, "/etc/shadow");
+	strv_push(&pl.cmd, "true");
+	ck_assert_int_eq(plan_next_fd(&pl), 14);
+	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_ptr_nonnull(strstr(s, " --proc /proc --perms 0444 --ro-bind-data 13 /proc/loadavg "
+	                             "--ro-bind-fd 11 /usr "));
+	ck_assert_ptr_nonnull(strstr(s, " --ro-bind-data 9 /etc/group --perms 0644 --ro-bind-data 12 "
+	                             "/etc/hostname --ro-bind /dev/null /etc/shadow "
+	                             "--symlink usr/bin /bin --remount-ro / --chdir / -- "));
+	ck_assert_ptr_nonnull(strstr(s, " --masked /etc/shadow --synthesized /etc/hostname "
+	                             "--synthesized /proc/loadavg "));
+	free(s);
+	strv_free(&argv);
+	pl.session = true;
+	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_ptr_nonnull(strstr(s, " --session-fd=14"));
+	free(s);
+	strv_free(&argv);
+	strv_free(&pl.cmd);
+	strv_free(&pl.masks);
 }
 END_TEST
 
@@ -296,6 +353,7 @@ static Suite *bwrap_suite(void)
 	tcase_add_test(tc, test_bind_parents_created_only_inside_fresh_tmpfs);
 	tcase_add_test(tc, test_root_none_bind_parents_made_reachable);
 	tcase_add_test(tc, test_proc_cover_and_audit);
+	tcase_add_test(tc, test_view_files_masks_and_symlinks);
 	tcase_add_test(tc, test_dest_within_is_component_wise);
 	tcase_add_test(tc, test_missing_bwrap_names_the_package);
 	suite_add_tcase(s, tc);

@@ -470,6 +470,26 @@ static const struct reject {
 	  "t.policy:2:1: missing argument: usage is \"allow-caller network\"" },
 	{ "osb-policy 1\nallow-caller network\nallow-caller network\n", 0,
 	  "t.policy:3:1: duplicate \"allow-caller network\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nsymlink usr/bin\n", 0,
+	  "t.policy:2:1: missing argument: usage is \"symlink TARGET PATH\"" },
+	{ "osb-policy 1\nsymlink usr/bin bin\n", 0,
+	  "t.policy:2:17: path must be absolute: \"bin\"" },
+	{ "osb-policy 1\nsymlink usr/bin /\n", 0,
+	  "t.policy:2:17: symlink: \"/\" cannot be a symlink" },
+	{ "osb-policy 1\nsymlink ../usr/bin /bin\n", 0,
+	  "t.policy:2:9: symlink target: path must not contain \"..\": \"../usr/bin\"" },
+	{ "osb-policy 1\nsymlink usr//bin /bin\n", 0,
+	  "t.policy:2:9: symlink target: path must be normalized (no \".\" components, \"//\" "
+	  "or trailing \"/\"): \"usr//bin\"" },
+	{ "osb-policy 1\nsymlink / /bin\n", 0,
+	  "t.policy:2:9: symlink target: the target must name a file or directory: \"/\"" },
+	{ "osb-policy 1\nsymlink usr/* /bin\n", 0,
+	  "t.policy:2:9: symlink target: glob characters (* ? [) are not allowed in paths: "
+	  "\"usr/*\"" },
+	{ "osb-policy 1\nro-bind /bin\nsymlink usr/bin /bin\n", 0,
+	  "t.policy:3:17: duplicate path \"/bin\" (first set at t.policy:2)" },
+	{ "osb-policy 1\nsymlink usr/bin /bin extra\n", 0,
+	  "t.policy:2:22: unexpected argument \"extra\" (usage is \"symlink TARGET PATH\")" },
 };
 
 START_TEST(test_rejected_policy_reports_position_and_message)
@@ -637,6 +657,34 @@ START_TEST(test_every_directive_sets_its_field_with_origin)
 	ck_assert_str_eq(p->files[0], "t.policy");
 	ck_assert_ptr_eq(p->net_set.o.file, p->files[0]);
 	osb_policy_free(p);
+}
+END_TEST
+
+/* symlink TARGET PATH: the link's path is claimed like a mount's, the
+ * target kept as written (relative or absolute), and the canonical form
+ * says both, so that a changed target changes the hash. */
+START_TEST(test_symlink_parsed_and_canonical)
+{
+	osb_policy *p = must_parse("osb-policy 1\nroot none\nsymlink usr/bin /bin\n"
+	                           "symlink /usr/lib64 /lib64\n");
+	osb_policy *q = must_parse("osb-policy 1\nroot none\nsymlink usr/lib64 /lib64\n"
+	                           "symlink usr/bin /bin\n");
+	char *canon = NULL, h1[72], h2[72];
+
+	ck_assert_uint_eq(p->n_mounts, 2);
+	ck_assert_int_eq(p->mounts[0].kind, MNT_SYMLINK);
+	ck_assert_str_eq(p->mounts[0].path, "/bin");
+	ck_assert_str_eq(p->mounts[0].target, "usr/bin");
+	expect_origin(p->mounts[0].o, "t.policy", 3, 0);
+	ck_assert_str_eq(p->mounts[1].target, "/usr/lib64");
+	ck_assert_int_eq(policy_canonical(p, &canon), 0);
+	ck_assert_ptr_nonnull(strstr(canon, "\nsymlink usr/bin /bin\nsymlink /usr/lib64 /lib64\n"));
+	hash_of(p, h1);
+	hash_of(q, h2);
+	ck_assert_str_ne(h1, h2);
+	free(canon);
+	osb_policy_free(p);
+	osb_policy_free(q);
 }
 END_TEST
 
@@ -2095,7 +2143,29 @@ START_TEST(test_strict_policy_parses_as_documented)
 	osb_policy *p = osb_policy_load(path, &err);
 
 	ck_assert_msg(p != NULL, "%s", err.message);
-	ck_assert_int_eq(p->root, ROOT_HOST_RO);
+	/* The curated view: nothing of the host but /usr and /etc, the
+	 * merged-/usr links, and private scratch space. */
+	ck_assert_int_eq(p->root, ROOT_NONE);
+	expect_origin(p->root_set.o, path, line_of(path, "root none"), 0);
+	ck_assert_uint_eq(p->n_mounts, 11);
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		static const char *const view[] = {
+			"ro-bind /usr", "symlink usr/bin /bin", "symlink usr/sbin /sbin",
+			"symlink usr/lib /lib", "symlink usr/lib64 /lib64", "ro-bind /etc",
+			"tmpfs /tmp", "tmpfs /var/tmp", "tmpfs /run", "dev /dev", "proc /proc",
+		};
+		const pol_mount *m = &p->mounts[i];
+		char rule[64];
+
+		if (m->kind == MNT_SYMLINK)
+			snprintf(rule, sizeof(rule), "symlink %s %s", m->target, m->path);
+		else
+			snprintf(rule, sizeof(rule), "%s %s", m->kind == MNT_RO_BIND ? "ro-bind" :
+			         m->kind == MNT_TMPFS ? "tmpfs" : m->kind == MNT_DEV ? "dev" :
+			         m->kind == MNT_PROC ? "proc" : "?", m->path);
+		ck_assert_str_eq(rule, view[i]);
+		expect_origin(m->o, path, line_of(path, view[i]), 0);
+	}
 	ck_assert_int_eq(p->ws_mode, WS_RW);
 	ck_assert_ptr_null(p->ws_dest);
 	ck_assert_int_eq(p->net, NET_NONE);
@@ -2137,8 +2207,8 @@ START_TEST(test_balanced_policy_overrides_strict_network)
 	expect_origin(p->net_set.o, path, line_of(path, "network host"), 0);
 	ck_assert_int_eq(p->env_base, ENV_INHERIT);
 	expect_origin(p->env_base_set.o, path, line_of(path, "env inherit"), 0);
-	ck_assert_int_eq(p->root, ROOT_HOST_RO);
-	expect_origin(p->root_set.o, strict, line_of(strict, "root host-ro"), 1);
+	ck_assert_int_eq(p->root, ROOT_NONE);
+	expect_origin(p->root_set.o, strict, line_of(strict, "root none"), 1);
 	ck_assert(denied(p, "GITHUB_TOKEN"));
 	ck_assert_str_eq(p->env_deny[0].o.file, strict);
 	osb_policy_free(p);
@@ -2207,6 +2277,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(t, test_policy_text_larger_than_1mib_refused);
 	tcase_add_test(t, test_unset_rules_get_safe_defaults);
 	tcase_add_test(t, test_every_directive_sets_its_field_with_origin);
+	tcase_add_test(t, test_symlink_parsed_and_canonical);
 	tcase_add_test(t, test_env_set_value_is_rest_of_line_verbatim);
 	tcase_add_test(t, test_comment_needs_whitespace_before_hash);
 	tcase_add_test(t, test_env_patterns_repeated_are_folded);
