@@ -16,6 +16,7 @@
 #include "audit.h"
 #include "bwrap.h"
 #include "filter.h"
+#include "viewscan.h"
 
 #include <json-c/json.h>
 #include <limits.h>
@@ -288,6 +289,13 @@ static const lint_rule lint_table[] = {
 	  "\"host\") share the host's network namespace, with everything W107 says about it. A "
 	  "reviewer approving \"network none\" approves the host network too. Grant it only in a "
 	  "policy meant for code that must connect." },
+	{ "W118", "host-sockets", LINT_WARNING,
+	  "The whole host file system is in view (root host-ro, or ro-bind /): every Unix socket "
+	  "the sandbox identity can reach outside the private mounts is connectable, a read-only "
+	  "mount notwithstanding, and \"network none\" does not stop connect(2) to a socket that "
+	  "is a file. Services listen on such sockets under /srv, /var, /home and elsewhere. Bind "
+	  "only what the code needs (root none, ro-bind /usr, ro-bind /etc: strict.policy); "
+	  "\"explain --host\" lists the sockets a policy's binds show on a given host." },
 	{ "W190", "bad-waiver", LINT_WARNING,
 	  "A waiver comment reads \"# osb-lint: waive CODE[,CODE...] -- REASON\": known warning "
 	  "codes and a reason. Errors, W190 and W191 cannot be waived." },
@@ -664,10 +672,28 @@ static int expose_finding(const osb_policy *p, const char *path, const char *rul
 	return add_finding(c->r, c->code, o, "\"%s\" shares the host's %s", rule, path);
 }
 
+/* Sockets in binds of single directories are a fact of the host, not of
+ * the text (explain --host scans for them); a view of the whole host shows
+ * every one. */
+static int lint_host_sockets(const osb_policy *p, lint_report *r)
+{
+	for (size_t i = 0; i < p->n_mounts; i++)
+		if (p->mounts[i].kind == MNT_RO_BIND && strcmp(p->mounts[i].path, "/") == 0)
+			return add_finding(r, "W118", &p->mounts[i].o, "\"ro-bind /\" shows every Unix "
+			                   "socket of the host the sandbox identity can reach");
+	if (p->root == ROOT_HOST_RO)
+		return add_finding(r, "W118", &p->root_set.o, "\"root host-ro\" shows every Unix "
+		                   "socket of the host the sandbox identity can reach");
+	return 0;
+}
+
 static int lint_exposure(const osb_policy *p, lint_report *r)
 {
 	expose_ctx c = { r, "W106", r->n };
 	int e;
+
+	if ((e = lint_host_sockets(p, r)) < 0)
+		return e;
 
 	for (size_t i = 0; i < ARRAY_SIZE(daemon_sockets); i++)
 		if ((e = exposers(p, daemon_sockets[i], false, expose_finding, &c)) < 0)
@@ -1243,8 +1269,45 @@ static int set_item(audit_report *r, int k, unsigned points, const osb_origin *o
 	return it->detail ? 0 : -ENOMEM;
 }
 
+/* A01 weighs the view a policy builds, not the number of its rules: each
+ * read-only bind counts for the host area it shows. The system
+ * directories programs run from count one point together; each area that
+ * holds users' or services' data counts its weight, a bind below one (a
+ * project under /home) one point; any other top-level directory one point.
+ * The weights add up to more than the check's 10, so binding the host's
+ * top-level directories one by one scores what root host-ro does. */
+static const struct view_area {
+	const char *path;
+	unsigned points;
+} view_areas[] = {
+	{ "/home", 3 }, { "/root", 2 }, { "/var", 2 }, { "/srv", 1 }, { "/opt", 1 },
+	{ "/mnt", 1 }, { "/media", 1 }, { "/boot", 1 }, { "/sys", 1 }, { "/run", 1 },
+	{ "/tmp", 1 }, { "/dev", 1 }, { "/proc", 1 },
+};
+static const char *const system_dirs[] = {
+	"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+};
+
+static unsigned view_points(const char *path, bool *system)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(system_dirs); i++)
+		if (dest_within(path, system_dirs[i])) {
+			*system = true;
+			return 0;
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(view_areas); i++) {
+		if (strcmp(path, view_areas[i].path) == 0)
+			return view_areas[i].points;
+		if (dest_within(path, view_areas[i].path))
+			return 1;
+	}
+	return 1;
+}
+
 static int audit_view(const osb_policy *p, audit_report *r)
 {
+	unsigned points = 0;
+	bool system = false;
 	size_t n_ro = 0;
 	const osb_origin *o = NULL;
 
@@ -1255,6 +1318,7 @@ static int audit_view(const osb_policy *p, audit_report *r)
 		if (strcmp(p->mounts[i].path, "/") == 0)
 			return set_item(r, A_HOST_VIEW, 10, &p->mounts[i].o,
 			                "ro-bind /: everything the sandbox identity can read on the host");
+		points += view_points(p->mounts[i].path, &system);
 		o = &p->mounts[i].o;
 	}
 	if (p->root == ROOT_HOST_RO)
@@ -1262,8 +1326,13 @@ static int audit_view(const osb_policy *p, audit_report *r)
 		                "root host-ro: everything the sandbox identity can read on the host");
 	if (n_ro == 0)
 		return set_item(r, A_HOST_VIEW, 0, NULL, "root none and no ro-bind: no host files");
-	return set_item(r, A_HOST_VIEW, (unsigned)(n_ro > 5 ? 5 : n_ro), o,
-	                "root none with %zu ro-bind path%s", n_ro, n_ro == 1 ? "" : "s");
+	points += system ? 1 : 0;
+	if (points <= 1 && system)
+		return set_item(r, A_HOST_VIEW, points, o, "root none with %zu ro-bind path%s, system "
+		                "directories only", n_ro, n_ro == 1 ? "" : "s");
+	return set_item(r, A_HOST_VIEW, points, o, "root none with %zu ro-bind path%s, %s",
+	                n_ro, n_ro == 1 ? "" : "s", points >= 10 ? "as much of the host as root "
+	                "host-ro" : "beyond the system directories");
 }
 
 static int audit_writes(const osb_policy *p, audit_report *r)
@@ -2089,6 +2158,8 @@ int host_plan_build(const osb_policy *p, const char *const *envp, host_plan *h, 
 		return r;
 	h->userns = pl.userns;
 	r = host_binds(&pl, h);
+	if (r == 0)
+		r = view_scan_sockets(&pl, &h->sockets);
 	for (size_t i = 0; r == 0 && i < pl.env.n; i++) {
 		_cleanup_free_ char *name = strndup(pl.env.v[i], strcspn(pl.env.v[i], "="));
 
@@ -2137,6 +2208,7 @@ void host_plan_free(host_plan *h)
 	free(h->arches);
 	free(h->workspace);
 	free(h->seccomp_text);
+	view_sockets_free(&h->sockets);
 	strv_free(&h->argv);
 	strv_free(&h->env_names);
 	memset(h, 0, sizeof(*h));
@@ -2227,6 +2299,25 @@ static void arch_text(FILE *f, const host_arch *a)
 	strv_free(&actions);
 }
 
+/* The sockets the view shows: each one is reachable whatever "network"
+ * says (osb-isolate(1), "SOCKETS"). */
+static void host_sockets_text(FILE *f, const view_sockets *v)
+{
+	fprintf(f, "unix sockets in the view:%s", v->paths.n ? "\n" : " none");
+	for (size_t i = 0; i < v->paths.n; i++)
+		fprintf(f, "  %s\n", v->paths.v[i]);
+	if (v->more)
+		fprintf(f, "  ... and %zu more\n", v->more);
+	if (!v->complete)
+		fprintf(f, "%s(the walk stopped after %zu entries: there may be more)\n",
+		        v->paths.n ? "  " : " ", v->entries);
+	else if (!v->paths.n)
+		fputc('\n', f);
+	if (v->paths.n)
+		fprintf(f, "warning: connect(2) reaches these through a read-only bind and under "
+		        "\"network none\"; bind less (W118)\n");
+}
+
 typedef struct host_text_arg {
 	const osb_policy *p;
 	const host_plan *h;
@@ -2266,6 +2357,7 @@ static int host_text(FILE *f, const void *varg)
 		if (p->mounts[i].kind == MNT_TMPFS)
 			fprintf(f, " %s", p->mounts[i].path);
 	fputc('\n', f);
+	host_sockets_text(f, &h->sockets);
 	fprintf(f, "landlock: %s\n", ll_words[p->landlock]);
 	fprintf(f, "environment:");
 	for (size_t i = 0; i < h->env_names.n; i++)
@@ -2327,6 +2419,20 @@ static json_object *origin_split(const char *o, json_object *rule)
 	return rule;
 }
 
+/* {"paths": [...], "more": N, "complete": bool}: the sockets the view
+ * shows, as the sandbox would find them. */
+static json_object *sockets_json(const view_sockets *v)
+{
+	json_object *o = json_object_new_object(), *paths = json_object_new_array();
+
+	for (size_t i = 0; i < v->paths.n; i++)
+		json_object_array_add(paths, json_object_new_string(v->paths.v[i]));
+	json_object_object_add(o, "paths", paths);
+	json_object_object_add(o, "more", json_object_new_int64((int64_t)v->more));
+	json_object_object_add(o, "complete", json_object_new_boolean(v->complete));
+	return o;
+}
+
 static json_object *host_json(const osb_policy *p, const host_plan *h)
 {
 	json_object *o = json_object_new_object(), *binds = json_object_new_array();
@@ -2347,6 +2453,7 @@ static json_object *host_json(const osb_policy *p, const host_plan *h)
 		json_object_array_add(binds, b);
 	}
 	json_object_object_add(o, "binds", binds);
+	json_object_object_add(o, "unix_sockets", sockets_json(&h->sockets));
 	json_object_object_add(o, "landlock", json_object_new_string(ll_words[p->landlock]));
 	for (size_t i = 0; i < h->env_names.n; i++)
 		json_object_array_add(env, json_object_new_string(h->env_names.v[i]));

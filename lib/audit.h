@@ -12,6 +12,7 @@
 #define OSB_AUDIT_H
 
 #include "internal.h"
+#include "viewscan.h"
 
 /* ---- check: parse errors as diagnostics ------------------------------------ */
 
@@ -155,6 +156,7 @@ typedef struct host_plan {
 	const char *seccomp_group;
 	host_arch *arches; size_t n_arches;
 	char *seccomp_text;       /* libseccomp's PFC text of the same filter */
+	view_sockets sockets;     /* the Unix sockets the view shows (viewscan.h) */
 } host_plan;
 
 /* Build the plan for the command "true" with ENVP as the caller's

@@ -563,7 +563,9 @@ nomem:
 }
 
 /* Symlinks last: no mount is ever made through one (the plan refuses a
- * destination beneath a link), each in a directory bwrap made fresh. */
+ * destination beneath a link), each in a directory bwrap made fresh. One in
+ * the host's view is the host's own, identical link (the plan checked):
+ * there is nothing to make. */
 static int segment_symlinks(const plan *pl, strv *argv)
 {
 	const osb_policy *p = pl->p;
@@ -572,7 +574,7 @@ static int segment_symlinks(const plan *pl, strv *argv)
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		const pol_mount *m = &p->mounts[i];
 
-		if (m->kind != MNT_SYMLINK)
+		if (m->kind != MNT_SYMLINK || place_of(pl, m->path, true) == PLACE_HOST)
 			continue;
 		if (segment_parents(pl, m->path, argv, &made) < 0)
 			goto nomem;

@@ -785,16 +785,31 @@ nomem:
 	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
 }
 
+/* Is L, as the policy writes it, already the host's own link at its path? */
+static bool host_has_link(const pol_mount *l)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink(l->path, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return strcmp(buf, l->target) == 0;
+}
+
 /* A symlink is made last, in a directory bwrap made fresh (never the
- * host's: bwrap would make it there, or fail on a read-only one), and
- * nothing is mounted beneath it: a destination through a link would land
- * wherever the link leads. */
+ * host's: bwrap would make it there, or fail on a read-only one), unless
+ * the host's view already has that very link there; nothing is mounted
+ * beneath it: a destination through a link would land wherever the link
+ * leads. */
 static int check_symlink(const plan *pl, const pol_mount *l, osb_error *err)
 {
 	static const char *const fixed[] = { "/etc/passwd", "/etc/group" };
 	const osb_policy *p = pl->p;
 	const char *under = NULL;
 
+	if (plan_place_of(pl, l->path) == PLACE_HOST && host_has_link(l))
+		return 0;   /* the view shows this very link already (root host-ro) */
 	if (plan_place_of(pl, l->path) != PLACE_FRESH)
 		return osb_err_set(err, OSB_E_POLICY, 0, "plan",
 		                   "%s:%u: symlink %s lies in %s, not in a directory the sandbox gets "

@@ -74,7 +74,7 @@ static osb_policy *load(const char *path)
 /* A policy with every protection: lint finds nothing in it. */
 #define SAFE_BASE \
 	"osb-policy 1\n" \
-	"root host-ro\ntmpfs /tmp\ntmpfs /run\ndev /dev\nproc /proc\n" \
+	"root none\nro-bind /usr\nro-bind /etc\ntmpfs /tmp\ntmpfs /run\ndev /dev\nproc /proc\n" \
 	"workspace rw\nnetwork none\nenv clear\nenv pass PATH LANG\n" \
 	"env deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_*\n" \
 	"env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n" \
@@ -297,9 +297,19 @@ static const struct lint_case {
 	{ "podman dir bound", "ro-bind /run/podman\n", NULL, NULL,
 	  "W106 \"ro-bind /run/podman\" makes the host's /run/podman/podman.sock reachable\n" },
 	{ "host /run", NULL, "osb-policy 1\nroot host-ro\ntmpfs /tmp\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
-	  "W106 \"root host-ro\" makes the host's /run/docker.sock reachable\n" },
+	  "W106 \"root host-ro\" makes the host's /run/docker.sock reachable\n"
+	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
 	{ "host /tmp and /dev/shm", NULL, "osb-policy 1\nroot host-ro\ntmpfs /run\nproc /proc\nlimit wall 1m\n", NULL,
-	  "W108 \"root host-ro\" shares the host's /tmp\n" },
+	  "W108 \"root host-ro\" shares the host's /tmp\n"
+	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
+	{ "host view, private /run and /tmp", NULL, "osb-policy 1\nroot host-ro\ntmpfs /tmp\n"
+	  "tmpfs /run\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
+	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
+	{ "host view by ro-bind /", NULL, "osb-policy 1\nro-bind /\ntmpfs /tmp\n"
+	  "tmpfs /run\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
+	  "W106 \"ro-bind /\" makes the host's /run/docker.sock reachable\n"
+	  "W108 \"ro-bind /\" shares the host's /tmp\n"
+	  "W118 \"ro-bind /\" shows every Unix socket of the host the sandbox identity can reach\n" },
 	{ "X11 dir bound", "ro-bind /tmp/.X11-unix\n", NULL, NULL,
 	  "W108 \"ro-bind /tmp/.X11-unix\" shares the host's /tmp\n" },
 	{ "root none needs no tmpfs", NULL, "osb-policy 1\nproc /proc\nlimit wall 1m\n", NULL, "" },
@@ -401,7 +411,8 @@ START_TEST(test_lint_include_widening_each_scalar)
 		{ "workspace ro\n", "workspace rw\nread-only workspace:.git/hooks\nread-only workspace:.git/config\n",
 		  "W115 \"workspace rw\" widens \"workspace ro\" of the included @:3\n" },
 		{ "root none\n", "root host-ro\ntmpfs /tmp\ntmpfs /run\ndev /dev\n",
-		  "W115 \"root host-ro\" widens \"root none\" of the included @:3\n" },
+		  "W115 \"root host-ro\" widens \"root none\" of the included @:3\n"
+		  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
 		{ "limit wall 1m\n", "limit wall 2h\n",
 		  "W115 \"limit wall 7200000ms\" widens \"limit wall 60000ms\" of the included @:3\n" },
 		{ "limit fsize 1MiB\n", "limit fsize unlimited\n",
@@ -611,11 +622,12 @@ START_TEST(test_audit_shipped_strict_score_pinned)
 	audit_report r;
 
 	ck_assert_int_eq(audit_policy(p, &r), 0);
-	/* host-view 10 (root host-ro), workspace 5 (rw), landlock 2 (auto). */
-	ck_assert_uint_eq(r.total, 17);
+	/* host-view 1 (root none, /usr and /etc), workspace 5 (rw), landlock 2
+	 * (auto). */
+	ck_assert_uint_eq(r.total, 8);
 	ck_assert_str_eq(r.v[0].id, "A01");
-	ck_assert_uint_eq(r.v[0].points, 10);
-	ck_assert_uint_eq(r.v[0].o.line, p->root_set.o.line);
+	ck_assert_uint_eq(r.v[0].points, 1);
+	ck_assert_str_eq(r.v[0].detail, "root none with 2 ro-bind paths, system directories only");
 	ck_assert_str_eq(audit_level(r.total), "low");
 	audit_report_free(&r);
 	osb_policy_free(p);
@@ -663,6 +675,54 @@ static void append(char *buf, size_t size, const char *s)
 	ck_assert_uint_lt(used + strlen(s), size);
 	memcpy(buf + used, s, strlen(s) + 1);
 }
+
+static unsigned view_score(const char *text, audit_report *r)
+{
+	osb_policy *p = parse(text);
+	unsigned points;
+
+	ck_assert_int_eq(audit_policy(p, r), 0);
+	points = r->v[0].points;
+	osb_policy_free(p);
+	return points;
+}
+
+/* A01 weighs what the binds show, not how many there are: the host's
+ * top-level directories bound one by one (the same view as root host-ro)
+ * score what root host-ro scores, and so does the whole policy; homes and
+ * /root bound read-only weigh more than the system directories. */
+START_TEST(test_audit_view_rebuilt_from_binds_scores_as_host_ro)
+{
+	static const char base[] = "osb-policy 1\nproc /proc\nworkspace rw\nlimit wall 10m\n";
+	static const char *const top[] = {
+		"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32",
+		"/media", "/mnt", "/opt", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr",
+		"/var", "/work",
+	};
+	char text[2048];
+	audit_report host_ro, rebuilt, r;
+
+	snprintf(text, sizeof(text), "%sroot host-ro\n", base);
+	ck_assert_uint_eq(view_score(text, &host_ro), 10);
+	snprintf(text, sizeof(text), "%sroot none\n", base);
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+		append(text, sizeof(text), "ro-bind ");
+		append(text, sizeof(text), top[i]);
+		append(text, sizeof(text), "\n");
+	}
+	ck_assert_uint_eq(view_score(text, &rebuilt), 10);
+	ck_assert_uint_ge(rebuilt.total, host_ro.total);
+	audit_report_free(&host_ro);
+	audit_report_free(&rebuilt);
+	snprintf(text, sizeof(text), "%sroot none\nro-bind /home\nro-bind /root\nro-bind /etc\n", base);
+	ck_assert_uint_eq(view_score(text, &r), 6);
+	ck_assert_str_eq(r.v[0].detail, "root none with 3 ro-bind paths, beyond the system directories");
+	audit_report_free(&r);
+	snprintf(text, sizeof(text), "%sroot none\nro-bind /usr\nro-bind /etc\nro-bind /home/u/src\n", base);
+	ck_assert_uint_eq(view_score(text, &r), 2);
+	audit_report_free(&r);
+}
+END_TEST
 
 static osb_policy *policy_with(unsigned mask)
 {
@@ -1005,6 +1065,7 @@ static Suite *audit_suite(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, test_audit_weights_sum_to_max);
 	tcase_add_test(t, test_audit_shipped_strict_score_pinned);
+	tcase_add_test(t, test_audit_view_rebuilt_from_binds_scores_as_host_ro);
 	tcase_add_test(t, test_audit_weighs_the_seccomp_group);
 	tcase_add_test(t, test_audit_weighs_pinned_account_ids);
 	tcase_add_test(t, test_audit_score_monotonic_over_every_grant_set);
