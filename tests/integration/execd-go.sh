@@ -125,7 +125,7 @@ check_run() {
  "uid": 1500, "gid": 1500, "idle_timeout": "5m"$host_ids}
 EOF
 	printf '{"profile": "%s", "network": "host"}\n' "$profile" >"$dir/req/widen-network.json"
-	printf '{"profile": "%s", "extra_writable": ["/etc"]}\n' "$profile" >"$dir/req/widen-write.json"
+	printf '{"profile": "%s", "extra_writable": ["/etc/cron.d"]}\n' "$profile" >"$dir/req/widen-write.json"
 	printf '{"profile": "%s", "env": {"pass": ["DEMO_API_TOKEN"]}}\n' "$profile" >"$dir/req/denied-env.json"
 	printf '{"profile": "/etc/passwd"}\n' >"$dir/req/profile-path.json"
 	chmod -R a+r "$dir/req"
@@ -195,7 +195,7 @@ refused = {
                            '%s/%s.policy has "network none" (%s:%s) and does not grant callers '
                            'the host network (a policy grants it with "allow-caller network")'
                            % (os.path.dirname(strict), profile, strict, net_line)),
-    "widen-write.json": ("policy", '"extra_writable[0]": "/etc" is not beneath a declared '
+    "widen-write.json": ("policy", '"extra_writable[0]": "/etc/cron.d" is not beneath a declared '
                          'write-root (declared: %s/out)' % d),
     "denied-env.json": ("policy", '"env.pass[0]": "DEMO_API_TOKEN" is refused: it matches '
                         '"env deny *_TOKEN" (%s:%s), and deny wins over a request' % (strict, deny_line)),

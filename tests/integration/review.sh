@@ -226,7 +226,9 @@ done
 
 # ---- lint: each risky grant flagged with its code -----------------------------
 SAFE='osb-policy 1
-root host-ro
+root none
+ro-bind /usr
+ro-bind /etc
 tmpfs /tmp
 tmpfs /run
 dev /dev
@@ -272,22 +274,22 @@ printf '%s\n' "$SAFE" | sed 's/^limit wall 10m/limit wall unlimited/' >nowall.po
 printf 'osb-policy 1\nproc /proc\nlimit wall 1m\nenv inherit\nenv deny *_TOKEN\n' >inherit.policy
 expect "lint W111: inherit passes secrets the deny list misses" 0 "./inherit.policy:4:1: warning: \"env inherit\" passes credential-shaped variables no env deny pattern removes (OPENAI_API_KEY, ANTHROPIC_API_KEY, STRIPE_SECRET_KEY, AWS_ACCESS_KEY_ID, ...) [W111]"$'\n' \
 	-- "$OSB" check ./inherit.policy
-expect "lint W114: wall unlimited" 0 "./nowall.policy:11:1: warning: \"limit wall unlimited\": commands may run forever [W114]"$'\n' \
+expect "lint W114: wall unlimited" 0 "./nowall.policy:13:1: warning: \"limit wall unlimited\": commands may run forever [W114]"$'\n' \
 	-- "$OSB" check ./nowall.policy
 expect_rc "check --strict exits 1 on warnings" 1 -- "$OSB" check --strict ./nowall.policy
 printf '%s\nuser root 0 0\n' "$SAFE" >uid0.policy
-expect "lint E101: uid 0 is an error" 2 "./uid0.policy:14:1: error: \"user root 0 0\" runs user code as uid 0 [E101]"$'\n' \
+expect "lint E101: uid 0 is an error" 2 "./uid0.policy:16:1: error: \"user root 0 0\" runs user code as uid 0 [E101]"$'\n' \
 	-- "$OSB" check ./uid0.policy
 printf 'osb-policy 1\nlimit wall 1m\n' >noproc.policy
 expect "lint E102: no /proc is an error" 2 "./noproc.policy:1:1: error: the policy mounts no /proc (\"proc /proc\" is missing) [E102]"$'\n' \
 	-- "$OSB" check ./noproc.policy
 printf '%s\n' "$SAFE" | sed 's/^root host-ro/root none/' >narrow.policy
 printf 'osb-policy 1\ninclude ./narrow\nroot host-ro\n' >widen.policy
-expect "lint W115: include widened" 0 "./widen.policy:3:1: warning: \"root host-ro\" widens \"root none\" of the included ./narrow.policy:2 [W115]"$'\n' \
+expect "lint W115: include widened" 0 "./widen.policy:3:1: warning: \"root host-ro\" widens \"root none\" of the included ./narrow.policy:2 [W115]"$'\n'"./widen.policy:3:1: warning: \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach [W118]"$'\n' \
 	-- "$OSB" check ./widen.policy
 printf '%s\n# osb-lint: waive W107 -- talks to the package registry\nnetwork host\n' "$SAFE" >waived.policy
-expect "lint: waived finding listed, exit 0" 0 "./waived.policy:15:1: waived: \"network host\" shares the host's network namespace [W107 network-host]
-    waiver at line 14: talks to the package registry
+expect "lint: waived finding listed, exit 0" 0 "./waived.policy:17:1: waived: \"network host\" shares the host's network namespace [W107 network-host]
+    waiver at line 16: talks to the package registry
 ./waived.policy: 1 finding, 1 waived
 " -- "$OSB" lint ./waived.policy
 expect "check: waived finding silent" 0 "" -- "$OSB" check --strict ./waived.policy
