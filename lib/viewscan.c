@@ -62,20 +62,61 @@ static int found(scan *s, const char *path)
 	return strv_push(&s->out->paths, path);
 }
 
-static int walk(scan *s, int dfd, const char *path, unsigned depth);
+/* A walk is a stack of open directories (no recursion: the depth is
+ * bounded and every frame's fd is accounted for). */
+#define WALK_MAX_DEPTH 64
 
-static int walk_entry(scan *s, DIR *d, const struct dirent *de, const char *path, unsigned depth)
+typedef struct frame {
+	DIR *d;
+	char *path;
+} frame;
+
+typedef struct walker {
+	frame st[WALK_MAX_DEPTH];
+	size_t n;
+} walker;
+
+/* Push the directory DFD (taken over) shown at PATH, unless it is a
+ * pseudo file system. 0 or -ENOMEM. */
+static int push_dir(walker *w, int dfd, const char *path)
 {
+	frame *f = &w->st[w->n];
+
+	if (pseudo_fs(dfd) || !(f->d = fdopendir(dfd))) {
+		close(dfd);
+		return 0;
+	}
+	if (!(f->path = strdup(path))) {
+		closedir(f->d);
+		return -ENOMEM;
+	}
+	w->n++;
+	return 0;
+}
+
+static void pop_dir(walker *w)
+{
+	frame *f = &w->st[--w->n];
+
+	closedir(f->d);
+	free(f->path);
+}
+
+/* One entry of the directory on top of W. */
+static int visit(scan *s, walker *w, const struct dirent *de)
+{
+	frame *top = &w->st[w->n - 1];
 	_cleanup_free_ char *child = NULL;
 	unsigned char type = de->d_type;
 	int fd;
 
-	if (asprintf(&child, "%s/%s", strcmp(path, "/") == 0 ? "" : path, de->d_name) < 0)
+	if (asprintf(&child, "%s/%s", strcmp(top->path, "/") == 0 ? "" : top->path,
+	             de->d_name) < 0)
 		return -ENOMEM;
 	if (type == DT_UNKNOWN) {
 		struct stat st;
 
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		if (fstatat(dirfd(top->d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			return 0;
 		type = S_ISSOCK(st.st_mode) ? DT_SOCK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
 	}
@@ -83,44 +124,39 @@ static int walk_entry(scan *s, DIR *d, const struct dirent *de, const char *path
 		return skip_host_path(s, child) ? 0 : found(s, child);
 	if (type != DT_DIR || skip_host_path(s, child))
 		return 0;
-	if (depth >= 64) {
+	if (w->n >= WALK_MAX_DEPTH) {
 		s->out->complete = false;
 		return 0;
 	}
-	fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		/* Unreadable for the caller: for the sandbox too, which is never
-		 * more than the caller (a root caller's sandbox is less). */
-		return 0;
-	}
-	return walk(s, fd, child, depth + 1);
+	/* Unreadable for the caller: for the sandbox too, which is never more
+	 * than the caller (a root caller's sandbox is less). */
+	fd = openat(dirfd(top->d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? 0 : push_dir(w, fd, child);
 }
 
 /* Walk the directory DFD (taken over) shown at PATH. */
-static int walk(scan *s, int dfd, const char *path, unsigned depth)
+static int walk(scan *s, int dfd, const char *path)
 {
-	struct dirent *de;
-	DIR *d;
-	int r = 0;
+	walker w = { .n = 0 };
+	int r = push_dir(&w, dfd, path);
 
-	if (pseudo_fs(dfd)) {
-		close(dfd);
-		return 0;
-	}
-	if (!(d = fdopendir(dfd))) {
-		close(dfd);
-		return 0;
-	}
-	while (r == 0 && (de = readdir(d))) {
+	while (r == 0 && w.n > 0) {
+		struct dirent *de = readdir(w.st[w.n - 1].d);
+
+		if (!de) {
+			pop_dir(&w);
+			continue;
+		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (++s->out->entries > VIEW_SCAN_MAX_ENTRIES) {
 			s->out->complete = false;
 			break;
 		}
-		r = walk_entry(s, d, de, path, depth);
+		r = visit(s, &w, de);
 	}
-	closedir(d);
+	while (w.n > 0)
+		pop_dir(&w);
 	return r;
 }
 
@@ -135,14 +171,14 @@ int view_scan_sockets(const plan *pl, view_sockets *out)
 		int fd = openat(pl->binds[i].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		if (fd >= 0)   /* ENOTDIR: a file bind */
-			r = walk(&s, fd, pl->binds[i].dest, 0);
+			r = walk(&s, fd, pl->binds[i].dest);
 	}
 	if (r == 0 && pl->p->root == ROOT_HOST_RO && out->complete) {
 		int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		s.host_root = true;
 		if (fd >= 0)
-			r = walk(&s, fd, "/", 0);
+			r = walk(&s, fd, "/");
 	}
 	if (r < 0)
 		view_sockets_free(out);

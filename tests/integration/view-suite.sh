@@ -141,17 +141,17 @@ t_host_socket_unreachable() {
 
 # ---- workspaces below directories the view does not bind -------------------
 
-t_workspace_outside_view() {
+t_workspace_outside_view() { # [run options]
 	local dir top got
 	for dir in "$FIX_SRV_WS" "$FIX_HOME_WS"; do
 		top=/$(echo "$dir" | cut -d/ -f2)
 		cd "$dir" || { not_ok "workspace $dir: enter it"; continue; }
-		got=$("$OSB" run -- sh -c 'echo hi > f && cat "$PWD/f"' 2>&1)
-		expect_eq "workspace $dir: reachable and writable at its own path" "hi" "$got"
-		expect_eq "workspace $dir: the write landed on the host" "hi" "$(cat "$dir/f" 2>/dev/null)"
+		got=$("$OSB" run "$@" -- sh -c 'echo hi > f && cat "$PWD/f"' 2>&1)
+		expect_eq "workspace $dir${1:+ ($*)}: reachable and writable at its own path" "hi" "$got"
+		expect_eq "workspace $dir${1:+ ($*)}: the write landed on the host" "hi" "$(cat "$dir/f" 2>/dev/null)"
 		# Above it, only the directories that lead to it, made empty.
-		got=$("$OSB" run -- sh -c "ls -A $top" 2>&1)
-		expect_eq "workspace $dir: $top holds only the way to it" "$(basename "$(dirname "$dir")")" "$got"
+		got=$("$OSB" run "$@" -- sh -c "ls -A $top" 2>&1)
+		expect_eq "workspace $dir${1:+ ($*)}: $top holds only the way to it" "$(basename "$(dirname "$dir")")" "$got"
 		rm -f "$dir/f"
 	done
 }
@@ -253,6 +253,7 @@ if root_caller; then
 fi
 if command -v python3 >/dev/null; then t_host_socket_unreachable; else skip "sockets" "python3 is not installed"; fi
 t_workspace_outside_view
+if root_caller; then t_workspace_outside_view --policy "$STAGE/work/rootmode.policy"; fi
 t_compat
 t_symlink_rules
 
