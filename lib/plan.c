@@ -728,8 +728,8 @@ static int plan_cmd(plan *pl, const char *const *cmd, const char *cwd, osb_error
  * boot id, devices, modules, partitions, and counters of the whole
  * machine's activity, a side channel onto other users); only those this
  * kernel has are covered (bwrap fails on a missing destination). Which of
- * them programs read was measured: README, "What strict gives the
- * command". /proc/stat, meminfo, cpuinfo and uptime stay: ps, top, free
+ * them programs read was measured (README, "Compatibility of the curated
+ * view"): /proc/stat, meminfo, cpuinfo and uptime stay, as ps, top, free
  * and the language runtimes read them, and sysinfo(2) tells the same. */
 static const char *const proc_ro_names[] = { "sys", "sysrq-trigger", "irq", "bus", "fs" };
 static const char *const proc_mask_names[] = {
