@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* api-bench.c — the benchmark's measurements that go through the C API.
  *
  * hyperfine times whole processes; what a long-lived caller (execd) pays is

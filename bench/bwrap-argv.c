@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* bwrap-argv.c — "bare bwrap" for the benchmark: the exact bwrap argv that
  * `osb-isolate run` uses, with the same fd table, and nothing else.
  *

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 """report.py — turn bench/run.sh's measurements into bench/RESULTS.md.
 
 Inputs: hyperfine's JSON export (one invocation, every process-level row),

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # bench/run.sh — what a sandbox costs, side by side with bare bwrap and the
 # peers, measured on this machine and written to bench/RESULTS.md.
 #

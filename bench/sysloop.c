@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* sysloop.c — the syscall-heavy loop of the benchmark (bench/run.sh).
  *
  * A seccomp filter runs on every system call a sandboxed program makes, so

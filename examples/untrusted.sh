@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # untrusted.sh — a stand-in for code you did not write. Under osb-isolate's
 # strict policy every probe below is refused or sees nothing, whoever runs
 # osb-isolate (root included: its sandboxes run as host ids that belong to no

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* broker.c — the session broker: the in-sandbox half of a persistent session.
  *
  * osb-isolate-init calls broker_serve() instead of exec'ing a command, after

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* cli-asan.c — AddressSanitizer defaults for the osb-isolate command.
  * Compiled to nothing unless the build uses -fsanitize=address
  * (./configure --enable-sanitizers).

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* cli-common.c — what the CLI's commands share (cli-common.h): paths from
  * the command line and the host configuration, through the public API only.
  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* cli-common.h — what the CLI's commands share: how a path given on the
  * command line becomes the absolute path the library checks, and where the
  * host configuration comes from.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* cmd-caps.c — `osb-isolate capabilities [--json]`: print what isolation
  * this host gives, item by item with reasons and remedies (a readable table,
  * or one JSON object), through the public API only. The exit status says

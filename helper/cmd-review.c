@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* cmd-review.c — the reviewer commands of osb-isolate: check, lint, audit,
  * diff, explain and hash.
  *

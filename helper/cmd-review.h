@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* cmd-review.h — entry points of the reviewer commands (cmd-review.c).
  *
  * Each takes the command's own argv (argv[0] is the command name, e.g.

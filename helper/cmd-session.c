@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* cmd-session.c — `osb-isolate session start|exec|list|stop`.
  *
  * `start` leaves a holder process that owns one library session

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* init-guard.c — two last-mile guards of osb-isolate-init, run inside the
  * sandbox after bwrap has built it and before any untrusted code.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* init-guard.h — two last-mile guards of osb-isolate-init: the audit of the
  * sandbox's mount table (stage "init:mounts") and Landlock (stage
  * "init:landlock"). The init parses their options through guard_parse_* and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* osb-isolate-init — the first program bwrap runs inside the sandbox, and the
  * last trusted code before the untrusted command. It runs with the sandbox's
  * identity, so it is kept short, links only libcap and libmount and shares

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* osb-isolate.c — the command-line front end.
  *
  * It holds no sandbox logic of its own: it parses options, loads and narrows

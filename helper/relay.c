@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* relay.c — the caller's stdin and terminal, kept outside the sandbox.
  *
  * A terminal handed to a sandboxed command is a channel out of the sandbox:

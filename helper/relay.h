@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* relay.h — the caller's stdin and terminal, kept outside the sandbox
  * (relay.c).
  *

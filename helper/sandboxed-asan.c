@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* sandboxed-asan.c — AddressSanitizer defaults for programs that run inside
  * a sandbox: the init and session broker, and the test programs the
  * integration suites run as sandboxed commands. Compiled to nothing unless

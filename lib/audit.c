@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* audit.c — what a security reviewer asks of a policy, answered from the
  * parsed, effective struct osb_policy.
  *

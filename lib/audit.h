@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* audit.h — the reviewer's view of a parsed policy: lint, audit, diff, explain.
  *
  * Everything here is computed from the effective struct osb_policy (and its

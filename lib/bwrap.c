@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* bwrap.c — find bwrap, detect what it supports, and render a launch plan as
  * its argv.
  *

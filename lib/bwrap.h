@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* bwrap.h — the launch plan and its rendering as bwrap's argv.
  *
  * plan_build() turns a policy plus the host into a plan: verified fds for

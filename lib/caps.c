@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* caps.c — the capabilities probe: what isolation this host gives, and why
  * not when it does not.
  *

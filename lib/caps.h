@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* caps.h — the capabilities probe, internal side.
  *
  * osb_caps_probe() (osb-isolate.h) answers "what isolation does this host

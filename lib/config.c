@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* config.c — the host configuration (osb-isolate(1), "CONFIGURATION").
  *
  * What belongs to the host rather than to a policy: today, the directories

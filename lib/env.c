@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* env.c — the environment the sandboxed command starts with.
  *
  * The plan calls env_build() once per run to turn the policy's env rules and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* filter.h — the seccomp stage of the launch plan.
  *
  * plan.c asks for the policy's filter as a sealed memfd holding classic BPF

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* gen-default-filter.c — compile the seccomp groups at build time.
  *
  * Compiling a group with libseccomp takes milliseconds of CPU (rule

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* hostid.c — which host uid/gid a sandbox runs as (see hostid.h).
  *
  * The plan asks for the ids before anything is launched and keeps them (and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* hostid.h — the host uid/gid a sandbox runs as (DESIGN §3, "Identity and
  * privileges").
  *

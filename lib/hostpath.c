@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* hostpath.c — absolute host paths checked against who can change them.
  *
  * The plan turns every host path a sandbox gets (the workspace, write and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* hostpath.h — absolute host paths checked against who can change them.
  *
  * paths.h resolves a relative path beneath a root that is already open;

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* identity.c — the /etc/passwd and /etc/group the sandbox sees.
  *
  * The plan mounts these synthesized files read-only over the host's, so the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* init-proto.h — the contract between the launch plan and osb-isolate-init.
  *
  * bwrap execs the init as the sandbox's first untrusted-facing program:

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* internal.h — data shared between the pipeline stages of libosb-isolate.
  *
  * The parsed policy (struct osb_policy) is the input of every later stage:

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* osb-isolate.h — the public C API of libosb-isolate.
  *
  * The only installed header. A caller (typically an execution daemon) loads a

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* paths.c — the openat2 verifier, its fallback walker, and the host mount scan.
  *
  * This is where the plan turns host paths into verified fds and where a

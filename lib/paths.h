@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* paths.h — path verification: the one place where host paths become fds.
  *
  * Every host path the sandbox may write is an allowlisted root opened once

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* plan.c — policy + host -> launch plan (DESIGN §2).
  *
  * Every bind source is opened here once and bound by that fd, never by name

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* policy.c — the policy language, version 1 (osb-isolate.policy(5)).
  *
  * First stage of the pipeline: policy text becomes a struct osb_policy. The

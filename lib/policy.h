@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* policy.h — what the policy parser (policy.c) shares with the request
  * narrowing (request.c), so that a path, a name or an errno accepted in a
  * policy file and in an execd request obey one set of rules, and both spell

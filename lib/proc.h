@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* proc.h — starting children with an exact fd table, and pidfds.
  *
  * Only the fds listed in the map reach the child (everything else is closed

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* request.c — an execd request narrows a policy (osb_policy_apply_json).
  *
  * The second step of the pipeline: a reviewed policy is the baseline, and a

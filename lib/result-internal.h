@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* result-internal.h — the result record that run.c fills and result.c reports.
  *
  * One shape for the library and the CLI (DESIGN §3 "Results"). Captured output

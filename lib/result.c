@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* result.c — what a run reports: the result record, clipped output capture,
  * the command-line status and the JSON document.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* run.c — one-shot runs: plan ▸ spawn ▸ supervise ▸ result.
  *
  * Supervision reads four channels besides the command's output: bwrap's own

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* seccomp.c — the syscall filter the in-sandbox init loads before exec.
  *
  * The filter is built with libseccomp, never by hand, from a named and

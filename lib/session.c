@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* session.c — persistent sessions: the library side of the broker protocol.
  *
  * A session is a one-shot sandbox whose init serves instead of exec'ing

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* session.h — internals shared by one-shot runs (run.c) and sessions
  * (session.c).
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* sha256.c — SHA-256 as specified in FIPS 180-4 (sections 4.1.2, 4.2.2,
  * 5.1.1, 6.2). The policy stage hashes the canonical policy text with it so
  * that a reviewer can match the policy a run used against the one approved.

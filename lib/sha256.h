@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* sha256.h — SHA-256 (FIPS 180-4), used to fingerprint the canonical
  * effective policy (policy_hash). Kept in-tree because none of the
  * project's dependencies offers a hash, and the policy hash must not pull in

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* spawn.c — fd hygiene, spawning and pidfds (DESIGN §3 "Processes and fds").
  *
  * Children are started the way posix_spawn starts them (clone with

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* util.c — small helpers every stage uses: error filling, string vectors,
  * bounded file reads. Nothing here touches process-wide state.
  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* viewscan.c — find the Unix sockets a launch plan's view shows (see
  * viewscan.h): each bind by its verified fd, the host root under root
  * host-ro by name, every directory opened beneath its parent's fd with

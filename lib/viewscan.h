@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* viewscan.h — the Unix sockets a launch plan's view shows.
  *
  * A pathname socket is a file: connect(2) reaches it through a read-only

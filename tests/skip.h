@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* skip.h — how a C test says that the host lacks what a case needs.
  *
  * A test that needs a host feature (IA-32 emulation, the x32 ABI, user

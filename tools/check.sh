@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # check.sh — every quality gate, from a fresh clone. README's test command;
 # .ci/run runs exactly this (2 CPUs, 90 minutes for everything; this takes
 # about 15). Gates, in order:
@@ -45,7 +47,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-gates=${OSB_GATES:-deps check soak lint sanitizers valgrind fuzz distcheck package}
+gates=${OSB_GATES:-deps spdx check soak lint sanitizers valgrind fuzz distcheck package}
 work=${OSB_CHECK_DIR:-$(mktemp -d /tmp/osb-check.XXXXXX)}
 mkdir -p "$work" || exit 1
 rm -f "$work"/*.counts

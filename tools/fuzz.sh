@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # fuzz.sh — build the libFuzzer harnesses in tests/fuzz/ and run each one.
 #
 # Every tests/fuzz/*.c is one target (its name without .c), linked with the

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # install-deps.sh — install everything osb-isolate needs to build, test and
 # run on Debian 12 (apt-get only). Run as root, or as a user with sudo.
 # The last two lines are for the quality gates (tools/check.sh): clang with
@@ -9,7 +11,7 @@
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config make gcc
   bubblewrap libseccomp-dev libcap-dev libmount-dev libjson-c-dev check
-  python3 python3-jsonschema git iproute2 procps util-linux passwd mandoc libcap2-bin golang-go
+  python3 python3-jsonschema python3-venv python3-pip git iproute2 procps util-linux passwd mandoc libcap2-bin golang-go
   clang libclang-rt-14-dev llvm valgrind cppcheck clang-tidy
   dpkg-dev debhelper lintian fakeroot"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # lint.sh — static analysis gate: cppcheck and clang-tidy over every C file
 # in lib/ and helper/ (globbed, so new files are checked without edits
 # here). Configuration is checked in: .clang-tidy (enabled checks, and why

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # valgrind.sh — memcheck gate: every unit test program (BUILDDIR/tests/unit/
 # check_*, found by glob, so new ones are included without edits here) runs
 # under valgrind memcheck. Invalid reads and writes, uses of uninitialised

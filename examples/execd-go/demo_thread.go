@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The osb-isolate authors
+
 // demo_thread.go — the mistake StartSession exists to prevent, made on
 // purpose: a session started from a goroutine that locks its OS thread and
 // then returns. The Go runtime ends a thread whose locked goroutine exits;

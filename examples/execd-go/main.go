@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The osb-isolate authors
+
 // main.go — execd in miniature: what an execution daemon written in Go does
 // with libosb-isolate, end to end, printing one JSON event a line.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The osb-isolate authors
+
 // osb.go — a thin cgo binding of libosb-isolate, shaped the way an execution
 // daemon written in Go uses it: capabilities, a baseline policy narrowed by a
 // JSON request, a session that lives on its own OS thread, and commands whose

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* dump-filter.c — test helper: write the BPF program of the default seccomp
  * group (exactly what a run loads) to stdout, so the escape suite can hand it
  * to bwrap --seccomp in a sandbox that holds every capability of its own

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* escape.c — attacks a sandbox must stop, one per subcommand.
  *
  * `escape NAME` runs one attack in a child process with raw syscall() (so

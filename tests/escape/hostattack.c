@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* hostattack.c — what sandboxed code would try, to take over the host that
  * runs it; tests/integration/boundary.sh runs it in every sandbox of its
  * matrix and checks the host afterwards.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* marker.c — a library that records every process that loads it, for
  * tests/integration/boundary.sh: set as LD_PRELOAD or LD_AUDIT (by a
  * policy, a request or the caller's environment), it shows where the

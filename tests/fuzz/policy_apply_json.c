@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* policy_apply_json.c — libFuzzer harness for the execd request applier
  * (osb_policy_apply_json).
  *

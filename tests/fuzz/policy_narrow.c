@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* policy_narrow.c — libFuzzer harness for the caller-facing narrowing and
  * exec API: osb_policy_set_workspace, osb_policy_add_readonly,
  * osb_policy_set_wall_ms, osb_policy_set_network, osb_exec_new,

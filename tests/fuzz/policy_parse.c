@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* policy_parse.c — libFuzzer harness for the policy parser (osb_policy_parse).
  *
  * Policy text is the first thing an untrusted party may hand the library, so

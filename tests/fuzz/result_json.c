@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* result_json.c — libFuzzer harness for the result JSON writer
  * (osb_result_json) over arbitrary command output.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* units.c — libFuzzer harness for the quantity parsers parse_duration_ms()
  * and parse_size_bytes(), which read policy limits and the CLI's --timeout.
  *

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # as-root-mode.sh — the integration suite in root mode: bwrap without a user
 # namespace, the init switching to the policy's real uid/gid with every
 # capability dropped. Run twice: (1) with user namespaces available and the

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # as-root.sh — run the integration suite as real root (userns mode from root).
 # Skipped (exit 77, saying why) when not root or without user namespaces.
 set -euo pipefail

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # as-user.sh — run the integration suite as an unprivileged user. As root it
 # creates the user (osb-test, or $OSB_TEST_USER) if missing and drops to it;
 # run by an unprivileged user it runs as that user. Skipped (exit 77, saying

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # boundary.sh — untrusted code never gains host privileges, tested as a whole
 # for its effect on the host (osb-isolate(1), "Identity on the host").
 #

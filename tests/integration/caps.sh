@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # caps.sh — `osb-isolate capabilities` end to end, on the real host and with
 # each failure simulated: bwrap missing (OSB_ISOLATE_BWRAP, then PATH), a
 # bwrap whose --help lacks --bind-fd (tests/integration/bwrap-no-bind-fd),

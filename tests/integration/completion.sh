@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # completion.sh — the bash completion (completion/osb-isolate.bash.in, as
 # built for this tree) against the program's real usage: the commands, the
 # session subcommands and every option of every command are the ones --help

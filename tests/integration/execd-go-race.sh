@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # execd-go-race.sh — examples/execd-go built with `go build -race` and run as
 # root and as the test user: any data race in the Go side of the binding
 # (goroutines sharing a session, streaming, the session's owner thread) ends

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # execd-go.sh — the execd integration, proved from Go: build examples/execd-go
 # (cgo, `#cgo pkg-config: osb-isolate`) against the BUILD TREE's library
 # through a generated .pc file (never an installed copy), then run it as root

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* fdcheck.c — test helper run inside the sandbox: prints the numbers of the
  * file descriptors it inherited, one per line, sorted, excluding the one it
  * opens itself to list /proc/self/fd.

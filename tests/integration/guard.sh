@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # guard.sh — integration tests of the init's last-mile guards in real bwrap
 # sandboxes (bwrap run directly, the freshly built init started through
 # /proc/self/fd like the library does): the mount audit ("init:mounts"), and

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # Integration tests for osb-isolate-init, run outside any sandbox: the report
 # protocol on the error fd, argument strictness, stderr routing, fd hygiene,
 # rlimits, identity and capability checks, the seccomp fd. Needs root (for the

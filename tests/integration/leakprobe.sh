@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # leakprobe.sh — run inside a sandbox: what of the host does the sandbox see?
 # One line per item, "ITEM STATUS [DETAIL]", STATUS one of
 #   absent       not there at all

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # lib.sh — shared by the integration test drivers and the suites they run:
 # staging of the freshly built programs where an unprivileged user can run
 # them, host probes that skip loudly (test_have, test_need), and the closing

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # man.sh — the manual pages are mandoc -Tlint clean and complete: every long
 # option that `osb-isolate --help` and each command's --help print, and every
 # diagnostic and lint code `osb-isolate check --codes` lists, appears in

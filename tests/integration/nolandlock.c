@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* nolandlock.c — test wrapper that runs a command as if the kernel had no
  * Landlock: under a seccomp filter (libseccomp) that fails
  * landlock_create_ruleset(2) with the given errno — ENOSYS (not built in) or

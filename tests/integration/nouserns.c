@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* nouserns.c — test wrapper that runs a command the way a container with
  * nested user namespaces blocked would: under a seccomp filter (libseccomp)
  * that makes unshare(2) and clone(2) fail with EPERM when CLONE_NEWUSER is

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # paths.sh — who can redirect a path the sandbox gets, which host paths a
 # caller may hand it at all, and what a caller may add to a policy: the
 # adversarial cases of osb-isolate(1), "PATHS" and "CALLER GRANTS", against

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* reqrun.c — run commands the way a daemon does, through the C API: load a
  * policy, apply an execd request (JSON), then run each command once
  * (osb_run) or all of them in one session (osb_session_start,

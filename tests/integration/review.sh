@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # review.sh — the reviewer commands end to end, through the CLI: explain
 # (text and JSON) against golden files for the shipped policies, hash
 # stability and sensitivity, a table of lint cases, the shipped policies

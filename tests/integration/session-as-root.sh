@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # session-as-root.sh — run the session suite (session.sh) as real root; the
 # sockets go to /run/osb-isolate.
 set -euo pipefail

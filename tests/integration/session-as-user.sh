@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # session-as-user.sh — run the session suite (session.sh) as an unprivileged
 # user (osb-test, or $OSB_TEST_USER, created if missing when run as root),
 # with a private XDG_RUNTIME_DIR for the sockets; then, when built, the

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # session.sh — end-to-end tests of `osb-isolate session`: start, exec, list,
 # stop, the holder's cleanup when stopped, idle or killed, stale sockets. Run
 # by session-as-root.sh and session-as-user.sh with STAGE set to a directory

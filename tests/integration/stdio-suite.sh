@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # stdio-suite.sh — the caller's terminal and the caller's output, end to end:
 # `--stdin` relays through a pipe (the command never holds the caller's
 # terminal, in `run`, `run --json` or a session, not even a process that

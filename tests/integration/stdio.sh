@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # stdio.sh — run stdio-suite.sh (the caller's terminal, --tty, write errors on
 # the caller's side) as root and as the unprivileged test user (osb-test, or
 # $OSB_TEST_USER, created if missing), each with its own session directory;

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # suite.sh — end-to-end tests of `osb-isolate run`: real sandboxes, concrete
 # outcomes. Run by as-root.sh and as-user.sh with STAGE set to a directory
 # holding bin/, policy/ and a writable work/ owned by the running user.

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # symbols.sh — the shared library exports exactly the functions that
 # lib/osb-isolate.h declares: `nm -D --defined-only` of the built .so against
 # the header's declarations, in both directions (nothing internal leaks, no

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # view-suite.sh — what strict's curated view shows of the host, run by
 # view.sh as root and as the unprivileged test user with STAGE (bin/,
 # policy/, a writable work/) and FIX (fixtures view.sh planted on the host)

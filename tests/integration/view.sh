@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
 # view.sh — strict's curated view, as root and as the unprivileged test user
 # (osb-test, or $OSB_TEST_USER): plants what the sandbox must not see on the
 # host (world-readable files under /srv, /opt, /mnt, /home, /var, host

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* bpf-eval.h — a classic BPF interpreter for seccomp programs, for tests.
  *
  * The kernel runs a seccomp filter on struct seccomp_data (nr, arch,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_audit.c — unit tests for lib/audit.c: diagnostics from parse errors,
  * every lint rule (flagged when the grant is there, silent when it is not or
  * is neutralized), waivers, audit scores and their monotonicity, semantic

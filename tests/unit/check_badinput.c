@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_badinput.c — hostile input at every entrance gets a clear error,
  * never a crash, a hang or a silent misreading.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_bwrap.c — the bwrap argv builder and feature detection.
  *
  * The argv must come out in fixed segment order whatever the order of the

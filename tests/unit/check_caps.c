@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_caps.c — unit tests for lib/caps.c: the capabilities probe.
  *
  * On Debian 12 run as root with user namespaces and Landlock working, the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_config.c — unit tests for lib/config.c, the host configuration.
  *
  * The file's grammar is pinned like a policy's: every refused input with its

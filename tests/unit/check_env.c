@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_env.c — unit tests for lib/env.c: how the policy's env rules and the
  * caller's environment combine into the sandbox environment.
  */

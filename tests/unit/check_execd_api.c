@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_execd_api.c — the two calls a Go daemon (examples/execd-go) needed
  * from the library: osb_proc_take_fd, which moves a command's stdio fd out
  * of its proc so that a runtime object can own it (lib/session.c), and

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_hostid.c — unit tests for lib/hostid.c: which host ids a sandbox
  * gets, and that two live sandboxes never share them. Allocation needs root
  * (the lock lives under /run); as another user those cases are skipped with

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_identity.c — unit tests for lib/identity.c: the exact /etc/passwd
  * and /etc/group text the sandbox sees.
  */

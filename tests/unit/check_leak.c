@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_leak.c — resource-leak tests of the one-shot path: many osb_run calls
  * from one long-lived process, as an execution daemon makes them.
  *

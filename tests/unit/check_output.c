@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_output.c — the library's side of a command's output (lib/run.c,
  * lib/session.c): a copy to the caller's fd that fails reaches the command
  * as the host would make it (a broken pipe as SIGPIPE at its next write)

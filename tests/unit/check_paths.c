@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_paths.c — unit tests for lib/paths.c, the path verifier.
  *
  * Every case builds its own tree under a fresh mkdtemp directory and is

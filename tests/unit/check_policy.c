@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_policy.c — unit tests for lib/policy.c and lib/sha256.c.
  *
  * The policy language is the part of osb-isolate a reviewer reads, so these

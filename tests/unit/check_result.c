@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_result.c — unit tests for lib/result.c: output capture clipping, the
  * ok/cli-status rules and the exact JSON a caller parses.
  */

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_seccomp.c — unit tests for lib/seccomp.c: the shape of the exported
  * filter (sealed memfd, BPF size, PFC sections per ABI), the refusal to
  * build partial or empty filters, what the filter does to real system

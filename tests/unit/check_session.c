@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* check_session.c — persistent sessions (lib/session.c, helper/broker.c) with
  * real sandboxes: state that lives across commands, isolation between
  * sessions, statuses that output cannot forge, bounded memory, timeouts,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
 /* probe.h — what this host gives the unit tests, probed before a test relies
  * on it: root, user namespaces, Landlock, a sandbox at all. Each answer goes
  * through osb_test_have() (tests/skip.h): a missing feature prints
