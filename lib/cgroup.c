@@ -1673,6 +1673,11 @@ static int sweep_tree(int pfd, const char *name, int fd, unsigned *removed, int 
 		return -errno;
 	d.version = sf.f_type == CGROUP2_SUPER_MAGIC ? 2 : 1;
 	d.has_kill = d.version == 2 && faccessat(fd, "cgroup.kill", W_OK, 0) == 0;
+	/* A creator killed while it had the cgroup frozen left it frozen: the
+	 * kill must thaw it, or SIGKILL stays pending for ever. */
+	d.has_freeze = d.version == 2 && faccessat(fd, "cgroup.freeze", W_OK, 0) == 0;
+	if (d.version == 1 && faccessat(fd, "freezer.state", W_OK, 0) == 0)
+		d.ctrls |= CG_X_FREEZER;
 	if (dirs_populated(&d, 1)) {
 		kill_dirs(&d, 1);
 		wait_dirs_empty(&d, 1, 1000);
@@ -1719,11 +1724,17 @@ int cgroup_sweep(const cgroup_host *h, unsigned *removed)
 
 	if (removed)
 		*removed = 0;
-	for (size_t i = 0; i < h->n; i++) {
-		int k = h->m[i].parent ? cgroup_sweep_dir(h->m[i].parent, removed) : 0;
+	/* Freezers first (the v1 freezer, v2): there a frozen leftover is
+	 * thawed and dies; in the other hierarchies it then leaves at once. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < h->n; i++) {
+			const cg_mount *m = &h->m[i];
+			bool freezer = m->version == 2 || (m->ctrls & CG_X_FREEZER);
+			int k = m->parent && freezer == (pass == 0) ?
+			        cgroup_sweep_dir(m->parent, removed) : 0;
 
-		if (k < 0 && r == 0)
-			r = k;
-	}
+			if (k < 0 && r == 0)
+				r = k;
+		}
 	return r;
 }

@@ -67,6 +67,8 @@ static cgroup_host *probe(unsigned hide, const char *const *parents)
 	return h;
 }
 
+static uint64_t read_num(const char *dir, const char *file, const char *key);
+
 static bool root(void)
 {
 	return osb_test_have("root", geteuid() == 0, "creating cgroups here needs root "
@@ -139,14 +141,33 @@ static const char *feature_of(const cgroup_host *h, enum cg_ctrl c)
 	return "cgroup-v2";
 }
 
+static char guard_name[48];
+
+/* Write and read back one of the guard's limits. */
+static void guard_limit(const char *dir, const char *file, uint64_t v)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "we");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	fprintf(f, "%" PRIu64, v);
+	ck_assert_msg(fclose(f) == 0, "%s: %s", path, strerror(errno));
+	ck_assert_uint_eq(read_num(dir, file, NULL), v);
+}
+
 static bool guard_make(guard *gd, unsigned hide)
 {
-	const cgroup_limits lim = { .memory_max = GIB, .pids_max = 512 };
+	const cgroup_limits none = { 0 };
 	osb_error err = { 0 };
 	size_t k = 0;
 
 	memset(gd, 0, sizeof(*gd));
 	gd->outer = probe(0, NULL);
+	/* The guard's limits are written here, by the test, not by the module
+	 * under test: a module that writes no limit must not unleash a fork
+	 * bomb on the host. */
 	for (int c = CG_MEMORY; c <= CG_PIDS; c++) {
 		const char *why = NULL;
 
@@ -156,9 +177,17 @@ static bool guard_make(guard *gd, unsigned hide)
 			return false;
 		}
 	}
-	ck_assert_msg(cgroup_create(gd->outer, &lim, &gd->g, &err) == 0, "guard: %s", err.message);
+	ck_assert_msg(cgroup_create(gd->outer, &none, &gd->g, &err) == 0, "guard: %s", err.message);
+	snprintf(guard_name, sizeof(guard_name), "%s", cgroup_name(gd->g));
 	for (size_t i = 0; i < cgroup_dir_count(gd->g); i++) {
 		int v = cgroup_dir_version(gd->g, i);
+		unsigned ctrls = cgroup_dir_ctrls(gd->g, i);
+
+		if (ctrls & CG_BIT(CG_MEMORY))
+			guard_limit(cgroup_dir_path(gd->g, i), v == 2 ? "memory.max" :
+			            "memory.limit_in_bytes", GIB);
+		if (ctrls & CG_BIT(CG_PIDS))
+			guard_limit(cgroup_dir_path(gd->g, i), "pids.max", 512);
 
 		if ((v == 1 && (hide & CG_HIDE_V1)) || (v == 2 && (hide & CG_HIDE_V2)) ||
 		    (v == 1 && (hide & CG_HIDE_FREEZER) && cgroup_dir_ctrls(gd->g, i) == CG_X_FREEZER))
@@ -219,9 +248,15 @@ static pid_t child_in(const cgroup *cg, int (*fn)(long), long arg)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
+		int w = fcntl(ready[1], F_DUPFD_CLOEXEC, 64), nul = open("/dev/null", O_RDWR);
+
 		if (cgroup_attach_self(fds, n) < 0)
 			_exit(100);
-		if (dup3(ready[1], 3, O_CLOEXEC) < 0 || syscall(SYS_close_range, 4U, ~0U, 0U) < 0 ||
+		/* Nothing of the test's either: not its output pipes. */
+		for (int i = 0; i < 3; i++)
+			if (w < 0 || nul < 0 || dup3(nul, i, 0) < 0)
+				_exit(101);
+		if (dup3(w, 3, O_CLOEXEC) < 0 || syscall(SYS_close_range, 4U, ~0U, 0U) < 0 ||
 		    write(3, "r", 1) != 1)
 			_exit(101);
 		close(3);
@@ -775,10 +810,31 @@ END_TEST
 
 /* ---- live: limits that hold ------------------------------------------------------- */
 
+/* Whether this process is beneath the guard in the hierarchy that carries
+ * CTRL ("pids": the v1 line, else v2's "0::"): a bomb or hog that is not,
+ * because the module failed to put it there, must not start. */
+static bool beneath_guard(const char *ctrl)
+{
+	char line[1024], want[64], pick[1024] = "";
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), ":%s:", ctrl);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, want) || (!pick[0] && strncmp(line, "0::", 3) == 0))
+			snprintf(pick, sizeof(pick), "%s", line);
+	fclose(f);
+	snprintf(want, sizeof(want), "/%s/", guard_name);
+	return guard_name[0] && strstr(pick, want) != NULL;
+}
+
 __attribute__((noreturn))
 static int fork_bomb(long unused)
 {
 	(void)unused;
+	if (!beneath_guard("pids"))
+		_exit(77);
 	for (;;)
 		if (fork() < 0)
 			msleep(1);
@@ -827,6 +883,8 @@ END_TEST
 
 static int memory_hog(long mib)
 {
+	if (!beneath_guard("memory"))
+		_exit(77);
 	for (long i = 0; i < mib; i++) {
 		char *p = malloc((size_t)MIB);
 
@@ -1229,14 +1287,19 @@ END_TEST
 
 /* ---- unprivileged callers ----------------------------------------------------------- */
 
+/* The unprivileged test user of the integration suites (OSB_TEST_USER,
+ * default osb-test; tests/integration/as-user.sh creates it). */
 static bool test_user(uid_t *uid, gid_t *gid)
 {
-	const struct passwd *pw = getpwnam("osb-test");
+	const char *name = getenv("OSB_TEST_USER") ? getenv("OSB_TEST_USER") : "osb-test";
+	const struct passwd *pw = getpwnam(name);
+	char reason[128];
 
 	if (!osb_test_have("root", geteuid() == 0, "switching to the test user needs root"))
 		return false;
-	if (!osb_test_have("osb-test", pw != NULL, "the unprivileged test user osb-test does not "
-	                   "exist"))
+	snprintf(reason, sizeof(reason), "the unprivileged test user %s does not exist "
+	         "(tests/integration/as-user.sh creates it)", name);
+	if (!osb_test_have("test-user", pw != NULL, reason))
 		return false;
 	*uid = pw->pw_uid;
 	*gid = pw->pw_gid;
@@ -1439,5 +1502,17 @@ int main(void)
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	/* What a failed case left (its guard, unlocked now that the case's
+	 * process is gone, and everything beneath) goes now, not at the next
+	 * run. */
+	if (geteuid() == 0) {
+		cgroup_host *h = NULL;
+		unsigned removed = 0;
+
+		if (cgroup_host_probe(NULL, &h, NULL) == 0 && cgroup_sweep(h, &removed) == 0 &&
+		    removed > 0)
+			printf("swept %u cgroup directories that failed cases left\n", removed);
+		cgroup_host_free(h);
+	}
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
