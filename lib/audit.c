@@ -17,6 +17,7 @@
  */
 #include "audit.h"
 #include "bwrap.h"
+#include "launch.h"
 #include "filter.h"
 #include "viewscan.h"
 
@@ -2156,7 +2157,7 @@ int host_plan_build(const osb_policy *p, const char *const *envp, host_plan *h, 
 	int r;
 
 	memset(h, 0, sizeof(*h));
-	if ((r = plan_build(p, cmd, envp, NULL, false, &pl, err)) < 0)
+	if ((r = launch_prepare(p, &(plan_request){ envp, NULL, false }, &pl, err)) < 0)
 		return r;
 	h->userns = pl.userns;
 	r = host_binds(&pl, h);
@@ -2172,7 +2173,7 @@ int host_plan_build(const osb_policy *p, const char *const *envp, host_plan *h, 
 		host_plan_free(h);
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "explain", "out of memory");
 	}
-	r = plan_argv(&pl, &h->argv, err);
+	r = bwrap_argv_run(&pl, cmd, &h->argv, err);
 	plan_free(&pl);
 	if (r == 0)
 		r = seccomp_export_text(p, &h->seccomp_text, err);

@@ -16,8 +16,8 @@
  * consult the cache (caps_check_policy) to refuse early, never to degrade.
  */
 #include "caps.h"
-#include "bwrap.h"
 #include "filter.h"
+#include "hostid.h"
 #include "proc.h"
 #include "sha256.h"
 
@@ -125,7 +125,8 @@ struct osb_caps {
 	char seccomp_sha256[2 * SHA256_DIGEST_LEN + 1];
 	size_t seccomp_insns;
 	int landlock_abi;
-	/* host facts */
+	/* host facts (host.c), and what only the probe reads */
+	host_facts host;
 	uid_t euid;
 	unsigned seccomp_filters;
 	bool no_new_privs;
@@ -247,7 +248,7 @@ static void probe_host(osb_caps *c)
 	struct utsname u;
 	cap_t caps;
 
-	c->euid = geteuid();
+	c->euid = c->host.euid;
 	if (read_file_bounded("/proc/self/status", 1 << 16, &status, NULL) == 0) {
 		long f = status_field(status, "Seccomp_filters");
 		long mode = status_field(status, "Seccomp");
@@ -279,20 +280,17 @@ static void probe_host(osb_caps *c)
 
 static void bwrap_not_found(osb_caps *c)
 {
-	const char *env = getenv("OSB_ISOLATE_BWRAP");
-	const char *fixed = OSB_BWRAP_PATH;
-	const char *path = getenv("PATH");
+	const host_facts *h = &c->host;
 	char reason[512];
 
-	if (env && *env)
-		fmt(reason, sizeof(reason), "OSB_ISOLATE_BWRAP=%s is not executable: %s", env,
-		    strerror(access(env, X_OK) < 0 ? errno : EACCES));
-	else if (fixed && *fixed)
+	if (h->bwrap_from == BWRAP_FROM_CONFIG)
+		fmt(reason, sizeof(reason), "OSB_ISOLATE_BWRAP=%s is not executable: %s",
+		    h->bwrap_tried, strerror(h->bwrap_errno));
+	else if (h->bwrap_from == BWRAP_FROM_BUILD)
 		fmt(reason, sizeof(reason), "the bwrap configured at build time, %s, is not "
-		    "executable: %s", fixed, strerror(access(fixed, X_OK) < 0 ? errno : EACCES));
+		    "executable: %s", h->bwrap_tried, strerror(h->bwrap_errno));
 	else
-		fmt(reason, sizeof(reason), "bwrap is not on PATH (%s)",
-		    path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+		fmt(reason, sizeof(reason), "bwrap is not on PATH (%s)", h->bwrap_tried);
 	item_set(c, IT_BWRAP, OSB_CAPS_UNAVAILABLE, reason,
 	         "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf "
 	         "install bubblewrap) or set OSB_ISOLATE_BWRAP to its path");
@@ -305,27 +303,29 @@ static char *first_line(const char *text)
 	return strndup(text, n);
 }
 
+/* bwrap as the host facts found it (one lookup, one --help per binary);
+ * only its version is asked here. */
 static void probe_bwrap(osb_caps *c)
 {
+	const host_facts *h = &c->host;
 	osb_error err;
 	char reason[512], *out = NULL;
-	struct stat st;
 
-	if (bwrap_locate(&c->bwrap_path, &err) < 0) {
-		c->bwrap_path = NULL;
+	if (h->bwrap_state == BWRAP_MISSING) {
 		bwrap_not_found(c);
 		return;
 	}
-	if (stat(c->bwrap_path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID))) {
+	c->bwrap_path = dup_or_oom(c, h->bwrap);
+	if (h->bwrap_state == BWRAP_SETUID) {
 		c->bwrap_setuid = true;
 		item_set(c, IT_BWRAP, OSB_CAPS_UNAVAILABLE,
 		         fmt(reason, sizeof(reason), "%s is setuid or setgid: osb-isolate only runs "
-		             "an unprivileged bwrap", c->bwrap_path),
+		             "an unprivileged bwrap", h->bwrap),
 		         "install a bwrap that is not setuid (Debian's bubblewrap package) or point "
 		         "OSB_ISOLATE_BWRAP at one");
 		return;
 	}
-	if (spawn_capture((const char *const[]){ c->bwrap_path, "--version", NULL }, 4096, &out,
+	if (spawn_capture((const char *const[]){ h->bwrap, "--version", NULL }, 4096, &out,
 	                  &err) == 0) {
 		const char *v = strncmp(out, "bubblewrap ", 11) == 0 ? out + 11 : out;
 
@@ -333,24 +333,21 @@ static void probe_bwrap(osb_caps *c)
 		if (!c->bwrap_version)
 			c->oom = true;
 		free(out);
-		out = NULL;
 	}
-	if (spawn_capture((const char *const[]){ c->bwrap_path, "--help", NULL }, 1 << 20, &out,
-	                  &err) < 0) {
+	if (h->bwrap_state == BWRAP_NO_HELP) {
 		item_set(c, IT_BWRAP, OSB_CAPS_UNAVAILABLE,
-		         fmt(reason, sizeof(reason), "%s --help cannot be run: %s", c->bwrap_path,
-		             err.message),
+		         fmt(reason, sizeof(reason), "%s --help cannot be run: %s", h->bwrap,
+		             h->bwrap_why),
 		         "reinstall bubblewrap (apt-get install --reinstall bubblewrap) or point "
 		         "OSB_ISOLATE_BWRAP at a working bwrap");
 		return;
 	}
 	for (size_t i = 0; i < N_OPTS; i++)
-		c->opt[i] = bwrap_help_lists(out, bwrap_opts[i].name);
-	free(out);
+		c->opt[i] = bwrap_help_lists(h->bwrap_help, bwrap_opts[i].name);
 	c->have_help = true;
 	c->bwrap_usable = true;
 	item_set(c, IT_BWRAP, OSB_CAPS_OK,
-	         fmt(reason, sizeof(reason), "%s: bubblewrap %s, not setuid", c->bwrap_path,
+	         fmt(reason, sizeof(reason), "%s: bubblewrap %s, not setuid", h->bwrap,
 	             c->bwrap_version && *c->bwrap_version ? c->bwrap_version : "(version unknown)"),
 	         NULL);
 }
@@ -1076,8 +1073,8 @@ static void judge_nested(osb_caps *c)
 static void judge_landlock(osb_caps *c, const probe *p)
 {
 	char reason[400];
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	int e = abi < 0 ? errno : 0;
+	long abi = c->host.landlock_abi;
+	int e = c->host.landlock_errno;
 	int en = p->d.have_res ? p->d.res.landlock : CAPS_NOT_TRIED;
 
 	c->landlock_abi = abi > 0 ? (int)abi : 0;
@@ -1528,10 +1525,17 @@ static osb_caps *probe_new(osb_error *err)
 	probe *p = calloc(1, sizeof(*p));
 	direct_in in = { .landlock = false };
 
+	host_paths paths = host_paths_default();
+
 	if (!c || !p) {
 		free(c);
 		free(p);
 		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "probe", "out of memory");
+		return NULL;
+	}
+	if (host_facts_get(&paths, &c->host, err) < 0) {
+		free(c);
+		free(p);
 		return NULL;
 	}
 	__atomic_add_fetch(&probe_runs, 1, __ATOMIC_SEQ_CST);
@@ -1541,10 +1545,9 @@ static osb_caps *probe_new(osb_error *err)
 	/* The sandboxes start first; the parent's own work overlaps them. */
 	start_attempts(c, p);
 	build_filter(c, &in, &bpf, &p->seccomp_err);
-	snprintf(in.uid_map, sizeof(in.uid_map), "0 %u 1", (unsigned)geteuid());
-	snprintf(in.gid_map, sizeof(in.gid_map), "0 %u 1", (unsigned)getegid());
-	in.landlock = syscall(SYS_landlock_create_ruleset, NULL, 0,
-	                      LANDLOCK_CREATE_RULESET_VERSION) > 0;
+	snprintf(in.uid_map, sizeof(in.uid_map), "0 %u 1", (unsigned)c->host.euid);
+	snprintf(in.gid_map, sizeof(in.gid_map), "0 %u 1", (unsigned)c->host.egid);
+	in.landlock = c->host.landlock_abi > 0;
 	direct_start(&p->d, &in);
 	probe_profiles(c);
 	probe_cgroup(c);
@@ -1621,6 +1624,7 @@ void osb_caps_free(osb_caps *c)
 	free(c->uid_map);
 	free(c->captext);
 	free(c->kernel);
+	host_facts_free(&c->host);
 	free(c);
 }
 
@@ -1711,40 +1715,9 @@ static int refuse(const why *w, osb_error *err)
 	                   w->remedy ? w->remedy : "none known");
 }
 
-/* The mode for POLICY, given a probe result: its identity directive, or
- * for auto the one the plan picks (userns where a user namespace can be
- * made or when not root, else root). */
-static int select_mode(const osb_caps *c, const osb_policy *p, enum mode *m, osb_error *err)
+static enum mode mode_of(const osb_policy *p, const host_facts *h)
 {
-	needs nd = needs_of(p);
-	why w;
-
-	switch (p->id_mode) {
-	case ID_USERNS: *m = M_USERNS; break;
-	case ID_ROOT: *m = M_ROOT; break;
-	default:
-		*m = c->items[IT_USERNS].status == OSB_CAPS_OK || c->euid != 0 ? M_USERNS : M_ROOT;
-		break;
-	}
-	return policy_stopped(c, &nd, *m, &w) ? refuse(&w, err) : 0;
-}
-
-int caps_select_mode(const osb_policy *p, bool *userns, osb_error *err)
-{
-	osb_caps *c = NULL;
-	enum mode m = M_USERNS;
-	int r;
-
-	if (!p)
-		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "no policy");
-	r = osb_caps_probe(&c, 0, err);
-	if (r < 0)
-		return r;
-	r = select_mode(c, p, &m, err);
-	osb_caps_free(c);
-	if (r == 0 && userns)
-		*userns = m == M_USERNS;
-	return r;
+	return host_mode(p, h) == ID_ROOT ? M_ROOT : M_USERNS;
 }
 
 /* A reference to the cached probe, or NULL when this process has none. */
@@ -1760,63 +1733,47 @@ static osb_caps *cached(void)
 	return c;
 }
 
-static bool root_caps_ok(void)
-{
-	return geteuid() == 0 && cap_effective(CAP_SYS_ADMIN) && cap_effective(CAP_SETUID) &&
-	       cap_effective(CAP_SETGID) && cap_effective(CAP_SETPCAP);
-}
-
 /* Does the host pass every check a launch of POLICY needs that costs no
  * sandbox: bwrap found, not setuid, its --help listing the options the plan
- * relies on (read once per process, shared with the plan), a user namespace
- * for userns mode or root's capabilities for root mode (chosen as
- * select_mode does), Landlock when required? What only a sandbox shows
- * (loopback in a network namespace, the filter loading, a security module
- * confining bwrap) is left to the launch, which fails closed with bwrap's or
- * the init's own message. False sends the caller to the full probe, whose
- * items name the reason and the remedy. */
-static bool launch_checks_pass(const osb_policy *p)
+ * relies on, a user namespace for userns mode or root's capabilities for
+ * root mode (the mode host_mode picks), Landlock when required? What only a
+ * sandbox shows (loopback in a network namespace, the filter loading, a
+ * security module confining bwrap) is left to the launch, which fails
+ * closed with bwrap's or the init's own message. False sends the caller to
+ * the full probe, whose items name the reason and the remedy. Pure. */
+static bool launch_checks_pass(const osb_policy *p, const host_facts *h)
 {
-	_cleanup_free_ char *bwrap = NULL;
-	bwrap_features f;
-	osb_error e;
-	bool userns_ok = plan_userns_available() == 0, userns;
-
-	if (bwrap_locate(&bwrap, &e) < 0 || bwrap_probe_features(bwrap, &f, &e) < 0 ||
-	    !f.bind_fd || !f.remount_ro)
+	if (h->bwrap_state != BWRAP_OK || !h->feat.bind_fd || !h->feat.remount_ro)
 		return false;
-	switch (p->id_mode) {
-	case ID_USERNS: userns = true; break;
-	case ID_ROOT: userns = false; break;
-	default: userns = userns_ok || geteuid() != 0; break;
-	}
-	if (userns ? !userns_ok || !f.disable_userns : !root_caps_ok())
+	if (mode_of(p, h) == M_USERNS ? h->userns_errno != 0 || !h->feat.disable_userns
+	                              : !h->root_caps)
 		return false;
-	return p->landlock != LL_REQUIRED ||
-	       syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) > 0;
+	return p->landlock != LL_REQUIRED || h->landlock_abi > 0;
 }
 
 /* Every launch is checked, but a fresh process (each `osb-isolate run`)
  * must not pay for the full probe, which starts sandboxes of its own: the
  * cached probe answers when there is one, else the cheap checks, and only
  * when one of those fails does the full probe run to name the reason. */
-int caps_check_policy(const osb_policy *p, osb_error *err)
+int caps_check_policy(const osb_policy *p, const host_facts *h, osb_error *err)
 {
 	osb_caps *c;
-	enum mode m;
-	int r;
+	needs nd;
+	why w;
+	int r = 0;
 
-	if (!p)
+	if (!p || !h)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "no policy");
 	c = cached();
-	if (c) {
-		r = select_mode(c, p, &m, err);
-		osb_caps_free(c);
-		return r;
-	}
-	if (launch_checks_pass(p))
+	if (!c && launch_checks_pass(p, h))
 		return 0;
-	return caps_select_mode(p, NULL, err);
+	if (!c && (r = osb_caps_probe(&c, 0, err)) < 0)
+		return r;
+	nd = needs_of(p);
+	if (policy_stopped(c, &nd, mode_of(p, h), &w))
+		r = refuse(&w, err);
+	osb_caps_free(c);
+	return r;
 }
 
 /* ---- reports ---------------------------------------------------------------------- */
@@ -1928,7 +1885,7 @@ static json_object *json_host(const osb_caps *c)
  * mode as root), or NULL when neither runs here. */
 static const char *auto_mode(const osb_caps *c)
 {
-	if (plan_userns_available() == 0 && c->mode_ok[M_USERNS])
+	if (c->host.userns_errno == 0 && c->mode_ok[M_USERNS])
 		return mode_names[M_USERNS];
 	if (c->euid == 0 && c->mode_ok[M_ROOT])
 		return mode_names[M_ROOT];
@@ -1954,7 +1911,7 @@ static json_object *json_identity(const osb_caps *c)
 	} else {
 		json_object_object_add(ids, "kind", jstr(hostid_kind_name(HOSTID_CALLER)));
 		json_object_object_add(ids, "uid", json_object_new_int64((int64_t)c->euid));
-		json_object_object_add(ids, "gid", json_object_new_int64((int64_t)getegid()));
+		json_object_object_add(ids, "gid", json_object_new_int64((int64_t)c->host.egid));
 	}
 	json_object_object_add(o, "host_ids", ids);
 	return o;
@@ -2136,7 +2093,7 @@ char *osb_caps_table(const osb_caps *c)
 		fprintf(f, "host ids allocated per sandbox from %u-%u (no account's)\n",
 		        HOSTID_RANGE_BASE, HOSTID_RANGE_BASE + HOSTID_RANGE_SIZE - 1);
 	else
-		fprintf(f, "host ids are the caller's, %u:%u\n", (unsigned)c->euid, (unsigned)getegid());
+		fprintf(f, "host ids are the caller's, %u:%u\n", (unsigned)c->euid, (unsigned)c->host.egid);
 	for (size_t i = 0; i < c->n_profiles; i++)
 		if (c->profiles[i].error)
 			fprintf(f, "policy %s does not load: %s\n", c->profiles[i].name,

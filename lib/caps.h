@@ -6,31 +6,25 @@
  * give, and if not, why and what to do". This header adds what the rest of
  * the library needs from it: the early refusal a launch makes when a policy
  * needs something the host lacks (caps_check_policy, called before the plan
- * is built), the identity-mode choice that refusal is based on, and the pure
- * pieces of the probe that unit tests drive with facts the test host cannot
+ * is built), and the pure pieces of the probe that unit tests drive with facts the test host cannot
  * produce (an AppArmor restriction, a sysctl set to 0).
  */
 #ifndef OSB_CAPS_H
 #define OSB_CAPS_H
 
 #include "internal.h"
+#include "host.h"
 
 /* Refuse early, with the failing item's reason and remedy, when the host
- * lacks what POLICY needs in the identity mode it would run in (the policy's
- * "identity", or for auto: userns when a user namespace can be created, else
- * root when running as root). Uses the per-process cached probe when there
+ * lacks what POLICY needs in the identity mode it would run in on host H
+ * (host_mode). Uses the per-process cached probe when there
  * is one; otherwise only checks that start no sandbox (bwrap and its --help,
  * a user namespace or root's capabilities, Landlock when required), and runs
  * the full probe only when one of them fails, to name it. Returns 0,
  * or -OSB_E_HOST with stage "probe" and the message
  * "<item> <status>: <reason>; remedy: <remedy>" (other -OSB_E_* when the
  * probe itself fails). */
-int caps_check_policy(const osb_policy *p, osb_error *err);
-
-/* The identity mode caps_check_policy checks POLICY against: *USERNS true
- * for userns, false for root. Returns 0, or the same refusal as above when
- * neither mode is possible for it. */
-int caps_select_mode(const osb_policy *p, bool *userns, osb_error *err);
+int caps_check_policy(const osb_policy *p, const host_facts *h, osb_error *err);
 
 /* How many uncached probes this process has run (tests of the cache). */
 unsigned caps_probe_runs(void);

@@ -16,6 +16,7 @@
  */
 #include "session.h"
 #include "init-proto.h"
+#include "launch.h"
 #include "proc.h"
 
 #include <fcntl.h>
@@ -637,7 +638,7 @@ static int launch(const plan *pl, const osb_exec *e, sup *s, int *bwrap_status, 
 	io[PFD_STATUS] = w[CH_STATUS];
 	io[PFD_CMD_STDERR] = e->direct[1] ? e->stderr_fd : w[CH_ERR];
 	io[PFD_INIT_ERR] = w[CH_INIT];
-	if ((r = plan_argv(pl, &argv, err)) < 0)
+	if ((r = bwrap_argv_run(pl, (const char *const *)e->argv.v, &argv, err)) < 0)
 		goto out;
 	r = spawn_plan(pl, &argv, io, -1, &s->bwrap_pidfd, err);
 	strv_free(&argv);
@@ -885,9 +886,8 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 		goto done;
 	lim = exec_output_limit(policy_output_limit(p), e);
 	osb_policy_hash(p, res->policy_hash);
-	r = plan_build(p, (const char *const *)e->argv.v,
-	               e->env_set ? (const char *const *)e->env.v : NULL, e->cwd, false, &pl,
-	               &res->error);
+	r = launch_prepare(p, &(plan_request){ e->env_set ? (const char *const *)e->env.v : NULL,
+	                                       e->cwd, false }, &pl, &res->error);
 	if (r < 0)
 		goto done;
 	res->mode = strdup(pl.userns ? "userns" : "root");
