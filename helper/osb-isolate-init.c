@@ -37,6 +37,7 @@
 #include <linux/seccomp.h>
 
 #include "init-proto.h"
+#include "broker.h"
 #include "init-guard.h"
 
 /* The kernel's default overflow gid (kernel.overflowgid). */

@@ -16,6 +16,7 @@
  * the reader but change nothing that runs.
  */
 #include "audit.h"
+#include "policy-canon.h"
 #include "bwrap.h"
 #include "launch.h"
 #include "filter.h"

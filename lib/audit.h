@@ -13,7 +13,7 @@
 #ifndef OSB_AUDIT_H
 #define OSB_AUDIT_H
 
-#include "internal.h"
+#include "policy.h"
 #include "viewscan.h"
 
 /* ---- check: parse errors as diagnostics ------------------------------------ */

@@ -6,7 +6,7 @@
 #ifndef OSB_BINDS_H
 #define OSB_BINDS_H
 
-#include "internal.h"
+#include "policy.h"
 
 #include <sys/types.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* filter.h — the seccomp stage of the launch plan.
+/* filter.h — the seccomp stage of the launch plan (filter.c).
  *
  * plan.c asks for the policy's filter as a sealed memfd holding classic BPF
  * (bwrap's --seccomp/--add-seccomp-fd reads it); explain and the tests ask
@@ -12,8 +12,8 @@
  * degrades: any rule that cannot be added is an OSB_E_SECCOMP error in
  * stage "seccomp", never a partial or empty filter.
  */
-#ifndef OSB_SECCOMP_H
-#define OSB_SECCOMP_H
+#ifndef OSB_FILTER_H
+#define OSB_FILTER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -97,4 +97,4 @@ int seccomp_export_text_group(const sc_group *g, char **out, osb_error *err);
  * bit for x32) to find every call it knows. */
 #define SC_SCAN_MAX 1024
 
-#endif /* OSB_SECCOMP_H */
+#endif /* OSB_FILTER_H */

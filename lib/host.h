@@ -14,7 +14,7 @@
 #ifndef OSB_HOST_H
 #define OSB_HOST_H
 
-#include "internal.h"
+#include "policy.h"
 
 #include <sys/types.h>
 

@@ -14,7 +14,7 @@
 #ifndef OSB_HOSTID_H
 #define OSB_HOSTID_H
 
-#include "internal.h"
+#include "policy.h"
 
 #include <sys/types.h>
 

@@ -190,8 +190,4 @@ struct session_exited {
 	uint64_t max_rss_kib;
 };
 
-/* helper/broker.c: serve SOCK until EOF (returns 0) or IDLE_MS of idleness
- * (returns INIT_EXIT_IDLE; 0 means never). Runs after every init check. */
-int broker_serve(int sock, uint64_t idle_ms);
-
 #endif

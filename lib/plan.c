@@ -11,8 +11,9 @@
  * cannot give is a refusal, never a downgrade.
  */
 #include "plan.h"
+#include "env.h"
 #include "filter.h"
-#include "policy.h"
+#include "identity.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -17,7 +17,7 @@
 #ifndef OSB_PLAN_H
 #define OSB_PLAN_H
 
-#include "internal.h"
+#include "policy.h"
 #include "binds.h"
 #include "host.h"
 #include "hostid.h"

@@ -13,8 +13,10 @@
  * waited through its pidfd. A mutex per session guards its state; every proc
  * holds a reference, so a session's memory outlives its last proc.
  */
-#include "session.h"
+#include "exec.h"
+#include "supervise.h"
 #include "init-proto.h"
+#include "bwrap.h"
 #include "launch.h"
 #include "proc.h"
 

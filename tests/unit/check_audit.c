@@ -8,6 +8,7 @@
  * and audit read only the struct, so that is exactly their input.
  */
 #include "audit.h"
+#include "policy-canon.h"
 
 #include <check.h>
 #include <json-c/json.h>

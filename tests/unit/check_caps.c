@@ -14,6 +14,7 @@
  * through the pure attribution function with the facts the probe would see.
  */
 #include "caps.h"
+#include "caps-judge.h"
 #include "probe.h"
 #include "filter.h"
 #include "sha256.h"

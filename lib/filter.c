@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* seccomp.c — the syscall filter the in-sandbox init loads before exec.
+/* filter.c — the seccomp filter the in-sandbox init loads before exec.
  *
  * The filter is built with libseccomp, never by hand, from a named and
  * versioned deny group kept as a data table below, so that a policy
@@ -55,7 +55,7 @@
  * arguments passed in memory (clone3's flags, socketcall's arguments)
  * cannot be inspected, which is why clone3 and socketcall are denied whole.
  */
-#include "internal.h"
+#include "policy.h"
 #include "filter.h"
 
 #include <seccomp.h>
