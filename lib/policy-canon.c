@@ -40,21 +40,50 @@ static int env_set_cmp(const void *a, const void *b)
 	return c ? c : (lx > ly) - (lx < ly);
 }
 
-static void rule(FILE *out, const osb_origin *o, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void rule(FILE *out, const osb_origin *o, const char *fmt, ...)
-{
-	va_list ap;
+/* ---- the rules, one at a time -------------------------------------------- */
 
-	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
-	va_end(ap);
-	if (o && o->line)
-		fprintf(out, "  # %s:%u", o->file, o->line);
-	else if (o)
-		fprintf(out, "  # %s", o->file ? o->file : policy_origin_default);
-	fputc('\n', out);
+/* Where the rules go: a caller's function (osb_policy_rules) and its
+ * argument; R is the first non-zero value it returned. */
+typedef struct walk {
+	osb_rule_fn fn;
+	void *arg;
+	int r;
+} walk;
+
+/* One rule: its words (the directive first) and, for a limit or a deny
+ * rule, its value. Its text is the words joined by blanks. */
+static void emit(walk *w, const osb_origin *o, uint64_t value, size_t order, size_t n,
+                 const char *const *words)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (w->r)
+		return;
+	if (!(f = open_memstream(&text, &len))) {
+		w->r = -OSB_E_NOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? " " : "", words[i]);
+	if (fclose(f) != 0) {
+		free(text);
+		w->r = -OSB_E_NOMEM;
+		return;
+	}
+	w->r = w->fn(&(osb_rule){ .text = text, .directive = words[0], .args = words + 1,
+	                          .n_args = n - 1, .value = value, .order = order,
+	                          .file = o->file ? o->file : policy_origin_default,
+	                          .line = o->line, .depth = o->depth }, w->arg);
+	free(text);
 }
+
+/* A scalar (order 0), and the I-th entry of a list. */
+#define EMIT(w, o, v, ...) EMIT_AT(w, o, v, 0, __VA_ARGS__)
+#define EMIT_AT(w, o, v, i, ...) \
+	emit(w, o, v, i, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *), \
+	     (const char *const[]){ __VA_ARGS__ })
 
 /* Sorted view of N elements of SIZE bytes at BASE. */
 static const void **sorted(const void *base, size_t n, size_t size,
@@ -70,105 +99,162 @@ static const void **sorted(const void *base, size_t n, size_t size,
 	return v;
 }
 
-static void render_strs(FILE *out, bool origins, const char *prefix, const pol_str *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		rule(out, origins ? &v[i]->o : NULL, "%s %s", prefix, v[i]->s);
-}
-
 static int sc_cmp(const void *a, const void *b)
 {
 	return strcmp((*(const pol_sc *const *)a)->name, (*(const pol_sc *const *)b)->name);
 }
 
-/* One name a line, with its errno always spelled out by name: "deny x" and
- * "deny x errno=1" are the same rule and render alike. */
-static void render_sc(FILE *out, bool origins, const pol_sc *const *v, size_t n)
+static void walk_strs(walk *w, const char *dir, const char *sub, const pol_str *v, size_t n,
+                      int (*cmp)(const void *, const void *))
 {
-	for (size_t i = 0; i < n; i++) {
-		char e[32];
+	_cleanup_free_ const void **s = sorted(v, n, sizeof(*v), cmp);
 
-		if (v[i]->allow) {
-			rule(out, origins ? &v[i]->o : NULL, "seccomp allow %s", v[i]->name);
-			continue;
-		}
-		policy_errno_format(v[i]->err ? v[i]->err : EPERM, e, sizeof(e));
-		rule(out, origins ? &v[i]->o : NULL, "seccomp deny %s errno=%s", v[i]->name, e);
+	if (!s) {
+		w->r = w->r ? w->r : -OSB_E_NOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const pol_str *e = s[i];
+		size_t at = (size_t)(e - v);
+
+		if (sub)
+			EMIT_AT(w, &e->o, 0, at, dir, sub, e->s);
+		else
+			EMIT_AT(w, &e->o, 0, at, dir, e->s);
 	}
 }
 
-static void render_scalars(const osb_policy *p, FILE *out, bool origins)
+/* One name a rule, with its errno always spelled out by name: "deny x" and
+ * "deny x errno=1" are the same rule and render alike. */
+static void walk_sc(walk *w, const osb_policy *p)
 {
-#define O(x) (origins ? &(x).o : NULL)
-	rule(out, O(p->root_set), "root %s", policy_root_names[p->root]);
+	_cleanup_free_ const void **s = sorted(p->sc_rules, p->n_sc_rules, sizeof(*p->sc_rules),
+	                                       sc_cmp);
+
+	if (!s) {
+		w->r = w->r ? w->r : -OSB_E_NOMEM;
+		return;
+	}
+	for (size_t i = 0; i < p->n_sc_rules; i++) {
+		const pol_sc *r = s[i];
+		size_t at = (size_t)(r - p->sc_rules);
+		char e[32], arg[48];
+		int err = r->err ? r->err : EPERM;
+
+		if (r->allow) {
+			EMIT_AT(w, &r->o, 0, at, "seccomp", "allow", r->name);
+			continue;
+		}
+		policy_errno_format(err, e, sizeof(e));
+		snprintf(arg, sizeof(arg), "errno=%s", e);
+		EMIT_AT(w, &r->o, (uint64_t)err, at, "seccomp", "deny", r->name, arg);
+	}
+}
+
+static void walk_identity(walk *w, const osb_policy *p)
+{
+	char uid[16], gid[16], grp[32];
+
+	snprintf(uid, sizeof(uid), "%u", p->uid);
+	snprintf(gid, sizeof(gid), "%u", p->gid);
+	EMIT(w, &p->user_set.o, 0, "user", p->user_name ? p->user_name : "", uid, gid);
+	EMIT(w, &p->id_mode_set.o, 0, "identity", policy_id_names[p->id_mode]);
+	if (p->host_ids_set.set) {
+		snprintf(uid, sizeof(uid), "%u", p->host_uid);
+		snprintf(gid, sizeof(gid), "%u", p->host_gid);
+		EMIT(w, &p->host_ids_set.o, 0, "host-ids", uid, gid);
+	}
+	if (p->sc_mode == SC_NONE) {
+		EMIT(w, &p->sc_mode_set.o, 0, "seccomp", "none");
+	} else {   /* the group, never "default": the hash changes with the filter */
+		snprintf(grp, sizeof(grp), "osb-default-%u",
+		         p->sc_group ? p->sc_group : seccomp_policy_group(NULL)->version);
+		EMIT(w, &p->sc_mode_set.o, 0, "seccomp", grp);
+	}
+}
+
+static void walk_scalars(walk *w, const osb_policy *p)
+{
+	EMIT(w, &p->root_set.o, 0, "root", policy_root_names[p->root]);
 	if (p->ws_dest)
-		rule(out, O(p->ws_set), "workspace %s %s", policy_ws_names[p->ws_mode], p->ws_dest);
+		EMIT(w, &p->ws_set.o, 0, "workspace", policy_ws_names[p->ws_mode], p->ws_dest);
 	else
-		rule(out, O(p->ws_set), "workspace %s", policy_ws_names[p->ws_mode]);
-	rule(out, O(p->net_set), "network %s", policy_net_names[p->net]);
+		EMIT(w, &p->ws_set.o, 0, "workspace", policy_ws_names[p->ws_mode]);
+	EMIT(w, &p->net_set.o, 0, "network", policy_net_names[p->net]);
 	if (p->caller_net.set)
-		rule(out, O(p->caller_net), "allow-caller network");
-	rule(out, O(p->env_base_set), "env %s", policy_env_base_names[p->env_base]);
-	rule(out, O(p->user_set), "user %s %u %u", p->user_name ? p->user_name : "", p->uid, p->gid);
-	rule(out, O(p->id_mode_set), "identity %s", policy_id_names[p->id_mode]);
-	if (p->host_ids_set.set)
-		rule(out, O(p->host_ids_set), "host-ids %u %u", p->host_uid, p->host_gid);
-	if (p->sc_mode == SC_NONE)
-		rule(out, O(p->sc_mode_set), "seccomp none");
-	else   /* the group, never "default": the hash changes with the filter */
-		rule(out, O(p->sc_mode_set), "seccomp osb-default-%u",
-		     p->sc_group ? p->sc_group : seccomp_policy_group(NULL)->version);
-	rule(out, O(p->landlock_set), "landlock %s", policy_ll_names[p->landlock]);
-	rule(out, O(p->hostname_set), "hostname %s", p->hostname ? p->hostname : "");
+		EMIT(w, &p->caller_net.o, 0, "allow-caller", "network");
+	EMIT(w, &p->env_base_set.o, 0, "env", policy_env_base_names[p->env_base]);
+	walk_identity(w, p);
+	EMIT(w, &p->landlock_set.o, 0, "landlock", policy_ll_names[p->landlock]);
+	EMIT(w, &p->hostname_set.o, 0, "hostname", p->hostname ? p->hostname : "");
 	for (size_t i = 0; i < LIM__COUNT; i++) {
 		char v[32];
 
 		if (!p->limit_set[i].set)
 			continue;
-		policy_format_limit((enum limit_id)i, p->limits[i], v, sizeof(v));
-		rule(out, O(p->limit_set[i]), "limit %s %s", osb_limit_names[i], v);
+		policy_format_limit((unsigned)i, p->limits[i], v, sizeof(v));
+		EMIT(w, &p->limit_set[i].o, p->limits[i], "limit", osb_limit_names[i], v);
 	}
-#undef O
 }
 
-/* The effective policy in a fixed order, one rule a line: scalars, then
+static void walk_mounts(walk *w, const osb_policy *p)
+{
+	_cleanup_free_ const void **m = sorted(p->mounts, p->n_mounts, sizeof(*p->mounts),
+	                                       mount_cmp);
+
+	if (!m) {
+		w->r = w->r ? w->r : -OSB_E_NOMEM;
+		return;
+	}
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const pol_mount *mt = m[i];
+		size_t at = (size_t)(mt - p->mounts);
+
+		if (mt->kind == MNT_SYMLINK)
+			EMIT_AT(w, &mt->o, 0, at, "symlink", mt->target, mt->path);
+		else
+			EMIT_AT(w, &mt->o, 0, at, policy_mount_names[mt->kind], mt->path);
+	}
+}
+
+/* The effective policy in a fixed order, one rule at a time: scalars, then
  * mounts by path, write paths, env lists and seccomp rules, each sorted.
  * Layout, comments, includes and the order of list directives leave no
  * trace; every semantic choice does. */
-static int render(const osb_policy *p, FILE *out, bool origins)
+static int walk_policy(const osb_policy *p, osb_rule_fn fn, void *arg)
 {
-	_cleanup_free_ const void **mounts = sorted(p->mounts, p->n_mounts, sizeof(*p->mounts), mount_cmp);
-	_cleanup_free_ const void **pass = sorted(p->env_pass, p->n_env_pass, sizeof(*p->env_pass), str_cmp);
-	_cleanup_free_ const void **deny = sorted(p->env_deny, p->n_env_deny, sizeof(*p->env_deny), str_cmp);
-	_cleanup_free_ const void **set = sorted(p->env_set, p->n_env_set, sizeof(*p->env_set), env_set_cmp);
-	_cleanup_free_ const void **roots = sorted(p->write_roots, p->n_write_roots,
-	                                           sizeof(*p->write_roots), str_cmp);
-	_cleanup_free_ const void **read_roots = sorted(p->read_roots, p->n_read_roots,
-	                                                sizeof(*p->read_roots), str_cmp);
-	_cleanup_free_ const void **writes = sorted(p->writes, p->n_writes, sizeof(*p->writes), str_cmp);
-	_cleanup_free_ const void **ro = sorted(p->read_only, p->n_read_only, sizeof(*p->read_only), str_cmp);
-	_cleanup_free_ const void **sc = sorted(p->sc_rules, p->n_sc_rules, sizeof(*p->sc_rules), sc_cmp);
+	walk w = { fn, arg, 0 };
 
-	if (!mounts || !pass || !deny || !set || !roots || !read_roots || !writes || !ro || !sc)
-		return -ENOMEM;
-	fprintf(out, "osb-policy %d\n", OSB_POLICY_VERSION);
-	render_scalars(p, out, origins);
-	for (size_t i = 0; i < p->n_mounts; i++) {
-		const pol_mount *m = mounts[i];
+	walk_scalars(&w, p);
+	walk_mounts(&w, p);
+	walk_strs(&w, "write-root", NULL, p->write_roots, p->n_write_roots, str_cmp);
+	walk_strs(&w, "read-root", NULL, p->read_roots, p->n_read_roots, str_cmp);
+	walk_strs(&w, "write", NULL, p->writes, p->n_writes, str_cmp);
+	walk_strs(&w, "read-only", NULL, p->read_only, p->n_read_only, str_cmp);
+	walk_strs(&w, "env", "pass", p->env_pass, p->n_env_pass, str_cmp);
+	walk_strs(&w, "env", "deny", p->env_deny, p->n_env_deny, str_cmp);
+	walk_strs(&w, "env", "set", p->env_set, p->n_env_set, env_set_cmp);
+	walk_sc(&w, p);
+	return w.r;
+}
 
-		if (m->kind == MNT_SYMLINK)
-			rule(out, origins ? &m->o : NULL, "symlink %s %s", m->target, m->path);
-		else
-			rule(out, origins ? &m->o : NULL, "%s %s", policy_mount_names[m->kind], m->path);
-	}
-	render_strs(out, origins, "write-root", (const pol_str *const *)roots, p->n_write_roots);
-	render_strs(out, origins, "read-root", (const pol_str *const *)read_roots, p->n_read_roots);
-	render_strs(out, origins, "write", (const pol_str *const *)writes, p->n_writes);
-	render_strs(out, origins, "read-only", (const pol_str *const *)ro, p->n_read_only);
-	render_strs(out, origins, "env pass", (const pol_str *const *)pass, p->n_env_pass);
-	render_strs(out, origins, "env deny", (const pol_str *const *)deny, p->n_env_deny);
-	render_strs(out, origins, "env set", (const pol_str *const *)set, p->n_env_set);
-	render_sc(out, origins, (const pol_sc *const *)sc, p->n_sc_rules);
+/* ---- the text ------------------------------------------------------------- */
+
+typedef struct text_out {
+	FILE *f;
+	bool origins;
+} text_out;
+
+static int put_line(const osb_rule *r, void *arg)
+{
+	const text_out *t = arg;
+
+	fputs(r->text, t->f);
+	if (t->origins && r->line)
+		fprintf(t->f, "  # %s:%u", r->file, r->line);
+	else if (t->origins)
+		fprintf(t->f, "  # %s", r->file);
+	fputc('\n', t->f);
 	return 0;
 }
 
@@ -181,14 +267,15 @@ static int render_string(const osb_policy *p, bool origins, char **out)
 
 	if (!f)
 		return -ENOMEM;
-	r = render(p, f, origins);
+	fprintf(f, "osb-policy %d\n", OSB_POLICY_VERSION);
+	r = walk_policy(p, put_line, &(text_out){ f, origins });
 	if (ferror(f))
 		r = -ENOMEM;
 	if (fclose(f) != 0)
 		r = -ENOMEM;
 	if (r < 0) {
 		free(buf);
-		return r;
+		return -ENOMEM;
 	}
 	*out = buf;
 	return 0;
@@ -227,4 +314,23 @@ char *osb_policy_explain(const osb_policy *p, unsigned flags)
 	if (!p || render_string(p, true, &s) < 0)
 		return NULL;
 	return s;
+}
+
+/* ---- introspection ---------------------------------------------------------- */
+
+int osb_policy_rules(const osb_policy *p, osb_rule_fn fn, void *arg)
+{
+	if (!p || !fn)
+		return -OSB_E_USAGE;
+	return walk_policy(p, fn, arg);
+}
+
+size_t osb_policy_file_count(const osb_policy *p)
+{
+	return p ? p->n_files : 0;
+}
+
+const char *osb_policy_file(const osb_policy *p, size_t i)
+{
+	return p && i < p->n_files ? p->files[i] : NULL;
 }

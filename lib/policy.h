@@ -20,7 +20,6 @@
 
 #include <limits.h>
 
-#define OSB_POLICY_VERSION 1
 #define OSB_INCLUDE_MAX_DEPTH 2
 
 /* Where a rule came from. FILE points into the policy's file table (or a
