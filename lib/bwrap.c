@@ -11,6 +11,7 @@
  * later tmpfs hide an earlier bind.
  */
 #include "bwrap.h"
+#include "init-proto.h"
 #include "proc.h"
 
 #include <fcntl.h>
@@ -607,6 +608,7 @@ static int segment_init(const plan *pl, strv *argv)
 	PUSH("--");
 	PUSHF("/proc/self/fd/%d", PFD_INIT_EXE);
 	PUSH("--error-fd"); PUSHF("%d", PFD_INIT_ERR);
+	PUSH("--proto"); PUSHF("%d", INIT_PROTO_VERSION);   /* lib/init-proto.h: checked first */
 	PUSH("--stderr-fd"); PUSHF("%d", PFD_CMD_STDERR);
 	if (pl->seccomp_fd >= 0) {
 		PUSH("--seccomp-fd"); PUSHF("%d", PFD_SECCOMP);
