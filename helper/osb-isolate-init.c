@@ -8,9 +8,9 @@
  * that the launcher speaks its protocol version (--proto), then audits the
  * writable mounts (helper/mountinfo.c reads the table), checks (or, in root
  * mode, switches) the uid/gid, verifies that no capability survived
- * (helper/init-caps.c), applies Landlock (helper/init-guard.c) and rlimits, marks every
- * inherited fd close-on-exec, loads the seccomp program last and execs the
- * command. Every failure is one line "E<stage>\t<errno>\t<message>\n" on the
+ * (helper/init-caps.c), applies Landlock (helper/init-guard.c) and rlimits,
+ * marks every inherited fd close-on-exec, loads the seccomp program last and
+ * execs the command. Every failure is one line "E<stage>\t<errno>\t<message>\n" on the
  * error fd and exit status 125; "X" on that fd means the execve is next. With
  * --session-fd it serves a session instead (helper/broker.c) after the very
  * same steps, and writes "R" when it is ready. The contract is
