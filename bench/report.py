@@ -9,8 +9,12 @@ several times is a series: its median is used). Output: the markdown report,
 with every target judged PASS or MISS; the verdicts are printed too. For a
 MISS the report says what the measurement shows the time goes to (the
 launch stages api-bench timed on this machine) and what would remove it.
+Measurements made once by hand, before and after a change that cannot be
+measured again (bench/init-startup.md: the dynamic init against the static
+one), are appended as they are.
 """
 import json
+import os
 import statistics
 import sys
 
@@ -325,6 +329,9 @@ def main():
         lines.append("")
 
     lines += notes(rows, kv, sc, targets)
+    once = os.path.join(os.path.dirname(os.path.abspath(__file__)), "init-startup.md")
+    if os.path.exists(once):
+        lines += [open(once, encoding="utf-8").read().rstrip("\n"), ""]
     out = "\n".join(lines)
     open(out_path, "w", encoding="utf-8").write(out)
     for t, want, got, ok in targets:

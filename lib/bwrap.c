@@ -11,6 +11,7 @@
  * ones the host facts found in its --help (host.c).
  */
 #include "bwrap.h"
+#include "init-proto.h"
 
 #include <sys/sysmacros.h>
 
@@ -402,6 +403,7 @@ static int segment_init(const plan *pl, const target *t, strv *argv)
 	PUSH("--");
 	PUSHF("/proc/self/fd/%d", PFD_INIT_EXE);
 	PUSH("--error-fd"); PUSHF("%d", PFD_INIT_ERR);
+	PUSH("--proto"); PUSHF("%d", INIT_PROTO_VERSION);   /* lib/init-proto.h: checked first */
 	PUSH("--stderr-fd"); PUSHF("%d", PFD_CMD_STDERR);
 	if (pl->seccomp_fd >= 0) {
 		PUSH("--seccomp-fd"); PUSHF("%d", PFD_SECCOMP);
