@@ -23,6 +23,8 @@
 #include "bwrap.h"
 #include "caps.h"
 #include "filter.h"
+#include "hostpath.h"
+#include "launch.h"
 #include "paths.h"
 
 #include <dirent.h>
@@ -332,11 +334,11 @@ static int cmd_oneshot(const char *name, size_t n)
  * before it). Each line is "stage_NAME_us=T". */
 static int cmd_stages(const char *name)
 {
-	static const char *const cmd[] = { "true", NULL };
+	host_paths paths = host_paths_default();
 	osb_error err;
 	osb_policy *p;
-	_cleanup_free_ char *bw = NULL, *canon = NULL, *pw = NULL, *gr = NULL;
-	bwrap_features f;
+	_cleanup_free_ char *canon = NULL, *pw = NULL, *gr = NULL;
+	host_facts h;
 	strv env = { 0 };
 	plan pl;
 	int fd = -1, wfd = -1;
@@ -346,23 +348,21 @@ static int cmd_stages(const char *name)
 		return fail("policy", &err);
 	printf("stage_policy_load_us=%.1f\n", now_us() - a);
 	a = now_us();
-	(void)plan_userns_available();
-	printf("stage_userns_probe_us=%.1f\n", now_us() - a);
+	if (host_facts_get(&paths, &h, &err) < 0)
+		return fail("facts", &err);
+	printf("stage_host_facts_us=%.1f\n", now_us() - a);
 	a = now_us();
-	if (bwrap_locate(&bw, &err) < 0 || bwrap_probe_features(bw, &f, &err) < 0)
-		return fail("bwrap", &err);
-	printf("stage_bwrap_help_us=%.1f\n", now_us() - a);
-	a = now_us();
-	if (caps_check_policy(p, &err) < 0)
+	if (caps_check_policy(p, &h, &err) < 0)
 		return fail("caps", &err);
 	printf("stage_caps_check_us=%.1f\n", now_us() - a);
+	host_facts_free(&h);
 	a = now_us();
 	if (seccomp_build_fd(p, &fd, &err) < 0)
 		return fail("seccomp", &err);
 	printf("stage_filter_us=%.1f\n", now_us() - a);
 	close(fd);
 	a = now_us();
-	if (path_open_workspace(".", &wfd, &canon, &err) < 0 ||
+	if (path_open_workspace(".", &(path_roots){ NULL, 0, NULL }, &wfd, &canon, &err) < 0 ||
 	    path_check_no_mounts_beneath(wfd, &err) < 0)
 		return fail("workspace", &err);
 	printf("stage_workspace_us=%.1f\n", now_us() - a);
@@ -373,7 +373,7 @@ static int cmd_stages(const char *name)
 		return fail("identity", &err);
 	printf("stage_identity_env_us=%.1f\n", now_us() - a);
 	a = now_us();
-	if (plan_build(p, cmd, NULL, NULL, false, &pl, &err) < 0)
+	if (launch_prepare(p, &(plan_request){ NULL, NULL, false }, &pl, &err) < 0)
 		return fail("plan", &err);
 	printf("stage_plan_warm_us=%.1f\n", now_us() - a);
 	plan_free(&pl);

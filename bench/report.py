@@ -9,8 +9,12 @@ several times is a series: its median is used). Output: the markdown report,
 with every target judged PASS or MISS; the verdicts are printed too. For a
 MISS the report says what the measurement shows the time goes to (the
 launch stages api-bench timed on this machine) and what would remove it.
+Measurements made once by hand, before and after a change that cannot be
+measured again (bench/init-startup.md: the dynamic init against the static
+one), are appended as they are.
 """
 import json
+import os
 import statistics
 import sys
 
@@ -88,7 +92,7 @@ def notes(rows, kv, sc, targets):
     dmin = (mins["osb-run"] - mins["bare-bwrap"]) * 1e3
     cli = (mins["cli-start"] - mins["host-true"]) * 1e3
     us = {k: (lowest(kv, "stage_%s_us" % k) or 0) / 1e3
-          for k in ("bwrap_help", "workspace", "policy_load", "userns_probe", "filter",
+          for k in ("host_facts", "workspace", "policy_load", "filter",
                     "caps_check", "identity_env")}
     rest = dmin - cli - sum(us.values())
     warm = num(kv, "oneshot_median_us") / 1e3
@@ -102,15 +106,16 @@ def notes(rows, kv, sc, targets):
            "--version` minus `true`: loading libseccomp, libmount, libcap and json-c with "
            "immediate binding, where the bare-bwrap launcher is a libc-only program that "
            "execs bwrap in place). Before bwrap starts, a fresh process spends (the stage "
-           "table) %.2f ms reading `bwrap --help` (bwrap's options are learnt from its "
-           "--help, never from its version: one more fork and exec per process), %.2f ms "
+           "table) %.2f ms gathering the host's facts (reading `bwrap --help`, whose options "
+           "are learnt from its --help, never from its version, and probing for a user "
+           "namespace: two more forks per process), %.2f ms "
            "verifying the workspace (the passwd home of the caller, the mount-table scan), "
-           "%.2f ms parsing the policy, %.2f ms probing for a user namespace, %.2f ms on the "
+           "%.2f ms parsing the policy, %.2f ms on the "
            "seccomp program and %.2f ms on the capability check, passwd, group and "
            "environment. %s"
            % (d, med["osb-run"] / med["bare-bwrap"], dmin, mins["osb-run"] * 1e3,
               mins["bare-bwrap"] * 1e3, mins["osb-run"] / mins["bare-bwrap"], cli,
-              us["bwrap_help"], us["workspace"], us["policy_load"], us["userns_probe"],
+              us["host_facts"], us["workspace"], us["policy_load"],
               us["filter"], us["caps_check"] + us["identity_env"],
               ("The remaining %.2f ms are starting bwrap (posix_spawn with an exact fd table "
                "and a pidfd, where the launcher execs in place) and supervising it (five "
@@ -324,6 +329,9 @@ def main():
         lines.append("")
 
     lines += notes(rows, kv, sc, targets)
+    once = os.path.join(os.path.dirname(os.path.abspath(__file__)), "init-startup.md")
+    if os.path.exists(once):
+        lines += [open(once, encoding="utf-8").read().rstrip("\n"), ""]
     out = "\n".join(lines)
     open(out_path, "w", encoding="utf-8").write(out)
     for t, want, got, ok in targets:

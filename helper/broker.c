@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 
 #include "init-proto.h"
+#include "broker.h"
 
 /* How long a forked command may take to reach execve before it is killed
  * (only a stopped child can take longer). */

@@ -7,6 +7,7 @@
  */
 #include "osb-isolate.h"
 #include "cli-common.h"
+#include "cmd-caps.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -15,8 +16,6 @@
 
 #define EXIT_SETUP 125
 #define EXIT_UNAVAILABLE 1
-
-int cmd_capabilities(int argc, char **argv);
 
 static void print_caps_help(void)
 {

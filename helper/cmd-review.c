@@ -3,18 +3,28 @@
 /* cmd-review.c — the reviewer commands of osb-isolate: check, lint, audit,
  * diff, explain and hash.
  *
- * None of them runs anything (explain --host only builds the launch plan and
- * closes it). They load policies through the public API and print what
- * lib/audit.c computes from the effective policy. Their exit statuses follow
+ * None of them runs anything (explain --host only has the library build the
+ * launch plan and close it). They load policies through the public API,
+ * read the effective rules through its introspection calls (review/model.c)
+ * and print what the reviewer library (review/) computes from them. Their exit statuses follow
  * the tradition of diff(1) and grep(1), not run's: 0 clean or identical,
  * 1 findings, differences or a score above the threshold, 2 a policy that
  * does not load or a usage error.
  */
 #include "audit.h"
+#include "diag.h"
+#include "diff.h"
+#include "explain.h"
+#include "lint.h"
 
+#include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli-common.h"
 #include "cmd-review.h"
@@ -46,14 +56,51 @@ static int load_error(const osb_error *err)
 	return EXIT_TROUBLE;
 }
 
-static osb_policy *load(const char *name, int *status)
+static int nomem(const char *cmd)
+{
+	fprintf(stderr, "%s: %s: out of memory\n", prog, cmd);
+	return EXIT_TROUBLE;
+}
+
+/* A policy and the reviewer's model of it. */
+typedef struct loaded {
+	osb_policy *p;
+	review_policy m;
+} loaded;
+
+static void unload(loaded *l)
+{
+	if (l->p)
+		review_model_free(&l->m);
+	osb_policy_free(l->p);
+	l->p = NULL;
+}
+
+/* The model of P (whose ownership L takes); 0, or EXIT_TROUBLE said. */
+static int model_of(loaded *l, osb_policy *p, const char *cmd)
+{
+	int r = review_model(p, &l->m);
+
+	l->p = p;
+	if (r == 0)
+		return 0;
+	osb_policy_free(p);
+	l->p = NULL;
+	if (r == -ENOMEM)
+		return nomem(cmd);
+	fprintf(stderr, "%s: %s: the library reports a rule this osb-isolate does not know\n",
+	        prog, cmd);
+	return EXIT_TROUBLE;
+}
+
+static int load(const char *name, loaded *l, const char *cmd)
 {
 	osb_error err = { 0 };
 	osb_policy *p = osb_policy_load(name, &err);
 
 	if (!p)
-		*status = load_error(&err);
-	return p;
+		return load_error(&err);
+	return model_of(l, p, cmd);
 }
 
 /* Options shared by the commands: each names its own in LONGOPTS. Returns
@@ -143,6 +190,7 @@ static int check_one(const char *name)
 {
 	osb_error err = { 0 };
 	osb_policy *p = osb_policy_load(name, &err);
+	loaded l = { 0 };
 	lint_report r;
 	int worst = 0;
 
@@ -158,10 +206,11 @@ static int check_one(const char *name)
 		diag_free(&d);
 		return EXIT_TROUBLE;
 	}
-	if (lint_policy(p, &r) < 0) {
-		osb_policy_free(p);
-		fprintf(stderr, "%s: check: out of memory\n", prog);
-		return EXIT_TROUBLE;
+	if ((worst = model_of(&l, p, "check")) != 0)
+		return worst;
+	if (lint_policy(&l.m, &r) < 0) {
+		unload(&l);
+		return nomem("check");
 	}
 	for (size_t i = 0; i < r.n; i++) {
 		const lint_finding *f = &r.v[i];
@@ -177,7 +226,7 @@ static int check_one(const char *name)
 			worst = EXIT_FOUND;
 	}
 	lint_report_free(&r);
-	osb_policy_free(p);
+	unload(&l);
 	return worst;
 }
 
@@ -244,17 +293,16 @@ static void print_rules(void)
 
 static int lint_one(const char *name)
 {
-	int status = 0;
-	osb_policy *p = load(name, &status);
+	loaded l = { 0 };
+	int status = load(name, &l, "lint");
 	lint_report r;
 	size_t open = 0;
 
-	if (!p)
+	if (status)
 		return status;
-	if (lint_policy(p, &r) < 0) {
-		osb_policy_free(p);
-		fprintf(stderr, "%s: lint: out of memory\n", prog);
-		return EXIT_TROUBLE;
+	if (lint_policy(&l.m, &r) < 0) {
+		unload(&l);
+		return nomem("lint");
 	}
 	for (size_t i = 0; i < r.n; i++) {
 		const lint_finding *f = &r.v[i];
@@ -271,7 +319,7 @@ static int lint_one(const char *name)
 	}
 	printf("%s: %zu finding%s, %zu waived\n", name, r.n, r.n == 1 ? "" : "s", r.n_waived);
 	lint_report_free(&r);
-	osb_policy_free(p);
+	unload(&l);
 	return open ? EXIT_FOUND : 0;
 }
 
@@ -343,7 +391,7 @@ int cmd_audit(int argc, char **argv)
 	};
 	int c, threshold = -1, status = 0;
 	bool json = false;
-	osb_policy *p;
+	loaded l = { 0 };
 	audit_report r;
 	char hash[72], *out;
 
@@ -362,12 +410,11 @@ int cmd_audit(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return usage_error(argv[0], "takes exactly one policy (a name or a file)");
-	if (!(p = load(argv[optind], &status)))
+	if ((status = load(argv[optind], &l, "audit")) != 0)
 		return status;
-	if (osb_policy_hash(p, hash) < 0 || audit_policy(p, &r) < 0) {
-		osb_policy_free(p);
-		fprintf(stderr, "%s: audit: out of memory\n", prog);
-		return EXIT_TROUBLE;
+	if (osb_policy_hash(l.p, hash) < 0 || audit_policy(&l.m, &r) < 0) {
+		unload(&l);
+		return nomem("audit");
 	}
 	out = json ? audit_render_json(&r, argv[optind], hash, threshold)
 	           : audit_render_text(&r, argv[optind]);
@@ -382,7 +429,7 @@ int cmd_audit(int argc, char **argv)
 	}
 	status = !out ? EXIT_TROUBLE : threshold >= 0 && r.total > (unsigned)threshold ? EXIT_FOUND : 0;
 	audit_report_free(&r);
-	osb_policy_free(p);
+	unload(&l);
 	return status;
 }
 
@@ -427,7 +474,7 @@ int cmd_diff(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	osb_policy *a = NULL, *b = NULL;
+	loaded a = { 0 }, b = { 0 };
 	char ha[72], hb[72];
 	audit_report ra = { 0 }, rb = { 0 };
 	diff_report d = { 0 };
@@ -443,10 +490,12 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return usage_error(argv[0], "takes exactly two policies (names or files)");
-	if (!(a = load(argv[optind], &status)) || !(b = load(argv[optind + 1], &status)))
+	if ((status = load(argv[optind], &a, "diff")) != 0 ||
+	    (status = load(argv[optind + 1], &b, "diff")) != 0)
 		goto out;
-	if (osb_policy_hash(a, ha) < 0 || osb_policy_hash(b, hb) < 0 || diff_policies(a, b, &d) < 0 ||
-	    audit_policy(a, &ra) < 0 || audit_policy(b, &rb) < 0) {
+	if (osb_policy_hash(a.p, ha) < 0 || osb_policy_hash(b.p, hb) < 0 ||
+	    diff_policies(&a.m, &b.m, &d) < 0 || audit_policy(&a.m, &ra) < 0 ||
+	    audit_policy(&b.m, &rb) < 0) {
 		fprintf(stderr, "%s: diff: out of memory\n", prog);
 		status = EXIT_TROUBLE;
 		goto out;
@@ -460,8 +509,8 @@ out:
 	diff_report_free(&d);
 	audit_report_free(&ra);
 	audit_report_free(&rb);
-	osb_policy_free(a);
-	osb_policy_free(b);
+	unload(&a);
+	unload(&b);
 	return status;
 }
 
@@ -485,33 +534,37 @@ static void explain_help(void)
 static int set_workspace(osb_policy *p, const char *dir, osb_error *err)
 {
 	/* Relative to where the user stands, by its words alone, as run does. */
-	_cleanup_free_ char *abs = cli_abs_path(dir);
+	char *abs = cli_abs_path(dir);
+	int r;
 
-	if (!abs)
-		return osb_err_set(err, OSB_E_USAGE, errno, "workspace",
-		                   "cannot resolve --workspace %s against the current directory", dir);
-	return osb_policy_set_workspace(p, abs, err);
+	if (!abs) {
+		*err = (osb_error){ .code = OSB_E_USAGE, .sys_errno = errno, .stage = "workspace" };
+		snprintf(err->message, sizeof(err->message),
+		         "cannot resolve --workspace %s against the current directory", dir);
+		return -OSB_E_USAGE;
+	}
+	r = osb_policy_set_workspace(p, abs, err);
+	free(abs);
+	return r;
 }
 
-static int explain_print(osb_policy *p, const char *name, bool json, bool host)
+static int explain_print(const loaded *l, const char *name, bool json, bool host)
 {
 	osb_error err = { 0 };
-	host_plan h;
-	char *out, *plan_text = NULL;
+	char *out, *plan_text = NULL, *h = NULL;
 
-	if (host && host_plan_build(p, (const char *const *)environ, &h, &err) < 0)
+	if (host && !(h = osb_policy_host_plan(l->p, (const char *const *)environ, &err)))
 		return load_error(&err);
-	out = json ? explain_render_json(p, name, host ? &h : NULL) : explain_render_text(p, name);
+	out = json ? explain_render_json(&l->m, name, h) : explain_render_text(&l->m, name);
 	if (host && !json)
-		plan_text = host_plan_render_text(p, &h);
+		plan_text = host_plan_render_text(&l->m, h);
 	if (out)
 		fputs(out, stdout);
 	if (out && json)
 		putchar('\n');
 	if (plan_text)
 		fputs(plan_text, stdout);
-	if (host)
-		host_plan_free(&h);
+	osb_free(h);
 	free(plan_text);
 	if (!out || (host && !json && !plan_text)) {
 		free(out);
@@ -534,7 +587,7 @@ int cmd_explain(int argc, char **argv)
 	};
 	const char *workspace = NULL;
 	bool json = false, host = false;
-	osb_policy *p;
+	loaded l = { 0 };
 	osb_error err = { 0 };
 	int c, status = 0;
 
@@ -552,16 +605,16 @@ int cmd_explain(int argc, char **argv)
 		return usage_error(argv[0], "takes exactly one policy (a name or a file)");
 	if (workspace && !host)
 		return usage_error(argv[0], "--workspace only applies with --host");
-	if (!(p = load(argv[optind], &status)))
+	if ((status = load(argv[optind], &l, "explain")) != 0)
 		return status;
 	/* The plan of --host is the one run would build: with the host's
 	 * configured workspace roots. */
-	if ((host && cli_apply_config(p, &err) < 0) ||
-	    (workspace && set_workspace(p, workspace, &err) < 0))
+	if ((host && cli_apply_config(l.p, &err) < 0) ||
+	    (workspace && set_workspace(l.p, workspace, &err) < 0))
 		status = load_error(&err);
 	else
-		status = explain_print(p, argv[optind], json, host);
-	osb_policy_free(p);
+		status = explain_print(&l, argv[optind], json, host);
+	unload(&l);
 	return status;
 }
 
@@ -575,7 +628,7 @@ int cmd_hash(int argc, char **argv)
 	};
 	osb_policy *p;
 	char hash[72];
-	int c, status = 0;
+	int c;
 
 	opts_reset();
 	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
@@ -593,8 +646,12 @@ int cmd_hash(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return usage_error(argv[0], "takes exactly one policy (a name or a file)");
-	if (!(p = load(argv[optind], &status)))
-		return status;
+	{
+		osb_error err = { 0 };
+
+		if (!(p = osb_policy_load(argv[optind], &err)))
+			return load_error(&err);
+	}
 	if (osb_policy_hash(p, hash) < 0) {
 		osb_policy_free(p);
 		fprintf(stderr, "%s: hash: out of memory\n", prog);

@@ -3,8 +3,9 @@
 /* init-guard.c — two last-mile guards of osb-isolate-init, run inside the
  * sandbox after bwrap has built it and before any untrusted code.
  *
- * The mount audit ("init:mounts") reads /proc/self/mountinfo with libmount
- * and refuses to go on if any writable mount the command can reach is not one
+ * The mount audit ("init:mounts") reads /proc/self/mountinfo with the
+ * strict parser of helper/mountinfo.c (no libmount: the init is static and
+ * small) and refuses to go on if any writable mount the command can reach is not one
  * the launch plan expects: a host mount beneath a writable bind source comes
  * along writable (bwrap binds recursively), and nothing else would notice.
  * Entries hidden under a later mount are ignored: statx(STATX_MNT_ID) on an
@@ -36,9 +37,9 @@
 #include <sys/sysmacros.h>
 #include <linux/magic.h>
 #include <linux/landlock.h>
-#include <libmount.h>
 
 #include "init-guard.h"
+#include "mountinfo.h"
 
 /* Newer than the kernel headers this may be built with (Debian 12: 6.1). */
 #ifndef LANDLOCK_ACCESS_FS_REFER
@@ -264,97 +265,90 @@ static bool dev_child_ok(const struct guard_opts *g, const char *target, const c
 	return false;
 }
 
-/* A mount is read-only when its per-mount flags or its superblock say so;
- * anything unreadable counts as writable. */
-static bool fs_writable(struct libmnt_fs *fs)
-{
-	const char *vfs = mnt_fs_get_vfs_options(fs), *sb = mnt_fs_get_fs_options(fs);
-
-	return !((vfs && mnt_optstr_get_option(vfs, "ro", NULL, NULL) == 0) ||
-		 (sb && mnt_optstr_get_option(sb, "ro", NULL, NULL) == 0));
-}
-
 /* 1 when the entry is the mount visible at its target, 0 when it is hidden
  * (covered by a later mount, or its path no longer leads to it), -errno
  * when that cannot be told. */
-static int fs_visible(struct libmnt_fs *fs, const char *target, struct statx *sx,
-		      struct guard_error *e)
+static int fs_visible(const struct mountinfo_entry *fs, struct statx *sx, struct guard_error *e)
 {
-	if (statx(AT_FDCWD, target, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+	if (statx(AT_FDCWD, fs->target, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  STATX_TYPE | STATX_MNT_ID, sx) != 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
 			return 0;
 		return gerr(e, errno, "cannot tell whether the writable mount at %s is visible: "
-			    "statx: %s; refusing to run the command", target, strerror(errno));
+			    "statx: %s; refusing to run the command", fs->target, strerror(errno));
 	}
 	if (!(sx->stx_mask & STATX_MNT_ID))
 		return gerr(e, ENOSYS, "the kernel does not report mount ids (statx STATX_MNT_ID, "
 			    "Linux 5.8 or later), so hidden mounts cannot be told from visible ones; "
 			    "refusing to run the command");
-	return sx->stx_mnt_id == (uint64_t)mnt_fs_get_id(fs);
+	return sx->stx_mnt_id == (uint64_t)fs->id;
 }
 
-static int check_fs(const struct guard_opts *g, struct libmnt_fs *fs, struct guard_error *e)
+static int check_fs(const struct guard_opts *g, const struct mountinfo_entry *fs,
+		    struct guard_error *e)
 {
-	const char *target = mnt_fs_get_target(fs), *fstype = mnt_fs_get_fstype(fs);
-	const char *source = mnt_fs_get_source(fs), *root = mnt_fs_get_root(fs);
 	struct statx sx;
 	int r;
 
-	if (!fs_writable(fs))
+	if (!mountinfo_writable(fs))
 		return 0;
-	if (!target)
-		return gerr(e, EINVAL, "a writable mount (id %d) in /proc/self/mountinfo has no "
-			    "target; refusing to run the command", mnt_fs_get_id(fs));
 	memset(&sx, 0, sizeof(sx));
-	r = fs_visible(fs, target, &sx, e);
+	r = fs_visible(fs, &sx, e);
 	if (r <= 0)
 		return r;
-	if (paths_has(&g->writable, target) || paths_has(&g->dev, target) ||
-	    dev_child_ok(g, target, fstype, &sx))
+	if (paths_has(&g->writable, fs->target) || paths_has(&g->dev, fs->target) ||
+	    dev_child_ok(g, fs->target, fs->fstype, &sx))
 		return 0;
 	return gerr(e, EPERM, "policy error: writable mount at %s (type %s, source %s, root %s) "
 		    "is not one the plan expects; refusing to run the command (if it lies beneath a "
 		    "granted path on the host, unmount it there or grant another path)",
-		    target, fstype ? fstype : "?", source && *source ? source : "none",
-		    root ? root : "?");
+		    fs->target, fs->fstype, *fs->source ? fs->source : "none", fs->root);
 }
 
-/* libmount skips lines it cannot parse unless told otherwise; an audit that
- * skipped one would pass a mount it never saw. */
-static int count_parse_error(struct libmnt_table *tb, const char *filename, int line)
-{
-	int *errors = mnt_table_get_userdata(tb);
-
-	(void)filename;
-	(void)line;
-	if (errors)
-		(*errors)++;
-	return -EINVAL;
-}
-
-static struct libmnt_table *read_mountinfo(struct guard_error *e)
+/* The whole table, read at once, every line parsed: a line skipped would be
+ * a mount the audit never saw. */
+static int read_mountinfo(char **buf, size_t *len, struct guard_error *e)
 {
 	static const char path[] = "/proc/self/mountinfo";
-	struct libmnt_table *tb = mnt_new_table();
-	int errors = 0, r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
 
-	if (!tb) {
-		gerr(e, ENOMEM, "out of memory reading %s", path);
-		return NULL;
+	if (fd < 0)
+		return gerr(e, errno, "cannot open %s: %s; the mounts cannot be audited, refusing "
+			    "to run the command", path, strerror(errno));
+	r = mountinfo_read(fd, buf, len);
+	close(fd);
+	if (r < 0)
+		return gerr(e, -r, "cannot read %s: %s; the mounts cannot be audited, refusing to "
+			    "run the command", path, strerror(-r));
+	return 0;
+}
+
+static int audit_table(const struct guard_opts *g, char *buf, size_t len, struct guard_error *e)
+{
+	struct mountinfo_entry fs;
+	const char *why = NULL;
+	size_t pos = 0, lines = 0;
+	char *line;
+	int r = 0;
+
+	while (r == 0) {
+		line = mountinfo_next_line(buf, len, &pos, &why);
+		if (!line) {
+			lines += why != NULL;   /* the line that is cut short or has a NUL */
+			break;
+		}
+		lines++;
+		if (mountinfo_parse_line(line, &fs, &why) < 0)
+			break;
+		r = check_fs(g, &fs, e);
 	}
-	mnt_table_set_userdata(tb, &errors);
-	mnt_table_set_parser_errcb(tb, count_parse_error);
-	r = mnt_table_parse_file(tb, path);
-	mnt_table_set_userdata(tb, NULL);
-	if (r < 0 || errors > 0 || mnt_table_get_nents(tb) == 0) {
-		gerr(e, r < 0 ? -r : EINVAL, "cannot parse %s with libmount (%s); the mounts cannot "
-		     "be audited, refusing to run the command", path,
-		     r < 0 ? strerror(-r) : errors ? "a line libmount does not understand" : "no entries");
-		mnt_unref_table(tb);
-		return NULL;
-	}
-	return tb;
+	if (r == 0 && why)
+		r = gerr(e, EINVAL, "cannot parse /proc/self/mountinfo (line %zu: %s); the mounts "
+			 "cannot be audited, refusing to run the command", lines, why);
+	else if (r == 0 && lines == 0)
+		r = gerr(e, EINVAL, "cannot parse /proc/self/mountinfo (no entries); the mounts "
+			 "cannot be audited, refusing to run the command");
+	return r;
 }
 
 /* The bind at B->path is the one the plan verified on the host: a mount
@@ -387,30 +381,19 @@ static int check_bind(const struct guard_bind *b, struct guard_error *e)
 
 int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e)
 {
-	struct libmnt_table *tb;
-	struct libmnt_iter *itr;
-	struct libmnt_fs *fs;
-	int r = 0, rc = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
 
 	if (!g->audit_mounts)
 		return 0;
 	for (size_t i = 0; i < g->n_binds; i++)
 		if ((r = check_bind(&g->binds[i], e)) < 0)
 			return r;
-	tb = read_mountinfo(e);
-	if (!tb)
-		return -e->err;
-	itr = mnt_new_iter(MNT_ITER_FORWARD);
-	if (!itr) {
-		mnt_unref_table(tb);
-		return gerr(e, ENOMEM, "out of memory auditing the mounts");
-	}
-	while (r == 0 && (rc = mnt_table_next_fs(tb, itr, &fs)) == 0)
-		r = check_fs(g, fs, e);
-	if (r == 0 && rc < 0)
-		r = gerr(e, -rc, "cannot walk the mount table: %s", strerror(-rc));
-	mnt_free_iter(itr);
-	mnt_unref_table(tb);
+	if ((r = read_mountinfo(&buf, &len, e)) < 0)
+		return r;
+	r = audit_table(g, buf, len, e);
+	free(buf);
 	return r;
 }
 

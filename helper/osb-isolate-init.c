@@ -2,12 +2,15 @@
 /* Copyright The osb-isolate authors */
 /* osb-isolate-init — the first program bwrap runs inside the sandbox, and the
  * last trusted code before the untrusted command. It runs with the sandbox's
- * identity, so it is kept short, links only libcap and libmount and shares
- * no code with the library: it audits the writable mounts, checks (or, in
- * root mode, switches) the uid/gid, verifies with libcap that no capability
- * survived, applies Landlock (helper/init-guard.c) and rlimits, marks every
- * inherited fd close-on-exec, loads the seccomp program last and execs the
- * command. Every failure is one line "E<stage>\t<errno>\t<message>\n" on the
+ * identity, so it is kept short, is linked statically (it runs in any view
+ * of the file system, /lib or not, and loads nothing at start) against no
+ * library but libc, and shares no code with the library. It first checks
+ * that the launcher speaks its protocol version (--proto), then audits the
+ * writable mounts (helper/mountinfo.c reads the table), checks (or, in root
+ * mode, switches) the uid/gid, verifies that no capability survived
+ * (helper/init-caps.c), applies Landlock (helper/init-guard.c) and rlimits,
+ * marks every inherited fd close-on-exec, loads the seccomp program last and
+ * execs the command. Every failure is one line "E<stage>\t<errno>\t<message>\n" on the
  * error fd and exit status 125; "X" on that fd means the execve is next. With
  * --session-fd it serves a session instead (helper/broker.c) after the very
  * same steps, and writes "R" when it is ready. The contract is
@@ -25,7 +28,6 @@
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
-#include <sys/capability.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -37,6 +39,8 @@
 #include <linux/seccomp.h>
 
 #include "init-proto.h"
+#include "broker.h"
+#include "init-caps.h"
 #include "init-guard.h"
 
 /* The kernel's default overflow gid (kernel.overflowgid). */
@@ -50,6 +54,9 @@
 #endif
 
 #define ID_MAX ((unsigned long long)UINT32_MAX - 1) /* (uid_t)-1 means "unchanged" */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define PROTO_STR STR(INIT_PROTO_VERSION)
 
 static const struct {
 	const char *name;
@@ -64,7 +71,7 @@ struct init_opts {
 	int stderr_fd, seccomp_fd, session_fd, env_fd; /* -1: not given */
 	const char *chdir;       /* --chdir: entered with the command's identity */
 	char **env;              /* the command's environment (--env-fd), or NULL */
-	bool has_idle;
+	bool has_idle, has_proto;
 	uint64_t idle_ms;
 	bool has_uid, has_gid, switch_ids;
 	uid_t uid;
@@ -138,6 +145,9 @@ static void usage(void)
 	      "session on the SOCK_SEQPACKET socket N).\n\n"
 	      "  --error-fd N        report channel (pass it first); \"X\" before exec,\n"
 	      "                      \"E<stage>\\t<errno>\\t<message>\\n\" on failure\n"
+	      "  --proto N           the launcher's protocol version (required, before\n"
+	      "                      any other option but --error-fd); must be "
+	      PROTO_STR "\n"
 	      "  --stderr-fd N       dup N onto stderr, then close N\n"
 	      "  --seccomp-fd N      BPF program (struct sock_filter[]) to load last\n"
 	      "  --rlimit NAME=V     NAME: cpu as nofile fsize nproc core; V: number or\n"
@@ -210,6 +220,31 @@ static void parse_rlimit(struct init_opts *o, const char *v)
 	     "cpu, as, nofile, fsize, nproc, core", v);
 }
 
+/* The launcher and the init are installed apart; one of another build would
+ * misread this one's options or reports (lib/init-proto.h, --proto). */
+__attribute__((noreturn))
+static void proto_mismatch(const char *theirs)
+{
+	fail("init:args", EPROTO, "init protocol mismatch: the launcher speaks protocol %s, this "
+	     "init implements protocol %d; install the library and osb-isolate-init from the "
+	     "same build", theirs, INIT_PROTO_VERSION);
+}
+
+static void check_proto(const char *v)
+{
+	unsigned long long n;
+	char theirs[64];
+
+	if (parse_num(v, UINT32_MAX, '\0', &n)) {
+		if (n == INIT_PROTO_VERSION)
+			return;
+		snprintf(theirs, sizeof(theirs), "%llu", n);
+	} else {
+		snprintf(theirs, sizeof(theirs), "\"%.40s\"", v);
+	}
+	proto_mismatch(theirs);
+}
+
 static void set_error_fd(int fd)
 {
 	if (error_fd >= 0)
@@ -265,9 +300,12 @@ static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 		if (strcmp(name, "--help") == 0)
 			usage();
 		else
-			puts("osb-isolate-init " PACKAGE_VERSION);
+			puts("osb-isolate-init " PACKAGE_VERSION " (init protocol " PROTO_STR ")");
 		exit(fflush(stdout) == 0 ? 0 : INIT_EXIT_FAILURE);
 	}
+	/* Nothing else is read before the version is known to be ours. */
+	if (!o->has_proto && strcmp(name, "--proto") != 0 && strcmp(name, "--error-fd") != 0)
+		proto_mismatch("0 (no --proto before its other options)");
 	if (!eq && guard_option(o, name, NULL))
 		return;
 	if (eq)
@@ -276,6 +314,11 @@ static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 		v = argv[++*i];
 	else
 		fail("init:args", EINVAL, "option %s needs a value", name);
+	if (strcmp(name, "--proto") == 0 && !o->has_proto) {
+		check_proto(v);
+		o->has_proto = true;
+		return;
+	}
 	if (guard_option(o, name, v))
 		return;
 
@@ -319,6 +362,8 @@ static void parse_args(int argc, char **argv, struct init_opts *o)
 
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		parse_one(o, argc, argv, &i);
+	if (!o->has_proto)
+		proto_mismatch("0 (no --proto)");
 	if (o->session_fd >= 0) {
 		if (i + 1 < argc)
 			fail("init:args", EINVAL, "--session-fd serves a session; no command may follow");
@@ -356,20 +401,24 @@ static void route_stderr(int fd)
  * before the uid switch clears the permitted set. */
 static void drop_bounding_set(void)
 {
-	for (cap_value_t c = 0; c < cap_max_bits(); c++) {
-		if (cap_get_bound(c) == 1 && cap_drop_bound(c) != 0) {
-			int e = errno;
-			char *name = cap_to_name(c);
+	unsigned count = caps_count();
 
-			fail("init:caps", e, "cannot drop %s from the bounding set: %s (the init needs "
-			     "CAP_SETPCAP to switch ids)", name ? name : "?", strerror(e));
+	for (unsigned c = 0; c < count; c++) {
+		int r;
+
+		if (caps_bound(c) == 1 && (r = caps_drop_bound(c)) < 0) {
+			char name[24];
+
+			fail("init:caps", -r, "cannot drop %s from the bounding set: %s (the init needs "
+			     "CAP_SETPCAP to switch ids)", caps_name(c, name, sizeof(name)),
+			     strerror(-r));
 		}
 	}
 }
 
 static void switch_ids(uid_t uid, gid_t gid)
 {
-	cap_t none;
+	int r;
 
 	drop_bounding_set();
 	if (setgroups(0, NULL) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0)
@@ -378,11 +427,9 @@ static void switch_ids(uid_t uid, gid_t gid)
 		     strerror(errno));
 	/* setresuid clears effective and permitted but not inheritable; lowering
 	 * every set needs no privilege and also empties the ambient set. */
-	none = cap_init();
-	if (!none || cap_set_proc(none) != 0)
-		fail("init:caps", errno, "cannot clear capabilities after switching ids: %s",
-		     strerror(errno));
-	cap_free(none);
+	if ((r = caps_clear()) < 0)
+		fail("init:caps", -r, "cannot clear capabilities after switching ids: %s",
+		     strerror(-r));
 }
 
 static void check_identity(const struct init_opts *o)
@@ -429,49 +476,43 @@ static void append(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void append_caps(char *buf, size_t size, const char *set, int (*get)(cap_value_t))
+/* "; SET: name,name" for the capabilities IS_SET says are in SET. */
+static void append_caps(char *buf, size_t size, const char *set, unsigned count,
+			int (*is_set)(unsigned))
 {
 	bool first = true;
+	char name[24];
 
-	for (cap_value_t c = 0; c < cap_max_bits(); c++) {
-		char *name;
-
-		if (get(c) != 1)
+	for (unsigned c = 0; c < count; c++) {
+		if (is_set(c) != 1)
 			continue;
-		name = cap_to_name(c);
 		append(buf, size, first ? "; %s: " : "%s", first ? set : ",");
-		append(buf, size, "%s", name ? name : "?");
-		cap_free(name);
+		append(buf, size, "%s", caps_name(c, name, sizeof(name)));
 		first = false;
 	}
 }
 
+/* Every set must be empty: effective, permitted and inheritable (named in
+ * cap_to_text(3)'s form, as capsh prints them), ambient, and in root mode
+ * the bounding set. */
 static void check_caps(bool bounding)
 {
-	static const cap_flag_t flags[] = { CAP_EFFECTIVE, CAP_PERMITTED, CAP_INHERITABLE };
 	char list[2048] = "";
-	bool dirty = false;
-	cap_t caps = cap_get_proc();
+	unsigned count = caps_count();
+	struct caps_sets s;
+	int r = caps_read(&s);
 
-	if (!caps)
-		fail("init:caps", errno, "cannot read capabilities: %s", strerror(errno));
-	for (cap_value_t c = 0; c < cap_max_bits(); c++)
-		for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
-			cap_flag_value_t v = CAP_CLEAR;
+	if (r < 0)
+		fail("init:caps", -r, "cannot read capabilities: %s", strerror(-r));
+	if (s.eff | s.prm | s.inh) {
+		char text[1536];
 
-			if (cap_get_flag(caps, c, flags[f], &v) != 0 || v != CAP_CLEAR)
-				dirty = true;
-		}
-	if (dirty) {
-		char *text = cap_to_text(caps, NULL);
-
-		append(list, sizeof(list), "; process: %s", text ? text : "?");
-		cap_free(text);
+		caps_text(&s, count, text, sizeof(text));
+		append(list, sizeof(list), "; process: %s", text);
 	}
-	cap_free(caps);
-	append_caps(list, sizeof(list), "ambient", cap_get_ambient);
+	append_caps(list, sizeof(list), "ambient", count, caps_ambient);
 	if (bounding)
-		append_caps(list, sizeof(list), "bounding", cap_get_bound);
+		append_caps(list, sizeof(list), "bounding", count, caps_bound);
 	if (list[0])
 		fail("init:caps", EPERM, "capabilities are not empty (%s); the command must start "
 		     "with none: drop them before the init runs", list + 2);

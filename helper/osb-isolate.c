@@ -14,11 +14,10 @@
  */
 #include "osb-isolate.h"
 #include "cli-common.h"
+#include "cmd-caps.h"
 #include "cmd-review.h"
+#include "cmd-session.h"
 #include "relay.h"
-
-int cmd_capabilities(int argc, char **argv);   /* cmd-caps.c */
-int cmd_session(int argc, char **argv);        /* cmd-session.c */
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,6 +14,8 @@
  * checks and UBSan stay on); the library's code is leak-checked where it
  * runs outside a sandbox: the CLI, the unit tests, the fuzzers.
  * ASAN_OPTIONS still overrides this, as it does every default.
+ * In this build the init is linked dynamically (configure.ac): the ASan
+ * runtime is a shared library, where every other build links it statically.
  */
 #if !defined(__SANITIZE_ADDRESS__) && defined(__has_feature)
 #if __has_feature(address_sanitizer)

@@ -1,176 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* bwrap.c — find bwrap, detect what it supports, and render a launch plan as
- * its argv.
+/* bwrap.c — render a launch plan as bwrap's argv.
  *
- * Features are read from `bwrap --help`, never inferred from the version:
- * distributions backport options (Debian's 0.8.0 has --bind-fd). The argv is
- * emitted in a fixed segment order — namespaces and process options, root,
- * tmpfs/dev/proc, read-only binds, workspace, hides, identity files, then the
- * init and the command — so that the file order of a policy can never let a
- * later tmpfs hide an earlier bind.
+ * A pure function of the plan and of what runs in it (a command, or a
+ * session's broker): nothing here looks at the host. The argv is emitted in
+ * a fixed segment order — namespaces and process options, root,
+ * tmpfs/dev/proc, read-only binds, workspace, hides, identity files, then
+ * the init and the command — so that the file order of a policy can never
+ * let a later tmpfs hide an earlier bind. The options bwrap is given are the
+ * ones the host facts found in its --help (host.c).
  */
 #include "bwrap.h"
-#include "proc.h"
+#include "init-proto.h"
 
-#include <fcntl.h>
-#include <pthread.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-static int find_on_path(const char *name, char **out)
-{
-	const char *path = getenv("PATH");
-	char *copy, *save = NULL;
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	copy = strdup(path);
-	if (!copy)
-		return -ENOMEM;
-	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-		char *cand = NULL;
-
-		if (dir[0] != '/')
-			continue;   /* a relative PATH entry is never trusted */
-		if (asprintf(&cand, "%s/%s", dir, name) < 0) {
-			free(copy);
-			return -ENOMEM;
-		}
-		if (access(cand, X_OK) == 0) {
-			free(copy);
-			*out = cand;
-			return 0;
-		}
-		free(cand);
-	}
-	free(copy);
-	return -ENOENT;
-}
-
-int bwrap_locate(char **path, osb_error *err)
-{
-	const char *fixed = OSB_BWRAP_PATH;
-	const char *env = getenv("OSB_ISOLATE_BWRAP");
-	int r;
-
-	if (env && *env)
-		fixed = env;
-	if (fixed && *fixed) {
-		if (access(fixed, X_OK) < 0)
-			return osb_err_set(err, OSB_E_HOST, errno, "probe",
-			                   "bwrap at %s is not executable: %s; install the Debian package "
-			                   "bubblewrap or fix the path", fixed, strerror(errno));
-		*path = strdup(fixed);
-		return *path ? 0 : osb_err_set(err, OSB_E_NOMEM, ENOMEM, "probe", "out of memory");
-	}
-	r = find_on_path("bwrap", path);
-	if (r == -ENOENT)
-		return osb_err_set(err, OSB_E_HOST, ENOENT, "probe",
-		                   "bwrap not found on PATH; install it (apt-get install bubblewrap)");
-	if (r < 0)
-		return osb_err_set(err, OSB_E_NOMEM, -r, "probe", "out of memory");
-	return 0;
-}
-
-static bool help_has(const char *text, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	/* An option is listed as "    --name ARG  description": match the name
-	 * followed by a space or the end of the line, never a longer option. */
-	for (const char *s = strstr(text, opt); s; s = strstr(s + 1, opt)) {
-		char after = s[n];
-		bool start = s == text || s[-1] == ' ' || s[-1] == '\n';
-
-		if (start && (after == ' ' || after == '\n' || after == '\0'))
-			return true;
-	}
-	return false;
-}
-
-bool bwrap_help_lists(const char *help, const char *opt)
-{
-	return help_has(help, opt);
-}
-
-void bwrap_parse_help(const char *text, bwrap_features *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->bind_fd = help_has(text, "--bind-fd") && help_has(text, "--ro-bind-fd");
-	f->disable_userns = help_has(text, "--disable-userns");
-	f->json_status_fd = help_has(text, "--json-status-fd");
-	f->die_with_parent = help_has(text, "--die-with-parent");
-	f->new_session = help_has(text, "--new-session");
-	f->remount_ro = help_has(text, "--remount-ro");
-}
-
-/* The answer depends only on the binary: cache it per (path, inode, mtime). */
-static pthread_mutex_t feat_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	char path[4096];
-	dev_t dev; ino_t ino; struct timespec mtime;
-	bwrap_features f;
-	bool valid;
-} feat_cache;
-
-int bwrap_probe_features(const char *bwrap, bwrap_features *f, osb_error *err)
-{
-	const char *argv[] = { bwrap, "--help", NULL };
-	struct stat st;
-	char *out = NULL;
-	int r;
-
-	if (stat(bwrap, &st) < 0)
-		return osb_err_set(err, OSB_E_HOST, errno, "probe", "%s: %s", bwrap, strerror(errno));
-	if (st.st_mode & (S_ISUID | S_ISGID))
-		return osb_err_set(err, OSB_E_HOST, 0, "probe",
-		                   "%s is setuid or setgid; osb-isolate only runs an unprivileged "
-		                   "bwrap (install Debian's bubblewrap, which is not setuid)", bwrap);
-	pthread_mutex_lock(&feat_lock);
-	if (feat_cache.valid && strcmp(feat_cache.path, bwrap) == 0 &&
-	    feat_cache.dev == st.st_dev && feat_cache.ino == st.st_ino &&
-	    feat_cache.mtime.tv_sec == st.st_mtim.tv_sec &&
-	    feat_cache.mtime.tv_nsec == st.st_mtim.tv_nsec) {
-		*f = feat_cache.f;
-		pthread_mutex_unlock(&feat_lock);
-		return 0;
-	}
-	pthread_mutex_unlock(&feat_lock);
-
-	r = spawn_capture(argv, 1 << 20, &out, err);
-	if (r < 0)
-		return r;
-	bwrap_parse_help(out, f);
-	free(out);
-	if (!f->json_status_fd || !f->die_with_parent || !f->new_session)
-		return osb_err_set(err, OSB_E_HOST, 0, "probe",
-		                   "%s lacks --json-status-fd, --die-with-parent or --new-session; "
-		                   "install bubblewrap 0.8 or later", bwrap);
-
-	pthread_mutex_lock(&feat_lock);
-	if (strlen(bwrap) < sizeof(feat_cache.path)) {
-		snprintf(feat_cache.path, sizeof(feat_cache.path), "%s", bwrap);
-		feat_cache.dev = st.st_dev;
-		feat_cache.ino = st.st_ino;
-		feat_cache.mtime = st.st_mtim;
-		feat_cache.f = *f;
-		feat_cache.valid = true;
-	}
-	pthread_mutex_unlock(&feat_lock);
-	return 0;
-}
-
-bool dest_within(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-
-	if (strcmp(b, "/") == 0)
-		return true;
-	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
-}
-
-/* ---- argv rendering ------------------------------------------------------ */
+/* What the init does once the sandbox is built: exec CMD, or serve a
+ * session (CMD NULL) with IDLE_MS as its idle timeout. */
+typedef struct target {
+	const char *const *cmd;
+	uint64_t idle_ms;
+} target;
 
 #define PUSH(...) do { if (strv_push(argv, __VA_ARGS__) < 0) goto nomem; } while (0)
 #define PUSHF(...) do { if (strv_pushf(argv, __VA_ARGS__) < 0) goto nomem; } while (0)
@@ -226,17 +76,17 @@ static int segment_proc_cover(const plan *pl, const char *proc, strv *argv)
 {
 	const proc_facts *f = &pl->proc;
 
-	for (size_t i = 0; i < f->ro.n; i++) {
-		PUSH("--ro-bind"); PUSHF("/proc/%s", f->ro.v[i]); PUSHF("%s/%s", proc, f->ro.v[i]);
+	for (size_t i = 0; i < f->n_ro; i++) {
+		PUSH("--ro-bind"); PUSHF("/proc/%s", f->ro[i]); PUSHF("%s/%s", proc, f->ro[i]);
 	}
-	for (size_t i = 0; i < f->mask_files.n; i++) {
-		PUSH("--ro-bind"); PUSH("/dev/null"); PUSHF("%s/%s", proc, f->mask_files.v[i]);
+	for (size_t i = 0; i < f->n_mask_files; i++) {
+		PUSH("--ro-bind"); PUSH("/dev/null"); PUSHF("%s/%s", proc, f->mask_files[i]);
 	}
-	for (size_t i = 0; i < f->mask_dirs.n; i++) {
+	for (size_t i = 0; i < f->n_mask_dirs; i++) {
 		PUSH("--perms"); PUSH("0555");
 		PUSH("--size"); PUSH("4096");
-		PUSH("--tmpfs"); PUSHF("%s/%s", proc, f->mask_dirs.v[i]);
-		PUSH("--remount-ro"); PUSHF("%s/%s", proc, f->mask_dirs.v[i]);
+		PUSH("--tmpfs"); PUSHF("%s/%s", proc, f->mask_dirs[i]);
+		PUSH("--remount-ro"); PUSHF("%s/%s", proc, f->mask_dirs[i]);
 	}
 	for (size_t i = 0; i < pl->n_data; i++) {
 		if (!pl->data[i].in_proc || !dest_within(pl->data[i].dest, proc))
@@ -314,60 +164,6 @@ nomem:
 	return -ENOMEM;
 }
 
-/* What the plan puts at PATH: the deepest mount at or above it (INCLUSIVE:
- * a mount exactly at PATH counts) decides. A policy tmpfs, or bwrap's own
- * root tmpfs under "root none", is fresh; the host root or a bind is the
- * host's; dev, proc and hide mounts are neither. */
-static enum plan_place place_of(const plan *pl, const char *path, bool inclusive)
-{
-	const osb_policy *p = pl->p;
-	enum plan_place what = p->root == ROOT_NONE ? PLACE_FRESH : PLACE_HOST;
-	size_t best = 0;
-
-	for (size_t i = 0; i < p->n_mounts; i++) {
-		const pol_mount *m = &p->mounts[i];
-		size_t len = strlen(m->path);
-
-		if (m->kind == MNT_SYMLINK || !dest_within(path, m->path) ||
-		    (!inclusive && strcmp(path, m->path) == 0) || len <= best)
-			continue;
-		best = len;
-		what = m->kind == MNT_TMPFS ? PLACE_FRESH : m->kind == MNT_RO_BIND ? PLACE_HOST
-		                                                                   : PLACE_OTHER;
-	}
-	for (size_t i = 0; i < pl->n_binds; i++) {
-		const char *d = pl->binds[i].dest;
-		size_t len = strlen(d);
-
-		if (dest_within(path, d) && (inclusive || strcmp(path, d) != 0) && len > best) {
-			best = len;
-			what = PLACE_HOST;
-		}
-	}
-	return what;
-}
-
-enum plan_place plan_place_of(const plan *pl, const char *path)
-{
-	return place_of(pl, path, true);
-}
-
-bool plan_host_parent(const plan *pl, const char *path)
-{
-	return place_of(pl, path, true) == PLACE_HOST;
-}
-
-static bool is_mount_point(const plan *pl, const char *path)
-{
-	for (size_t i = 0; i < pl->p->n_mounts; i++)
-		if (pl->p->mounts[i].kind != MNT_SYMLINK && strcmp(pl->p->mounts[i].path, path) == 0)
-			return true;
-	for (size_t i = 0; i < pl->n_binds; i++)
-		if (strcmp(pl->binds[i].dest, path) == 0)
-			return true;
-	return false;
-}
-
 /* bwrap creates the missing parents of a bind destination with mode 0700,
  * owned by whoever runs bwrap: in root mode the sandbox's uid could not
  * reach its own workspace. Create them 0755 first — only inside a tmpfs
@@ -385,7 +181,7 @@ static int segment_parents(const plan *pl, const char *dest, strv *argv, strv *m
 		*sl = '\0';
 		for (size_t i = 0; i < made->n && !seen; i++)
 			seen = strcmp(made->v[i], copy) == 0;
-		if (!seen && place_of(pl, copy, false) == PLACE_FRESH && !is_mount_point(pl, copy)) {
+		if (!seen && plan_place(pl, copy, false) == PLACE_FRESH && !plan_is_mount_point(pl, copy)) {
 			if (strv_push(made, copy) < 0 || strv_push(argv, "--perms") < 0 ||
 			    strv_push(argv, "0755") < 0 || strv_push(argv, "--dir") < 0 ||
 			    strv_push(argv, copy) < 0) {
@@ -498,14 +294,14 @@ static int segment_proc_audit(const plan *pl, strv *argv)
 
 		if (p->mounts[m].kind != MNT_PROC)
 			continue;
-		for (size_t i = 0; i < f->ro.n; i++) {
-			PUSH("--proc-ro"); PUSHF("%s/%s", proc, f->ro.v[i]);
+		for (size_t i = 0; i < f->n_ro; i++) {
+			PUSH("--proc-ro"); PUSHF("%s/%s", proc, f->ro[i]);
 		}
-		for (size_t i = 0; i < f->mask_files.n; i++) {
-			PUSH("--proc-masked"); PUSHF("%s/%s", proc, f->mask_files.v[i]);
+		for (size_t i = 0; i < f->n_mask_files; i++) {
+			PUSH("--proc-masked"); PUSHF("%s/%s", proc, f->mask_files[i]);
 		}
-		for (size_t i = 0; i < f->mask_dirs.n; i++) {
-			PUSH("--proc-masked"); PUSHF("%s/%s", proc, f->mask_dirs.v[i]);
+		for (size_t i = 0; i < f->n_mask_dirs; i++) {
+			PUSH("--proc-masked"); PUSHF("%s/%s", proc, f->mask_dirs[i]);
 		}
 	}
 	for (size_t i = 0; i < pl->masks.n; i++) {
@@ -576,7 +372,7 @@ static int segment_symlinks(const plan *pl, strv *argv)
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		const pol_mount *m = &p->mounts[i];
 
-		if (m->kind != MNT_SYMLINK || place_of(pl, m->path, true) == PLACE_HOST)
+		if (m->kind != MNT_SYMLINK || plan_place(pl, m->path, true) == PLACE_HOST)
 			continue;
 		if (segment_parents(pl, m->path, argv, &made) < 0)
 			goto nomem;
@@ -589,7 +385,7 @@ nomem:
 	return -ENOMEM;
 }
 
-static int segment_init(const plan *pl, strv *argv)
+static int segment_init(const plan *pl, const target *t, strv *argv)
 {
 	const osb_policy *p = pl->p;
 
@@ -607,6 +403,7 @@ static int segment_init(const plan *pl, strv *argv)
 	PUSH("--");
 	PUSHF("/proc/self/fd/%d", PFD_INIT_EXE);
 	PUSH("--error-fd"); PUSHF("%d", PFD_INIT_ERR);
+	PUSH("--proto"); PUSHF("%d", INIT_PROTO_VERSION);   /* lib/init-proto.h: checked first */
 	PUSH("--stderr-fd"); PUSHF("%d", PFD_CMD_STDERR);
 	if (pl->seccomp_fd >= 0) {
 		PUSH("--seccomp-fd"); PUSHF("%d", PFD_SECCOMP);
@@ -621,45 +418,51 @@ static int segment_init(const plan *pl, strv *argv)
 		PUSHF("--switch-ids=%u:%u", pl->host.uid, pl->host.gid);
 	}
 	PUSH("--chdir"); PUSH(pl->cwd);
-	if (pl->session) {
+	if (!t->cmd) {
 		/* The session socket follows the bind sources and the
 		 * synthesized files in the fd table. */
 		PUSHF("--session-fd=%d", plan_next_fd(pl));
-		if (pl->idle_ms)
-			PUSHF("--idle-ms=%llu", (unsigned long long)pl->idle_ms);
+		if (t->idle_ms)
+			PUSHF("--idle-ms=%llu", (unsigned long long)t->idle_ms);
 		return 0;
 	}
 	PUSH("--env-fd"); PUSHF("%d", PFD_ENV);
 	PUSH("--");
-	for (size_t i = 0; i < pl->cmd.n; i++)
-		PUSH(pl->cmd.v[i]);
+	for (size_t i = 0; t->cmd[i]; i++)
+		PUSH(t->cmd[i]);
 	return 0;
 nomem:
 	return -ENOMEM;
 }
 
-int plan_argv(const plan *pl, strv *argv, osb_error *err)
+static int render(const plan *pl, const target *t, strv *argv, osb_error *err)
 {
-	int r;
-
-	if (strv_push(argv, pl->bwrap) < 0)
-		goto nomem;
-	if ((r = segment_namespaces(pl, argv)) < 0)
-		goto fail;
-	if (pl->p->root == ROOT_HOST_RO) {
-		PUSH("--ro-bind"); PUSH("/"); PUSH("/");
+	if (strv_push(argv, pl->bwrap) < 0 ||
+	    segment_namespaces(pl, argv) < 0 ||
+	    (pl->p->root == ROOT_HOST_RO && (strv_push(argv, "--ro-bind") < 0 ||
+	                                     strv_push(argv, "/") < 0 ||
+	                                     strv_push(argv, "/") < 0)) ||
+	    segment_mounts(pl, argv, false) < 0 ||
+	    segment_binds(pl, argv, SEG_RO) < 0 ||
+	    segment_binds(pl, argv, SEG_RW) < 0 ||
+	    segment_binds(pl, argv, SEG_REPROTECT) < 0 ||
+	    segment_mounts(pl, argv, true) < 0 ||
+	    segment_init(pl, t, argv) < 0) {
+		strv_free(argv);
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan",
+		                   "out of memory building the bwrap argv");
 	}
-	if ((r = segment_mounts(pl, argv, false)) < 0 ||
-	    (r = segment_binds(pl, argv, SEG_RO)) < 0 ||
-	    (r = segment_binds(pl, argv, SEG_RW)) < 0 ||
-	    (r = segment_binds(pl, argv, SEG_REPROTECT)) < 0 ||
-	    (r = segment_mounts(pl, argv, true)) < 0 ||
-	    (r = segment_init(pl, argv)) < 0)
-		goto fail;
 	return 0;
-fail:
-	(void)r;
-nomem:
-	strv_free(argv);
-	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory building the bwrap argv");
+}
+
+int bwrap_argv_run(const plan *pl, const char *const *cmd, strv *argv, osb_error *err)
+{
+	if (!cmd || !cmd[0] || !cmd[0][0])
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "plan", "no command to run");
+	return render(pl, &(target){ cmd, 0 }, argv, err);
+}
+
+int bwrap_argv_session(const plan *pl, uint64_t idle_ms, strv *argv, osb_error *err)
+{
+	return render(pl, &(target){ NULL, idle_ms }, argv, err);
 }

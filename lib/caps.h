@@ -1,62 +1,136 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* caps.h — the capabilities probe, internal side.
+/* caps.h — the capabilities probe, internal side (caps.c, caps-probe.c,
+ * caps-judge.c, caps-report.c).
  *
  * osb_caps_probe() (osb-isolate.h) answers "what isolation does this host
- * give, and if not, why and what to do". This header adds what the rest of
- * the library needs from it: the early refusal a launch makes when a policy
- * needs something the host lacks (caps_check_policy, called before the plan
- * is built), the identity-mode choice that refusal is based on, and the pure
- * pieces of the probe that unit tests drive with facts the test host cannot
- * produce (an AppArmor restriction, a sysctl set to 0).
+ * give, and if not, why and what to do". The probe is three steps, one a
+ * file: caps-probe.c makes the attempts (sandboxes in each identity mode, a
+ * child that creates a user namespace, mounts overlayfs, enforces Landlock,
+ * loads the filter) and reads what names a failure; caps-judge.c turns what
+ * they found into items, each with a status, a reason and a remedy, and
+ * says which mode runs which policy; caps-report.c renders the JSON and
+ * the table. caps.c holds the result, its per-process cache, the accessors
+ * and the early refusal a launch makes when a policy needs something the
+ * host lacks (caps_check_policy, called before the plan is built).
  */
 #ifndef OSB_CAPS_H
 #define OSB_CAPS_H
 
-#include "internal.h"
-
-/* Refuse early, with the failing item's reason and remedy, when the host
- * lacks what POLICY needs in the identity mode it would run in (the policy's
- * "identity", or for auto: userns when a user namespace can be created, else
- * root when running as root). Uses the per-process cached probe when there
- * is one; otherwise only checks that start no sandbox (bwrap and its --help,
- * a user namespace or root's capabilities, Landlock when required), and runs
- * the full probe only when one of them fails, to name it. Returns 0,
- * or -OSB_E_HOST with stage "probe" and the message
- * "<item> <status>: <reason>; remedy: <remedy>" (other -OSB_E_* when the
- * probe itself fails). */
-int caps_check_policy(const osb_policy *p, osb_error *err);
-
-/* The identity mode caps_check_policy checks POLICY against: *USERNS true
- * for userns, false for root. Returns 0, or the same refusal as above when
- * neither mode is possible for it. */
-int caps_select_mode(const osb_policy *p, bool *userns, osb_error *err);
-
-/* How many uncached probes this process has run (tests of the cache). */
-unsigned caps_probe_runs(void);
-
-/* ---- blocker attribution (pure; exposed for tests) ---------------------- */
+#include "policy.h"
+#include "host.h"
+#include "sha256.h"
 
 #define CAPS_NOT_TRIED (-1)
 
-/* What the probe learned about user namespaces. Sysctl values are -1 when
- * the file does not exist on this kernel. */
-typedef struct caps_userns_facts {
-	int unshare_errno;            /* unshare(CLONE_NEWUSER): 0 or errno */
-	int map_errno;                /* writing the maps: 0, errno, CAPS_NOT_TRIED */
-	const char *map_file;         /* which file failed ("uid_map", ...) */
-	long max_user_namespaces;     /* user.max_user_namespaces */
-	long unprivileged_userns_clone; /* kernel.unprivileged_userns_clone */
-	long apparmor_restrict;       /* kernel.apparmor_restrict_unprivileged_userns */
-	unsigned seccomp_filters;     /* Seccomp_filters in /proc/self/status */
-	bool root;                    /* effective uid 0 */
-	const char *bwrap_diag;       /* bwrap's message for the failed attempt, or NULL */
-} caps_userns_facts;
+enum item_id {
+	IT_BWRAP, IT_BWRAP_OPTIONS, IT_BIND_FD, IT_DISABLE_USERNS, IT_USERNS, IT_NETNS,
+	IT_PIDNS, IT_SECCOMP, IT_NESTED, IT_LANDLOCK, IT_CGROUP, IT_OVERLAY, IT_ROOT, IT__COUNT
+};
 
-/* Why user namespaces fail here. *BLOCKER is the name of the knob held
- * responsible ("user.max_user_namespaces", "seccomp", ...) or NULL when
- * nothing known explains it. REASON and REMEDY get one line each. */
-void caps_userns_blocker(const caps_userns_facts *f, const char **blocker,
-                         char *reason, size_t reason_len, char *remedy, size_t remedy_len);
+
+enum mode { M_USERNS, M_ROOT, M__COUNT };
+
+
+typedef struct caps_item {
+	int status;
+	char *reason;
+	char *remedy;      /* NULL when ok */
+} caps_item;
+
+/* Which options of bwrap a run uses, and in which mode. */
+enum need { NEED_ALL, NEED_USERNS, NEED_ROOT, NEED_OWN_ITEM, NEED_NONE };
+#define CAPS_N_OPTS 38
+typedef struct caps_opt {
+	const char *name;
+	enum need need;
+} caps_opt;
+extern const caps_opt caps_bwrap_opts[CAPS_N_OPTS];
+/* What a policy needs from the host, beyond a sandbox in its mode. */
+typedef struct caps_needs {
+	enum id_mode id;
+	bool netns;        /* "network none": a network namespace */
+	bool seccomp;      /* not "seccomp none" */
+	bool landlock;     /* "landlock required" */
+} caps_needs;
+
+typedef struct caps_profile {
+	char *name;
+	char *error;       /* why it does not load, or NULL */
+	caps_needs nd;
+	bool runs[M__COUNT];
+	char seccomp_sha256[2 * SHA256_DIGEST_LEN + 1];   /* "": seccomp none */
+} caps_profile;
+
+/* The first thing that stops a mode, as it is reported when a launch is
+ * refused: an item name, its status, reason and remedy. */
+typedef struct caps_stop {
+	const char *id;
+	int status;
+	char *reason, *remedy;
+} caps_stop;
+
+struct osb_caps {
+	int refs;
+	caps_item items[IT__COUNT];
+	char *bwrap_path, *bwrap_version;
+	bool bwrap_usable, bwrap_setuid, have_help;
+	bool opt[CAPS_N_OPTS];
+	char seccomp_sha256[2 * SHA256_DIGEST_LEN + 1];
+	size_t seccomp_insns;
+	int landlock_abi;
+	/* host facts (host.c), and what only the probe reads */
+	host_facts host;
+	uid_t euid;
+	unsigned seccomp_filters;
+	bool no_new_privs;
+	char *uid_map, *captext, *kernel;
+	long sysctl[3];                  /* see caps_sysctl_names */
+	const char *blocker;             /* the knob blamed for user namespaces */
+	/* summary */
+	bool base_ok[M__COUNT];          /* a sandbox starts in this mode */
+	bool mode_ok[M__COUNT];          /* ... and the default filter loads */
+	bool net_ok[M__COUNT];           /* ... with a network namespace */
+	caps_stop mode_stop[M__COUNT], net_stop[M__COUNT];
+	caps_profile *profiles; size_t n_profiles;
+	char *policy_dir;
+	strv write_roots;                /* declared by the shipped policies */
+	uint64_t probe_ms;
+	bool oom;
+};
+
+enum { SC_MAX_USERNS, SC_UNPRIV_CLONE, SC_APPARMOR };
+
+extern const char *const caps_item_names[IT__COUNT];
+extern const char *const caps_mode_names[M__COUNT];
+/* The sysctls that can block user namespaces, and their files. */
+extern const char *const caps_sysctl_names[3];
+extern const char *const caps_sysctl_files[3];
+/* strdup that records a failure in C->oom (the probe reports it once). */
+char *caps_dup(osb_caps *c, const char *s);
+/* Set item ID (a remedy only when not ok). */
+void caps_item_set(osb_caps *c, enum item_id id, int status, const char *reason,
+                   const char *remedy);
+/* snprintf into BUF, returning BUF. */
+const char *caps_fmt(char *buf, size_t size, const char *f, ...)
+	__attribute__((format(printf, 3, 4)));
+/* What POL needs from the host, beyond a sandbox in its mode. */
+caps_needs caps_needs_of(const osb_policy *pol);
+/* Does this bwrap's --help list option NAME (one of caps_bwrap_opts)? */
+bool caps_has_opt(const osb_caps *c, const char *name);
+
+/* Refuse early, with the failing item's reason and remedy, when the host
+ * lacks what POLICY needs in the identity mode it would run in on host H
+ * (host_mode). Uses the per-process cached probe when there is one;
+ * otherwise only checks that start no sandbox (bwrap and its --help, a user
+ * namespace or root's capabilities, Landlock when required), and runs the
+ * full probe only when one of them fails, to name it. Returns 0, or
+ * -OSB_E_HOST with stage "probe" and the message
+ * "<item> <status>: <reason>; remedy: <remedy>" (other -OSB_E_* when the
+ * probe itself fails). */
+int caps_check_policy(const osb_policy *p, const host_facts *h, osb_error *err);
+
+/* How many uncached probes this process has run (tests of the cache). */
+unsigned caps_probe_runs(void);
 
 #endif /* OSB_CAPS_H */

@@ -13,7 +13,7 @@
 #ifndef OSB_CGROUP_H
 #define OSB_CGROUP_H
 
-#include "internal.h"
+#include "util.h"
 
 #include <sys/types.h>
 

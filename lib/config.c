@@ -13,9 +13,8 @@
  * belong to root or the caller and be writable by nobody else; its grammar
  * is as strict as a policy's, with file:line:col diagnostics.
  */
-#include "internal.h"
-#include "hostpath.h"
 #include "policy.h"
+#include "hostpath.h"
 
 #include <stdarg.h>
 

@@ -13,7 +13,7 @@
  * smuggling trick and no legitimate program needs it. The output is sorted by
  * name so that two runs with the same inputs produce identical argv.
  */
-#include "internal.h"
+#include "env.h"
 
 #define WORKSPACE_TOKEN "${WORKSPACE}"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* filter.h — the seccomp stage of the launch plan.
+/* filter.h — the seccomp stage of the launch plan (filter.c).
  *
  * plan.c asks for the policy's filter as a sealed memfd holding classic BPF
  * (bwrap's --seccomp/--add-seccomp-fd reads it); explain and the tests ask
@@ -12,8 +12,8 @@
  * degrades: any rule that cannot be added is an OSB_E_SECCOMP error in
  * stage "seccomp", never a partial or empty filter.
  */
-#ifndef OSB_SECCOMP_H
-#define OSB_SECCOMP_H
+#ifndef OSB_FILTER_H
+#define OSB_FILTER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -93,8 +93,32 @@ int seccomp_export_text(const osb_policy *p, char **out, osb_error *err);
 int seccomp_build_fd_group(const sc_group *g, int *fd_out, osb_error *err);
 int seccomp_export_text_group(const sc_group *g, char **out, osb_error *err);
 
+/* The filter as a reviewer reads it (explain --host): per architecture
+ * the filter covers, the answer of every call it names or (for a group that
+ * denies what it does not know) every call libseccomp knows there, sorted
+ * by name, from the rule table, never from libseccomp's output. */
+typedef struct sc_call {
+	char *name;
+	const char *action;     /* "EPERM", "ENOSYS", "ALLOW" (static) */
+	bool by_args;           /* only some argument values get ACTION */
+} sc_call;
+
+typedef struct sc_arch {
+	const char *name;       /* "x86_64" (libseccomp's, static) */
+	const char *fallback;   /* every other call: "ALLOW" or "ENOSYS" */
+	sc_call *calls; size_t n;
+} sc_arch;
+
+#define SC_VIEW_MAX_ARCHES 4
+typedef struct sc_view {
+	sc_arch arches[SC_VIEW_MAX_ARCHES]; size_t n_arches;   /* none: "seccomp none" */
+} sc_view;
+
+int seccomp_describe(const osb_policy *p, sc_view *out, osb_error *err);
+void seccomp_view_free(sc_view *v);
+
 /* Libseccomp's syscall numbers are scanned below this bound (plus the x32
  * bit for x32) to find every call it knows. */
 #define SC_SCAN_MAX 1024
 
-#endif /* OSB_SECCOMP_H */
+#endif /* OSB_FILTER_H */

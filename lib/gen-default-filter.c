@@ -6,15 +6,15 @@
  * translation for three ABIs, then BPF generation), and every policy without
  * seccomp rules — both shipped ones — loads exactly one group's program. The
  * build runs this program once: it compiles every group through the very
- * code a launch uses (lib/seccomp.c, seccomp_build_fd_group) and writes the
- * programs as a C header, lib/seccomp-default.h, which lib/seccomp.c serves
+ * code a launch uses (lib/filter.c, seccomp_build_fd_group) and writes the
+ * programs as a C header, lib/seccomp-default.h, which lib/filter.c serves
  * instead of compiling them again. The libseccomp version is recorded with
  * them: a library that finds another version at run time compiles as
  * before, and tests/unit/check_seccomp.c proves the programs equal.
  *
  *   gen-default-filter > lib/seccomp-default.h
  */
-#include "internal.h"
+#include "policy.h"
 #include "filter.h"
 
 #include <sys/stat.h>

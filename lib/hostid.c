@@ -163,18 +163,18 @@ static int allocate(hostid *out, osb_error *err)
 	return r;
 }
 
-int hostid_acquire(const osb_policy *p, hostid *out, osb_error *err)
+int hostid_acquire(const osb_policy *p, uid_t euid, gid_t egid, hostid *out, osb_error *err)
 {
 	const pol_set *pin = &p->host_ids_set;
 
 	*out = (hostid)HOSTID_INIT;
-	if (geteuid() != 0) {
+	if (euid != 0) {
 		if (pin->set)
 			return osb_err_set(err, OSB_E_POLICY, EPERM, "identity",
 			                   "%s:%u: host-ids %u %u: only root can choose the host ids of a "
 			                   "sandbox; an unprivileged caller's sandbox is the caller itself",
 			                   pin->o.file, pin->o.line, p->host_uid, p->host_gid);
-		*out = (hostid){ HOSTID_CALLER, (uint32_t)geteuid(), (uint32_t)getegid(), -1 };
+		*out = (hostid){ HOSTID_CALLER, (uint32_t)euid, (uint32_t)egid, -1 };
 		return 0;
 	}
 	if (pin->set) {

@@ -14,7 +14,9 @@
 #ifndef OSB_HOSTID_H
 #define OSB_HOSTID_H
 
-#include "internal.h"
+#include "policy.h"
+
+#include <sys/types.h>
 
 /* The range root callers' sandboxes get ids from: above systemd-nspawn's
  * container range (0x80000-0x6fffffff) and far above the ranges useradd,
@@ -40,10 +42,11 @@ typedef struct hostid {
 
 #define HOSTID_INIT { HOSTID_CALLER, 0, 0, -1 }
 
-/* Decide the host ids for POLICY run by this process: the caller's own when
- * it is not root (pinned ids are then refused: only root can choose), the
- * pinned ones, or a fresh locked pair from the range. 0 or -OSB_E_*. */
-int hostid_acquire(const osb_policy *p, hostid *out, osb_error *err);
+/* Decide the host ids for POLICY run by a caller with effective ids
+ * EUID/EGID (host facts): the caller's own when it is not root (pinned ids
+ * are then refused: only root can choose), the pinned ones, or a fresh
+ * locked pair from the range. 0 or -OSB_E_*. */
+int hostid_acquire(const osb_policy *p, uid_t euid, gid_t egid, hostid *out, osb_error *err);
 /* The allocation walk over an open lock file FD (which *OUT then holds);
  * for tests, which must not contend with live sandboxes on the real one. */
 int hostid_allocate_from(int fd, hostid *out, osb_error *err);

@@ -14,7 +14,7 @@
 #ifndef OSB_HOSTPATH_H
 #define OSB_HOSTPATH_H
 
-#include "internal.h"
+#include "policy.h"
 
 /* The configured workspace roots (osb_config): a workspace must lie
  * strictly beneath one of them. N == 0: any directory the rules allow.

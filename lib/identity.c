@@ -14,7 +14,7 @@
  * /etc/hostname and /etc/hosts say the policy's host name, the one uname(2)
  * reports inside, so that nothing in /etc names the host.
  */
-#include "internal.h"
+#include "identity.h"
 
 #define NOBODY_ID 65534u
 #define DEFAULT_USER "sandbox"

@@ -4,6 +4,22 @@
  *
  * bwrap execs the init as the sandbox's first untrusted-facing program:
  *   osb-isolate-init [OPTIONS] -- CMD [ARG...]
+ * The launcher and the init are installed apart (the init under libexec, the
+ * library wherever it is linked), so the first thing they agree on is this
+ * contract's version, INIT_PROTO_VERSION:
+ *   --proto N          before any other option but --error-fd (the launcher
+ *                      passes "--error-fd FD --proto N" first). N must equal
+ *                      the init's INIT_PROTO_VERSION; anything else, or no
+ *                      --proto at all (a launcher older than the handshake,
+ *                      protocol 0), fails stage "init:args" with errno EPROTO
+ *                      and "init protocol mismatch: the launcher speaks
+ *                      protocol N, this init implements protocol M; ...".
+ *                      Bump INIT_PROTO_VERSION on any change a launcher or an
+ *                      init of the other version would misread: an option
+ *                      added, removed or given a new meaning, a report or
+ *                      session message changed, an fd slot moved. A change
+ *                      both sides already understand (a new message text)
+ *                      keeps it.
  * Options (all fds are numbers in the init's own fd table):
  *   --error-fd N       report channel. The init marks it CLOEXEC, writes
  *                      INIT_MSG_EXEC ("X") just before execve and, if any
@@ -59,7 +75,11 @@
  * A terminal on stdin (a pseudo-terminal made for the command, `--tty`)
  * becomes the command's controlling terminal, in a session of its own.
  * Every other fd (>= 3) is closed on exec; no_new_privs is set; capabilities
- * must be empty (verified with libcap). Stages, in order: "init:args",
+ * must be empty (verified with capget(2) and prctl(2): effective,
+ * permitted, inheritable and ambient, and with --switch-ids the bounding set;
+ * the refusal names them in libcap's text form, see cap_to_text(3)). The
+ * init is a static executable (no library of the sandbox's view is needed to
+ * run it) and links neither libcap nor libmount. Stages, in order: "init:args",
  * "init:env", "init:mounts", "init:identity", "init:caps", "init:proc",
  * "init:chdir", "init:landlock", "init:rlimits", "init:fds", "init:seccomp",
  * "init:fork", "exec".
@@ -70,9 +90,11 @@
  * ends the pid namespace. Run as any other pid it execs the command itself.
  *
  * init:mounts (helper/init-guard.c), with --audit-mounts: every mount in
- * /proc/self/mountinfo (parsed with libmount; a line it cannot parse fails
- * the audit) that is writable — neither its per-mount nor its superblock
- * options say "ro" — and visible — statx(STATX_MNT_ID) of its target names
+ * /proc/self/mountinfo (helper/mountinfo.c, a strict parser of proc(5)'s
+ * format: a line it cannot parse, or one whose per-mount or superblock
+ * options do not start with "ro" or "rw", fails the audit) that is writable
+ * — neither its per-mount nor its superblock options start with "ro" — and
+ * visible — statx(STATX_MNT_ID) of its target names
  * it; an entry covered by a later mount is ignored — must have a target that
  * is a --writable or --dev-mount PATH, or be directly beneath a --dev-mount
  * and be what bwrap's --dev makes there: a character device bind named null,
@@ -134,6 +156,9 @@
 
 #include <stdint.h>
 
+/* The version of this contract; see --proto above for when to bump it. */
+#define INIT_PROTO_VERSION 1
+
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'
 #define INIT_MSG_READY 'R'
@@ -189,9 +214,5 @@ struct session_exited {
 	uint64_t user_us, sys_us;   /* rusage of the leader and the children it waited for */
 	uint64_t max_rss_kib;
 };
-
-/* helper/broker.c: serve SOCK until EOF (returns 0) or IDLE_MS of idleness
- * (returns INIT_EXIT_IDLE; 0 means never). Runs after every init check. */
-int broker_serve(int sock, uint64_t idle_ms);
 
 #endif

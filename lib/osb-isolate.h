@@ -145,6 +145,61 @@ int osb_policy_hash(const osb_policy *policy, char out[72]);
 /* The canonical effective policy, one rule a line with its origin. */
 char *osb_policy_explain(const osb_policy *policy, unsigned flags);
 
+/* ---- Introspection (read-only) -----------------------------------------
+ *
+ * The effective policy as data, for reviewers' tools (osb-isolate's check,
+ * lint, audit, diff and explain are built on these alone): every rule in
+ * the canonical order of osb_policy_explain(), with where it came from. */
+
+/* The version of the policy language this library reads ("osb-policy 1"). */
+#define OSB_POLICY_VERSION 1
+
+/* One effective rule. Owned by the library and valid only during the call
+ * it is passed to; fields are only ever added at the end. */
+typedef struct osb_rule {
+	const char *text;           /* the canonical line: "limit wall 10m" */
+	const char *directive;      /* its first word: "limit" */
+	const char *const *args;    /* the words after it: {"wall", "10m"}; a
+	                             * value with blanks ("env set N=V") is one */
+	size_t n_args;
+	/* "limit": the value in the limit's unit (ms for wall, s for cpu,
+	 * bytes, or a count; UINT64_MAX: unlimited); "seccomp deny": the errno;
+	 * otherwise 0. */
+	uint64_t value;
+	const char *file;           /* a policy file, or "default" or "api" */
+	unsigned line;              /* 0 for "default" and "api" */
+	unsigned depth;             /* include depth of FILE (0: the top file) */
+	/* Its place among the rules of its kind in the order the policy
+	 * declared them (mounts of every kind are one list; the caller's rules
+	 * come last); 0 for a scalar. */
+	size_t order;
+} osb_rule;
+
+/* Called once per rule; a non-zero return stops the walk. */
+typedef int (*osb_rule_fn)(const osb_rule *rule, void *arg);
+/* Walk POLICY's effective rules in canonical order. Returns 0, FN's first
+ * non-zero return, or -OSB_E_USAGE / -OSB_E_NOMEM. */
+int osb_policy_rules(const osb_policy *policy, osb_rule_fn fn, void *arg);
+/* The files the policy was read from, the top file first (I beyond the
+ * last: NULL). Owned by POLICY. */
+size_t osb_policy_file_count(const osb_policy *policy);
+const char *osb_policy_file(const osb_policy *policy, size_t i);
+/* The seccomp groups this library has, oldest first; the last is the
+ * default ("osb-default-2"). *DENIES_UNKNOWN (may be NULL) says whether the
+ * group answers ENOSYS to every call its libseccomp does not know rather
+ * than allowing it. NULL for I beyond the last. */
+const char *osb_seccomp_group(size_t i, int *denies_unknown);
+/* The launch plan of POLICY on this host, as one JSON object
+ * (osb-isolate(1), "explain --host"): identity mode, ids, workspace, every
+ * bind with its verified host source and origin, the Unix sockets the view
+ * shows, Landlock, the environment's names (ENVP: the caller's
+ * environment, as for osb_exec_set_env), bwrap's argv for the command
+ * "true", and the seccomp filter per architecture, from the rule table it
+ * is compiled from. Prepared exactly as osb_run prepares a launch (the same
+ * refusals) and then released: nothing is started. NULL with ERR filled
+ * when the policy cannot run here. Free with osb_free(). */
+char *osb_policy_host_plan(const osb_policy *policy, const char *const *envp, osb_error *err);
+
 /* ---- One-shot runs ----------------------------------------------------- */
 
 /* ARGV is copied; argv[0] is looked up on the sandbox's PATH. */

@@ -20,7 +20,7 @@
 #ifndef OSB_PATHS_H
 #define OSB_PATHS_H
 
-#include "internal.h"
+#include "policy.h"
 
 #include <sys/stat.h>
 

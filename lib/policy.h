@@ -1,19 +1,142 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* policy.h — what the policy parser (policy.c) shares with the request
- * narrowing (request.c), so that a path, a name or an errno accepted in a
- * policy file and in an execd request obey one set of rules, and both spell
- * their messages alike.
+/* policy.h — the parsed policy (struct osb_policy) and what policy.c does
+ * with it: load, parse, free, and the caller adjustments the API, the CLI's
+ * run options and execd requests (request.c) make under one set of rules.
+ *
+ * The parsed policy is the input of every later stage: plan.c turns it plus
+ * the host's facts into a launch plan, bwrap.c renders the plan as bwrap's
+ * argv, proc.c starts it, supervise.c watches it, result.c reports. Each
+ * effective rule carries its origin (file:line, "default" or "api") so that
+ * explain and diagnostics can say where it came from. The language itself
+ * is read by policy-parse.c and policy-directives.c from the values of
+ * policy-values.c; policy-canon.c gives its canonical form and hash.
  */
 #ifndef OSB_POLICY_H
 #define OSB_POLICY_H
 
-#include "internal.h"
+#include "util.h"
+#include "policy-values.h"
 
 #include <limits.h>
 
-/* Room for policy_origin_format: a file path and ":LINE". */
-#define POLICY_ORIGIN_MAX (PATH_MAX + 16)
+#define OSB_INCLUDE_MAX_DEPTH 2
+
+/* Where a rule came from. FILE points into the policy's file table (or a
+ * static string "default"/"api"); LINE is 0 for default and api rules. */
+typedef struct osb_origin {
+	const char *file;
+	unsigned line;
+	unsigned depth;   /* include depth of FILE (0 = top file); api = 0 */
+} osb_origin;
+
+enum root_kind { ROOT_HOST_RO = 0, ROOT_NONE = 1 };
+enum mount_kind {
+	MNT_RO_BIND,      /* ro-bind PATH: host PATH read-only at PATH */
+	MNT_TMPFS,        /* tmpfs PATH */
+	MNT_HIDE,         /* hide PATH: empty read-only tmpfs */
+	MNT_DEV,          /* dev PATH */
+	MNT_PROC,         /* proc PATH */
+	MNT_SYMLINK,      /* symlink TARGET PATH: a symlink in a fresh directory */
+};
+enum ws_mode { WS_NONE = 0, WS_RO, WS_RW };
+enum net_mode { NET_NONE = 0, NET_HOST };
+enum env_base { ENV_CLEAR = 0, ENV_INHERIT };
+/* How the sandbox identity is made (docs/ARCHITECTURE.md, "Identity"): a
+ * user-namespace view, or a real uid/gid switch by root without a user
+ * namespace. */
+enum id_mode { ID_AUTO = 0, ID_USERNS, ID_ROOT };
+/* seccomp default|none|GROUP: SC_DEFAULT loads the deny group sc_group. */
+enum sc_mode { SC_DEFAULT = 0, SC_NONE };
+enum ll_mode { LL_AUTO = 0, LL_REQUIRED, LL_OFF };  /* landlock auto|required|off */
+
+/* seccomp deny NAME... [errno=E] / seccomp allow NAME... (one entry a name) */
+typedef struct pol_sc {
+	char *name;
+	bool allow;           /* true: removed from the deny set */
+	int err;              /* errno for deny; 0 = EPERM */
+	osb_origin o;
+} pol_sc;
+
+typedef struct pol_mount {
+	enum mount_kind kind;
+	char *path;
+	osb_origin o;
+	char *target;         /* MNT_SYMLINK: what the link says; else NULL */
+} pol_mount;
+
+typedef struct pol_str {   /* an env pattern, env NAME=VALUE, ... */
+	char *s;
+	osb_origin o;
+} pol_str;
+
+enum limit_id {
+	LIM_WALL,     /* milliseconds */
+	LIM_CPU,      /* seconds (RLIMIT_CPU) */
+	LIM_AS,       /* bytes (RLIMIT_AS) */
+	LIM_NOFILE,   /* count (RLIMIT_NOFILE) */
+	LIM_FSIZE,    /* bytes (RLIMIT_FSIZE) */
+	LIM_NPROC,    /* count (RLIMIT_NPROC) */
+	LIM_OUTPUT,   /* bytes captured per stream */
+	LIM__COUNT
+};
+
+/* After parsing, SET is true for every scalar (origin "default" when the
+ * policy left it unset); for limits, SET false means "no limit". A limit
+ * value of UINT64_MAX means "unlimited" (RLIM_INFINITY). */
+typedef struct pol_scalar_origin {
+	bool set;
+	osb_origin o;
+} pol_set;
+
+struct osb_policy {
+	int version;
+
+	enum root_kind root;           pol_set root_set;
+	pol_mount *mounts; size_t n_mounts;
+	enum ws_mode ws_mode;          pol_set ws_set;
+	char *ws_dest;                 /* NULL: same path as on the host */
+	char *ws_path;                 /* host dir (api/CLI); NULL: caller's cwd */
+	osb_origin ws_path_o;
+	/* The configured workspace roots (osb_policy_set_config): an input of
+	 * the run like ws_path, not a rule; none: any allowed directory. */
+	char **ws_roots; size_t n_ws_roots;
+	char *ws_roots_from;
+	enum net_mode net;             pol_set net_set;
+	enum env_base env_base;        pol_set env_base_set;
+	pol_str *env_pass; size_t n_env_pass;   /* names or NAME* patterns */
+	pol_str *env_deny; size_t n_env_deny;   /* glob patterns (* and ?) */
+	pol_str *env_set; size_t n_env_set;     /* NAME=VALUE; ${WORKSPACE} expands */
+	char *user_name; uint32_t uid, gid; pol_set user_set;
+	char *hostname;                pol_set hostname_set;
+	enum id_mode id_mode;          pol_set id_mode_set;
+	/* host-ids UID GID: the host ids a root caller's sandbox runs as,
+	 * instead of a pair allocated per sandbox (lib/hostid.c). */
+	uint32_t host_uid, host_gid;   pol_set host_ids_set;
+	/* Writable paths beyond the workspace (osb-isolate.policy(5), "WRITABLE PATHS"):
+	 * write-root PATH declares an operator root; write PATH grants a path
+	 * that must lie beneath a declared root; read-only PATH re-protects a
+	 * path inside a writable area. */
+	pol_str *write_roots; size_t n_write_roots;
+	pol_str *writes; size_t n_writes;
+	pol_str *read_only; size_t n_read_only;  /* absolute, or "workspace:REL" */
+	/* What a caller may add (osb-isolate.policy(5), "CALLER GRANTS"):
+	 * read-only binds beneath a read-root, the host network when
+	 * allow-caller network is set (caller_net.set). */
+	pol_str *read_roots; size_t n_read_roots;
+	pol_set caller_net;
+	enum sc_mode sc_mode;          pol_set sc_mode_set;
+	unsigned sc_group;             /* N of osb-default-N (lib/filter.h); 0: the newest */
+	pol_sc *sc_rules; size_t n_sc_rules;
+	enum ll_mode landlock;         pol_set landlock_set;
+	uint64_t limits[LIM__COUNT];   pol_set limit_set[LIM__COUNT];
+
+	char **files; size_t n_files;  /* provenance table: every file read */
+};
+
+/* Origins that are not a file ("default", "api"); their line is 0. */
+extern const char policy_origin_default[];
+extern const char policy_origin_api[];
 
 /* The origin every caller adjustment records: {"api", 0, 0}. */
 extern const osb_origin policy_api_origin;
@@ -24,31 +147,8 @@ static inline bool policy_origin_is_api(const osb_origin *o)
 	return o->file == policy_api_origin.file;
 }
 
-/* Why PATH is not an acceptable policy path (absolute, normalized, and
- * without * ? [ unless ALLOW_GLOB), or NULL. */
-const char *policy_path_problem(const char *path, bool allow_glob);
-
-/* Why S cannot be written in a policy (invalid UTF-8, a control, invisible
- * or bidirectional character; with TOKEN also a space or tab), or NULL. */
-const char *policy_text_problem(const char *s, bool token);
-
-/* Is PATH strictly beneath ROOT, compared by whole components? Both must
- * be acceptable to policy_path_problem. */
-bool policy_path_beneath(const char *root, const char *path);
-
-/* A letter or "_", then letters, digits and "_": LEN bytes of S. */
-bool policy_env_name_ok(const char *s, size_t len);
-
-/* The closest of WORDS to WORD ("did you mean"), or NULL. */
-const char *policy_suggest(const char *word, const char *const *words, size_t n);
-
-/* "file:line", or "default" / "api" (BUF of POLICY_ORIGIN_MAX bytes). */
-void policy_origin_format(const osb_origin *o, char *buf, size_t size);
-
-/* errno by name ("EACCES") or number 1..4095: the value, -EINVAL or
- * -ERANGE. policy_errno_format writes the name (or the number). */
-int policy_errno_parse(const char *s);
-void policy_errno_format(int e, char *buf, size_t size);
+/* The declared write-root PATH lies strictly beneath, or NULL. */
+const pol_str *policy_root_of(const osb_policy *p, const char *path);
 
 /* "/data, /srv/jobs": the declared write-roots. */
 void policy_roots_list(const osb_policy *p, char *buf, size_t size);
@@ -82,5 +182,8 @@ int policy_check_read_only(const osb_policy *p, const char *path, osb_error *err
  * read-root of P (OSB_E_POLICY naming them) and be a well-formed policy
  * path (OSB_E_USAGE). Adding it twice is harmless. Returns 0 or -OSB_E_*. */
 int policy_add_read_only(osb_policy *p, const char *path, osb_error *err);
+
+/* Free a list of N strings with origins, and the list. */
+void policy_free_strs(pol_str *v, size_t n);
 
 #endif /* OSB_POLICY_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* proc.h — starting children with an exact fd table, and pidfds.
+/* proc.h — starting children with an exact fd table, and pidfds (proc.c).
  *
  * Only the fds listed in the map reach the child (everything else is closed
  * by posix_spawn's closefrom), and every descriptor the library keeps is
@@ -10,7 +10,7 @@
 #ifndef OSB_PROC_H
 #define OSB_PROC_H
 
-#include "internal.h"
+#include "policy.h"
 #include <sys/types.h>
 
 /* Host credentials a child starts with instead of the caller's: no

@@ -16,9 +16,8 @@
  * ignored would be a narrowing the caller believes in and does not get.
  * Every change is recorded with the origin "api", so explain shows it.
  */
-#include "internal.h"
-#include "hostpath.h"
 #include "policy.h"
+#include "hostpath.h"
 #include "hostid.h"
 
 #include <json.h>

@@ -13,7 +13,7 @@
  * the useful lines usually are), and the JSON carries only valid UTF-8 with
  * every control character escaped, so printing it cannot drive a terminal.
  */
-#include "result-internal.h"
+#include "result.h"
 
 #include <limits.h>
 #include <json-c/json.h>

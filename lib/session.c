@@ -13,8 +13,11 @@
  * waited through its pidfd. A mutex per session guards its state; every proc
  * holds a reference, so a session's memory outlives its last proc.
  */
-#include "session.h"
+#include "exec.h"
+#include "supervise.h"
 #include "init-proto.h"
+#include "bwrap.h"
+#include "launch.h"
 #include "proc.h"
 
 #include <fcntl.h>
@@ -154,7 +157,6 @@ static void session_release(osb_session *s)
 osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts *o,
                                     osb_error *err)
 {
-	static const char *const session_cmd[] = { "osb-session", NULL };
 	osb_session *s;
 	strv argv = { 0 };
 	plan pl;
@@ -181,13 +183,12 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 		return NULL;
 	}
 	s->sock = sv[0];
-	r = plan_build(p, session_cmd, o && o->env_set ? (const char *const *)o->env.v : NULL,
-	               NULL, true, &pl, err);
+	r = launch_prepare(p, &(plan_request){ o && o->env_set ? (const char *const *)o->env.v : NULL,
+	                                       NULL, true }, &pl, err);
 	if (r < 0)
 		goto fail;
-	pl.idle_ms = o ? o->idle_ms : 0;
 	if ((r = session_copy(s, p, &pl, err)) == 0 &&
-	    (r = plan_argv(&pl, &argv, err)) == 0)
+	    (r = bwrap_argv_session(&pl, o ? o->idle_ms : 0, &argv, err)) == 0)
 		r = sandbox_start(&pl, &argv, sv[1], START_TIMEOUT_MS, &s->sb, err);
 	/* The session keeps the lock of its host ids, and the placeholders its
 	 * read-only rules need, for as long as it lives. */

@@ -3,7 +3,7 @@
 /* util.c — small helpers every stage uses: error filling, string vectors,
  * bounded file reads. Nothing here touches process-wide state.
  */
-#include "internal.h"
+#include "policy.h"
 
 #include <fcntl.h>
 #include <stdarg.h>

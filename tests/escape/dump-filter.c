@@ -5,7 +5,7 @@
  * to bwrap --seccomp in a sandbox that holds every capability of its own
  * user namespace. There, only the filter can stop the attacks.
  */
-#include "internal.h"
+#include "policy.h"
 #include "filter.h"
 
 int main(void)

@@ -13,7 +13,7 @@
  * accepted request never turns "network none" into "host", and the result
  * still has a canonical form that parses back to the same hash.
  */
-#include "internal.h"
+#include "policy.h"
 
 #include <stdio.h>
 #include <stdlib.h>

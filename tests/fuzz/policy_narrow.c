@@ -16,7 +16,7 @@
  * that parses back to the same hash; every environment entry env_build
  * passes on is NAME=VALUE with a name of [A-Za-z0-9_].
  */
-#include "internal.h"
+#include "policy.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * (FUZZ_POLICY_DIR, set by tools/fuzz.sh), beside a file that does not
  * exist, so the input itself is the only top-level file.
  */
-#include "internal.h"
+#include "policy.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * again gives the same string (invalid UTF-8 is replaced once, valid text
  * is kept as is).
  */
-#include "result-internal.h"
+#include "result.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * success never yields UINT64_MAX (reserved for "unlimited"); a string
  * with a sign, a blank or no digit at the start is never accepted.
  */
-#include "internal.h"
+#include "policy.h"
 
 #include <stdlib.h>
 

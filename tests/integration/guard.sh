@@ -41,6 +41,10 @@ if [ -z "${GUARD_STAGE:-}" ]; then
 fi
 
 INIT=$GUARD_STAGE/osb-isolate-init
+# The protocol version the launcher must pass (lib/init-proto.h); this suite
+# tests the guards, tests/integration/init.sh the handshake itself.
+PROTO=$("$INIT" --version | sed -n 's/.*(init protocol \([0-9][0-9]*\))$/\1/p')
+[ -n "$PROTO" ] || { echo "guard.sh: the init does not say its protocol version" >&2; exit 99; }
 NOLANDLOCK=$GUARD_STAGE/nolandlock
 WHO="$(id -un)"
 T=$(mktemp -d /tmp/osb-guard-run.XXXXXX) || { echo "mktemp failed" >&2; exit 99; }
@@ -106,13 +110,13 @@ sbx() {
 		ids=(--switch-ids 1000:1000)
 	fi
 	RC=0
-	"${WRAP[@]}" bwrap "${ns[@]}" "${MOUNTS[@]}" -- /proc/self/fd/5 --error-fd 9 "${ids[@]}" \
+	"${WRAP[@]}" bwrap "${ns[@]}" "${MOUNTS[@]}" -- /proc/self/fd/5 --error-fd 9 --proto "$PROTO" "${ids[@]}" \
 		"${IARGS[@]}" -- "$@" 5<"$INIT" 9>"$T/efd" </dev/null >"$T/out" 2>"$T/err" || RC=$?
 }
 WRAP=()
 
 # What the sandbox's mountinfo says about a bind of host path $1: fstype,
-# source and root (the path within its file system), as libmount reads them.
+# source and root (the path within its file system), as mountinfo spells them.
 bind_identity() {
 	local src fsroot tgt fstype rel
 	read -r src fsroot tgt fstype < <(findmnt -n -r -v -o SOURCE,FSROOT,TARGET,FSTYPE -T "$1")
@@ -128,7 +132,7 @@ refusal() { # target identity -> the exact error-fd line, less its newline
 args_case() { # NAME EXPECTED-MESSAGE INIT-ARGS...
 	local name=$1 msg=$2 rc=0
 	shift 2
-	"$INIT" --error-fd 9 "$@" -- true 9>"$T/efd" || rc=$?
+	"$INIT" --error-fd 9 --proto "$PROTO" "$@" -- true 9>"$T/efd" || rc=$?
 	expect "$name" 125 "$rc" "$T/efd" "$(printf 'Einit:args\t22\t%s' "$msg")"$'\n'
 }
 args_case writable_relative_path_refused \

@@ -1,18 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* check_audit.c — unit tests for lib/audit.c: diagnostics from parse errors,
- * every lint rule (flagged when the grant is there, silent when it is not or
- * is neutralized), waivers, audit scores and their monotonicity, semantic
- * diff, and the explain JSON. Directives the parser does not read yet (write,
- * read-only, seccomp, landlock) are set on the parsed struct directly: lint
- * and audit read only the struct, so that is exactly their input.
+/* check_audit.c — unit tests for the reviewer library (review/):
+ * diagnostics from parse errors, every lint rule (flagged when the grant is
+ * there, silent when it is not or is neutralized), waivers, audit scores and
+ * their monotonicity, semantic diff, and the explain JSON. Grants the parser
+ * would refuse on their own (a write beneath no write-root) are set on the
+ * reviewer's model directly (review/model.h): lint and audit read only the
+ * model, so that is exactly their input.
  */
 #include "audit.h"
+#include "diag.h"
+#include "diff.h"
+#include "explain.h"
+#include "lint.h"
 
 #include <check.h>
 #include <json-c/json.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef TEST_SRCDIR
 #define TEST_SRCDIR "."
@@ -55,22 +65,41 @@ static const char *write_policy(const char *name, const char *text)
 	return path;
 }
 
-static osb_policy *parse(const char *text)
+/* The reviewer's model of POL, which it owns from here on (free_model). */
+static review_policy *model(osb_policy *pol)
+{
+	review_policy *m = calloc(1, sizeof(*m));
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(review_model(pol, m), 0);
+	return m;
+}
+
+static void free_model(review_policy *m)
+{
+	osb_policy *pol = (osb_policy *)m->pol;
+
+	review_model_free(m);
+	osb_policy_free(pol);
+	free(m);
+}
+
+static review_policy *parse(const char *text)
 {
 	osb_error err = { 0 };
 	osb_policy *p = osb_policy_parse(text, strlen(text), "t.policy", &err);
 
 	ck_assert_msg(p != NULL, "parse failed: %s", err.message);
-	return p;
+	return model(p);
 }
 
-static osb_policy *load(const char *path)
+static review_policy *load(const char *path)
 {
 	osb_error err = { 0 };
 	osb_policy *p = osb_policy_load(path, &err);
 
 	ck_assert_msg(p != NULL, "load failed: %s", err.message);
-	return p;
+	return model(p);
 }
 
 /* A policy with every protection: lint finds nothing in it. */
@@ -83,41 +112,41 @@ static osb_policy *load(const char *path)
 	"limit wall 10m\nlimit nofile 1024\nlimit fsize 1GiB\n" \
 	"read-only workspace:.git/hooks\nread-only workspace:.git/config\n"
 
-static const osb_origin test_origin = { "t.policy", 99, 0 };
+static const rv_origin test_origin = { "t.policy", 99, 0 };
 
-/* Struct-level grants. The strings are owned by the policy from here on. */
-static void add_str(pol_str **v, size_t *n, const char *s)
+/* Grants on the model. The strings are owned by the model from here on. */
+static void add_str(rv_str **v, size_t *n, const char *s)
 {
 	*v = realloc(*v, (*n + 1) * sizeof(**v));
 	ck_assert_ptr_nonnull(*v);
-	(*v)[*n] = (pol_str){ strdup(s), test_origin };
+	(*v)[*n] = (rv_str){ strdup(s), test_origin };
 	(*n)++;
 }
 
-static void add_write(osb_policy *p, const char *path) { add_str(&p->writes, &p->n_writes, path); }
-static void add_read_only(osb_policy *p, const char *path) { add_str(&p->read_only, &p->n_read_only, path); }
+static void add_write(review_policy *p, const char *path) { add_str(&p->writes, &p->n_writes, path); }
+static void add_read_only(review_policy *p, const char *path) { add_str(&p->read_only, &p->n_read_only, path); }
 
-static void add_sc_allow(osb_policy *p, const char *name)
+static void add_sc_allow(review_policy *p, const char *name)
 {
 	p->sc_rules = realloc(p->sc_rules, (p->n_sc_rules + 1) * sizeof(*p->sc_rules));
 	ck_assert_ptr_nonnull(p->sc_rules);
-	p->sc_rules[p->n_sc_rules++] = (pol_sc){ strdup(name), true, 0, test_origin };
+	p->sc_rules[p->n_sc_rules++] = (rv_sc){ strdup(name), true, 0, test_origin };
 }
 
-static void set_seccomp_none(osb_policy *p)
+static void set_seccomp_none(review_policy *p)
 {
 	p->sc_mode = SC_NONE;
-	p->sc_mode_set = (pol_set){ true, test_origin };
+	p->sc_mode_set = (rv_set){ true, test_origin };
 }
 
-static void set_landlock_off(osb_policy *p)
+static void set_landlock_off(review_policy *p)
 {
 	p->landlock = LL_OFF;
-	p->landlock_set = (pol_set){ true, test_origin };
+	p->landlock_set = (rv_set){ true, test_origin };
 }
 
 /* "CODE message" of every finding, one a line. */
-static char *findings_of(const osb_policy *p)
+static char *findings_of(const review_policy *p)
 {
 	lint_report r;
 	char *buf = NULL;
@@ -215,12 +244,12 @@ END_TEST
 
 START_TEST(test_lint_safe_policy_has_no_findings)
 {
-	osb_policy *p = parse(SAFE_BASE);
+	review_policy *p = parse(SAFE_BASE);
 	char *f = findings_of(p);
 
 	ck_assert_str_eq(f, "");
 	free(f);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
@@ -242,28 +271,28 @@ START_TEST(test_lint_rule_codes_are_unique_and_explained)
 }
 END_TEST
 
-typedef void (*mutate_fn)(osb_policy *p);
+typedef void (*mutate_fn)(review_policy *p);
 
-static void g_write_home(osb_policy *p) { add_write(p, "/home/alice"); }
-static void g_write_root_home(osb_policy *p) { add_write(p, "/root"); }
-static void g_write_slash(osb_policy *p) { add_write(p, "/"); }
-static void g_write_etc(osb_policy *p) { add_write(p, "/etc/cron.d"); }
-static void g_write_rc(osb_policy *p) { add_write(p, "/srv/u/.bashrc"); }
-static void g_write_rc_protected(osb_policy *p) { add_write(p, "/srv/u/.zshrc"); add_read_only(p, "/srv/u/.zshrc"); }
-static void g_write_git(osb_policy *p) { add_write(p, "/srv/repo/.git"); }
-static void g_write_git_hook(osb_policy *p) { add_write(p, "/srv/repo/.git/hooks/pre-commit"); }
-static void g_write_git_protected(osb_policy *p)
+static void g_write_home(review_policy *p) { add_write(p, "/home/alice"); }
+static void g_write_root_home(review_policy *p) { add_write(p, "/root"); }
+static void g_write_slash(review_policy *p) { add_write(p, "/"); }
+static void g_write_etc(review_policy *p) { add_write(p, "/etc/cron.d"); }
+static void g_write_rc(review_policy *p) { add_write(p, "/srv/u/.bashrc"); }
+static void g_write_rc_protected(review_policy *p) { add_write(p, "/srv/u/.zshrc"); add_read_only(p, "/srv/u/.zshrc"); }
+static void g_write_git(review_policy *p) { add_write(p, "/srv/repo/.git"); }
+static void g_write_git_hook(review_policy *p) { add_write(p, "/srv/repo/.git/hooks/pre-commit"); }
+static void g_write_git_protected(review_policy *p)
 {
 	add_write(p, "/srv/repo/.git");
 	add_read_only(p, "/srv/repo/.git/hooks");
 	add_read_only(p, "/srv/repo/.git/config");
 }
-static void g_write_git_objects(osb_policy *p) { add_write(p, "/srv/repo/.git/objects"); }
-static void g_write_plain(osb_policy *p) { add_write(p, "/srv/data"); }
-static void g_write_run(osb_policy *p) { add_write(p, "/run/containerd"); }
-static void g_write_tmp(osb_policy *p) { add_write(p, "/tmp/shared"); }
-static void g_seccomp_none(osb_policy *p) { set_seccomp_none(p); }
-static void g_seccomp_allow(osb_policy *p) { add_sc_allow(p, "ptrace"); }
+static void g_write_git_objects(review_policy *p) { add_write(p, "/srv/repo/.git/objects"); }
+static void g_write_plain(review_policy *p) { add_write(p, "/srv/data"); }
+static void g_write_run(review_policy *p) { add_write(p, "/run/containerd"); }
+static void g_write_tmp(review_policy *p) { add_write(p, "/tmp/shared"); }
+static void g_seccomp_none(review_policy *p) { set_seccomp_none(p); }
+static void g_seccomp_allow(review_policy *p) { add_sc_allow(p, "ptrace"); }
 
 static const struct lint_case {
 	const char *name;
@@ -367,7 +396,7 @@ START_TEST(test_lint_each_risky_grant_flagged_with_its_code)
 {
 	const struct lint_case *c = &lint_cases[_i];
 	char text[4096];
-	osb_policy *p;
+	review_policy *p;
 	char *got;
 
 	if (c->text)
@@ -380,7 +409,7 @@ START_TEST(test_lint_each_risky_grant_flagged_with_its_code)
 	got = findings_of(p);
 	ck_assert_msg(strcmp(got, c->want) == 0, "%s:\n got: %s\nwant: %s", c->name, got, c->want);
 	free(got);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
@@ -429,7 +458,7 @@ START_TEST(test_lint_include_widening_each_scalar)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char base[512], top[512], want[1024], *got;
 		const char *bp;
-		osb_policy *p;
+		review_policy *p;
 
 		snprintf(base, sizeof(base), "osb-policy 1\nenv deny *_TOKEN\n%sproc /proc\nlimit nofile 9\n", cases[i].base);
 		bp = write_policy("base.policy", base);
@@ -440,7 +469,7 @@ START_TEST(test_lint_include_widening_each_scalar)
 		subst_at(want, sizeof(want), cases[i].want, bp);
 		ck_assert_msg(strcmp(got, want) == 0, "case %zu:\n got: %s\nwant: %s", i, got, want);
 		free(got);
-		osb_policy_free(p);
+		free_model(p);
 	}
 }
 END_TEST
@@ -448,7 +477,7 @@ END_TEST
 START_TEST(test_lint_positions_point_at_directive_column)
 {
 	const char *path = write_policy("pos.policy", "# header\n\nosb-policy 1\nproc /proc\n   network host\n");
-	osb_policy *p = load(path);
+	review_policy *p = load(path);
 	lint_report r;
 
 	ck_assert_int_eq(lint_policy(p, &r), 0);
@@ -463,7 +492,7 @@ START_TEST(test_lint_positions_point_at_directive_column)
 	ck_assert_uint_eq(r.v[1].line, 5);
 	ck_assert_uint_eq(r.v[1].col, 4);
 	lint_report_free(&r);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
@@ -476,7 +505,7 @@ START_TEST(test_lint_waiver_silences_next_directive_only)
 		"\n# another comment\n"
 		"network host\n"
 		"env inherit\n");
-	osb_policy *p = load(path);
+	review_policy *p = load(path);
 	char *got = findings_of(p);
 
 	ck_assert_str_eq(got,
@@ -485,7 +514,7 @@ START_TEST(test_lint_waiver_silences_next_directive_only)
 		"W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
 		"(GITHUB_TOKEN, GH_TOKEN, GITLAB_TOKEN, NPM_TOKEN, ...)\n");
 	free(got);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
@@ -493,7 +522,7 @@ START_TEST(test_lint_waiver_reason_and_line_recorded)
 {
 	const char *path = write_policy("w.policy",
 		"osb-policy 1\nproc /proc\nlimit wall 1m\n#osb-lint: waive W107,W111 -- needs the registry\nnetwork host\n");
-	osb_policy *p = load(path);
+	review_policy *p = load(path);
 	lint_report r;
 
 	ck_assert_int_eq(lint_policy(p, &r), 0);
@@ -509,7 +538,7 @@ START_TEST(test_lint_waiver_reason_and_line_recorded)
 	ck_assert_uint_eq(r.v[1].waiver_line, 4);
 	ck_assert_uint_eq(r.n_waived, 1);
 	lint_report_free(&r);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
@@ -529,7 +558,7 @@ START_TEST(test_lint_malformed_waivers_reported)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char text[512], *got;
-		osb_policy *p;
+		review_policy *p;
 
 		snprintf(text, sizeof(text), "osb-policy 1\nproc /proc\nlimit wall 1m\n%suser u 1000 1000\n",
 		         cases[i].comment);
@@ -537,21 +566,21 @@ START_TEST(test_lint_malformed_waivers_reported)
 		got = findings_of(p);
 		ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu: %s", i, got);
 		free(got);
-		osb_policy_free(p);
+		free_model(p);
 	}
 }
 END_TEST
 
 START_TEST(test_lint_errors_cannot_be_waived)
 {
-	osb_policy *p = load(write_policy("e.policy",
+	review_policy *p = load(write_policy("e.policy",
 		"osb-policy 1\nproc /proc\nlimit wall 1m\n# osb-lint: waive W107 -- x\nuser root 0 0\n"));
 	char *got = findings_of(p);
 
 	ck_assert_str_eq(got, "W191 waiver of W107 matches no finding on line 5\n"
 	                      "E101 \"user root 0 0\" runs user code as uid 0\n");
 	free(got);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
@@ -559,7 +588,7 @@ START_TEST(test_lint_waiver_in_include_covers_only_its_own_lines)
 {
 	const char *base = write_policy("base.policy",
 		"# osb-lint: waive W114 -- the includer sets the limit\nosb-policy 1\nproc /proc\n");
-	osb_policy *p = load(write_policy("top.policy", "osb-policy 1\ninclude ./base\n"));
+	review_policy *p = load(write_policy("top.policy", "osb-policy 1\ninclude ./base\n"));
 	char *got = findings_of(p);
 	char want[512];
 
@@ -569,24 +598,24 @@ START_TEST(test_lint_waiver_in_include_covers_only_its_own_lines)
 	ck_assert_str_eq(got, want);
 	(void)base;
 	free(got);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
 START_TEST(test_lint_shipped_strict_is_clean)
 {
-	osb_policy *p = load(TEST_SRCDIR "/policy/strict.policy");
+	review_policy *p = load(TEST_SRCDIR "/policy/strict.policy");
 	char *got = findings_of(p);
 
 	ck_assert_str_eq(got, "");
 	free(got);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
 /* ---- audit ------------------------------------------------------------------------ */
 
-static unsigned score(const osb_policy *p)
+static unsigned score(const review_policy *p)
 {
 	audit_report r;
 	unsigned total;
@@ -599,7 +628,7 @@ static unsigned score(const osb_policy *p)
 
 START_TEST(test_audit_weights_sum_to_max)
 {
-	osb_policy *p = parse("osb-policy 1\n");
+	review_policy *p = parse("osb-policy 1\n");
 	audit_report r;
 	unsigned sum = 0;
 
@@ -614,13 +643,13 @@ START_TEST(test_audit_weights_sum_to_max)
 	/* landlock auto 2, no wall limit 4, no fsize and nofile 2 */
 	ck_assert_uint_eq(r.total, 8);
 	audit_report_free(&r);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
 START_TEST(test_audit_shipped_strict_score_pinned)
 {
-	osb_policy *p = load(TEST_SRCDIR "/policy/strict.policy");
+	review_policy *p = load(TEST_SRCDIR "/policy/strict.policy");
 	audit_report r;
 
 	ck_assert_int_eq(audit_policy(p, &r), 0);
@@ -632,7 +661,7 @@ START_TEST(test_audit_shipped_strict_score_pinned)
 	ck_assert_str_eq(r.v[0].detail, "root none with 2 ro-bind paths, system directories only");
 	ck_assert_str_eq(audit_level(r.total), "low");
 	audit_report_free(&r);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
@@ -680,12 +709,12 @@ static void append(char *buf, size_t size, const char *s)
 
 static unsigned view_score(const char *text, audit_report *r)
 {
-	osb_policy *p = parse(text);
+	review_policy *p = parse(text);
 	unsigned points;
 
 	ck_assert_int_eq(audit_policy(p, r), 0);
 	points = r->v[0].points;
-	osb_policy_free(p);
+	free_model(p);
 	return points;
 }
 
@@ -726,10 +755,10 @@ START_TEST(test_audit_view_rebuilt_from_binds_scores_as_host_ro)
 }
 END_TEST
 
-static osb_policy *policy_with(unsigned mask)
+static review_policy *policy_with(unsigned mask)
 {
 	char text[2048] = "";
-	osb_policy *p;
+	review_policy *p;
 
 	for (size_t i = 0; i < sizeof(restrictive_base) / sizeof(restrictive_base[0]); i++) {
 		bool replaced = false;
@@ -758,10 +787,10 @@ START_TEST(test_audit_score_monotonic_over_every_grant_set)
 	static unsigned scores[1u << N_GRANTS];
 
 	for (unsigned mask = 0; mask < (1u << N_GRANTS); mask++) {
-		osb_policy *p = policy_with(mask);
+		review_policy *p = policy_with(mask);
 
 		scores[mask] = score(p);
-		osb_policy_free(p);
+		free_model(p);
 		for (unsigned g = 0; g < N_GRANTS; g++)
 			if (mask & (1u << g))
 				ck_assert_msg(scores[mask] >= scores[mask & ~(1u << g)],
@@ -778,7 +807,7 @@ END_TEST
 
 START_TEST(test_audit_json_has_checks_total_and_threshold)
 {
-	osb_policy *p = parse("osb-policy 1\nnetwork host\n");
+	review_policy *p = parse("osb-policy 1\nnetwork host\n");
 	audit_report r;
 	char *s;
 	json_object *o, *v;
@@ -801,7 +830,7 @@ START_TEST(test_audit_json_has_checks_total_and_threshold)
 	json_object_put(o);
 	free(s);
 	audit_report_free(&r);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
@@ -824,7 +853,7 @@ START_TEST(test_audit_weighs_the_seccomp_group)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char text[256];
-		osb_policy *p;
+		review_policy *p;
 		audit_report r;
 
 		snprintf(text, sizeof(text), "osb-policy 1\n%s", cases[i].text);
@@ -834,7 +863,7 @@ START_TEST(test_audit_weighs_the_seccomp_group)
 		ck_assert_msg(r.v[5].points == cases[i].points, "case %zu: %u points", i, r.v[5].points);
 		ck_assert_str_eq(r.v[5].detail, cases[i].detail);
 		audit_report_free(&r);
-		osb_policy_free(p);
+		free_model(p);
 	}
 }
 END_TEST
@@ -858,6 +887,7 @@ START_TEST(test_audit_weighs_pinned_account_ids)
 		char text[256];
 		osb_error err = { 0 };
 		osb_policy *p;
+		review_policy *m;
 		audit_report r;
 
 		snprintf(text, sizeof(text), "osb-policy 1\nproc /proc\n%s", cases[i].text);
@@ -867,12 +897,13 @@ START_TEST(test_audit_weighs_pinned_account_ids)
 			continue;
 		}
 		ck_assert_ptr_nonnull(p);
-		ck_assert_int_eq(audit_policy(p, &r), 0);
+		m = model(p);
+		ck_assert_int_eq(audit_policy(m, &r), 0);
 		ck_assert_str_eq(r.v[11].id, "A12");
 		ck_assert_msg(r.v[11].points == cases[i].points, "case %zu: %u points", i, r.v[11].points);
 		ck_assert_str_eq(r.v[11].detail, cases[i].detail);
 		audit_report_free(&r);
-		osb_policy_free(p);
+		free_model(m);
 	}
 }
 END_TEST
@@ -881,7 +912,7 @@ END_TEST
 
 static char *diff_of(const char *a, const char *b)
 {
-	osb_policy *pa = parse(a), *pb = parse(b);
+	review_policy *pa = parse(a), *pb = parse(b);
 	diff_report d;
 	char *buf = NULL;
 	size_t len = 0;
@@ -898,8 +929,8 @@ static char *diff_of(const char *a, const char *b)
 	}
 	fclose(f);
 	diff_report_free(&d);
-	osb_policy_free(pa);
-	osb_policy_free(pb);
+	free_model(pa);
+	free_model(pb);
 	return buf;
 }
 
@@ -982,18 +1013,18 @@ static json_object *rule_starting(json_object *rules, const char *prefix)
 START_TEST(test_explain_json_rules_carry_args_and_origins)
 {
 	const char *path = write_policy("x.policy", "osb-policy 1\nnetwork host\nenv set GREETING=hello  world # x\n");
-	osb_policy *p = load(path);
+	review_policy *p = load(path);
 	char *s = explain_render_json(p, "x.policy", NULL), hash[72], *canon = NULL, origin[200];
 	json_object *o = json_tokener_parse(s), *rules, *r, *args;
 	size_t n_lines = 0;
 
 	ck_assert_ptr_nonnull(o);
-	ck_assert_int_eq(osb_policy_hash(p, hash), 0);
+	ck_assert_int_eq(osb_policy_hash(p->pol, hash), 0);
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(o, "hash")), hash);
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(o, "policy")), "x.policy");
 	ck_assert(!json_object_object_get_ex(o, "host", NULL));
 	/* One JSON rule for each canonical line but the version line. */
-	ck_assert_int_eq(policy_canonical(p, &canon), 0);
+	ck_assert_ptr_nonnull(canon = osb_policy_explain(p->pol, 0));
 	for (const char *c = canon; *c; c++)
 		n_lines += *c == '\n';
 	rules = json_object_object_get(o, "rules");
@@ -1018,21 +1049,21 @@ START_TEST(test_explain_json_rules_carry_args_and_origins)
 	free(canon);
 	json_object_put(o);
 	free(s);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 
 START_TEST(test_explain_text_has_header_and_origins)
 {
-	osb_policy *p = parse("osb-policy 1\nnetwork host\n");
+	review_policy *p = parse("osb-policy 1\nnetwork host\n");
 	char *s = explain_render_text(p, "t.policy"), hash[72], want[256];
 
-	ck_assert_int_eq(osb_policy_hash(p, hash), 0);
+	ck_assert_int_eq(osb_policy_hash(p->pol, hash), 0);
 	snprintf(want, sizeof(want), "# effective policy of t.policy\n# hash %s\nosb-policy 1\n"
 	         "root none  # default\nworkspace none  # default\nnetwork host  # t.policy:2\n", hash);
 	ck_assert_msg(strncmp(s, want, strlen(want)) == 0, "%s", s);
 	free(s);
-	osb_policy_free(p);
+	free_model(p);
 }
 END_TEST
 

@@ -15,7 +15,8 @@
  * them out (valgrind 3.19 has no pidfd_open); the plain and sanitizer
  * builds run them all.
  */
-#include "internal.h"
+#include "policy.h"
+#include "env.h"
 #include "probe.h"
 
 #include <check.h>

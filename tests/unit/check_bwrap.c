@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 
 #include "bwrap.h"
+#include "host.h"
 
 static char *join(const strv *v)
 {
@@ -24,6 +25,8 @@ static char *join(const strv *v)
 	*p = '\0';
 	return s;
 }
+
+#define TRUE_CMD ((const char *const[]){ "true", NULL })
 
 static osb_origin O(unsigned line) { return (osb_origin){ "t.policy", line, 0 }; }
 
@@ -67,10 +70,8 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 	pl.binds = binds;
 	pl.n_binds = 2;
 	pl.cwd = "/home/u/ws";
-	strv_push(&pl.cmd, "id");
-	strv_push(&pl.cmd, "-u");
 
-	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	ck_assert_int_eq(bwrap_argv_run(&pl, (const char *const[]){ "id", "-u", NULL }, &argv, &err), 0);
 	s = join(&argv);
 	ck_assert_str_eq(s,
 		"/usr/bin/bwrap --as-pid-1 --unshare-user --disable-userns --uid 1000 --gid 1000 "
@@ -82,7 +83,7 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--bind-fd 12 /home/u/ws "
 		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
 		"--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group "
-		"--chdir / -- /proc/self/fd/6 --error-fd 5 --stderr-fd 4 --seccomp-fd 7 "
+		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 1 --stderr-fd 4 --seccomp-fd 7 "
 		"--audit-mounts --writable /home/u/ws --writable /tmp --writable /proc --writable /run "
 		"--expect-bind 0:0:0:/usr --expect-bind 254:1:4242:/home/u/ws "
 		"--dev-mount /dev --landlock auto --landlock-rw /home/u/ws --landlock-rw /tmp "
@@ -91,7 +92,6 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--env-fd 10 -- id -u");
 	free(s);
 	strv_free(&argv);
-	strv_free(&pl.cmd);
 }
 END_TEST
 
@@ -120,8 +120,7 @@ START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 	pl.n_binds = 2;
 	pl.cwd = "/";
 	pl.seccomp_fd = -1;
-	strv_push(&pl.cmd, "true");
-	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
 	s = join(&argv);
 	from = strstr(s, "--proc /proc ");
 	to = strstr(s, " --audit-mounts");
@@ -131,10 +130,9 @@ START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 	ck_assert_str_eq(from, "--proc /proc --perms 0755 --dir /tmp/a --perms 0755 --dir /tmp/a/b "
 	                 "--bind-fd 11 /tmp/a/b/ws --bind-fd 12 /srv/data/x "
 	                 "--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 "
-	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --stderr-fd 4");
+	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 1 --stderr-fd 4");
 	free(s);
 	strv_free(&argv);
-	strv_free(&pl.cmd);
 }
 END_TEST
 
@@ -166,8 +164,7 @@ START_TEST(test_root_none_bind_parents_made_reachable)
 	pl.n_binds = 3;
 	pl.cwd = "/srv/w/ws";
 	pl.seccomp_fd = -1;
-	strv_push(&pl.cmd, "true");
-	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
 	s = join(&argv);
 	ck_assert_ptr_nonnull(strstr(s, " --ro-bind-fd 11 /usr --perms 0755 --dir /srv "
 	                             "--perms 0755 --dir /srv/w --bind-fd 12 /srv/w/ws "
@@ -178,7 +175,6 @@ START_TEST(test_root_none_bind_parents_made_reachable)
 	ck_assert_ptr_nonnull(strstr(s, " --remount-ro / --chdir / -- "));
 	free(s);
 	strv_free(&argv);
-	strv_free(&pl.cmd);
 }
 END_TEST
 
@@ -201,12 +197,10 @@ START_TEST(test_proc_cover_and_audit)
 	pl.uid = pl.gid = 1000;
 	pl.cwd = "/";
 	pl.seccomp_fd = -1;
-	strv_push(&pl.proc.ro, "sys");
-	strv_push(&pl.proc.ro, "sysrq-trigger");
-	strv_push(&pl.proc.mask_files, "kcore");
-	strv_push(&pl.proc.mask_dirs, "acpi");
-	strv_push(&pl.cmd, "true");
-	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	pl.proc = (proc_facts){ .ro = { "sys", "sysrq-trigger" }, .n_ro = 2,
+	                        .mask_files = { "kcore" }, .n_mask_files = 1,
+	                        .mask_dirs = { "acpi" }, .n_mask_dirs = 1 };
+	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
 	s = join(&argv);
 	ck_assert_ptr_nonnull(strstr(s, " --proc /proc --ro-bind /proc/sys /proc/sys "
 	                             "--ro-bind /proc/sysrq-trigger /proc/sysrq-trigger "
@@ -216,10 +210,6 @@ START_TEST(test_proc_cover_and_audit)
 	                             "--proc-masked /proc/kcore --proc-masked /proc/acpi "));
 	free(s);
 	strv_free(&argv);
-	strv_free(&pl.cmd);
-	strv_free(&pl.proc.ro);
-	strv_free(&pl.proc.mask_files);
-	strv_free(&pl.proc.mask_dirs);
 }
 END_TEST
 
@@ -256,9 +246,8 @@ START_TEST(test_view_files_masks_and_symlinks)
 	pl.data[1] = (plan_data){ -1, "/proc/loadavg", true };
 	pl.n_data = 2;
 	strv_push(&pl.masks, "/etc/shadow");
-	strv_push(&pl.cmd, "true");
 	ck_assert_int_eq(plan_next_fd(&pl), 14);
-	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
 	s = join(&argv);
 	ck_assert_ptr_nonnull(strstr(s, " --proc /proc --perms 0444 --ro-bind-data 13 /proc/loadavg "
 	                             "--ro-bind-fd 11 /usr "));
@@ -269,13 +258,11 @@ START_TEST(test_view_files_masks_and_symlinks)
 	                             "--synthesized /proc/loadavg "));
 	free(s);
 	strv_free(&argv);
-	pl.session = true;
-	ck_assert_int_eq(plan_argv(&pl, &argv, &err), 0);
+	ck_assert_int_eq(bwrap_argv_session(&pl, 0, &argv, &err), 0);
 	s = join(&argv);
 	ck_assert_ptr_nonnull(strstr(s, " --session-fd=14"));
 	free(s);
 	strv_free(&argv);
-	strv_free(&pl.cmd);
 	strv_free(&pl.masks);
 }
 END_TEST
@@ -315,32 +302,36 @@ END_TEST
 /* Pins FACTS: Debian 12's bwrap 0.8.0 carries the --bind-fd backport. */
 START_TEST(test_host_bwrap_features_detected_from_help)
 {
-	bwrap_features f;
+	host_facts h;
 	osb_error err;
-	char *path = NULL;
 
-	ck_assert_int_eq(bwrap_locate(&path, &err), 0);
-	ck_assert_int_eq(bwrap_probe_features(path, &f, &err), 0);
-	ck_assert(f.bind_fd);
-	ck_assert(f.disable_userns);
-	ck_assert(f.json_status_fd);
+	ck_assert_int_eq(host_facts_get(NULL, &h, &err), 0);
+	ck_assert_int_eq(h.bwrap_state, BWRAP_OK);
+	ck_assert(h.feat.bind_fd);
+	ck_assert(h.feat.disable_userns);
+	ck_assert(h.feat.json_status_fd);
+	host_facts_free(&h);
 	/* The second call is answered from the cache, identically. */
-	ck_assert_int_eq(bwrap_probe_features(path, &f, &err), 0);
-	ck_assert(f.bind_fd);
-	free(path);
+	ck_assert_int_eq(host_facts_get(NULL, &h, &err), 0);
+	ck_assert(h.feat.bind_fd);
+	host_facts_free(&h);
 }
 END_TEST
 
-START_TEST(test_missing_bwrap_names_the_package)
+/* One lookup order: the configured path, which is not then looked for on
+ * PATH. */
+START_TEST(test_missing_bwrap_is_a_fact)
 {
+	host_facts h;
 	osb_error err;
-	char *path = NULL;
 
-	setenv("OSB_ISOLATE_BWRAP", "/nonexistent/bwrap", 1);
-	ck_assert_int_eq(bwrap_locate(&path, &err), -OSB_E_HOST);
-	unsetenv("OSB_ISOLATE_BWRAP");
-	ck_assert_str_eq(err.message, "bwrap at /nonexistent/bwrap is not executable: No such file "
-	                 "or directory; install the Debian package bubblewrap or fix the path");
+	ck_assert_int_eq(host_facts_get(&(host_paths){ "/nonexistent/bwrap", NULL }, &h, &err), 0);
+	ck_assert_int_eq(h.bwrap_state, BWRAP_MISSING);
+	ck_assert_int_eq(h.bwrap_from, BWRAP_FROM_CONFIG);
+	ck_assert_int_eq(h.bwrap_errno, ENOENT);
+	ck_assert_str_eq(h.bwrap_tried, "/nonexistent/bwrap");
+	ck_assert_ptr_null(h.bwrap);
+	host_facts_free(&h);
 }
 END_TEST
 
@@ -357,11 +348,12 @@ static Suite *bwrap_suite(void)
 	tcase_add_test(tc, test_proc_cover_and_audit);
 	tcase_add_test(tc, test_view_files_masks_and_symlinks);
 	tcase_add_test(tc, test_dest_within_is_component_wise);
-	tcase_add_test(tc, test_missing_bwrap_names_the_package);
 	suite_add_tcase(s, tc);
-	/* Runs bwrap --help, through pidfd_open, which valgrind 3.19 lacks. */
+	/* Gathers the host facts: a user-namespace attempt and bwrap --help,
+	 * through pidfd_open, which valgrind 3.19 lacks. */
 	tcase_set_tags(host, "sandbox");
 	tcase_add_test(host, test_host_bwrap_features_detected_from_help);
+	tcase_add_test(host, test_missing_bwrap_is_a_fact);
 	suite_add_tcase(s, host);
 	return s;
 }

@@ -14,6 +14,7 @@
  * through the pure attribution function with the facts the probe would see.
  */
 #include "caps.h"
+#include "caps-judge.h"
 #include "probe.h"
 #include "filter.h"
 #include "sha256.h"
@@ -61,6 +62,33 @@ static int item(const osb_caps *c, const char *id)
 
 	ck_assert_msg(i >= 0, "no item %s", id);
 	return i;
+}
+
+/* The launch's gate, with this host's facts as a launch gathers them. */
+static int check_policy(const osb_policy *p, osb_error *err)
+{
+	host_paths paths = host_paths_default();
+	host_facts h;
+	int r = host_facts_get(&paths, &h, err);
+
+	if (r == 0)
+		r = caps_check_policy(p, &h, err);
+	host_facts_free(&h);
+	return r;
+}
+
+/* The identity mode P runs in here (host_mode). */
+static enum id_mode mode_here(const osb_policy *p)
+{
+	host_paths paths = host_paths_default();
+	host_facts h;
+	osb_error err;
+	enum id_mode m;
+
+	ck_assert_int_eq(host_facts_get(&paths, &h, &err), 0);
+	m = host_mode(p, &h);
+	host_facts_free(&h);
+	return m;
 }
 
 static osb_policy *policy(const char *text)
@@ -268,7 +296,7 @@ START_TEST(test_missing_bwrap_named_with_remedy_and_refused)
 	ck_assert_uint_eq(osb_caps_modes(c), 0);
 	/* What does not need bwrap is still probed. */
 	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "seccomp")), OSB_CAPS_OK);
-	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_int_eq(check_policy(p, &err), -OSB_E_HOST);
 	ck_assert_str_eq(err.stage, "probe");
 	ck_assert_str_eq(err.message,
 	                 "bwrap unavailable: OSB_ISOLATE_BWRAP=/nonexistent/bwrap is not executable: "
@@ -318,7 +346,7 @@ START_TEST(test_bwrap_without_bind_fd_found_from_help_not_version)
 	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "bwrap")), OSB_CAPS_OK);
 	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "user_namespace")), OSB_CAPS_OK);
 	ck_assert_uint_eq(osb_caps_modes(c), 0);
-	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_int_eq(check_policy(p, &err), -OSB_E_HOST);
 	ck_assert_str_eq(err.message, "bwrap_bind_fd unavailable: " NO_BIND_FD "; remedy: "
 	                 NO_BIND_FD_FIX);
 	osb_caps_free(c);
@@ -357,7 +385,6 @@ START_TEST(test_userns_blocked_by_seccomp_named_and_root_mode_chosen)
 	osb_policy *p_userns = policy("osb-policy 1\nidentity userns\n");
 	osb_caps *c;
 	osb_error err;
-	bool userns = true;
 	int u;
 
 	block_user_namespaces();
@@ -375,9 +402,9 @@ START_TEST(test_userns_blocked_by_seccomp_named_and_root_mode_chosen)
 	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "root")), OSB_CAPS_OK);
 	ck_assert_uint_eq(osb_caps_modes(c), OSB_CAPS_MODE_ROOT);
 	/* auto falls back to root mode; a policy that insists on userns is refused. */
-	ck_assert_int_eq(caps_select_mode(p_auto, &userns, &err), 0);
-	ck_assert(!userns);
-	ck_assert_int_eq(caps_check_policy(p_userns, &err), -OSB_E_HOST);
+	ck_assert_int_eq(check_policy(p_auto, &err), 0);
+	ck_assert_int_eq(mode_here(p_auto), ID_ROOT);
+	ck_assert_int_eq(check_policy(p_userns, &err), -OSB_E_HOST);
 	ck_assert_str_eq(err.message, "user_namespace unavailable: " SECCOMP_REASON "; remedy: "
 	                 SECCOMP_FIX);
 	osb_caps_free(c);
@@ -421,9 +448,9 @@ START_TEST(test_landlock_required_refused_without_landlock)
 	ck_assert_int_eq(osb_caps_landlock_abi(c), 0);
 	/* Landlock "auto" runs without it; "required" is refused. */
 	ck_assert_uint_eq(osb_caps_modes(c), OSB_CAPS_MODE_USERNS | OSB_CAPS_MODE_ROOT);
-	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	ck_assert_int_eq(check_policy(p, &err), 0);
 	p->landlock = LL_REQUIRED;
-	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_int_eq(check_policy(p, &err), -OSB_E_HOST);
 	ck_assert_str_eq(err.message, "landlock unavailable: " NO_LANDLOCK "; remedy: "
 	                 NO_LANDLOCK_FIX);
 	osb_caps_free(c);
@@ -451,10 +478,10 @@ START_TEST(test_filter_that_cannot_load_stops_every_mode_but_seccomp_none)
 	ck_assert_str_eq(osb_caps_reason(c, (size_t)s), NO_SECCOMP);
 	ck_assert_str_eq(osb_caps_remedy(c, (size_t)s), NO_SECCOMP_FIX);
 	ck_assert_uint_eq(osb_caps_modes(c), 0);
-	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_int_eq(check_policy(p, &err), -OSB_E_HOST);
 	ck_assert_str_eq(err.message, "seccomp unavailable: " NO_SECCOMP "; remedy: " NO_SECCOMP_FIX);
 	p->sc_mode = SC_NONE;
-	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	ck_assert_int_eq(check_policy(p, &err), 0);
 	osb_caps_free(c);
 	osb_policy_free(p);
 }
@@ -471,13 +498,13 @@ START_TEST(test_launch_check_on_a_passing_host_starts_no_probe)
 	osb_policy *p = policy("osb-policy 1\n");
 	osb_error err = { 0 };
 
-	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	ck_assert_int_eq(check_policy(p, &err), 0);
 	p->id_mode = ID_USERNS;
-	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	ck_assert_int_eq(check_policy(p, &err), 0);
 	p->id_mode = ID_ROOT;
-	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	ck_assert_int_eq(check_policy(p, &err), 0);
 	p->landlock = LL_REQUIRED;
-	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	ck_assert_int_eq(check_policy(p, &err), 0);
 	ck_assert_uint_eq(caps_probe_runs(), 0);
 	osb_policy_free(p);
 }
@@ -491,7 +518,7 @@ START_TEST(test_launch_check_failure_probes_and_names_the_item)
 	osb_error err = { 0 };
 
 	setenv("OSB_ISOLATE_BWRAP", TEST_SRCDIR "/tests/integration/bwrap-no-bind-fd", 1);
-	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_int_eq(check_policy(p, &err), -OSB_E_HOST);
 	ck_assert_str_eq(err.stage, "probe");
 	ck_assert_str_eq(err.message, "bwrap_bind_fd unavailable: " NO_BIND_FD "; remedy: "
 	                 NO_BIND_FD_FIX);
@@ -511,10 +538,10 @@ START_TEST(test_launch_check_without_userns_picks_root_or_refuses_userns)
 	osb_error err = { 0 };
 
 	block_user_namespaces();
-	ck_assert_int_eq(caps_check_policy(p, &err), 0);
+	ck_assert_int_eq(check_policy(p, &err), 0);
 	ck_assert_uint_eq(caps_probe_runs(), 0);
 	p->id_mode = ID_USERNS;
-	ck_assert_int_eq(caps_check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_int_eq(check_policy(p, &err), -OSB_E_HOST);
 	ck_assert_str_eq(err.message, "user_namespace unavailable: " SECCOMP_REASON "; remedy: "
 	                 SECCOMP_FIX);
 	ck_assert_uint_eq(caps_probe_runs(), 1);

@@ -8,7 +8,7 @@
  * list, the roots leave the policy hash alone, and the default file may be
  * missing while a named one may not.
  */
-#include "internal.h"
+#include "policy.h"
 
 #include <check.h>
 #include <fcntl.h>

@@ -3,7 +3,8 @@
 /* check_env.c — unit tests for lib/env.c: how the policy's env rules and the
  * caller's environment combine into the sandbox environment.
  */
-#include "internal.h"
+#include "policy.h"
+#include "env.h"
 
 #include <check.h>
 

@@ -40,8 +40,8 @@ START_TEST(test_root_gets_allocated_ids_no_account_uses)
 	if (!root())
 		return;
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(hostid_acquire(p, &a, &err), 0);
-	ck_assert_int_eq(hostid_acquire(p, &b, &err), 0);
+	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), 0);
+	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &b, &err), 0);
 	ck_assert_int_eq(a.kind, HOSTID_ALLOCATED);
 	ck_assert(in_range(a.uid) && in_range(b.uid));
 	ck_assert_uint_eq(a.uid, a.gid);
@@ -99,7 +99,7 @@ START_TEST(test_lock_file_is_roots_only)
 
 	if (!root())
 		return;
-	ck_assert_int_eq(hostid_acquire(p, &a, &err), 0);
+	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), 0);
 	hostid_release(&a);
 	ck_assert_int_eq(lstat(HOSTID_LOCK_DIR, &st), 0);
 	ck_assert(S_ISDIR(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022));
@@ -117,13 +117,13 @@ START_TEST(test_pinned_ids_used_as_given_by_root)
 
 	ck_assert_int_eq(osb_policy_set_host_ids(p, 1879300000, 1879300001, &err), 0);
 	if (geteuid() == 0) {
-		ck_assert_int_eq(hostid_acquire(p, &a, &err), 0);
+		ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), 0);
 		ck_assert_int_eq(a.kind, HOSTID_PINNED);
 		ck_assert_uint_eq(a.uid, 1879300000);
 		ck_assert_uint_eq(a.gid, 1879300001);
 		ck_assert_int_eq(a.lock_fd, -1);
 	} else {
-		ck_assert_int_eq(hostid_acquire(p, &a, &err), -OSB_E_POLICY);
+		ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), -OSB_E_POLICY);
 		ck_assert_str_eq(err.message, "api:0: host-ids 1879300000 1879300001: only root can "
 		                 "choose the host ids of a sandbox; an unprivileged caller's sandbox is "
 		                 "the caller itself");
@@ -160,7 +160,7 @@ START_TEST(test_unprivileged_caller_is_itself)
 		osb_policy_free(p);
 		return;
 	}
-	ck_assert_int_eq(hostid_acquire(p, &a, &err), 0);
+	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), 0);
 	ck_assert_int_eq(a.kind, HOSTID_CALLER);
 	ck_assert_uint_eq(a.uid, geteuid());
 	ck_assert_int_eq(a.lock_fd, -1);

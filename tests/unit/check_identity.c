@@ -3,7 +3,8 @@
 /* check_identity.c — unit tests for lib/identity.c: the exact /etc/passwd
  * and /etc/group text the sandbox sees.
  */
-#include "internal.h"
+#include "policy.h"
+#include "identity.h"
 
 #include <check.h>
 

@@ -40,7 +40,7 @@
  * session's own processes are children while it lives), then zero live
  * children after destroy as in test_run_leaves_no_process_behind.
  */
-#include "internal.h"
+#include "policy.h"
 #include "proc.h"
 #include "probe.h"
 

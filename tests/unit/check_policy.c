@@ -9,8 +9,8 @@
  * stability of the policy hash, the SHA-256 implementation against the
  * FIPS 180-4 vectors, and that the shipped policies parse as documented.
  */
-#include "internal.h"
 #include "policy.h"
+#include "policy-canon.h"
 #include "sha256.h"
 
 #include <seccomp.h>

@@ -3,7 +3,7 @@
 /* check_result.c — unit tests for lib/result.c: output capture clipping, the
  * ok/cli-status rules and the exact JSON a caller parses.
  */
-#include "result-internal.h"
+#include "result.h"
 
 #include <check.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* check_seccomp.c — unit tests for lib/seccomp.c: the shape of the exported
+/* check_seccomp.c — unit tests for lib/filter.c: the shape of the exported
  * filter (sealed memfd, BPF size, PFC sections per ABI), the refusal to
  * build partial or empty filters, what the filter does to real system
  * calls, and how a policy's seccomp rules change it.
@@ -26,7 +26,7 @@
  * arguments), against answers written down by hand, and against the
  * kernel's own answers where it can run the ABI.
  */
-#include "internal.h"
+#include "policy.h"
 #include "filter.h"
 #include "sha256.h"
 
@@ -894,7 +894,7 @@ static bool persona_allowed(uint32_t p)
  * EPERM, or FALLTHROUGH (the group's default: ENOSYS where it denies what
  * it does not know, 0 otherwise) for the values the kernel gives no
  * meaning: families from 64, netlink protocols from 32, IP protocols from
- * 256 (tests/unit is the only second reading of lib/seccomp.c's rules). */
+ * 256 (tests/unit is the only second reading of lib/filter.c's rules). */
 static int socket_errno(enum sc_args kind, int fallthrough, uint64_t fam, uint64_t type,
                         uint64_t proto)
 {

@@ -7,6 +7,7 @@
  * (no reaping of the caller's children, every fd close-on-exec).
  */
 #include "osb-isolate.h"
+#include "init-proto.h"
 #include "probe.h"
 
 #include <check.h>
@@ -1008,12 +1009,14 @@ END_TEST
  * check, so this needs no sandbox. */
 static int run_init(const char *const *args, char *report, size_t size)
 {
-	const char *argv[16] = { getenv("OSB_ISOLATE_INIT"), "--error-fd", "3" };
+	char proto[16];
+	const char *argv[16] = { getenv("OSB_ISOLATE_INIT"), "--error-fd", "3", "--proto", proto };
 	int p[2], status = 0;
-	size_t n = 0, argc = 3;
+	size_t n = 0, argc = 5;
 	ssize_t r;
 	pid_t pid;
 
+	snprintf(proto, sizeof(proto), "%d", INIT_PROTO_VERSION);
 	for (size_t i = 0; args[i] && argc < 15; i++)
 		argv[argc++] = args[i];
 	argv[argc] = NULL;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* seccomp.c — the syscall filter the in-sandbox init loads before exec.
+/* filter.c — the seccomp filter the in-sandbox init loads before exec.
  *
  * The filter is built with libseccomp, never by hand, from a named and
  * versioned deny group kept as a data table below, so that a policy
@@ -55,7 +55,7 @@
  * arguments passed in memory (clone3's flags, socketcall's arguments)
  * cannot be inspected, which is why clone3 and socketcall are denied whole.
  */
-#include "internal.h"
+#include "policy.h"
 #include "filter.h"
 
 #include <seccomp.h>
@@ -296,6 +296,15 @@ const sc_group *seccomp_policy_group(const osb_policy *p)
 		if (groups[i].version == p->sc_group)
 			return &groups[i];
 	return NULL;
+}
+
+const char *osb_seccomp_group(size_t i, int *denies_unknown)
+{
+	if (i >= N_OF(groups))
+		return NULL;
+	if (denies_unknown)
+		*denies_unknown = groups[i].deny_unknown;
+	return groups[i].name;
 }
 
 const char *seccomp_group_name(void)
@@ -1188,4 +1197,137 @@ int seccomp_export_text(const osb_policy *p, char **out, osb_error *err)
 	r = seccomp_export_text_group(&e.g, out, err);
 	free(e.rules);
 	return r;
+}
+
+/* ---- the filter as a reviewer reads it --------------------------------------
+ * The answer each call gets on each architecture, from the rule table itself
+ * (the policy's edited group), not from libseccomp's debug output: what a
+ * rule names gets the rule's errno (only for some argument values when it
+ * looks at them), what the group does not name gets its default. Only calls
+ * an architecture has are listed for it. */
+
+/* Libseccomp's name of an architecture (as its PFC output spells it). */
+static const char *arch_name(uint32_t arch)
+{
+	static const struct { uint32_t arch; const char *name; } names[] = {
+		{ SCMP_ARCH_X86_64, "x86_64" }, { SCMP_ARCH_X86, "x86" }, { SCMP_ARCH_X32, "x32" },
+		{ SCMP_ARCH_AARCH64, "aarch64" }, { SCMP_ARCH_ARM, "arm" },
+		{ SCMP_ARCH_S390X, "s390x" }, { SCMP_ARCH_S390, "s390" },
+		{ SCMP_ARCH_PPC64, "ppc64" }, { SCMP_ARCH_PPC, "ppc" },
+	};
+
+	for (size_t i = 0; i < N_OF(names); i++)
+		if (names[i].arch == arch)
+			return names[i].name;
+	return "unknown";
+}
+
+static const char *action_of(int errnum)
+{
+	const char *n = strerrorname_np(errnum);
+
+	return n ? n : "ERRNO";
+}
+
+static int view_add(sc_arch *a, size_t *cap, const char *name, const char *action, bool by_args)
+{
+	sc_call *v = array_grow(a->calls, cap, a->n, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	a->calls = v;
+	v[a->n] = (sc_call){ strdup(name), action, by_args };
+	return v[a->n++].name ? 0 : -ENOMEM;
+}
+
+static bool view_named(const sc_arch *a, const char *name)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->calls[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static int call_cmp(const void *x, const void *y)
+{
+	return strcmp(((const sc_call *)x)->name, ((const sc_call *)y)->name);
+}
+
+static bool in_strv(const strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* One architecture: the group's rules for the calls it has (by name, or a
+ * multiplexed call such as i386's socket, which libseccomp resolves to a
+ * pseudo-number but the architecture also has as a call of its own), then
+ * (for a group that denies what it does not know) every other call
+ * libseccomp knows there: allowed by name unless a rule denied it whole
+ * with ENOSYS, which the default answers. */
+static int view_arch(const sc_group *g, uint32_t arch, sc_arch *a)
+{
+	size_t cap = 0;
+	strv known = { 0 };
+	int r = known_names(arch, &known);
+
+	a->fallback = g->deny_unknown ? "ENOSYS" : "ALLOW";
+	for (size_t i = 0; r == 0 && i < g->n; i++) {
+		const sc_rule *rule = &g->rules[i];
+		bool whole = rule->args == SC_ARGS_ANY;
+
+		if ((seccomp_syscall_resolve_name_arch(arch, rule->name) < 0 &&
+		     !in_strv(&known, rule->name)) ||
+		    (g->deny_unknown && rule->errnum == ENOSYS && whole))
+			continue;
+		r = view_add(a, &cap, rule->name, g->deny_unknown && rule->errnum == ENOSYS ? "ALLOW" :
+		             action_of(rule->errnum), !whole);
+	}
+	for (size_t i = 0; r == 0 && g->deny_unknown && i < known.n; i++)
+		if (!view_named(a, known.v[i]))
+			r = view_add(a, &cap, known.v[i], has_rule(g->rules, g->n, known.v[i]) ?
+			             "ENOSYS" : "ALLOW", false);
+	strv_free(&known);
+	if (r == 0 && a->n > 1)
+		qsort(a->calls, a->n, sizeof(*a->calls), call_cmp);
+	return r;
+}
+
+int seccomp_describe(const osb_policy *p, sc_view *out, osb_error *err)
+{
+	size_t n_compat;
+	const uint32_t *compat = compat_arches(&n_compat);
+	edited e;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (p && p->sc_mode == SC_NONE)
+		return check_none(p, err);   /* no filter: no architecture */
+	if ((r = policy_group(p, &e, err)) < 0)
+		return r;
+	for (size_t i = 0; r == 0 && i <= n_compat && i < SC_VIEW_MAX_ARCHES; i++) {
+		uint32_t arch = i == 0 ? seccomp_arch_native() : compat[i - 1];
+		sc_arch *a = &out->arches[out->n_arches++];
+
+		a->name = arch_name(arch);
+		r = view_arch(&e.g, arch, a);
+	}
+	free(e.rules);
+	if (r < 0) {
+		seccomp_view_free(out);
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "seccomp", "out of memory");
+	}
+	return 0;
+}
+
+void seccomp_view_free(sc_view *v)
+{
+	for (size_t i = 0; i < v->n_arches; i++) {
+		for (size_t j = 0; j < v->arches[i].n; j++)
+			free(v->arches[i].calls[j].name);
+		free(v->arches[i].calls);
+	}
+	memset(v, 0, sizeof(*v));
 }

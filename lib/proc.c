@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* spawn.c — fd hygiene, spawning and pidfds (DESIGN §3 "Processes and fds").
+/* proc.c — fd hygiene, spawning and pidfds (DESIGN §3 "Processes and fds").
  *
  * Children are started the way posix_spawn starts them (clone with
  * CLONE_VM|CLONE_VFORK), so that a multi-threaded caller, such as a Go

@@ -1,43 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* session.h — internals shared by one-shot runs (run.c) and sessions
- * (session.c).
+/* supervise.h — bwrap started from a launch plan and watched (supervise.c),
+ * for one-shot runs and session sandboxes alike.
  *
- * Both start bwrap from the same launch plan and supervise it the same way;
- * both report through the same result record. run.c owns the exec request,
- * the output streams and the bwrap launch; session.c adds the broker
- * protocol on top. A session sandbox is a one-shot sandbox whose init was
- * told to serve (lib/init-proto.h, "Session mode") instead of exec'ing.
+ * A session sandbox is a one-shot sandbox whose init was told to serve
+ * (lib/init-proto.h, "Session mode") instead of exec'ing: the same launch,
+ * the same channels, the same check of the init's host ids.
  */
-#ifndef OSB_SESSION_H
-#define OSB_SESSION_H
+#ifndef OSB_SUPERVISE_H
+#define OSB_SUPERVISE_H
 
-#include "bwrap.h"
-#include "result-internal.h"
+#include "exec.h"
+#include "plan.h"
+#include "result.h"
 
-/* What to run and how; filled by the osb_exec_* setters. */
-struct osb_exec {
-	strv argv;
-	strv env;
-	bool env_set;
-	int stdin_fd, stdout_fd, stderr_fd;   /* -1: not given */
-	bool direct[2];           /* stdout_fd/stderr_fd go to the command itself */
-	bool capture;
-	char *cwd;
-	uint64_t timeout_ms;      /* 0: the policy's wall limit only */
-	uint64_t output_limit;    /* 0: the policy's output limit only */
-	bool stdin_pipe;          /* osb_session_spawn: stdin is a pipe */
-	int cancel_fd;            /* osb_session_run: kill when readable; -1 */
-};
-
-/* The policy's limits (0: no wall limit; 1 MiB when no output limit is set)
- * and the effective ones of an exec, which may only lower them. */
-uint64_t policy_wall_ms(const osb_policy *p);
-uint64_t policy_output_limit(const osb_policy *p);
-uint64_t exec_wall_ms(uint64_t policy_wall, const osb_exec *e);
-uint64_t exec_output_limit(uint64_t policy_limit, const osb_exec *e);
-/* OSB_E_USAGE when a stream is to be handed over without an fd. */
-int exec_check_direct(const osb_exec *e, osb_error *err);
+/* Run E in the sandbox of PL and wait until it has ended: bwrap is
+ * spawned with the plan's fds, the command's output is copied to E's fds
+ * and kept (at most LIMIT bytes a stream) when E asks for capture, and RES
+ * gets how the command ended (or why it never ran: its error). Returns 0,
+ * or -OSB_E_* when bwrap could not be started or supervised (RES->error
+ * says why). */
+int supervise_run(const plan *pl, const osb_exec *e, uint64_t limit, osb_result *res);
 
 /* Read once from *FD (non-blocking), copy to SINK (-1: none) and keep the
  * bytes in CAP. At EOF or on a read error *FD is closed and set to -1; so
@@ -70,4 +53,4 @@ int sandbox_exit_code(sandbox *sb);
 void sandbox_stop(sandbox *sb);
 void sandbox_free(sandbox *sb);
 
-#endif
+#endif /* OSB_SUPERVISE_H */

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* result-internal.h — the result record that run.c fills and result.c reports.
+/* result.h — the result record (result.c) that runs and sessions fill.
  *
  * One shape for the library and the CLI (DESIGN §3 "Results"). Captured output
  * is clipped head+tail: the first half of the limit and the last half are
  * kept, the byte counts always count everything that was produced.
  */
-#ifndef OSB_RESULT_INTERNAL_H
-#define OSB_RESULT_INTERNAL_H
+#ifndef OSB_RESULT_H
+#define OSB_RESULT_H
 
-#include "internal.h"
+#include "policy.h"
 
 /* A clipped capture of one stream: HEAD keeps the first bytes up to
  * limit/2 (rounded up), TAIL is a ring of the last limit/2 bytes. */

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* binds.c — the plan's bind sources, opened and verified on the host.
+ *
+ * This is the part of the plan that touches the host's files: every bind
+ * source is opened here once and bound by that fd, never by name again; the
+ * workspace is verified (not a system directory, no mounts beneath it when
+ * writable); a write grant is resolved beneath its declared root by the
+ * kernel; a read-only rule inside a writable area is resolved beneath that
+ * area's fd, and made to exist (an empty placeholder directory) when it
+ * does not. A root caller's sandbox runs as host ids that own nothing, so
+ * what it may write must be writable by them: said before launch.
+ */
+#include "binds.h"
+#include "hostpath.h"
+#include "paths.h"
+#include "plan.h"
+#include "policy.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+/* A root caller's sandbox runs as host ids that are not the owner of what it
+ * is given (DESIGN §3 "Identity"): the host directory it may write must be
+ * writable by those ids. Say so before launch rather than let the command
+ * fail with EACCES (and never chown). An unprivileged caller's sandbox is
+ * the caller itself: the kernel decides, as for any of its processes. */
+static bool may_access(const struct stat *st, const hostid *h, mode_t need_u)
+{
+	mode_t need_g = need_u >> 3, need_o = need_u >> 6;
+
+	if (st->st_uid == h->uid)
+		return (st->st_mode & need_u) == need_u;
+	if (st->st_gid == h->gid)
+		return (st->st_mode & need_g) == need_g;
+	return (st->st_mode & need_o) == need_o;
+}
+
+static const char *host_ids_remedy(const hostid *h)
+{
+	if (h->kind == HOSTID_ALLOCATED)
+		return "a root caller's sandbox runs as ids allocated for it, which own nothing: "
+		       "make it writable for others (chmod 1777), pin ids that own it "
+		       "(\"host-ids UID GID\"), or bind it read-only";
+	return "give the directory to the pinned host ids (chown) or pin the ids that own it";
+}
+
+static int check_writable_by(const plan *pl, int fd, const char *path, osb_error *err)
+{
+	const hostid *h = &pl->host;
+	struct stat st;
+
+	if (h->kind == HOSTID_CALLER)
+		return 0;
+	if (fstat(fd, &st) < 0)
+		return osb_err_set(err, OSB_E_PATH, errno, "workspace", "%s: %s", path, strerror(errno));
+	/* A directory needs write and search; a regular file only write. */
+	if (may_access(&st, h, S_ISDIR(st.st_mode) ? S_IWUSR | S_IXUSR : S_IWUSR))
+		return 0;
+	return osb_err_set(err, OSB_E_PATH, EACCES, "paths",
+	                   "%s is not writable by the sandbox's host ids %u:%u (%s; the directory "
+	                   "is owned by %u:%u, mode %04o): %s", path, h->uid, h->gid,
+	                   hostid_kind_name(h->kind), (unsigned)st.st_uid, (unsigned)st.st_gid,
+	                   (unsigned)(st.st_mode & 07777), host_ids_remedy(h));
+}
+
+/* Every host directory above DEST must be searchable by the sandbox's host
+ * ids: in userns mode bwrap itself walks there as those ids, and in root
+ * mode the command does. Parents bwrap makes in a fresh tmpfs are fine. */
+static int check_reachable(const plan *pl, const char *dest, osb_error *err)
+{
+	const hostid *h = &pl->host;
+	char *copy;
+	int r = 0;
+
+	if (h->kind == HOSTID_CALLER)
+		return 0;
+	if (!(copy = strdup(dest)))
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+	for (char *sl = strchr(copy + 1, '/'); r == 0 && sl; sl = strchr(sl + 1, '/')) {
+		struct stat st;
+
+		*sl = '\0';
+		if (plan_host_parent(pl, copy) && lstat(copy, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    !may_access(&st, h, S_IXUSR))
+			r = osb_err_set(err, OSB_E_PATH, EACCES, "paths",
+			                "the sandbox's host ids %u:%u (%s) cannot reach %s: %s is owned "
+			                "by %u:%u with mode %04o; choose a location others may enter "
+			                "(below /srv or /var/tmp, for instance)", h->uid, h->gid,
+			                hostid_kind_name(h->kind), dest, copy, (unsigned)st.st_uid,
+			                (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777));
+		*sl = '/';
+	}
+	free(copy);
+	return r;
+}
+
+static int add_bind(plan *pl, int fd, const char *dest, bool writable, osb_origin o)
+{
+	plan_bind *nb = realloc(pl->binds, (pl->n_binds + 1) * sizeof(*nb));
+	struct stat st;
+
+	if (!nb)
+		return -ENOMEM;
+	pl->binds = nb;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	nb[pl->n_binds] = (plan_bind){ .fd = fd, .target = PFD_FIRST_BIND + (int)pl->n_binds,
+	                               .dest = strdup(dest), .writable = writable,
+	                               .dev = st.st_dev, .ino = st.st_ino, .o = o };
+	if (!nb[pl->n_binds].dest)
+		return -ENOMEM;
+	pl->n_binds++;
+	return 0;
+}
+
+static int plan_ro_binds(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const pol_mount *m = &p->mounts[i];
+		struct stat st;
+		int fd;
+
+		if (m->kind != MNT_RO_BIND)
+			continue;
+		/* A caller's path is checked against who can change it (hostpath.h);
+		 * the policy author's may follow their own symlinks, but only once —
+		 * the sandbox gets this very inode — and never onto a kernel
+		 * interface. */
+		if (policy_origin_is_api(&m->o)) {
+			int r = path_open_caller_bind(m->path, &fd, err);
+
+			if (r < 0)
+				return r;
+		} else if ((fd = open(m->path, O_PATH | O_CLOEXEC)) < 0) {
+			return osb_err_set(err, OSB_E_PATH, errno, "plan",
+			                   "%s:%u: ro-bind %s: %s (a grant is never skipped; remove the "
+			                   "rule or create the path)", m->o.file, m->o.line, m->path,
+			                   strerror(errno));
+		}
+		if (fstat(fd, &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+			close(fd);
+			return osb_err_set(err, OSB_E_PATH, 0, "plan",
+			                   "%s:%u: ro-bind %s: only directories and regular files can "
+			                   "be bound", m->o.file, m->o.line, m->path);
+		}
+		if (path_check_fs(fd, m->path, "plan", err) < 0) {
+			close(fd);
+			return -OSB_E_PATH;
+		}
+		if (add_bind(pl, fd, m->path, false, m->o) < 0) {
+			close(fd);
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int plan_workspace(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+	_cleanup_free_ char *cwd = NULL;
+	char *canon = NULL;
+	const char *dir = p->ws_path;
+	int fd = -1, r;
+
+	if (p->ws_mode == WS_NONE)
+		return 0;
+	if (!dir) {
+		cwd = getcwd(NULL, 0);
+		if (!cwd)
+			return osb_err_set(err, OSB_E_PATH, errno, "workspace",
+			                   "cannot determine the current directory: %s; pass --workspace DIR",
+			                   strerror(errno));
+		dir = cwd;
+	}
+	r = path_open_workspace(dir, &(path_roots){ p->ws_roots, p->n_ws_roots, p->ws_roots_from },
+	                        &fd, &canon, err);
+	if (r < 0)
+		return r;
+	if (p->ws_mode == WS_RW && (r = path_check_no_mounts_beneath(fd, err)) < 0)
+		goto fail;
+	if (p->ws_mode == WS_RW && (r = check_writable_by(pl, fd, canon, err)) < 0)
+		goto fail;
+	pl->ws_dest = strdup(p->ws_dest ? p->ws_dest : canon);
+	if (pl->ws_dest && (r = check_reachable(pl, pl->ws_dest, err)) < 0)
+		goto fail;
+	if (!pl->ws_dest || add_bind(pl, fd, pl->ws_dest, p->ws_mode == WS_RW, p->ws_set.o) < 0) {
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		goto fail;
+	}
+	free(canon);
+	return 0;
+fail:
+	free(canon);
+	close(fd);
+	return r;
+}
+
+/* The declared write-root that W lies beneath (the longest: nested roots
+ * match the most specific), or NULL. Sandbox-side strings from the parsed
+ * policy, compared component-wise; the real check is the fd walk below. */
+static const pol_str *root_for(const osb_policy *p, const char *w)
+{
+	const pol_str *best = NULL;
+
+	for (size_t i = 0; i < p->n_write_roots; i++) {
+		const pol_str *r = &p->write_roots[i];
+
+		if (dest_within(w, r->s) && (!best || strlen(r->s) > strlen(best->s)))
+			best = r;
+	}
+	return best;
+}
+
+/* Extra writable paths: each is (declared root opened once, remainder
+ * resolved beneath it by the kernel with no symlink, no "..", no mount
+ * crossing) and bound by the resulting fd — never by name. */
+static int plan_writes(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+
+	for (size_t i = 0; i < p->n_writes; i++) {
+		const pol_str *w = &p->writes[i];
+		const pol_str *root = root_for(p, w->s);
+		int rfd = -1, fd = -1, r;
+		struct stat st;
+
+		if (!root)
+			return osb_err_set(err, OSB_E_POLICY, 0, "paths",
+			                   "%s:%u: write %s lies beneath no declared write-root",
+			                   w->o.file, w->o.line, w->s);
+		if ((r = path_open_root(root->s, &rfd, err)) < 0)
+			return r;
+		r = path_open_granted(rfd, w->s, &fd, err);
+		close(rfd);
+		if (r < 0)
+			return r;
+		if (fstat(fd, &st) < 0) {
+			r = osb_err_set(err, OSB_E_PATH, errno, "paths", "%s: %s", w->s, strerror(errno));
+			goto fail;
+		}
+		if (S_ISDIR(st.st_mode) && (r = path_check_no_mounts_beneath(fd, err)) < 0)
+			goto fail;
+		if ((r = check_writable_by(pl, fd, w->s, err)) < 0 ||
+		    (r = check_reachable(pl, w->s, err)) < 0)
+			goto fail;
+		if (add_bind(pl, fd, w->s, true, w->o) < 0) {
+			r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+			goto fail;
+		}
+		continue;
+fail:
+		close(fd);
+		return r;
+	}
+	return 0;
+}
+
+const plan_bind *binds_writable_for(const plan *pl, const char *d)
+{
+	const plan_bind *best = NULL;
+
+	for (size_t i = 0; i < pl->n_binds; i++) {
+		const plan_bind *b = &pl->binds[i];
+
+		if (b->writable && dest_within(d, b->dest) && strcmp(d, b->dest) != 0 &&
+		    (!best || strlen(b->dest) > strlen(best->dest)))
+			best = b;
+	}
+	return best;
+}
+
+/* Remove one placeholder if it is still the empty directory made and no
+ * other sandbox binds it: another plan on the same workspace found it and
+ * holds a shared lock on it, and a removed directory would take that
+ * sandbox's read-only mount with it. */
+static void placeholder_remove(const placeholder *p)
+{
+	_cleanup_close_ int fd = openat(p->parent_fd, p->name,
+	                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != p->dev || st.st_ino != p->ino ||
+	    flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return;
+	(void)unlinkat(p->parent_fd, p->name, AT_REMOVEDIR);   /* ENOTEMPTY: keep */
+}
+
+void placeholders_remove(placeholders *ph)
+{
+	for (size_t i = 0; i < ph->n_held; i++)
+		close(ph->held[i]);
+	for (size_t i = ph->n; i-- > 0;) {
+		placeholder_remove(&ph->v[i]);
+		close(ph->v[i].parent_fd);
+		free(ph->v[i].name);
+	}
+	free(ph->v);
+	free(ph->held);
+	*ph = (placeholders){ NULL, 0, NULL, 0 };
+}
+
+/* A shared lock on the path a read-only rule binds, for the plan's life:
+ * a concurrent sandbox that made it a placeholder leaves it in place while
+ * this one binds it. (Directories and regular files only reach here.) */
+static int hold_shared(placeholders *ph, int path_fd)
+{
+	char self[64];
+	int *v = realloc(ph->held, (ph->n_held + 1) * sizeof(*v)), fd;
+
+	if (!v)
+		return -ENOMEM;
+	ph->held = v;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", path_fd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_SH) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	v[ph->n_held++] = fd;
+	return 0;
+}
+
+static int placeholder_add(placeholders *ph, int parent, const char *name)
+{
+	placeholder *v = realloc(ph->v, (ph->n + 1) * sizeof(*v));
+	struct stat st;
+
+	if (!v)
+		return -ENOMEM;
+	ph->v = v;
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	v[ph->n] = (placeholder){ fcntl(parent, F_DUPFD_CLOEXEC, 3), strdup(name), st.st_dev,
+	                          st.st_ino };
+	if (v[ph->n].parent_fd < 0 || !v[ph->n].name) {
+		if (v[ph->n].parent_fd >= 0)
+			close(v[ph->n].parent_fd);
+		free(v[ph->n].name);
+		return -ENOMEM;
+	}
+	ph->n++;
+	return 0;
+}
+
+/* Make every missing component of REL beneath ROOT an empty directory
+ * (recorded in MADE), one component at a time from an fd, never following a
+ * symlink: what a read-only rule names then exists, so the sandbox cannot
+ * create it (a planted .git/hooks in a workspace without .git). The
+ * verifying walk (path_resolve_beneath) runs afterwards as for any rule.
+ * Returns 1 when a component cannot be made because the directory is not
+ * writable (EACCES, EPERM, EROFS): the sandbox, which never has more rights
+ * than its caller, cannot make it either. */
+static int make_missing(int root, const char *rel, placeholders *made)
+{
+	_cleanup_free_ char *copy = strdup(rel);
+	int cur = -1, r = 0;
+	char *save = NULL;
+
+	if (!copy || (cur = fcntl(root, F_DUPFD_CLOEXEC, 3)) < 0)
+		return copy ? -errno : -ENOMEM;
+	for (char *c = strtok_r(copy, "/", &save); c && r == 0; c = strtok_r(NULL, "/", &save)) {
+		int next = openat(cur, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(cur, c, 0755) < 0 && errno != EEXIST)
+				r = errno == EACCES || errno == EPERM || errno == EROFS ? 1 : -errno;
+			else if ((r = placeholder_add(made, cur, c)) == 0 &&
+			         (next = openat(cur, c, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+				r = -errno;
+		} else if (next < 0) {
+			r = -errno;
+		}
+		close(cur);
+		cur = next;
+	}
+	if (cur >= 0)
+		close(cur);
+	return r;
+}
+
+/* read-only rules re-protect a path inside a writable area (a workspace's
+ * .git/hooks and .git/config, shell rc files): resolved beneath the
+ * writable bind's own fd with the same no-symlink walk, and bound read-only
+ * after it. A path that does not exist is made an empty directory for the
+ * run (removed afterwards when still empty): otherwise the sandbox could
+ * create it, and a directory blocks a file of that name as well. */
+static int plan_read_only(plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+
+	for (size_t i = 0; i < p->n_read_only; i++) {
+		const pol_str *ro = &p->read_only[i];
+		_cleanup_free_ char *dest = NULL;
+		const plan_bind *under;
+		const char *rel;
+		int fd = -1, r;
+
+		if (strncmp(ro->s, "workspace:", 10) == 0) {
+			/* A read-only or absent workspace protects it already. */
+			if (p->ws_mode != WS_RW)
+				continue;
+			if (asprintf(&dest, "%s/%s", pl->ws_dest, ro->s + 10) < 0)
+				return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		} else if (!(dest = strdup(ro->s))) {
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		}
+		under = binds_writable_for(pl, dest);
+		if (!under)
+			return osb_err_set(err, OSB_E_POLICY, 0, "paths",
+			                   "%s:%u: read-only %s lies in no writable area; it protects "
+			                   "nothing", ro->o.file, ro->o.line, ro->s);
+		rel = dest + strlen(under->dest);
+		while (*rel == '/')
+			rel++;
+		r = make_missing(under->fd, rel, &pl->made);
+		if (r == 1)
+			continue;   /* nobody may create it there: nothing to protect */
+		if (r < 0 && r != -ELOOP && r != -ENOTDIR)
+			return osb_err_set(err, OSB_E_PATH, -r, "paths",
+			                   "%s:%u: read-only %s: cannot make it exist for the run: %s",
+			                   ro->o.file, ro->o.line, ro->s, strerror(-r));
+		r = path_resolve_beneath(under->fd, under->dest, rel, &fd, err);
+		if (r < 0)
+			return r;
+		if ((r = hold_shared(&pl->made, fd)) < 0) {
+			close(fd);
+			return osb_err_set(err, OSB_E_PATH, -r, "paths", "%s:%u: read-only %s: cannot "
+			                   "lock it for the run: %s", ro->o.file, ro->o.line, ro->s,
+			                   strerror(-r));
+		}
+		if (add_bind(pl, fd, dest, false, ro->o) < 0) {
+			close(fd);
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		}
+		pl->binds[pl->n_binds - 1].reprotect = true;
+	}
+	return 0;
+}
+
+int binds_open(plan *pl, osb_error *err)
+{
+	int r;
+
+	if ((r = plan_ro_binds(pl, err)) < 0 ||
+	    (r = plan_workspace(pl, err)) < 0 ||
+	    (r = plan_writes(pl, err)) < 0 ||
+	    (r = plan_read_only(pl, err)) < 0)
+		return r;
+	return 0;
+}

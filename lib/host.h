@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* host.h — what this host is, gathered apart from what a policy asks for.
+ *
+ * Facts are found by looking (a real user-namespace attempt, bwrap's own
+ * --help, the entries of /proc, the Landlock ABI) and cached per process
+ * where the answer cannot change; host_facts_get() hands out a copy. Every
+ * decision made from them is a pure function of (policy, facts): which
+ * identity mode a policy runs in is decided by host_mode() alone, which the
+ * plan (plan.c) and the capabilities gate (caps.c) both call. Unit tests
+ * fabricate facts (tests/unit/check_plan.c) instead of needing a host that
+ * has them. See docs/ARCHITECTURE.md, "Host facts".
+ */
+#ifndef OSB_HOST_H
+#define OSB_HOST_H
+
+#include "policy.h"
+
+#include <sys/types.h>
+
+/* The options of bwrap the plan relies on, read from its --help (never
+ * inferred from its version: distributions backport options). */
+typedef struct bwrap_features {
+	bool bind_fd;          /* --bind-fd and --ro-bind-fd */
+	bool disable_userns;
+	bool json_status_fd;
+	bool die_with_parent;
+	bool new_session;
+	bool remount_ro;
+} bwrap_features;
+
+/* How bwrap was looked for: the path the caller configured, the one fixed
+ * at build time, or PATH. */
+enum bwrap_from { BWRAP_FROM_CONFIG, BWRAP_FROM_BUILD, BWRAP_FROM_PATH };
+enum bwrap_state {
+	BWRAP_OK,              /* found, not setuid, --help read */
+	BWRAP_MISSING,         /* not executable where looked for (bwrap_errno) */
+	BWRAP_SETUID,          /* setuid or setgid: never run */
+	BWRAP_NO_HELP,         /* --help could not be run (bwrap_why) */
+};
+
+/* The /proc entries this host's kernel has, of the tables the plan covers
+ * (plan.c): read-only over themselves, /dev/null over files, an empty
+ * read-only tmpfs over directories. Names point to static strings. */
+#define HOST_PROC_MAX 48
+typedef struct proc_facts {
+	const char *ro[8]; size_t n_ro;
+	const char *mask_files[HOST_PROC_MAX]; size_t n_mask_files;
+	const char *mask_dirs[HOST_PROC_MAX]; size_t n_mask_dirs;
+	bool loadavg;          /* /proc/loadavg exists (a synthesized one replaces it) */
+} proc_facts;
+
+/* Paths of the programs a launch runs; NULL: the default lookup. */
+typedef struct host_paths {
+	const char *bwrap;
+	const char *init;
+} host_paths;
+
+typedef struct host_facts {
+	uid_t euid;
+	gid_t egid;
+	/* Root with CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID and CAP_SETPCAP
+	 * effective: what root mode needs. */
+	bool root_caps;
+	/* bwrap: where it was looked for, what was found, its options. */
+	enum bwrap_from bwrap_from;
+	enum bwrap_state bwrap_state;
+	char *bwrap;           /* the path (BWRAP_OK, SETUID, NO_HELP); else NULL */
+	char *bwrap_tried;     /* what was tried: a path, or PATH's value */
+	int bwrap_errno;
+	char bwrap_why[1024];  /* BWRAP_NO_HELP: what running --help said */
+	char *bwrap_help;      /* its --help text (BWRAP_OK) */
+	bwrap_features feat;
+	/* 0 when the sandbox's bwrap can create a user namespace here (for a
+	 * root caller: as an unprivileged host id), else the errno. */
+	int userns_errno;
+	/* Landlock: the ABI (0: none), and the errno when there is none. */
+	int landlock_abi;
+	int landlock_errno;
+	proc_facts proc;
+	char *init;            /* the sandbox init's path */
+} host_facts;
+
+/* Gather the facts (the probes run once per process; bwrap's --help once
+ * per binary). Never fails for what the host lacks — that is a fact —
+ * only for memory: 0 or -OSB_E_NOMEM. Free with host_facts_free(). */
+int host_facts_get(const host_paths *paths, host_facts *out, osb_error *err);
+void host_facts_free(host_facts *h);
+
+/* Where the launch's programs are when the caller says nothing. */
+host_paths host_paths_default(void);
+
+/* The identity mode POLICY runs in on a host with these facts: its
+ * "identity" directive, or for auto: userns where the sandbox's bwrap can
+ * create a user namespace or the caller is not root, else root mode. Pure;
+ * whether that mode can run here is the plan's and the gate's business. */
+enum id_mode host_mode(const osb_policy *p, const host_facts *h);
+
+/* Parse --help text into F; exposed for tests. */
+void bwrap_parse_help(const char *text, bwrap_features *f);
+/* Does --help text HELP list option OPT, by its exact name? (The
+ * capabilities probe reports every option it knows of.) */
+bool bwrap_help_lists(const char *help, const char *opt);
+
+#endif /* OSB_HOST_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* launch.c — the steps of a launch before bwrap starts (launch.h).
+ *
+ * The order is the order of the refusals a caller meets: a policy that asks
+ * for uid 0 is refused before the host is looked at; a host that lacks what
+ * the policy needs is refused with the capabilities probe's reason and
+ * remedy before any id is taken or path opened; the identity mode is
+ * decided (host_mode) before host ids are acquired for it; the plan, which
+ * probes nothing, comes last.
+ */
+#include "launch.h"
+#include "caps.h"
+
+int launch_prepare(const osb_policy *p, const plan_request *rq, plan *out, osb_error *err)
+{
+	host_paths paths = host_paths_default();
+	hostid ids = HOSTID_INIT;
+	host_facts h;
+	bool userns;
+	int r;
+
+	if ((r = plan_check_policy(p, err)) < 0 || (r = host_facts_get(&paths, &h, err)) < 0)
+		return r;
+	if ((r = caps_check_policy(p, &h, err)) == 0 &&
+	    (r = plan_mode(p, &h, &userns, err)) == 0 &&
+	    (r = hostid_acquire(p, h.euid, h.egid, &ids, err)) == 0)
+		r = plan_build(p, &h, &ids, rq, out, err);
+	hostid_release(&ids);
+	host_facts_free(&h);
+	return r;
+}

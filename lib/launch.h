@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* launch.h — everything a launch does before bwrap starts (launch.c).
+ *
+ * One place for the order of the steps that touch the host, shared by
+ * one-shot runs (run.c), sessions (session.c) and the host plan a reviewer
+ * asks for: the policy's own refusals, the host's facts
+ * (host.c), the capabilities gate (caps.c), the identity mode, the
+ * sandbox's host ids (hostid.c, a lock for a root caller), then the plan
+ * (plan.c).
+ */
+#ifndef OSB_LAUNCH_H
+#define OSB_LAUNCH_H
+
+#include "plan.h"
+
+/* Prepare the plan of P for request RQ. Returns 0 with *OUT to be freed
+ * with plan_free(), or -OSB_E_* with ERR filled. */
+int launch_prepare(const osb_policy *p, const plan_request *rq, plan *out, osb_error *err);
+
+#endif /* OSB_LAUNCH_H */
