@@ -136,6 +136,10 @@ static int segment_mounts(const plan *pl, strv *argv, bool hides)
 			/* Like a real /tmp: in root mode the tmpfs belongs to root and
 			 * the sandbox's uid must still be able to use it. */
 			PUSH("--perms"); PUSH("1777");
+			if (m[i]->size) {
+				PUSH("--size");
+				PUSHF("%llu", (unsigned long long)m[i]->size);
+			}
 			PUSH("--tmpfs"); PUSH(m[i]->path);
 			break;
 		case MNT_DEV:
@@ -319,7 +323,7 @@ static int segment_limits(const plan *pl, strv *argv)
 {
 	const osb_policy *p = pl->p;
 	static const struct { enum limit_id id; const char *name; } rl[] = {
-		{ LIM_CPU, "cpu" }, { LIM_AS, "as" }, { LIM_NOFILE, "nofile" },
+		{ LIM_CPUTIME, "cpu" }, { LIM_AS, "as" }, { LIM_NOFILE, "nofile" },
 		{ LIM_FSIZE, "fsize" }, { LIM_NPROC, "nproc" },
 	};
 

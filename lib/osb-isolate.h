@@ -162,9 +162,11 @@ typedef struct osb_rule {
 	const char *const *args;    /* the words after it: {"wall", "10m"}; a
 	                             * value with blanks ("env set N=V") is one */
 	size_t n_args;
-	/* "limit": the value in the limit's unit (ms for wall, s for cpu,
-	 * bytes, or a count; UINT64_MAX: unlimited); "seccomp deny": the errno;
-	 * otherwise 0. */
+	/* "limit": the value in the limit's unit (ms for wall, s for cputime,
+	 * thousandths of a CPU for cpu, bytes, or a count; UINT64_MAX:
+	 * unlimited); "tmpfs" with a size: the bytes; "seccomp deny": the
+	 * errno; otherwise 0. A limit marked best-effort has that word as its
+	 * last argument. */
 	uint64_t value;
 	const char *file;           /* a policy file, or "default" or "api" */
 	unsigned line;              /* 0 for "default" and "api" */

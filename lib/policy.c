@@ -316,7 +316,7 @@ int policy_add_read_only(osb_policy *p, const char *path, osb_error *err)
 	if (!v)
 		return policy_nomem(err);
 	p->mounts = v;
-	v[p->n_mounts] = (pol_mount){ MNT_RO_BIND, strdup(path), policy_api_origin, NULL };
+	v[p->n_mounts] = (pol_mount){ MNT_RO_BIND, strdup(path), policy_api_origin, NULL, 0 };
 	if (!v[p->n_mounts].path)
 		return policy_nomem(err);
 	p->n_mounts++;

@@ -63,6 +63,7 @@ typedef struct pol_mount {
 	char *path;
 	osb_origin o;
 	char *target;         /* MNT_SYMLINK: what the link says; else NULL */
+	uint64_t size;        /* MNT_TMPFS: bytes (tmpfs PATH size=SIZE); 0: none */
 } pol_mount;
 
 typedef struct pol_str {   /* an env pattern, env NAME=VALUE, ... */
@@ -72,12 +73,17 @@ typedef struct pol_str {   /* an env pattern, env NAME=VALUE, ... */
 
 enum limit_id {
 	LIM_WALL,     /* milliseconds */
-	LIM_CPU,      /* seconds (RLIMIT_CPU) */
+	LIM_CPUTIME,  /* seconds (RLIMIT_CPU): "limit cputime" */
 	LIM_AS,       /* bytes (RLIMIT_AS) */
 	LIM_NOFILE,   /* count (RLIMIT_NOFILE) */
 	LIM_FSIZE,    /* bytes (RLIMIT_FSIZE) */
 	LIM_NPROC,    /* count (RLIMIT_NPROC) */
 	LIM_OUTPUT,   /* bytes captured per stream */
+	/* Enforced by the kernel for the whole sandbox (lib/limits.c, a
+	 * cgroup of its own); appended so older limits keep their order. */
+	LIM_MEMORY,   /* bytes of memory (memory.max), swap none */
+	LIM_PIDS,     /* processes and threads (pids.max) */
+	LIM_CPU,      /* share of CPU in thousandths of one CPU (cpu.max) */
 	LIM__COUNT
 };
 
@@ -130,6 +136,9 @@ struct osb_policy {
 	pol_sc *sc_rules; size_t n_sc_rules;
 	enum ll_mode landlock;         pol_set landlock_set;
 	uint64_t limits[LIM__COUNT];   pol_set limit_set[LIM__COUNT];
+	/* "limit memory|pids|cpu V best-effort": when the host cannot enforce
+	 * it, run anyway and say so in the result (else refuse, exit 125). */
+	bool limit_best_effort[LIM__COUNT];
 
 	char **files; size_t n_files;  /* provenance table: every file read */
 };

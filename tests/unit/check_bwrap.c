@@ -33,12 +33,12 @@ static osb_origin O(unsigned line) { return (osb_origin){ "t.policy", line, 0 };
 START_TEST(test_argv_segment_order_independent_of_file_order)
 {
 	pol_mount mounts[] = {
-		{ MNT_HIDE, "/srv", O(2), NULL },     /* hides come last */
-		{ MNT_TMPFS, "/tmp", O(3), NULL },
-		{ MNT_RO_BIND, "/usr", O(4), NULL },
-		{ MNT_PROC, "/proc", O(5), NULL },
-		{ MNT_DEV, "/dev", O(6), NULL },
-		{ MNT_TMPFS, "/run", O(7), NULL },
+		{ MNT_HIDE, "/srv", O(2), NULL, 0 },     /* hides come last */
+		{ MNT_TMPFS, "/tmp", O(3), NULL, 0 },
+		{ MNT_RO_BIND, "/usr", O(4), NULL, 0 },
+		{ MNT_PROC, "/proc", O(5), NULL, 0 },
+		{ MNT_DEV, "/dev", O(6), NULL, 0 },
+		{ MNT_TMPFS, "/run", O(7), NULL, 1048576 },
 	};
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
@@ -78,7 +78,7 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--unshare-pid --unshare-ipc --unshare-uts --unshare-net --hostname sandbox "
 		"--die-with-parent --new-session --json-status-fd 3 "
 		"--ro-bind / / "
-		"--dev /dev --perms 1777 --tmpfs /run --perms 1777 --tmpfs /tmp --proc /proc "
+		"--dev /dev --perms 1777 --size 1048576 --tmpfs /run --perms 1777 --tmpfs /tmp --proc /proc "
 		"--ro-bind-fd 11 /usr "
 		"--bind-fd 12 /home/u/ws "
 		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
@@ -100,7 +100,7 @@ END_TEST
  * outside a tmpfs the plan mounts. */
 START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 {
-	pol_mount mounts[] = { { MNT_TMPFS, "/tmp", O(3), NULL }, { MNT_PROC, "/proc", O(4), NULL } };
+	pol_mount mounts[] = { { MNT_TMPFS, "/tmp", O(3), NULL, 0 }, { MNT_PROC, "/proc", O(4), NULL, 0 } };
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
 		{ .fd = -1, .target = 11, .dest = "/tmp/a/b/ws", .writable = true },
@@ -141,7 +141,7 @@ END_TEST
  * sandbox's uid in root mode), but never inside a bound host directory. */
 START_TEST(test_root_none_bind_parents_made_reachable)
 {
-	pol_mount mounts[] = { { MNT_RO_BIND, "/usr", O(3), NULL }, { MNT_PROC, "/proc", O(4), NULL } };
+	pol_mount mounts[] = { { MNT_RO_BIND, "/usr", O(3), NULL, 0 }, { MNT_PROC, "/proc", O(4), NULL, 0 } };
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
 		{ .fd = -1, .target = 11, .dest = "/usr", .writable = false },
@@ -182,7 +182,7 @@ END_TEST
  * to audit each cover. */
 START_TEST(test_proc_cover_and_audit)
 {
-	pol_mount mounts[] = { { MNT_PROC, "/proc", O(4), NULL } };
+	pol_mount mounts[] = { { MNT_PROC, "/proc", O(4), NULL, 0 } };
 	osb_policy p = { 0 };
 	plan pl = { 0 };
 	strv argv = { 0 };
@@ -221,8 +221,8 @@ END_TEST
 START_TEST(test_view_files_masks_and_symlinks)
 {
 	pol_mount mounts[] = {
-		{ MNT_SYMLINK, "/bin", O(5), "usr/bin" }, { MNT_RO_BIND, "/usr", O(3), NULL },
-		{ MNT_PROC, "/proc", O(4), NULL },
+		{ MNT_SYMLINK, "/bin", O(5), "usr/bin", 0 }, { MNT_RO_BIND, "/usr", O(3), NULL, 0 },
+		{ MNT_PROC, "/proc", O(4), NULL, 0 },
 	};
 	osb_policy p = { 0 };
 	plan_bind binds[] = { { .fd = -1, .target = 11, .dest = "/usr", .writable = false } };
