@@ -294,7 +294,8 @@ static void attempt_start(const osb_caps *c, attempt *a, int devnull)
 		return;
 	}
 	fds[0] = devnull; fds[1] = devnull; fds[2] = p[1];
-	if (spawn_with_fds((const char *const *)argv.v, envp, fds, 3, NULL, &a->pid, &a->pidfd, &err) < 0) {
+	if (spawn_with_fds((const char *const *)argv.v, envp, fds, 3, NULL, NULL, &a->pid, &a->pidfd,
+	                   &err) < 0) {
 		attempt_fail(a, err.message);
 		close(p[0]);
 	} else {

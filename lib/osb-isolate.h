@@ -361,6 +361,21 @@ const char *osb_result_policy_hash(const osb_result *r);
  * never 0; unprivileged callers: their own). 0, or -OSB_E_USAGE when the
  * run failed before its identity was decided. */
 int osb_result_host_ids(const osb_result *r, uint32_t *uid, uint32_t *gid);
+/* Kernel-enforced limits ("limit memory", "limit pids", "limit cpu"), read
+ * from the sandbox's cgroup after it ended. 1 when the OOM killer killed in
+ * the sandbox / a fork failed at "limit pids", 0 when not, -1 when unknown
+ * (no cgroup, or a counter this host does not keep). */
+int osb_result_oom_killed(const osb_result *r);
+int osb_result_pids_limited(const osb_result *r);
+/* 0 with the sandbox's peak memory in bytes / the time its "limit cpu"
+ * throttled it in microseconds, or -1 when unknown. */
+int osb_result_memory_peak(const osb_result *r, uint64_t *bytes);
+int osb_result_cpu_throttled_us(const osb_result *r, uint64_t *usec);
+/* The best-effort limits this host could not enforce: OSB_LIMIT_* bits. */
+#define OSB_LIMIT_MEMORY 1u
+#define OSB_LIMIT_PIDS 2u
+#define OSB_LIMIT_CPU 4u
+unsigned osb_result_limits_not_enforced(const osb_result *r);
 /* The command-line exit status: own code, 128+N, 124, 125, 126, 127. */
 int osb_result_cli_status(const osb_result *r);
 /* One JSON object (see osb-isolate(1), "RESULT"). */

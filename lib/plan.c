@@ -498,6 +498,7 @@ void plan_free(plan *pl)
 	strv_free(&pl->masks);
 	placeholders_remove(&pl->made);
 	hostid_release(&pl->host);
+	limits_release(&pl->lim);
 	memset(pl, 0, sizeof(*pl));
 	pl->host = (hostid)HOSTID_INIT;
 	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = pl->env_fd = -1;

@@ -21,6 +21,7 @@
 #include "binds.h"
 #include "host.h"
 #include "hostid.h"
+#include "sandbox-limits.h"
 #include "proc.h"
 
 /* Fixed fd numbers inside bwrap (documented in osb-isolate(1), "FILES"). */
@@ -84,6 +85,10 @@ typedef struct plan {
 	char *cwd;                /* working directory inside */
 	strv env;                 /* the sandbox environment */
 	bool session;             /* for a session: no environment memfd */
+	/* The sandbox's cgroup and what it enforces (sandbox-limits.h): set by
+	 * launch_prepare after plan_build, which probes nothing; removed by
+	 * plan_free unless a session took it over. */
+	limits_state lim;
 } plan;
 
 /* What the caller asks of the sandbox besides the policy. */

@@ -174,6 +174,27 @@ static int tmpfs_size(parser *ps, frame *f, int n, const tok *t, uint64_t *size)
 	return 0;
 }
 
+/* A tmpfs repeated in another file: the size of the file nearer the top
+ * wins (a file overrides what it includes), as for a scalar; two files at
+ * one depth that disagree are an error, never a silent choice. */
+static int tmpfs_resize(parser *ps, frame *f, const tok *t, uint64_t size)
+{
+	osb_origin here = origin_here(f);
+	pol_mount *m = NULL;
+
+	for (size_t i = 0; i < ps->p->n_mounts && !m; i++)
+		if (ps->p->mounts[i].kind == MNT_TMPFS && strcmp(ps->p->mounts[i].path, t[1].s) == 0)
+			m = &ps->p->mounts[i];
+	if (!m || m->size == size || here.depth > m->o.depth)
+		return 0;
+	if (here.depth == m->o.depth)
+		return perr(ps, f, t[2].col, "tmpfs %s: a different size is set at %s:%u", m->path,
+		            m->o.file, m->o.line);
+	m->size = size;
+	m->o = here;
+	return 0;
+}
+
 static int d_mount(parser *ps, frame *f, int n, tok *t)
 {
 	osb_policy *p = ps->p;
@@ -191,8 +212,10 @@ static int d_mount(parser *ps, frame *f, int n, tok *t)
 	if ((r = arity(ps, f, n, t, 1, kind == MNT_TMPFS ? 2 : 1, usage)) < 0 ||
 	    (r = check_path_tok(ps, f, &t[1])) < 0 ||
 	    (kind == MNT_TMPFS && (r = tmpfs_size(ps, f, n, t, &size)) < 0) ||
-	    (r = claim_path(ps, f, t, &fresh)) < 0 || !fresh)
+	    (r = claim_path(ps, f, t, &fresh)) < 0)
 		return r;
+	if (!fresh)
+		return kind == MNT_TMPFS ? tmpfs_resize(ps, f, t, size) : 0;
 	v = array_grow(p->mounts, &ps->cap_mounts, p->n_mounts, sizeof(*v));
 	if (!v)
 		return policy_nomem(ps->err);

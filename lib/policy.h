@@ -79,7 +79,7 @@ enum limit_id {
 	LIM_FSIZE,    /* bytes (RLIMIT_FSIZE) */
 	LIM_NPROC,    /* count (RLIMIT_NPROC) */
 	LIM_OUTPUT,   /* bytes captured per stream */
-	/* Enforced by the kernel for the whole sandbox (lib/limits.c, a
+	/* Enforced by the kernel for the whole sandbox (lib/sandbox-limits.c, a
 	 * cgroup of its own); appended so older limits keep their order. */
 	LIM_MEMORY,   /* bytes of memory (memory.max), swap none */
 	LIM_PIDS,     /* processes and threads (pids.max) */

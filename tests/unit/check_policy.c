@@ -757,6 +757,28 @@ END_TEST
 
 /* ---- includes ------------------------------------------------------------ */
 
+/* A tmpfs size of the includer overrides the included one's (never dropped
+ * silently); two sizes at one depth conflict. */
+START_TEST(test_include_tmpfs_size_overridden_by_includer)
+{
+	osb_error err;
+	osb_policy *p;
+
+	put("a.policy", "osb-policy 1\ninclude ./b\ntmpfs /tmp size=8MiB\n");
+	put("b.policy", "osb-policy 1\ntmpfs /tmp size=512MiB\n");
+	p = must_load("a.policy");
+	ck_assert_uint_eq(p->n_mounts, 1);
+	ck_assert_uint_eq(p->mounts[0].size, 8ULL << 20);
+	ck_assert_uint_eq(p->mounts[0].o.line, 3);
+	osb_policy_free(p);
+	put("c.policy", "osb-policy 1\ninclude ./b\ninclude ./d\n");
+	put("d.policy", "osb-policy 1\ntmpfs /tmp size=1MiB\n");
+	p = load("c.policy", &err);
+	ck_assert_ptr_null(p);
+	ck_assert_ptr_nonnull(strstr(err.message, "d.policy:2:12: tmpfs /tmp: a different size is set at "));
+}
+END_TEST
+
 START_TEST(test_include_override_by_includer_recorded)
 {
 	char a[PATH_MAX], b[PATH_MAX];
@@ -2178,17 +2200,20 @@ START_TEST(test_strict_policy_parses_as_documented)
 		static const char *const view[] = {
 			"ro-bind /usr", "symlink usr/bin /bin", "symlink usr/sbin /sbin",
 			"symlink usr/lib /lib", "symlink usr/lib64 /lib64", "ro-bind /etc",
-			"tmpfs /tmp", "tmpfs /var/tmp", "tmpfs /run", "dev /dev", "proc /proc",
+			"tmpfs /tmp size=512MiB", "tmpfs /var/tmp size=512MiB", "tmpfs /run size=16MiB",
+			"dev /dev", "proc /proc",
 		};
 		const pol_mount *m = &p->mounts[i];
 		char rule[64];
 
 		if (m->kind == MNT_SYMLINK)
 			snprintf(rule, sizeof(rule), "symlink %s %s", m->target, m->path);
+		else if (m->kind == MNT_TMPFS)
+			snprintf(rule, sizeof(rule), "tmpfs %s size=%lluMiB", m->path,
+			         (unsigned long long)(m->size >> 20));
 		else
 			snprintf(rule, sizeof(rule), "%s %s", m->kind == MNT_RO_BIND ? "ro-bind" :
-			         m->kind == MNT_TMPFS ? "tmpfs" : m->kind == MNT_DEV ? "dev" :
-			         m->kind == MNT_PROC ? "proc" : "?", m->path);
+			         m->kind == MNT_DEV ? "dev" : m->kind == MNT_PROC ? "proc" : "?", m->path);
 		ck_assert_str_eq(rule, view[i]);
 		expect_origin(m->o, path, line_of(path, view[i]), 0);
 	}
@@ -2366,6 +2391,7 @@ static Suite *policy_suite(void)
 	t = tcase_create("includes");
 	tcase_add_checked_fixture(t, dir_setup, dir_teardown);
 	tcase_add_test(t, test_include_override_by_includer_recorded);
+	tcase_add_test(t, test_include_tmpfs_size_overridden_by_includer);
 	tcase_add_test(t, test_include_sibling_conflict_refused);
 	tcase_add_test(t, test_include_sibling_conflict_settled_by_includer);
 	tcase_add_test(t, test_include_cycle_reports_chain);
