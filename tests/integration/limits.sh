@@ -121,6 +121,23 @@ out=$("$OSB" run --json -- cat /proc/self/oom_score_adj); rc=$?
 	ok "the sandbox is the OOM killer's first victim (oom_score_adj 1000 inside, not outside)" ||
 	bad "oom_score_adj inside: status $rc, result $out"
 
+# ---- a session: one cgroup for the session, each command's own report ---------------
+sid=$("$OSB" session start --policy "$WS/p.policy" 2>&1); rc=$?
+if [ "$rc" = 0 ]; then
+	out=$("$OSB" session exec "$sid" --json -- python3 -c 'a = b"x" * (300 << 20)'); rc=$?
+	out2=$("$OSB" session exec "$sid" --json -- echo still); rc2=$?
+	if [ "$rc" = 137 ] && [ "$(field "$out" "r['limits']['oom_killed']")" = True ] &&
+	   [ "$rc2" = 0 ] && [ "$(field "$out2" "r['limits']['oom_killed']")" = False ]; then
+		ok "session under limit memory 64MiB: the bomb is OOM-killed (137, oom_killed), the session serves the next command"
+	else
+		bad "session under limit memory 64MiB: $rc $out / $rc2 $out2"
+	fi
+	"$OSB" session stop "$sid"
+	[ -z "$(leftovers)" ] && ok "no sandbox cgroup left after the session stopped" || bad "left over: $(leftovers)"
+else
+	bad "session start under limit memory 64MiB: status $rc: $sid"
+fi
+
 # ---- a full /tmp -------------------------------------------------------------------
 policy 'tmpfs /tmp size=8MiB'
 before=$(df -k --output=used /tmp | tail -1)
