@@ -787,9 +787,9 @@ static unsigned v2_enable(const char *dir, unsigned want, bool may_enable, char 
 			continue;
 		}
 		if (!*why)
-			say(why, wl, "%s/cgroup.subtree_control does not enable %s%s%s%s", dir,
+			say(why, wl, "%s/cgroup.subtree_control does not enable %s%s%s", dir,
 			         cgroup_ctrl_names[c], may_enable ? " (writing " : "",
-			         may_enable ? op : "", may_enable ? "" : "");
+			         may_enable ? op : "");
 		if (may_enable && strlen(why) + 40 < wl)
 			say(why + strlen(why), wl - strlen(why), ": %s%s)", strerror(-r),
 			         r == -EBUSY ? ", processes live in it" : "");
@@ -907,9 +907,8 @@ static void probe_mount(cgroup_host *h, cg_mount *m)
 		}
 		if (m->configured || (m->parent && m->usable == want) || strlen(dir) <= tl)
 			break;
+		/* Still the mount point or beneath it: DIR was longer. */
 		*strrchr(dir, '/') = '\0';
-		if (strlen(dir) < tl)
-			break;
 		own = false;
 	}
 }
@@ -1627,48 +1626,14 @@ int cgroup_destroy(cgroup *cg, int timeout_ms)
 
 /* ---- the sweep: what dead callers left ------------------------------------------- */
 
-static int sweep_tree(int pfd, const char *name, int fd, unsigned *removed, int depth);
-
-/* Remove every directory beneath FD first (a live creator's lock beneath
- * stops the removal: -EBUSY). */
-static int sweep_children(int fd, unsigned *removed, int depth)
-{
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-	struct dirent *e;
-	int r = 0;
-
-	if (!dir) {
-		closep(&dup_fd);
-		return -errno;
-	}
-	while (r == 0 && (e = readdir(dir))) {
-		_cleanup_close_ int cfd = -1;
-
-		if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		cfd = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (cfd < 0)
-			continue;
-		if (flock(cfd, LOCK_EX | LOCK_NB) < 0)
-			r = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		else
-			r = sweep_tree(fd, e->d_name, cfd, removed, depth + 1);
-	}
-	closedir(dir);
-	return r;
-}
-
-/* FD (PFD/NAME) is locked by us: empty it of processes and directories,
- * then remove it. */
-static int sweep_tree(int pfd, const char *name, int fd, unsigned *removed, int depth)
+/* FD (PFD/NAME), locked by us and with no directory left beneath it: empty
+ * it of processes, then remove it. */
+static int sweep_one(int pfd, const char *name, int fd, unsigned *removed)
 {
 	struct statfs sf;
 	cg_dir d = { .fd = fd, .procs = -1 };
-	int r = depth < SWEEP_DEPTH ? sweep_children(fd, removed, depth) : -ELOOP;
+	int r;
 
-	if (r < 0)
-		return r;
 	if (fstatfs(fd, &sf) < 0)
 		return -errno;
 	d.version = sf.f_type == CGROUP2_SUPER_MAGIC ? 2 : 1;
@@ -1685,6 +1650,94 @@ static int sweep_tree(int pfd, const char *name, int fd, unsigned *removed, int 
 	r = rmdir_until(pfd, name, now_ms() + 1000);
 	if (r == 0 && removed)
 		(*removed)++;
+	return r;
+}
+
+/* One directory of the depth-first walk below. */
+typedef struct sweep_level {
+	int pfd, fd;              /* its parent and itself */
+	char name[NAME_MAX + 1];
+	DIR *dir;                 /* its entries (a duplicate of FD) */
+} sweep_level;
+
+static int sweep_push(sweep_level *l, int pfd, const char *name, int fd)
+{
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+	l->pfd = pfd;
+	l->fd = fd;
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	l->dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!l->dir) {
+		int e = errno;
+
+		closep(&dup_fd);
+		return -e;
+	}
+	return 0;
+}
+
+/* The next directory beneath L to descend into: 1, locked, with its fd in
+ * *CFD and its name in NAME (NAME_MAX + 1 bytes); 0 when there is none;
+ * -EBUSY when a live creator holds one. */
+static int sweep_next(sweep_level *l, int *cfd, char *name)
+{
+	struct dirent *e;
+
+	while ((e = readdir(l->dir))) {
+		if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		*cfd = openat(l->fd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (*cfd < 0)
+			continue;
+		if (flock(*cfd, LOCK_EX | LOCK_NB) == 0) {
+			snprintf(name, NAME_MAX + 1, "%s", e->d_name);
+			return 1;
+		}
+		closep(cfd);
+		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	}
+	return 0;
+}
+
+/* FD (PFD/NAME) is locked by us: remove every directory beneath it, deepest
+ * first (a live creator's lock beneath stops the removal: -EBUSY), then it.
+ * A walk with a stack of its own, at most SWEEP_DEPTH deep. FD stays the
+ * caller's. */
+static int sweep_tree(int pfd, const char *name, int fd, unsigned *removed)
+{
+	sweep_level st[SWEEP_DEPTH + 1];
+	int n = 0, r = sweep_push(&st[0], pfd, name, fd);
+
+	if (r == 0)
+		n = 1;
+	while (r == 0 && n > 0) {
+		sweep_level *top = &st[n - 1];
+		char child[NAME_MAX + 1];
+		int cfd = -1, k = sweep_next(top, &cfd, child);
+
+		if (k < 0) {
+			r = k;
+		} else if (k == 0) {
+			closedir(top->dir);
+			r = sweep_one(top->pfd, top->name, top->fd, removed);
+			if (n > 1)
+				close(top->fd);
+			n--;
+		} else if (n > SWEEP_DEPTH) {
+			close(cfd);
+			r = -ELOOP;
+		} else if ((r = sweep_push(&st[n], top->fd, child, cfd)) == 0) {
+			n++;
+		} else {
+			close(cfd);
+		}
+	}
+	for (; n > 0; n--) {
+		closedir(st[n - 1].dir);
+		if (n > 1)
+			close(st[n - 1].fd);
+	}
 	return r;
 }
 
@@ -1710,7 +1763,7 @@ int cgroup_sweep_dir(const char *parent, unsigned *removed)
 		/* A lock someone holds: its creator lives. */
 		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
 			continue;
-		k = sweep_tree(pfd, e->d_name, fd, removed, 0);
+		k = sweep_tree(pfd, e->d_name, fd, removed);
 		if (k < 0 && r == 0)
 			r = k;
 	}

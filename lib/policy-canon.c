@@ -217,10 +217,10 @@ static void walk_mounts(walk *w, const osb_policy *p)
 		if (mt->kind == MNT_SYMLINK) {
 			EMIT_AT(w, &mt->o, 0, at, "symlink", mt->target, mt->path);
 		} else if (mt->size) {
-			char sz[48];
+			char v[32], sz[40];
 
-			policy_format_limit(LIM_MEMORY, mt->size, sz + 5, sizeof(sz) - 5);
-			memcpy(sz, "size=", 5);
+			policy_format_limit(LIM_MEMORY, mt->size, v, sizeof(v));
+			snprintf(sz, sizeof(sz), "size=%s", v);
 			EMIT_AT(w, &mt->o, mt->size, at, policy_mount_names[mt->kind], mt->path, sz);
 		} else {
 			EMIT_AT(w, &mt->o, 0, at, policy_mount_names[mt->kind], mt->path);

@@ -97,6 +97,10 @@ typedef struct pol_scalar_origin {
 
 struct osb_policy {
 	int version;
+	/* "limit memory|pids|cpu V best-effort": when the host cannot enforce
+	 * it, run anyway and say so in the result (else refuse, exit 125).
+	 * Beside VERSION, where it fills what would be padding. */
+	bool limit_best_effort[LIM__COUNT];
 
 	enum root_kind root;           pol_set root_set;
 	pol_mount *mounts; size_t n_mounts;
@@ -136,9 +140,6 @@ struct osb_policy {
 	pol_sc *sc_rules; size_t n_sc_rules;
 	enum ll_mode landlock;         pol_set landlock_set;
 	uint64_t limits[LIM__COUNT];   pol_set limit_set[LIM__COUNT];
-	/* "limit memory|pids|cpu V best-effort": when the host cannot enforce
-	 * it, run anyway and say so in the result (else refuse, exit 125). */
-	bool limit_best_effort[LIM__COUNT];
 
 	char **files; size_t n_files;  /* provenance table: every file read */
 };

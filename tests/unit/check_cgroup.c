@@ -766,6 +766,7 @@ START_TEST(test_sweep_takes_unlocked_only)
 {
 	char *par = sub("par");
 	char stale[PATH_MAX], live[PATH_MAX], other[PATH_MAX], below[PATH_MAX + 8];
+	char deeper[PATH_MAX + 16], beside[PATH_MAX + 8];
 	unsigned removed = 0;
 	int lock;
 
@@ -773,12 +774,14 @@ START_TEST(test_sweep_takes_unlocked_only)
 	snprintf(below, sizeof(below), "%s/inner", stale);
 	snprintf(live, sizeof(live), "%s/osb-2-00000000000000bb", par);
 	snprintf(other, sizeof(other), "%s/osb-caps-probe.3", par);
+	snprintf(deeper, sizeof(deeper), "%s/deeper", below);
+	snprintf(beside, sizeof(beside), "%s/beside", stale);
 	ck_assert(mkdir(stale, 0755) == 0 && mkdir(below, 0755) == 0 && mkdir(live, 0755) == 0 &&
-	          mkdir(other, 0755) == 0);
+	          mkdir(other, 0755) == 0 && mkdir(deeper, 0755) == 0 && mkdir(beside, 0755) == 0);
 	lock = open(live, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ck_assert(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0);
 	ck_assert_int_eq(cgroup_sweep_dir(par, &removed), 0);
-	ck_assert_uint_eq(removed, 2);   /* stale and stale/inner */
+	ck_assert_uint_eq(removed, 4);   /* stale, stale/inner, stale/inner/deeper, stale/beside */
 	ck_assert(access(stale, F_OK) < 0 && errno == ENOENT);
 	ck_assert_int_eq(access(live, F_OK), 0);
 	ck_assert_int_eq(access(other, F_OK), 0);
