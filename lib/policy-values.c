@@ -282,6 +282,33 @@ int parse_cpu_share(const char *s, uint64_t *millis)
 	return r;
 }
 
+int policy_limit_parse(unsigned id, const char *s, uint64_t *out)
+{
+	int r;
+
+	if (strcmp(s, "unlimited") == 0) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	switch (id) {
+	case LIM_CPU:
+		return parse_cpu_share(s, out) < 0 ? -EINVAL : *out ? 0 : -EINVAL;
+	case LIM_WALL:
+		return parse_duration_ms(s, out) < 0 || *out == 0 ? -EINVAL : 0;
+	case LIM_CPUTIME:
+		if (parse_duration_ms(s, out) < 0 || *out == 0 || *out % 1000)
+			return -EINVAL;
+		*out /= 1000;
+		return 0;
+	case LIM_AS: case LIM_FSIZE: case LIM_OUTPUT: case LIM_MEMORY:
+		r = parse_size_bytes(s, out);
+		return r < 0 || (id == LIM_MEMORY && *out == 0) ? -EINVAL : 0;
+	default:
+		r = qerr_to_errno(policy_parse_quantity(s, NULL, 0, out));
+		return r < 0 || (id == LIM_PIDS && *out == 0) ? -EINVAL : 0;
+	}
+}
+
 /* The largest unit that represents V exactly, so "600s" and "10m" render
  * alike in the canonical form. */
 static void format_quantity(uint64_t v, const unit *units, size_t n, char *buf, size_t size)

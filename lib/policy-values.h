@@ -72,6 +72,10 @@ int parse_size_bytes(const char *s, uint64_t *out);
  * -EDOM for a duration ("2m"): the old seconds form, now "limit cputime". */
 int parse_cpu_share(const char *s, uint64_t *millis);
 
+/* A value of limit ID (enum limit_id) as a policy writes it, "unlimited"
+ * included (UINT64_MAX): 0, or -EINVAL for anything "limit" would refuse. */
+int policy_limit_parse(unsigned id, const char *s, uint64_t *out);
+
 /* A limit's value as the canonical form spells it ("10m", "1GiB", "unlimited"). */
 void policy_format_limit(unsigned id, uint64_t v, char *buf, size_t size);
 

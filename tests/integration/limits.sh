@@ -155,14 +155,26 @@ out=$("$OSB" run --json -- df -k --output=size /tmp /run); rc=$?
 	ok "strict sizes /tmp (512 MiB) and /run (16 MiB)" || bad "strict's /tmp and /run: $out"
 
 # ---- "limit cpu 0.5" --------------------------------------------------------------
+# Never more than 65 % of the wall time; that the quota held it back
+# (throttled, above 30 %) needs a host that would have given it more: a busy
+# host may not, so up to three runs.
 policy 'limit cpu 0.5'
-out=$("$OSB" run --json --policy "$WS/p.policy" -- timeout 2 sh -c 'while :; do :; done'); rc=$?
-cpu=$(field "$out" "r['limits']['cpu_usage_ms']")
-if [ -n "$cpu" ] && [ "$cpu" -ge 700 ] && [ "$cpu" -le 1300 ] && [ "$(field "$out" "r['limits']['cpu_throttled_ms'] > 0")" = True ]; then
-	ok "a CPU burner for 2 s under limit cpu 0.5 used $cpu ms of CPU and was throttled"
-else
-	bad "limit cpu 0.5: status $rc, result $out"
-fi
+cpu_ok=
+for _ in 1 2 3; do
+	out=$("$OSB" run --json --policy "$WS/p.policy" -- timeout 2 sh -c 'while :; do :; done'); rc=$?
+	cpu=$(field "$out" "r['limits']['cpu_usage_ms']")
+	wall=$(field "$out" "r['duration_ms']")
+	if [ -z "$cpu" ] || [ -z "$wall" ] || [ $((cpu * 100)) -gt $((wall * 65)) ]; then
+		cpu_ok=no
+		break
+	fi
+	if [ $((cpu * 100)) -ge $((wall * 30)) ] && [ "$(field "$out" "r['limits']['cpu_throttled_ms'] > 0")" = True ]; then
+		cpu_ok=yes
+		break
+	fi
+done
+[ "$cpu_ok" = yes ] && ok "a CPU burner for 2 s under limit cpu 0.5 used $cpu ms of CPU in $wall ms and was throttled" ||
+	bad "limit cpu 0.5 (three runs; the last: status $rc, $cpu ms of CPU in $wall ms): $out"
 
 # ---- the cgroup of a SIGKILLed caller ------------------------------------------------
 policy 'limit pids 30'

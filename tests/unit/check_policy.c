@@ -1896,6 +1896,33 @@ static const char open_base[] =
 	"write-root /data\n"
 	"write-root /srv/jobs\n";
 
+static const char limits_base[] =
+	"osb-policy 1\n"
+	"limit memory 2GiB\n"
+	"limit pids 100\n"
+	"limit cpu 50%\n"
+	"limit wall 1h\n";
+
+/* A request lowers limits (memory, pids, cpu, the wall clock) and may set
+ * one the policy leaves unlimited; the changes are the api's. */
+START_TEST(test_request_lowers_limits)
+{
+	osb_policy *p = must_parse(limits_base);
+	osb_error err = { 0 };
+
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"limits\": {\"memory\": \"512MiB\", "
+	                                          "\"pids\": \"100\", \"cpu\": \"0.25\", "
+	                                          "\"nofile\": \"64\"}}", &err), 0);
+	ck_assert_uint_eq(p->limits[LIM_MEMORY], 512ULL << 20);
+	ck_assert(policy_origin_is_api(&p->limit_set[LIM_MEMORY].o));
+	ck_assert_uint_eq(p->limits[LIM_PIDS], 100);
+	ck_assert(!policy_origin_is_api(&p->limit_set[LIM_PIDS].o));   /* unchanged */
+	ck_assert_uint_eq(p->limits[LIM_CPU], 250);
+	ck_assert_uint_eq(p->limits[LIM_NOFILE], 64);
+	osb_policy_free(p);
+}
+END_TEST
+
 static const char closed_base[] =
 	"osb-policy 1\n"
 	"workspace ro\n"
@@ -2077,6 +2104,22 @@ static const struct refused_request {
 	{ open_base, "{\"idle_timeout\": \"10\"}",
 	  "\"idle_timeout\": invalid duration \"10\" (a whole number with a unit: ms, s, m or h)" },
 	{ open_base, "{\"idle_timeout\": \"0s\"}", "\"idle_timeout\" must be greater than zero" },
+	/* limits: lower only, in the policy's grammar */
+	{ limits_base, "{\"limits\": {\"memory\": \"4GiB\"}}",
+	  "\"limits.memory\": 4GiB would raise the policy's \"limit memory 2GiB\" (t.policy:2); a "
+	  "request may only lower a limit" },
+	{ limits_base, "{\"limits\": {\"cpu\": \"unlimited\"}}",
+	  "\"limits.cpu\": unlimited would raise the policy's \"limit cpu 50%\" (t.policy:4); a "
+	  "request may only lower a limit" },
+	{ limits_base, "{\"limits\": {\"wall\": \"2h\"}}",
+	  "\"limits.wall\": 2h would raise the policy's \"limit wall 1h\" (t.policy:5); a "
+	  "request may only lower a limit" },
+	{ limits_base, "{\"limits\": {\"memroy\": \"1GiB\"}}",
+	  "unknown key \"memroy\" in \"limits\" (a limit's name, as in \"limit NAME VALUE\")" },
+	{ limits_base, "{\"limits\": {\"pids\": 10}}", "\"limits.pids\" must be a string, not a number" },
+	{ limits_base, "{\"limits\": {\"cpu\": \"60s\"}}",
+	  "\"limits.cpu\": invalid value \"60s\" (as the policy writes \"limit cpu\")" },
+	{ limits_base, "{\"limits\": [\"memory\"]}", "\"limits\" must be an object, not an array" },
 	/* not a JSON object */
 	{ open_base, "[1]", "the request must be a JSON object, not an array" },
 	{ open_base, "", "the request is not valid JSON: unexpected end of input" },
@@ -2435,6 +2478,7 @@ static Suite *policy_suite(void)
 	tcase_add_loop_test(t, test_request_refused_names_key_and_reason, 0,
 	                    (int)(sizeof(refused_requests) / sizeof(refused_requests[0])));
 	tcase_add_test(t, test_request_null_arguments_are_usage_errors);
+	tcase_add_test(t, test_request_lowers_limits);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("sha256");
