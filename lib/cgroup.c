@@ -941,7 +941,8 @@ static void ctrl_why(cgroup_host *h, enum cg_ctrl c, const cg_mount *m)
 		say(out, CG_CTRL_WHY_MAX, "cgroup v1 %s hierarchy at %s: %s; remedy: %s", name,
 		         m->target, why, h->uid == 0 ? "configure a parent cgroup in it" :
 		         "run as root, or have root create a parent cgroup owned by this uid in "
-		         "each v1 hierarchy (memory, pids, cpu) and configure it");
+		         "each v1 hierarchy (memory, pids, cpu) and name each in the host "
+		         "configuration (cgroup-parent DIR in /etc/osb-isolate/config)");
 	else if (m)
 		say(out, CG_CTRL_WHY_MAX, "cgroup v2 without the %s controller delegated to uid "
 		         "%u: %s; remedy: %s%s%s", name, (unsigned)h->uid, why,
@@ -951,7 +952,7 @@ static void ctrl_why(cgroup_host *h, enum cg_ctrl c, const cg_mount *m)
 		         "of it, since a cgroup that passes controllers on may hold no process) or "
 		         "have root create a parent cgroup for it with +", name,
 		         h->uid == 0 ? " (e.g. mkdir /sys/fs/cgroup/osb)" :
-		         " above it, and configure that parent");
+		         " above it, named in the host configuration (cgroup-parent DIR)");
 	else
 		say(out, CG_CTRL_WHY_MAX, "no cgroup hierarchy offers the %s controller here "
 		         "(%s%s%s); remedy: a kernel with it, mounted as cgroup v2 or a v1 hierarchy",

@@ -131,12 +131,22 @@ int osb_config_add_workspace_root(osb_config *config, const char *dir, osb_error
 size_t osb_config_workspace_root_count(const osb_config *config);
 /* Root I (0 .. count-1), or NULL. Owned by CONFIG. */
 const char *osb_config_workspace_root(const osb_config *config, size_t i);
+/* Add a cgroup parent: a cgroup directory (absolute, normalized; one per
+ * cgroup hierarchy) in which sandboxes get their own cgroup for "limit
+ * memory|pids|cpu", instead of beneath the caller's own cgroup: one root
+ * made and gave to the users who run sandboxes where the host delegates
+ * none (a cgroup v1 host). */
+int osb_config_add_cgroup_parent(osb_config *config, const char *dir, osb_error *err);
+size_t osb_config_cgroup_parent_count(const osb_config *config);
+/* Parent I (0 .. count-1), or NULL. Owned by CONFIG. */
+const char *osb_config_cgroup_parent(const osb_config *config, size_t i);
 /* The file CONFIG was read from, or NULL (built by calls, or the default
  * file was missing). Owned by CONFIG. */
 const char *osb_config_file(const osb_config *config);
-/* Apply CONFIG's workspace roots to POLICY (copied; NULL clears them): the
- * run then refuses a workspace that does not lie strictly beneath one, and
- * osb_policy_apply_json() refuses such a "workspace.path" at once. Host
+/* Apply CONFIG's workspace roots and cgroup parents to POLICY (copied; NULL
+ * clears them): the run then refuses a workspace that does not lie strictly
+ * beneath one, and osb_policy_apply_json() refuses such a "workspace.path"
+ * at once; sandbox cgroups are made in the cgroup parents. Host
  * settings are not rules: the policy hash does not change. */
 int osb_policy_set_config(osb_policy *policy, const osb_config *config, osb_error *err);
 

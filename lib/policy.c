@@ -149,6 +149,13 @@ osb_policy *osb_policy_load(const char *name_or_path, osb_error *err)
 	return policy_parse_text(text, len, path, &st, err);
 }
 
+void policy_free_strv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 void policy_free_strs(pol_str *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -182,6 +189,7 @@ void osb_policy_free(osb_policy *p)
 		free(p->ws_roots[i]);
 	free(p->ws_roots);
 	free(p->ws_roots_from);
+	policy_free_strv(p->cg_parents);
 	for (size_t i = 0; i < p->n_sc_rules; i++)
 		free(p->sc_rules[i].name);
 	free(p->sc_rules);

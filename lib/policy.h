@@ -112,6 +112,9 @@ struct osb_policy {
 	 * the run like ws_path, not a rule; none: any allowed directory. */
 	char **ws_roots; size_t n_ws_roots;
 	char *ws_roots_from;
+	/* The configured cgroup parents (cgroup-parent, osb_policy_set_config):
+	 * NULL-terminated, or NULL. Where sandbox cgroups go (sandbox-limits.c). */
+	char **cg_parents;
 	enum net_mode net;             pol_set net_set;
 	enum env_base env_base;        pol_set env_base_set;
 	pol_str *env_pass; size_t n_env_pass;   /* names or NAME* patterns */
@@ -192,6 +195,9 @@ int policy_check_read_only(const osb_policy *p, const char *path, osb_error *err
  * read-root of P (OSB_E_POLICY naming them) and be a well-formed policy
  * path (OSB_E_USAGE). Adding it twice is harmless. Returns 0 or -OSB_E_*. */
 int policy_add_read_only(osb_policy *p, const char *path, osb_error *err);
+
+/* Free a NULL-terminated array of strings, and the array (NULL: nothing). */
+void policy_free_strv(char **v);
 
 /* Free a list of N strings with origins, and the list. */
 void policy_free_strs(pol_str *v, size_t n);

@@ -118,7 +118,8 @@ int limits_prepare(const osb_policy *p, limits_state *ls, osb_error *err)
 
 	if (!limits_wanted(p))
 		return 0;
-	if ((r = cgroup_host_probe(&(cgroup_probe_opts){ 0 }, &h, err)) < 0)
+	if ((r = cgroup_host_probe(&(cgroup_probe_opts){ .parents = (const char *const *)p->cg_parents },
+	                           &h, err)) < 0)
 		return r;
 	r = limits_decide(p, h, ls, err);
 	if (r == 0 && (ls->want.memory_max || ls->want.pids_max || ls->want.cpu_millis))
