@@ -431,6 +431,9 @@ static int segment_init(const plan *pl, const target *t, strv *argv)
 		return 0;
 	}
 	PUSH("--env-fd"); PUSHF("%d", PFD_ENV);
+	/* The wall limit, kept inside as well (lib/init-proto.h). */
+	if (pl->wall_ms && pl->wall_ms != UINT64_MAX)
+		PUSHF("--deadline-ms=%llu", (unsigned long long)pl->wall_ms);
 	PUSH("--");
 	for (size_t i = 0; t->cmd[i]; i++)
 		PUSH(t->cmd[i]);

@@ -186,7 +186,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	}
 	s->sock = sv[0];
 	r = launch_prepare(p, &(plan_request){ o && o->env_set ? (const char *const *)o->env.v : NULL,
-	                                       NULL, true }, &pl, err);
+	                                       NULL, true, 0 }, &pl, err);
 	if (r < 0)
 		goto fail;
 	if ((r = session_copy(s, p, &pl, err)) == 0 &&

@@ -38,6 +38,7 @@ typedef struct sup {
 	int bwrap_pidfd, pid1_pidfd;
 	bool have_exit; int exit_code;
 	bool timed_out;
+	bool deadline_hit;           /* the init's own wall limit fired ("T") */
 	hostid host;                 /* the ids the init must have on the host (a copy: no lock) */
 	bool id_checked;             /* its "X" or "R" was verified (or refused) */
 	char id_error[512];          /* why it was refused; "" when it was not */
@@ -265,6 +266,12 @@ static void read_init(sup *s)
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(struct ucred)))
 			uc = (const struct ucred *)CMSG_DATA(c);
+	/* The deadline, after the command started: from the init (its ids were
+	 * checked with "X"), a message of its own. */
+	if (n == 1 && buf[0] == INIT_MSG_DEADLINE && s->id_checked && !s->id_error[0]) {
+		s->deadline_hit = true;
+		return;
+	}
 	check_init_sender(s, buf, (size_t)n, uc);
 	append(s->init, sizeof(s->init), &s->init_len, buf, (size_t)n);
 }
@@ -413,7 +420,7 @@ static void fill_result(sup *s, int bwrap_status, osb_result *res)
 		return;
 	}
 	res->ran = exec_reached;
-	if (s->timed_out) {
+	if (s->timed_out || s->deadline_hit) {
 		res->timed_out = true;
 		return;
 	}

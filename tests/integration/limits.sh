@@ -187,6 +187,27 @@ else
 	bad "limit cpu 0.5 (status $rc, $cpu ms of CPU in $wall ms): $out"
 fi
 
+# ---- the wall limit holds while the CLI is stopped ------------------------------------
+# The command stamps the workspace every 100 ms; the CLI is stopped at 0.5 s
+# for 4 s. Its pid 1 keeps the 2 s limit: the stamps end before 3 s.
+rm -f "$WS/stamp"
+t0=$(date +%s%N)
+"$OSB" run --json --timeout 2s -- sh -c 'while :; do date +%s%N >stamp; sleep 0.1; done' >"$WS/stopped.json" &
+cli=$!
+sleep 0.5
+kill -STOP "$cli"
+sleep 4
+last=$(cat "$WS/stamp" 2>/dev/null || echo 0)
+kill -CONT "$cli"
+wait "$cli"; rc=$?
+out=$(cat "$WS/stopped.json")
+ms=$(( (last - t0) / 1000000 ))
+if [ "$last" != 0 ] && [ "$ms" -lt 3000 ] && [ "$rc" = 124 ] && [ "$(field "$out" "r['timed_out']")" = True ]; then
+	ok "--timeout 2s with the CLI stopped for 4 s: the command's last sign of life at $ms ms, status 124, timed_out"
+else
+	bad "--timeout 2s with the CLI stopped: last stamp at $ms ms, status $rc, result $out"
+fi
+
 # ---- the cgroup of a SIGKILLed caller ------------------------------------------------
 policy 'limit pids 30'
 "$OSB" run --policy "$WS/p.policy" -- sleep 30 >/dev/null 2>&1 &
