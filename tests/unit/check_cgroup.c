@@ -974,8 +974,11 @@ static void burner_case(int version)
 
 	if (!guard_for(&gd, version))
 		return;
+	bool busy = true;   /* never more than half a CPU, never throttled: a host that gave none */
+
 	for (int run = 0; run < 3 && !proven; run++) {
 		burn_once(gd.inner, &cpu, &wall, &o);
+		busy = busy && cpu * 100 < wall * 50 && !cgroup_cpu_throttled(&o);
 		ck_assert_msg(cpu * 100 <= wall * 60, "CPU %" PRIu64 " ms in %" PRIu64 " ms", cpu,
 		              wall);
 		ck_assert(o.known & CG_KNOW_THROTTLE);
@@ -986,6 +989,13 @@ static void burner_case(int version)
 		              "usage %" PRIu64 " us, rusage %" PRIu64 " ms", o.cpu_usage_usec, cpu);
 		proven = cpu * 100 >= wall * 30 && cgroup_cpu_throttled(&o) &&
 		         o.cpu_throttled_usec > 0;
+	}
+	if (!proven && busy &&
+	    !osb_test_have("quiet-host", false, "the host was too busy to give the burner more than "
+	                   "half a CPU in three runs: that the quota held it back was not shown (the "
+	                   "upper bound held)")) {
+		guard_end(&gd);
+		return;
 	}
 	ck_assert_msg(proven, "in three runs the quota never held the burner back (last: CPU "
 	              "%" PRIu64 " ms in %" PRIu64 " ms, %" PRIu64 " periods throttled): is the "
