@@ -2,7 +2,7 @@
 /* Copyright The osb-isolate authors */
 /* result.h — the result record (result.c) that runs and sessions fill.
  *
- * One shape for the library and the CLI (DESIGN §3 "Results"). Captured output
+ * One shape for the library and the CLI (docs/ARCHITECTURE.md, "Results"). Captured output
  * is clipped head+tail: the first half of the limit and the last half are
  * kept, the byte counts always count everything that was produced.
  */
