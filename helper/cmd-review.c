@@ -393,7 +393,7 @@ int cmd_audit(int argc, char **argv)
 	bool json = false;
 	loaded l = { 0 };
 	audit_report r;
-	char hash[72], *out;
+	char hash[OSB_POLICY_HASH_LEN], *out;
 
 	opts_reset();
 	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
@@ -475,7 +475,7 @@ int cmd_diff(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	loaded a = { 0 }, b = { 0 };
-	char ha[72], hb[72];
+	char ha[OSB_POLICY_HASH_LEN], hb[OSB_POLICY_HASH_LEN];
 	audit_report ra = { 0 }, rb = { 0 };
 	diff_report d = { 0 };
 	int c, status = EXIT_TROUBLE;
@@ -627,7 +627,7 @@ int cmd_hash(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	osb_policy *p;
-	char hash[72];
+	char hash[OSB_POLICY_HASH_LEN];
 	int c;
 
 	opts_reset();

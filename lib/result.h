@@ -39,7 +39,7 @@ struct osb_result {
 	bool truncated;
 	uint64_t out_bytes, err_bytes;
 	uint64_t duration_ms;
-	char policy_hash[72];
+	char policy_hash[OSB_POLICY_HASH_LEN];
 	char *hint;            /* what to do next, or NULL */
 	char *mode;            /* "userns" / "root", or NULL when not started */
 	uint32_t host_uid, host_gid;   /* the sandbox's host ids; 0: not planned */

@@ -51,7 +51,7 @@ struct osb_session {
 	strv env;                 /* the session's environment, from the plan */
 	strv deny;                /* the policy's "env deny" patterns */
 	uint64_t wall_ms, output_limit;
-	char policy_hash[72];
+	char policy_hash[OSB_POLICY_HASH_LEN];
 	char *mode;
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */

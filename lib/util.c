@@ -9,6 +9,11 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
+const char *osb_version(void)
+{
+	return OSB_ISOLATE_VERSION;
+}
+
 void osb_free(void *p)
 {
 	free(p);
@@ -28,6 +33,7 @@ int osb_err_set(osb_error *err, int code, int sys_errno, const char *stage,
 
 		err->code = code;
 		err->sys_errno = sys_errno;
+		memset(err->reserved, 0, sizeof(err->reserved));
 		snprintf(err->stage, sizeof(err->stage), "%s", stage ? stage : "");
 		va_start(ap, fmt);
 		vsnprintf(err->message, sizeof(err->message), fmt, ap);

@@ -61,13 +61,13 @@ static osb_policy *must_parse_with(const char *text, const char *extra)
 	return must_parse(buf);
 }
 
-static void hash_of(const osb_policy *p, char out[72])
+static void hash_of(const osb_policy *p, char out[OSB_POLICY_HASH_LEN])
 {
 	ck_assert_int_eq(osb_policy_hash(p, out), 0);
-	ck_assert_uint_eq(strlen(out), 71);
+	ck_assert_uint_eq(strlen(out), OSB_POLICY_HASH_LEN - 1);
 }
 
-static void hash_text(const char *text, char out[72])
+static void hash_text(const char *text, char out[OSB_POLICY_HASH_LEN])
 {
 	osb_policy *p = must_parse(text);
 
@@ -671,7 +671,7 @@ START_TEST(test_symlink_parsed_and_canonical)
 	                           "symlink /usr/lib64 /lib64\n");
 	osb_policy *q = must_parse("osb-policy 1\nroot none\nsymlink usr/lib64 /lib64\n"
 	                           "symlink usr/bin /bin\n");
-	char *canon = NULL, h1[72], h2[72];
+	char *canon = NULL, h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN];
 
 	ck_assert_uint_eq(p->n_mounts, 2);
 	ck_assert_int_eq(p->mounts[0].kind, MNT_SYMLINK);
@@ -1199,13 +1199,13 @@ END_TEST
 
 START_TEST(test_hash_of_default_policy_is_pinned)
 {
-	char h[72];
+	char h[OSB_POLICY_HASH_LEN];
 	uint8_t d[SHA256_DIGEST_LEN];
 	static const char canonical[] =
 		"osb-policy 1\nroot none\nworkspace none\nnetwork none\nenv clear\n"
 		"user sandbox 1000 1000\nidentity auto\nseccomp osb-default-2\nlandlock auto\n"
 		"hostname sandbox\nlimit output 1MiB\n";
-	char want[72] = "sha256:";
+	char want[OSB_POLICY_HASH_LEN] = "sha256:";
 
 	/* The hash is SHA-256 of the canonical text; pinning it means a change
 	 * of the canonical form (which changes every approved hash) is a
@@ -1222,7 +1222,7 @@ END_TEST
 
 START_TEST(test_hash_ignores_layout_comments_and_order)
 {
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_text(base_policy, h0);
 	hash_text(
@@ -1263,7 +1263,7 @@ END_TEST
 
 START_TEST(test_hash_ignores_include_layout)
 {
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 	osb_policy *p;
 
 	hash_text(base_policy, h0);
@@ -1347,7 +1347,7 @@ START_TEST(test_hash_changes_with_every_semantic_change)
 		{ "", "read-only workspace:.git/hooks\n" },
 	};
 	enum { N = sizeof(changes) / sizeof(changes[0]) };
-	char hashes[N + 1][72];
+	char hashes[N + 1][OSB_POLICY_HASH_LEN];
 
 	hash_text(base_policy, hashes[N]);
 	for (size_t i = 0; i < N; i++) {
@@ -1368,7 +1368,7 @@ START_TEST(test_api_workspace_must_be_absolute_and_keeps_hash)
 {
 	osb_policy *p = must_parse(base_policy);
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_workspace(p, "rel/dir", &err), -OSB_E_USAGE);
@@ -1395,7 +1395,7 @@ START_TEST(test_api_add_readonly_records_origin_and_changes_hash)
 {
 	osb_policy *p = must_parse_with(base_policy, "read-root /opt\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 	size_t n = p->n_mounts;
 
 	hash_of(p, h0);
@@ -1428,7 +1428,7 @@ START_TEST(test_api_widening_needs_a_caller_grant)
 {
 	osb_policy *p = must_parse("osb-policy 1\nnetwork none\nread-root /srv/data\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_network(p, 1, &err), -OSB_E_POLICY);
@@ -1458,7 +1458,7 @@ START_TEST(test_allow_caller_and_read_root_in_canonical_form)
 {
 	osb_policy *p = must_parse("osb-policy 1\nread-root /srv/b\nallow-caller network\n"
 	                           "read-root /srv/a\nread-root /srv/a\n");
-	char *e = osb_policy_explain(p, 0), h0[72], h1[72];
+	char *e = osb_policy_explain(p, 0), h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	ck_assert_ptr_nonnull(e);
 	ck_assert_ptr_nonnull(strstr(e, "\nnetwork none  # default\nallow-caller network  # "
@@ -1487,7 +1487,7 @@ START_TEST(test_api_network_and_wall_record_origin)
 {
 	osb_policy *p = must_parse("osb-policy 1\nlimit wall 600s\nallow-caller network\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_network(p, 1, &err), 0);
@@ -1660,7 +1660,7 @@ END_TEST
 
 START_TEST(test_seccomp_errno_spellings_hash_alike)
 {
-	char h0[72], h1[72], h2[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN];
 
 	hash_text("osb-policy 1\nseccomp deny uname\n", h0);
 	hash_text("osb-policy 1\nseccomp deny uname errno=EPERM\n", h1);
@@ -1775,7 +1775,7 @@ START_TEST(test_api_add_writable_only_beneath_declared_roots)
 	osb_policy *p = must_parse("osb-policy 1\nwrite-root /data\nwrite-root /srv/jobs\n"
 	                           "write /data/x\nread-only /data/x/.git\ntmpfs /data/tmp\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_add_writable(p, "/database/x", &err), -OSB_E_POLICY);
@@ -1880,7 +1880,7 @@ START_TEST(test_request_narrowing_applied_with_api_origin)
 {
 	osb_policy *p = must_parse(open_base);
 	osb_error err = { 0 };
-	char h0[72], h1[72], *e;
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN], *e;
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_apply_json(p, "{}", &err), 0);
