@@ -72,6 +72,54 @@ enum {
 	OSB_E_INTERNAL = 10,
 };
 
+/* The step of the pipeline an error comes from: osb_error.stage names it,
+ * osb_error.stage_id is this enum (libosb-isolate(3), "ERRORS"). A value
+ * never changes meaning; new stages are added at the end. */
+typedef enum osb_stage {
+	OSB_STAGE_NONE = 0,      /* no error */
+	OSB_STAGE_OTHER,         /* a stage this enum does not name: read stage */
+	OSB_STAGE_USAGE,         /* a caller's invalid argument */
+	OSB_STAGE_POLICY,        /* policy text, narrowing, requests */
+	OSB_STAGE_CONFIG,        /* the host configuration */
+	OSB_STAGE_WORKSPACE,     /* the workspace directory */
+	OSB_STAGE_PATHS,         /* a bind source or write path */
+	OSB_STAGE_PROBE,         /* the host lacks what the policy needs */
+	OSB_STAGE_BWRAP,         /* bwrap itself */
+	OSB_STAGE_PLAN,          /* translating the policy for this host */
+	OSB_STAGE_IDENTITY,      /* host ids, passwd and group */
+	OSB_STAGE_ENV,           /* the command's environment */
+	OSB_STAGE_SECCOMP,       /* building the seccomp filter */
+	OSB_STAGE_SPAWN,         /* starting bwrap */
+	OSB_STAGE_SUPERVISE,     /* watching the sandbox */
+	OSB_STAGE_INIT,          /* the in-sandbox init, before its own steps */
+	OSB_STAGE_INIT_ARGS,     /* "init:args": its arguments, the protocol */
+	OSB_STAGE_INIT_FDS,      /* "init:fds" */
+	OSB_STAGE_INIT_MOUNTS,   /* "init:mounts": the mount audit */
+	OSB_STAGE_INIT_PROC,     /* "init:proc": /proc covers and masks */
+	OSB_STAGE_INIT_IDENTITY, /* "init:identity" */
+	OSB_STAGE_INIT_CAPS,     /* "init:caps" */
+	OSB_STAGE_INIT_LANDLOCK, /* "init:landlock" */
+	OSB_STAGE_INIT_RLIMITS,  /* "init:rlimits" */
+	OSB_STAGE_INIT_SECCOMP,  /* "init:seccomp" */
+	OSB_STAGE_INIT_ENV,      /* "init:env" */
+	OSB_STAGE_INIT_CHDIR,    /* "init:chdir" */
+	OSB_STAGE_INIT_FORK,     /* "init:fork" */
+	OSB_STAGE_INIT_SESSION,  /* "init:session": the session broker */
+	OSB_STAGE_EXEC,          /* the command could not be executed */
+	OSB_STAGE_CWD,           /* a session command's working directory */
+	OSB_STAGE_FORK,          /* a session command could not be started */
+	OSB_STAGE_REQUEST,       /* a session request the broker refused */
+	OSB_STAGE_SESSION,       /* the session itself */
+	OSB_STAGE_OUTPUT,        /* copying the command's output */
+	OSB_STAGE_RESULT,        /* building the result */
+	OSB_STAGE_EXPLAIN,       /* describing the launch plan */
+} osb_stage;
+
+/* The name of STAGE as osb_error.stage spells it ("policy", "init:seccomp";
+ * "" for OSB_STAGE_NONE, "other" for OSB_STAGE_OTHER), or NULL for a value
+ * outside the enum. Static. */
+const char *osb_stage_name(osb_stage stage);
+
 /* Filled by every call that can fail. Plain data: no allocation, no free.
  * Its size never changes: fields added later are carved out of RESERVED,
  * which the library zeroes, so a caller built against an older header
@@ -81,7 +129,8 @@ typedef struct osb_error {
 	int sys_errno;     /* errno of the failing system call, or 0 */
 	char stage[32];    /* pipeline stage: "policy", "plan", "spawn", "init:seccomp", ... */
 	char message[1024];/* what failed, on what, and what to do */
-	unsigned char reserved[64];
+	int stage_id;      /* STAGE as an osb_stage; OSB_STAGE_OTHER for one it does not name */
+	unsigned char reserved[60];
 } osb_error;
 
 typedef struct osb_policy osb_policy;

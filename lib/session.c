@@ -463,7 +463,7 @@ static int await_start(osb_proc *pr, osb_error *err)
 	if (n == (ssize_t)sizeof(m.f) && m.f.type == SESSION_FAILED) {
 		m.f.stage[sizeof(m.f.stage) - 1] = '\0';
 		m.f.message[sizeof(m.f.message) - 1] = '\0';
-		return osb_err_set(err, strcmp(m.f.stage, "request") == 0 ? OSB_E_INTERNAL :
+		return osb_err_set(err, stage_of(m.f.stage) == OSB_STAGE_REQUEST ? OSB_E_INTERNAL :
 		                   OSB_E_SANDBOX, m.f.err, m.f.stage, "%s", m.f.message);
 	}
 	return osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
