@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
+# faults.sh — fault injection, end to end: nothing fails silently, hangs or
+# passes for something else. A bwrap that hangs, crashes, fails or prints
+# garbage is named as such, with 125 (1 for `capabilities`, whose status says
+# whether sandboxes can run), within the helper deadline; options without
+# their value say so. Run as the current user (root in CI) on staged copies
+# of the programs (lib.sh); cases that need something this host lacks are
+# skipped with the reason.
+set -uo pipefail
+. "$OSB_SRCDIR/tests/integration/lib.sh"
+
+stage=$(stage_artifacts) || exit 99
+trap 'rm -rf "$stage"' EXIT
+OSB="$stage/bin/osb-isolate"
+export OSB_ISOLATE_INIT="$stage/bin/osb-isolate-init"
+export OSB_ISOLATE_POLICY_DIR="$stage/policy"
+export XDG_RUNTIME_DIR="$stage/run"
+mkdir -m 700 "$stage/run"
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+not_ok() {
+	fail=$((fail + 1))
+	echo "not ok - $1"
+	shift
+	for l in "$@"; do echo "#   $l"; done
+}
+expect_eq() { # name expected actual
+	if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected: $(printf %q "$2")" "actual:   $(printf %q "$3")"; fi
+}
+expect_has() { # name needle haystack
+	case "$3" in *"$2"*) ok "$1";; *) not_ok "$1" "missing: $(printf %q "$2")" "in:      $(printf %q "$3")";; esac
+}
+expect_lacks() { # name needle haystack
+	case "$3" in *"$2"*) not_ok "$1" "unexpected: $(printf %q "$2")" "in:         $(printf %q "$3")";; *) ok "$1";; esac
+}
+expect_le() { # name limit value
+	if [ "$3" -le "$2" ]; then ok "$1 ($3 <= $2)"; else not_ok "$1" "$3 > $2"; fi
+}
+now_ms() { date +%s%3N; }
+new_ws() {
+	WS=$(mktemp -d "$stage/work/ws.XXXXXX")
+	chmod 1777 "$WS"
+	cd "$WS" || exit 99
+}
+
+# ---- a broken bwrap -----------------------------------------------------------
+# Fake bwraps, each broken one way. The helper deadline is 5 s (lib/proc.h):
+# everything must be over, with its diagnostic, well within 20 s.
+FAKE="$stage/fake"
+mkdir -p "$FAKE"
+fake() { # name body
+	printf '#!/bin/sh\n%s\n' "$2" >"$FAKE/$1"
+	chmod 755 "$FAKE/$1"
+}
+fake hang 'exec sleep 1000'
+fake hang-closed 'exec >/dev/null; exec sleep 1000'
+fake crash 'kill -SEGV $$'
+fake fails 'echo "usage: bwrap"; exit 3'
+fake garbage 'printf "\\033[31mhello\\377 world\\n"'
+fake silent 'exit 0'
+
+# run_fake NAME CMD...: run osb-isolate CMD with bwrap NAME; sets RC, OUT, MS.
+run_fake() {
+	local name=$1 t0
+	shift
+	t0=$(now_ms)
+	OUT=$(OSB_ISOLATE_BWRAP="$FAKE/$name" timeout 60 "$OSB" "$@" 2>&1 </dev/null)
+	RC=$?
+	MS=$(( $(now_ms) - t0 ))
+}
+
+t_fake_bwrap() {
+	local name=$1 words=$2
+	new_ws
+	run_fake "$name" run --timeout 2s -- true
+	expect_eq "run with a bwrap that $name: 125" "125" "$RC"
+	expect_has "... says so" "$words" "$OUT"
+	expect_lacks "... not as a bwrap lacking an option" "lacks" "$OUT"
+	expect_le "... within the deadline (ms)" 20000 "$MS"
+	run_fake "$name" capabilities
+	expect_eq "capabilities with a bwrap that $name: 1 (no sandbox can run)" "1" "$RC"
+	expect_has "... says so" "$words" "$OUT"
+	expect_le "... within the deadline (ms)" 20000 "$MS"
+	run_fake "$name" session start --name "f-$name-$$"
+	expect_eq "session start with a bwrap that $name: 125" "125" "$RC"
+	expect_has "... says so" "$words" "$OUT"
+	expect_le "... within the deadline (ms)" 20000 "$MS"
+	"$OSB" session stop "f-$name-$$" >/dev/null 2>&1
+}
+
+t_fake_bwraps() {
+	t_fake_bwrap hang "--help did not finish within 5 s"
+	t_fake_bwrap hang-closed "--help did not finish within 5 s"
+	t_fake_bwrap crash "--help was killed by signal 11 (SIGSEGV)"
+	t_fake_bwrap fails "--help exited with status 3"
+	t_fake_bwrap garbage "--help printed no bubblewrap usage (first line \"?[31mhello? world\")"
+	t_fake_bwrap silent "--help printed no bubblewrap usage (nothing)"
+}
+
+# ---- options without their value ----------------------------------------------
+t_missing_values() {
+	local o
+	for o in --timeout --policy --workspace --result-fd; do
+		OUT=$("$OSB" run "$o" 2>&1); RC=$?
+		expect_eq "run $o without a value: 125" "125" "$RC"
+		expect_has "... says so" "run: option '$o' needs a value" "$OUT"
+	done
+}
+
+t_fake_bwraps
+t_missing_values
+finish_suite "$pass" "$fail"
