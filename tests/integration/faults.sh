@@ -111,6 +111,18 @@ t_missing_values() {
 	done
 }
 
+# ---- zombies ------------------------------------------------------------------
+# A subreaper caller is the parent of whatever is orphaned below it: after 100
+# runs it must be left with nothing, not one zombie per run.
+t_subreaper_zombies() {
+	new_ws
+	OUT=$(timeout 300 "$stage/bin/subreaper" "$WS" 100 2>&1); RC=$?
+	expect_eq "a subreaper caller after 100 osb_run calls: nothing left" "0" "$RC"
+	expect_has "... no zombie, no child" "runs=100 failed=0 zombies=0 children=0" "$OUT"
+}
+
+cp "$OSB_BUILDDIR/tests/integration/subreaper" "$stage/bin/" || exit 99
 t_fake_bwraps
 t_missing_values
+t_subreaper_zombies
 finish_suite "$pass" "$fail"
