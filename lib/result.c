@@ -118,6 +118,45 @@ int capture_add(capture *c, const char *buf, size_t len)
 	return capture_add_tail(c, buf, len);
 }
 
+/* Where a clipped head ends: before a last character the clip left
+ * incomplete (a lead byte followed by fewer bytes than it announces). */
+static size_t utf8_whole_end(const char *s, size_t n)
+{
+	for (size_t back = 1; back <= 3 && back <= n; back++) {
+		unsigned char c = (unsigned char)s[n - back];
+		size_t need;
+
+		if (c >= 0x80 && c < 0xc0)
+			continue;   /* a continuation byte: look further back */
+		need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+		return c >= 0xc2 && c < 0xf5 && need > back ? n - back : n;
+	}
+	return n;
+}
+
+/* How many bytes a clipped tail skips: the continuation bytes (at most 3)
+ * of a character whose start was clipped away. */
+static size_t utf8_whole_start(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < 3 && i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+		i++;
+	return i;
+}
+
+/* A clip keeps whole characters: the halves of characters split by it are
+ * dropped, never joined into another one (which json_utf8 would take for
+ * valid). At most 3 bytes on each side; output that is not UTF-8 loses
+ * nothing else. */
+static size_t clip_whole(char *buf, size_t head_len, size_t tail_len)
+{
+	size_t h = utf8_whole_end(buf, head_len), skip = utf8_whole_start(buf + head_len, tail_len);
+
+	memmove(buf + h, buf + head_len + skip, tail_len - skip);
+	return h + tail_len - skip;
+}
+
 /* Hands the kept bytes to the caller and empties the buffers; TOTAL and
  * LIMIT stay so that the byte count can still be read. */
 int capture_take(capture *c, char **out, size_t *len, bool *truncated)
@@ -134,6 +173,8 @@ int capture_take(capture *c, char **out, size_t *len, bool *truncated)
 		memcpy(buf + c->head_len, c->tail + c->tail_start, first);
 	if (c->tail_start)
 		memcpy(buf + c->head_len + first, c->tail, c->tail_start);
+	if (c->total > c->limit)
+		n = clip_whole(buf, c->head_len, c->tail_len);
 	buf[n] = '\0';
 	*out = buf;
 	if (len)
