@@ -14,6 +14,7 @@
  * every control character escaped, so printing it cannot drive a terminal.
  */
 #include "result.h"
+#include "utf8.h"
 
 #include <limits.h>
 #include <json-c/json.h>
@@ -369,74 +370,16 @@ static int stream_close(FILE *f, char **buf)
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at S (N bytes left), or 0 when it is
- * invalid; *BAD is then the length of its maximal invalid prefix (the
- * Unicode "maximal subpart" rule: one U+FFFD per such prefix). */
-static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t need, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		need = 1;
-	else if (c >= 0xe0 && c <= 0xef)
-		need = 2;
-	else if (c >= 0xf0 && c <= 0xf4)
-		need = 3;
-	else {
-		*bad = 1;
-		return 0;
-	}
-	/* The second byte's range excludes overlongs, surrogates and > U+10FFFF. */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	for (i = 1; i <= need; i++) {
-		unsigned char min = i == 1 ? lo : 0x80, max = i == 1 ? hi : 0xbf;
-
-		if (i >= n || s[i] < min || s[i] > max) {
-			*bad = i;
-			return 0;
-		}
-	}
-	return need + 1;
-}
-
 /* A json string of S (LEN bytes) with invalid UTF-8 replaced by U+FFFD. */
 static json_object *json_utf8(const char *s, size_t len)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	char *buf = NULL;
-	size_t size = 0, i = 0, run = 0;
-	FILE *f = open_memstream(&buf, &size);
+	size_t size = 0;
+	char *buf = utf8_valid_dup(s, len, &size);
 	json_object *o = NULL;
 
-	if (!f)
-		return NULL;
-	/* Valid bytes are copied in runs; only bad ones are written singly. */
-	while (i < len) {
-		size_t bad = 0, ok = utf8_seq(u + i, len - i, &bad);
-
-		if (ok) {
-			i += ok;
-			continue;
-		}
-		fwrite(u + run, 1, i - run, f);
-		fputs("\xef\xbf\xbd", f);
-		i += bad;
-		run = i;
-	}
-	fwrite(u + run, 1, len - run, f);
 	/* json-c lengths are int; the capture limit keeps output far below. */
-	if (stream_close(f, &buf) == 0 && size <= INT_MAX)
-		o = json_object_new_string_len(buf ? buf : "", (int)size);
+	if (buf && size <= INT_MAX)
+		o = json_object_new_string_len(buf, (int)size);
 	free(buf);
 	return o;
 }

@@ -121,7 +121,35 @@ t_subreaper_zombies() {
 	expect_has "... no zombie, no child" "runs=100 failed=0 zombies=0 children=0" "$OUT"
 }
 
+# ---- valid JSON, whatever the bytes of a path ------------------------------------
+# Invalid UTF-8 in a path is replaced by U+FFFD in JSON output (as in a
+# result's stdout), never printed raw: a strict parser must accept it.
+strict_json() { # key: print .KEY of the JSON on stdin, strictly decoded
+	python3 -c '
+import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))
+for k in sys.argv[1].split("."):
+    d = d[int(k)] if isinstance(d, list) else d[k]
+print(d)' "$1" 2>&1
+}
+
+t_json_non_utf8_paths() {
+	local ws="$stage/work/ws-"$'\xff'"-x" id="f-utf8-$$"
+	mkdir -m 1777 "$ws" && cd "$ws" || { not_ok "mkdir non-UTF-8 workspace"; return; }
+	OUT=$("$OSB" session start --name "$id" 2>&1); RC=$?
+	expect_eq "session start in a non-UTF-8 workspace: 0" "0" "$RC"
+	OUT=$("$OSB" session list --json | strict_json 0.workspace)
+	expect_eq "session list --json: valid, U+FFFD for the bad byte" \
+		"$stage/work/ws-"$'\xef\xbf\xbd'"-x" "$OUT"
+	"$OSB" session stop "$id" >/dev/null 2>&1
+	OUT=$("$OSB" explain --host --json -w "$ws" strict | strict_json host.workspace)
+	expect_eq "explain --host --json: valid, U+FFFD for the bad byte" \
+		"$stage/work/ws-"$'\xef\xbf\xbd'"-x" "$OUT"
+	cd / || exit 99
+}
+
 cp "$OSB_BUILDDIR/tests/integration/subreaper" "$stage/bin/" || exit 99
+t_json_non_utf8_paths
 t_fake_bwraps
 t_missing_values
 t_subreaper_zombies
