@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright The osb-isolate authors
 # lint.sh — static analysis gate: cppcheck and clang-tidy over every C file
-# in lib/ and helper/ (globbed, so new files are checked without edits
+# in lib/, review/ and helper/ (globbed, so new files are checked without edits
 # here). Configuration is checked in: .clang-tidy (enabled checks, and why
 # each disabled one is off) and tools/cppcheck-suppressions.xml (each
 # suppression with its reason). Any finding fails. The defines config.h
@@ -17,7 +17,7 @@ src=$PWD
 
 which=${1:-all}
 jobs=$(nproc 2>/dev/null || echo 2)
-mapfile -t files < <(ls lib/*.c helper/*.c | sort)
+mapfile -t files < <(ls lib/*.c review/*.c helper/*.c | sort)
 defs=(-D_GNU_SOURCE '-DOSB_BWRAP_PATH=""' '-DOSB_POLICY_DIR="/usr/local/share/osb-isolate/policy"'
       '-DOSB_INIT_PATH="/usr/local/libexec/osb-isolate/osb-isolate-init"')
 # shellcheck disable=SC2207
@@ -37,7 +37,7 @@ if [ -n "$built" ]; then
 	# shellcheck disable=SC2086
 	make -s -C "$gen" $built >/dev/null || { echo "lint: cannot generate$built"; exit 1; }
 fi
-incs=(-Ilib ${gen:+-I"$gen" -I"$gen/lib"})
+incs=(-Ilib -Ireview ${gen:+-I"$gen" -I"$gen/lib"})
 
 run_cppcheck() {
 	local out n

@@ -61,6 +61,14 @@ if [ -e "$debsym" ]; then
 	sed -n 's/^ \(osb_[a-z0-9_]*\)@OSB_ISOLATE_0\.1 .*/\1/p' "$debsym" | sort -u >"$tmp/debsym"
 	same "debian/libosb-isolate0.symbols names exactly the header's functions" \
 		"debian/libosb-isolate0.symbols" "$tmp/debsym" "the header" "$tmp/header"
+	# The version node is an export too: without its line dpkg-gensymbols
+	# adds it with the Debian revision, which lintian refuses.
+	if grep -qx ' OSB_ISOLATE_0\.1@OSB_ISOLATE_0\.1 [0-9.]*' "$debsym"; then
+		ok "debian/libosb-isolate0.symbols lists the version node OSB_ISOLATE_0.1"
+	else not_ok "debian/libosb-isolate0.symbols lacks ' OSB_ISOLATE_0.1@OSB_ISOLATE_0.1 0.1.0'"; fi
+	dups=$(grep '^ ' "$debsym" | sort | uniq -d)
+	if [ -z "$dups" ]; then ok "debian/libosb-isolate0.symbols names each symbol once"
+	else not_ok "debian/libosb-isolate0.symbols repeats symbols" "$(echo $dups)"; fi
 fi
 
 unversioned=$(grep -v '^OSB_ISOLATE_' "$tmp/dynsym" | grep -v '@@OSB_ISOLATE_0\.1$' || true)
