@@ -148,7 +148,40 @@ t_json_non_utf8_paths() {
 	cd / || exit 99
 }
 
+# ---- results that say what happened ------------------------------------------------
+# An init that never starts the command is a setup failure (125, an error
+# naming the init), not the command's timeout.
+t_hanging_init() {
+	new_ws
+	printf '#!/bin/sh\nexec sleep 1000\n' >"$FAKE/init-hang"
+	chmod 755 "$FAKE/init-hang"
+	OUT=$(OSB_ISOLATE_INIT="$FAKE/init-hang" timeout 60 "$OSB" run --json --timeout 2s -- true 2>/dev/null); RC=$?
+	expect_eq "a hanging init: 125" "125" "$RC"
+	expect_eq "... not a timeout of the command" "False" "$(strict_json timed_out <<<"$OUT")"
+	expect_eq "... an error of the init stage" "init" "$(strict_json error.stage <<<"$OUT")"
+	expect_has "... saying so" "did not start the command within 2000 ms" "$(strict_json error.message <<<"$OUT")"
+}
+
+# run and session exec report the same timeout the same way.
+t_timeout_same_everywhere() {
+	local id="f-to-$$" k a b
+	new_ws
+	a=$("$OSB" run --json --timeout 1s -- sleep 30 2>/dev/null)
+	"$OSB" session start --name "$id" >/dev/null 2>&1
+	b=$("$OSB" session exec "$id" --json --timeout 1s -- sleep 30 2>/dev/null)
+	"$OSB" session stop "$id" >/dev/null 2>&1
+	for k in timed_out signal exit_code status hint error; do
+		expect_eq "a timeout: run and session exec agree on $k" \
+			"$(strict_json "$k" <<<"$a")" "$(strict_json "$k" <<<"$b")"
+	done
+	expect_eq "... timed_out" "True" "$(strict_json timed_out <<<"$a")"
+	expect_eq "... no signal" "None" "$(strict_json signal <<<"$a")"
+	expect_eq "... status 124" "124" "$(strict_json status <<<"$a")"
+}
+
 cp "$OSB_BUILDDIR/tests/integration/subreaper" "$stage/bin/" || exit 99
+t_hanging_init
+t_timeout_same_everywhere
 t_json_non_utf8_paths
 t_fake_bwraps
 t_missing_values
