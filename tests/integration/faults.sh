@@ -179,7 +179,21 @@ t_timeout_same_everywhere() {
 	expect_eq "... status 124" "124" "$(strict_json status <<<"$a")"
 }
 
+# ---- names refused, not cut -------------------------------------------------------
+t_long_session_name() {
+	local long
+	new_ws
+	long=$(printf 'n%.0s' {1..65})
+	OUT=$("$OSB" session start --name "$long" 2>&1); RC=$?
+	expect_eq "session start --name of 65 characters: 125" "125" "$RC"
+	expect_has "... refused, naming the rule" "invalid session id \"$long\": use 1 to 64 letters" "$OUT"
+	OUT=$("$OSB" session list --json 2>&1)
+	expect_lacks "... and no session under a cut name" "${long:0:64}" "$OUT"
+	"$OSB" session stop "${long:0:64}" >/dev/null 2>&1
+}
+
 cp "$OSB_BUILDDIR/tests/integration/subreaper" "$stage/bin/" || exit 99
+t_long_session_name
 t_hanging_init
 t_timeout_same_everywhere
 t_json_non_utf8_paths
