@@ -28,6 +28,7 @@
 
 #include "cli-common.h"
 #include "cmd-review.h"
+#include "utf8.h"
 
 #define EXIT_FOUND 1
 #define EXIT_TROUBLE 2
@@ -556,6 +557,13 @@ static int explain_print(const loaded *l, const char *name, bool json, bool host
 	if (host && !(h = osb_policy_host_plan(l->p, (const char *const *)environ, &err)))
 		return load_error(&err);
 	out = json ? explain_render_json(&l->m, name, h) : explain_render_text(&l->m, name);
+	if (out && json) {
+		/* Paths are bytes; JSON is UTF-8 (invalid bytes become U+FFFD). */
+		char *valid = utf8_valid_dup(out, strlen(out), NULL);
+
+		free(out);
+		out = valid;
+	}
 	if (host && !json)
 		plan_text = host_plan_render_text(&l->m, h);
 	if (out)

@@ -173,8 +173,9 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, so the command's own options are
-	 * never taken for ours. */
-	while ((c = getopt_long(argc, argv, "+p:w:t:h", longopts, NULL)) != -1) {
+	 * never taken for ours; ":": an option without its value is ':', not
+	 * an unknown option. */
+	while ((c = getopt_long(argc, argv, "+:p:w:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->policy = optarg; break;
 		case 'w': o->workspace = optarg; break;
@@ -201,12 +202,12 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 			break;
 		case 'h': print_run_help(); return -1;
 		case '?':
-			if (optopt)
+			if (optopt > 0 && optopt < 256)
 				return usage_error("run: unknown option '-%c'", optopt);
 			return usage_error("run: unknown option '%s'", argv[optind - 1]);
 		case ':':
 		default:
-			return usage_error("run: option '%s' needs an argument", argv[optind - 1]);
+			return usage_error("run: option '%s' needs a value", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)

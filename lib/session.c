@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "supervise.h"
 #include "init-proto.h"
+#include "outcome.h"
 #include "bwrap.h"
 #include "launch.h"
 #include "proc.h"
@@ -859,19 +860,7 @@ done:
 			close(c.rd[i]);
 		capture_free(&c.cap[i]);
 	}
-	res->duration_ms = now_ms() - start;
-	if (r < 0)
-		res->has_error = true;
-	if (res->has_error) {
-		if (err)
-			*err = res->error;
-		r = -(res->error.code ? res->error.code : OSB_E_INTERNAL);
-	}
-	if (out)
-		*out = res;
-	else
-		osb_result_free(res);
-	return r;
+	return outcome_finish(res, start, r, out, err);
 }
 
 /* ---- teardown --------------------------------------------------------------------- */

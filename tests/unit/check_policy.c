@@ -301,6 +301,15 @@ static const struct reject {
 	{ "osb-policy 1\nlimit nproc -1\n", 0, "t.policy:2:13: \"limit nproc\" must not be negative: \"-1\"" },
 	{ "osb-policy 1\nlimit cpu 1500ms\n", 0, "t.policy:2:11: \"limit cpu\" must be whole seconds: \"1500ms\"" },
 	{ "osb-policy 1\nlimit wall 0s\n", 0, "t.policy:2:12: \"limit wall\" must be greater than zero" },
+	/* Finding: these passed check, then every run exited 127 (the loader's). */
+	{ "osb-policy 1\nlimit nofile 3\n", 0, "t.policy:2:14: \"limit nofile 3\" is too small to "
+	  "start a program: stdin, stdout and stderr take 3 descriptors and the dynamic loader needs "
+	  "one more (at least 4)" },
+	{ "osb-policy 1\nlimit nofile 0\n", 0, "t.policy:2:14: \"limit nofile 0\" is too small to "
+	  "start a program: stdin, stdout and stderr take 3 descriptors and the dynamic loader needs "
+	  "one more (at least 4)" },
+	{ "osb-policy 1\nlimit as 1MiB\n", 0, "t.policy:2:10: \"limit as 1MiB\" is too small to "
+	  "load a program: the C library alone maps about 2 MiB (at least 4MiB)" },
 	/* environment */
 	{ "osb-policy 1\nenv set 1A=x\n", 0,
 	  "t.policy:2:9: invalid environment variable name \"1A\" (letters, digits and \"_\", not starting with a digit)" },
