@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "diff.h"
 #include "explain.h"
+#include "startable.h"
 #include "lint.h"
 
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli-common.h"
 #include "cmd-review.h"
@@ -203,6 +205,11 @@ static int check_one(const char *name)
 			printf("%s:%u:%u: error: %s [%s]\n", d.file, d.line, d.col, d.text, d.code);
 		else
 			printf("%s: error: %s [%s]\n", d.file, d.text, d.code);
+		/* A name without '/' is a shipped policy's, even when a file of
+		 * that name lies here: say how to name the file. */
+		if (!strchr(name, '/') && access(name, F_OK) == 0)
+			printf("%s: hint: a name without '/' is a shipped policy; write ./%s for the file "
+			       "here\n", name, name);
 		diag_free(&d);
 		return EXIT_TROUBLE;
 	}
@@ -551,10 +558,17 @@ static int set_workspace(osb_policy *p, const char *dir, osb_error *err)
 static int explain_print(const loaded *l, const char *name, bool json, bool host)
 {
 	osb_error err = { 0 };
-	char *out, *plan_text = NULL, *h = NULL;
+	char *out, *plan_text = NULL, *h = NULL, why[PATH_MAX * 2];
 
 	if (host && !(h = osb_policy_host_plan(l->p, (const char *const *)environ, &err)))
 		return load_error(&err);
+	/* What the launch would refuse once the sandbox is being built, said
+	 * now: the plan is not one this host can run. */
+	if (host && launch_problem(&l->m, why, sizeof(why))) {
+		osb_free(h);
+		fprintf(stderr, "%s: explain: plan: %s\n", prog, why);
+		return EXIT_TROUBLE;
+	}
 	out = json ? explain_render_json(&l->m, name, h) : explain_render_text(&l->m, name);
 	if (host && !json)
 		plan_text = host_plan_render_text(&l->m, h);

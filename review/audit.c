@@ -235,7 +235,7 @@ static int audit_exposure(const review_policy *p, audit_report *r)
 	int e;
 
 	for (size_t i = 0; i < ARRAY_SIZE(daemon_sockets) && !o; i++) {
-		exposers(p, daemon_sockets[i], false, count_exposer, &o);
+		exposers(p, daemon_sockets[i], true, count_exposer, &o);
 		what = daemon_sockets[i];
 	}
 	e = o ? set_item(r, A_SOCKETS, 10, o, "%s is reachable", what)

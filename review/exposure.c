@@ -89,6 +89,7 @@ const char *const daemon_sockets[N_DAEMON_SOCKETS] = {
 	"/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock",
 	"/run/crio/crio.sock", "/run/buildkit/buildkitd.sock", "/run/dbus/system_bus_socket",
 	"/run/systemd/private", "/run/libvirt/libvirt-sock", "/run/snapd.socket", "/run/user",
+	"/run/osb-isolate",
 };
 
 const char *const shared_dirs[N_SHARED_DIRS] = { "/tmp", "/dev/shm" };

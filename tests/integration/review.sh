@@ -432,6 +432,30 @@ assert d["rules"][0]["rule"] == "root host-ro"
 EOF
 then ok "explain --json --host: plan fields"; else not_ok "explain --json --host (exit $rc)"; fi
 
+# ---- regressions: codes by kind, sockets, launch-time failures known early ------
+bad syscall.policy 'osb-policy 1\nseccomp deny frobnicate\n' './syscall.policy:2:14: error: unknown system call "frobnicate" (libseccomp 2.5.4 does not know it; check the spelling) [E011]'
+bad errno.policy 'osb-policy 1\nseccomp deny ptrace errno=EPERN\n' './errno.policy:2:27: error: unknown errno "EPERN" (did you mean "EPERM"?) [E007]'
+lint_case "per-user runtime directory bound" W106 "ro-bind /run/user/1000"
+lint_case "osb-isolate's own runtime directory bound" W106 "ro-bind /run/osb-isolate"
+lint_case "comment inside an env set value" W119 "env set FOO=bar # the default"
+printf 'osb-policy 1\nroot none\nro-bind /etc\nproc /proc\nlimit wall 1m\nhide /etc/passwd\n' >hidefile.policy
+expect "check: hide of a file is an error" 2 "./hidefile.policy:6:1: error: \"hide /etc/passwd\": /etc/passwd is not a directory on this host (hide mounts an empty directory) [E103]"$'\n' \
+	-- "$OSB" check ./hidefile.policy
+run "$OSB" explain --host --workspace ws ./hidefile.policy
+if [ "$rc" = 2 ] && grep -q 'hide /etc/passwd' "$tmp/err"; then ok "explain --host: hide of a file fails (exit 2)"; else
+	not_ok "explain --host: hide of a file (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
+printf 'osb-policy 1\nroot none\nro-bind /usr\nproc /proc\nlimit wall 1m\n' >noloader.policy
+run "$OSB" explain --host --workspace ws ./noloader.policy
+if [ "$rc" = 2 ] && grep -q 'dynamic loader' "$tmp/err"; then ok "explain --host: a view without the loader fails (exit 2)"; else
+	not_ok "explain --host: a view without the loader (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
+expect_rc "explain --host: strict's view has the loader" 0 -- "$OSB" explain --host --workspace ws strict
+printf 'osb-policy 1\nproc /proc\n' >bare.policy
+expect "check: a bare file name gets a hint" 2 "bare.policy: error: $OSB_ISOLATE_POLICY_DIR/bare.policy: cannot read policy: No such file or directory [E012]
+bare.policy: hint: a name without '/' is a shipped policy; write ./bare.policy for the file here
+" -- "$OSB" check bare.policy
+dates=$(sed -n 's/^\.TH [^ ]* [0-9] \([0-9-]*\) .*/\1/p' "$OSB_SRCDIR"/man/*.[0-9] | sort -u | wc -l)
+if [ "$dates" = 1 ]; then ok "man pages: one date"; else not_ok "man pages: $dates different dates"; fi
+
 # ---- usage errors ----------------------------------------------------------------
 expect_rc "check without a policy" 2 -- "$OSB" check
 expect_rc "lint with an unknown option" 2 -- "$OSB" lint --bogus ./base.policy
