@@ -375,9 +375,9 @@ bad unit.policy 'osb-policy 1\nlimit wall 10\n' './unit.policy:2:12: error: miss
 bad dup.policy 'osb-policy 1\nnetwork none\nnetwork host\n' './dup.policy:3:1: error: duplicate "network" (first set at ./dup.policy:2) [E008]'
 printf 'osb-policy 1\nnetwork none\n' >s1.policy
 printf 'osb-policy 1\nnetwork host\n' >s2.policy
-bad conflict.policy 'osb-policy 1\ninclude ./s1\ninclude ./s2\n' './s2.policy:2:1: error: "network" conflicts with ./s1.policy:2 [E009]'
+bad conflict.policy 'osb-policy 1\ninclude ./s1\ninclude ./s2\n' './conflict.policy:3:9: error: "network" of ./s2.policy:2 conflicts with ./s1.policy:2 (both included at depth 1; set "network" in this file to choose) [E009]'
 printf 'osb-policy 1\ninclude ./cycle-b\n' >cycle-a.policy
-bad cycle-b.policy 'osb-policy 1\ninclude ./cycle-a\n' './cycle-a.policy:2:9: error: include cycle: ./cycle-b.policy -> ./cycle-a.policy -> ./cycle-b.policy [E010]'
+bad cycle-b.policy 'osb-policy 1\ninclude ./cycle-a\n' './cycle-a.policy:2:9: error: include cycle: ./cycle-b.policy -> ./cycle-a.policy -> ./cycle-b.policy; included from ./cycle-b.policy:2 [E010]'
 bad missing-include.policy 'osb-policy 1\n\ninclude /nonexistent/x.policy\n' './missing-include.policy:3:9: error: cannot include "/nonexistent/x.policy": /nonexistent/x.policy: No such file or directory [E010]'
 expect "check: unreadable file" 2 "./nosuch.policy: error: cannot read policy: No such file or directory [E012]"$'\n' \
 	-- "$OSB" check ./nosuch.policy
