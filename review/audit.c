@@ -429,3 +429,37 @@ char *audit_render_json(const audit_report *r, const char *name, const char *has
 	return json_take(o);
 }
 
+
+static int checks_text(FILE *f, const void *arg)
+{
+	(void)arg;
+	fprintf(f, "%-4s %-16s %6s  %s\n", "ID", "CHECK", "WEIGHT", "MEASURES");
+	for (size_t k = 0; k < A__COUNT; k++)
+		fprintf(f, "%-4s %-16s %6u  %s\n", audit_defs[k].id, audit_defs[k].name, audit_defs[k].weight,
+		        audit_defs[k].what);
+	fprintf(f, "%-4s %-16s %6d\n", "", "total", AUDIT_MAX);
+	return 0;
+}
+
+char *audit_checks_text(void)
+{
+	return rv_render(checks_text, NULL);
+}
+
+char *audit_checks_json(void)
+{
+	json_object *a = json_object_new_array();
+
+	if (!a)
+		return NULL;
+	for (size_t k = 0; k < A__COUNT; k++) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "id", json_object_new_string(audit_defs[k].id));
+		json_object_object_add(c, "name", json_object_new_string(audit_defs[k].name));
+		json_object_object_add(c, "description", json_object_new_string(audit_defs[k].what));
+		json_object_object_add(c, "weight", json_object_new_int((int)audit_defs[k].weight));
+		json_object_array_add(a, c);
+	}
+	return json_take(a);
+}

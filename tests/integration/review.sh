@@ -91,6 +91,11 @@ for pol in strict balanced; do
 	golden "audit-$pol.txt" -- "$OSB" audit "policy/$pol.policy"
 done
 golden diff-strict-balanced.txt -- "$OSB" diff policy/strict.policy policy/balanced.policy
+golden diff-strict-balanced.json -- "$OSB" diff --json policy/strict.policy policy/balanced.policy
+golden lint-balanced.json -- "$OSB" lint --json policy/balanced.policy
+golden check-balanced.json -- "$OSB" check --json policy/balanced.policy
+golden audit-checks.txt -- "$OSB" audit --checks
+golden audit-checks.json -- "$OSB" audit --checks --json
 export OSB_ISOLATE_POLICY_DIR=$OSB_SRCDIR/policy
 if [ "$update" = 1 ]; then
 	exit 0
@@ -398,6 +403,7 @@ expect "diff: changed and removed rules with direction and origin" 1 "--- ./base
 ~ network none => network host  (wider)  # ./base.policy:8 => ./wider.policy:7
 - tmpfs /run  (wider)  # ./base.policy:4
 2 differences: 2 wider, 0 narrower, 0 neutral
+verdict: wider
 exposure: 19 -> 44 (+25)
 " -- "$OSB" diff ./base.policy ./wider.policy
 
@@ -455,6 +461,70 @@ bare.policy: hint: a name without '/' is a shipped policy; write ./bare.policy f
 " -- "$OSB" check bare.policy
 dates=$(sed -n 's/^\.TH [^ ]* [0-9] \([0-9-]*\) .*/\1/p' "$OSB_SRCDIR"/man/*.[0-9] | sort -u | wc -l)
 if [ "$dates" = 1 ]; then ok "man pages: one date"; else not_ok "man pages: $dates different dates"; fi
+
+# ---- JSON outputs against their schemas (docs/*.schema.json) ---------------------
+# valid SCHEMA NAME: $tmp/out is one JSON document valid against docs/SCHEMA.
+valid() {
+	if ! python3 -c 'import jsonschema' 2>/dev/null; then
+		echo "ok - $2 # SKIP python3-jsonschema is not installed"; pass=$((pass + 1)); return
+	fi
+	if python3 - "$OSB_SRCDIR/docs/$1" "$tmp/out" <<'EOF'
+import json, sys, jsonschema
+s = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(s)
+jsonschema.Draft7Validator(s).validate(json.load(open(sys.argv[2])))
+EOF
+	then ok "$2"; else not_ok "$2"; fi
+}
+run "$OSB" check --json ./safe.policy ./typo.policy ./nowall.policy bare.policy
+valid check.schema.json "check --json: valid (exit $rc)"
+if [ "$rc" = 2 ] && python3 - "$tmp/out" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == 2 and [p["status"] for p in d["policies"]] == [0, 2, 1, 2], d
+t = d["policies"][1]["diagnostics"][0]
+assert (t["line"], t["column"], t["code"], t["severity"]) == (2, 3, "E003", "error"), t
+w = d["policies"][2]["diagnostics"][0]
+assert w["code"] == "W114" and w["severity"] == "warning", w
+assert d["policies"][3]["diagnostics"][0]["hint"].startswith("a name without '/'")
+EOF
+then ok "check --json: statuses, positions, codes, hint"; else not_ok "check --json: content (exit $rc)"; fi
+run "$OSB" lint --json ./waived.policy
+valid lint.schema.json "lint --json: valid (exit $rc)"
+if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["findings"][0]; assert (d["open"],d["waived"],f["code"],f["waiver"],f["waiver_line"])==(0,1,"W107","talks to the package registry",16), d' "$tmp/out"; then
+	ok "lint --json: the waived finding"; else not_ok "lint --json: content (exit $rc)"; fi
+run "$OSB" lint --json --no-waivers ./waived.policy
+if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert (d["open"],d["waived"],d["findings"][0]["waiver"])==(1,0,None), d' "$tmp/out"; then
+	ok "lint --no-waivers: a waiver does not make lint pass"; else not_ok "lint --no-waivers (exit $rc)"; fi
+expect_rc "lint --allow-waivers=W107 honours W107" 0 -- "$OSB" lint --allow-waivers=W107 ./waived.policy
+expect_rc "lint --allow-waivers=W115,W111 refuses W107" 1 -- "$OSB" lint --allow-waivers=W115,W111 ./waived.policy
+expect_rc "lint --allow-waivers of an unknown code is a usage error" 2 -- "$OSB" lint --allow-waivers=W999 ./waived.policy
+expect_rc "lint --allow-waivers of an error code is a usage error" 2 -- "$OSB" lint --allow-waivers=E101 ./waived.policy
+run "$OSB" lint --no-waivers "$OSB_SRCDIR/policy/balanced.policy"
+if [ "$rc" = 1 ]; then ok "lint --no-waivers: balanced's own waivers no longer make it pass"; else
+	not_ok "lint --no-waivers balanced (exit $rc)"; fi
+run "$OSB" audit --json ./base.policy
+valid audit.schema.json "audit --json: valid"
+run "$OSB" audit --checks --json
+valid audit.schema.json "audit --checks --json: valid"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==12 and sum(c["weight"] for c in d)==100' "$tmp/out"; then
+	ok "audit --checks: every check, weights add up to 100"; else not_ok "audit --checks: weights"; fi
+run "$OSB" diff --json ./base.policy ./wider.policy
+valid diff.schema.json "diff --json: valid (exit $rc)"
+if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"]=="wider" and len(d["changes"])==2 and d["changes"][0]["from_origin"]=="./base.policy:8", d' "$tmp/out"; then
+	ok "diff --json: changes, origins, verdict"; else not_ok "diff --json: content (exit $rc)"; fi
+# diff --narrower-ok: 0 for equal or narrower, 1 for wider or mixed.
+sed 's/^network none/network host/; /^limit output/d' base.policy >mixed.policy
+printf 'limit nofile 64\n' >>mixed.policy
+expect_rc "diff --narrower-ok: equal" 0 -- "$OSB" diff --narrower-ok ./base.policy ./reordered.policy
+expect_rc "diff --narrower-ok: narrower" 0 -- "$OSB" diff --narrower-ok ./wider.policy ./base.policy
+expect_rc "diff --narrower-ok: wider" 1 -- "$OSB" diff --narrower-ok ./base.policy ./wider.policy
+run "$OSB" diff --narrower-ok ./base.policy ./mixed.policy
+if [ "$rc" = 1 ] && grep -qx 'verdict: mixed' "$tmp/out"; then ok "diff --narrower-ok: mixed exits 1"; else
+	not_ok "diff --narrower-ok: mixed (exit $rc)"; sed 's/^/#   /' "$tmp/out" | head -n 8; fi
+run "$OSB" diff ./wider.policy ./base.policy
+if [ "$rc" = 1 ] && grep -qx 'verdict: narrower' "$tmp/out"; then ok "diff: verdict narrower"; else
+	not_ok "diff: verdict narrower (exit $rc)"; fi
 
 # ---- usage errors ----------------------------------------------------------------
 expect_rc "check without a policy" 2 -- "$OSB" check
