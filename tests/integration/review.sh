@@ -526,6 +526,35 @@ run "$OSB" diff ./wider.policy ./base.policy
 if [ "$rc" = 1 ] && grep -qx 'verdict: narrower' "$tmp/out"; then ok "diff: verdict narrower"; else
 	not_ok "diff: verdict narrower (exit $rc)"; fi
 
+# ---- balanced's deny list against real CI variable names ---------------------------
+# The environment a run of balanced would give, by name (explain --host builds
+# it with the library's own rules): every secret of the CI systems below goes,
+# the variables builds need stay.
+secrets=(GITHUB_TOKEN github_token ACTIONS_RUNTIME_TOKEN ACTIONS_ID_TOKEN_REQUEST_TOKEN
+	CI_JOB_TOKEN CI_JOB_JWT CI_JOB_JWT_V2 CI_REGISTRY_PASSWORD CI_DEPLOY_PASSWORD
+	DOCKER_AUTH_CONFIG SYSTEM_ACCESSTOKEN BUILDKITE_AGENT_ACCESS_TOKEN CIRCLE_TOKEN
+	CODECOV_TOKEN SONAR_TOKEN NODE_AUTH_TOKEN npm_config__authToken NPM_CONFIG__AUTH
+	npm_config_//registry.npmjs.org/:_authToken TWINE_PASSWORD PASSWORD TOKEN SECRET_KEY
+	DJANGO_SECRET_KEY HEROKU_API_KEY VAULT_TOKEN AWS_SECRET_ACCESS_KEY GOOGLE_CREDENTIALS
+	PYPI_API_TOKEN Gitlab_Token password)
+keep=(PATH LANG CI GITHUB_ACTIONS GITHUB_SHA GITHUB_REF_NAME CI_COMMIT_SHA CI_JOB_ID
+	RUNNER_OS TOKENIZERS_PARALLELISM GIT_AUTHOR_NAME BUILDKITE_BUILD_NUMBER)
+envs=()
+for n in "${secrets[@]}" "${keep[@]}"; do [ "$n" = PATH ] || envs+=("$n=x"); done
+envs+=("PATH=$PATH")
+run env -i "${envs[@]}" "$OSB" explain --json --host --workspace ws "$OSB_SRCDIR/policy/balanced.policy"
+if [ "$rc" = 0 ] && python3 - "$tmp/out" "${#secrets[@]}" "${secrets[@]}" "${keep[@]}" <<'EOF'
+import json, sys
+env = set(json.load(open(sys.argv[1]))["host"]["environment"])
+n = int(sys.argv[2])
+secrets, keep = sys.argv[3:3 + n], sys.argv[3 + n:]
+leaked = [s for s in secrets if s in env]
+lost = [k for k in keep if k not in env]
+assert not leaked and not lost, ("leaked", leaked, "lost", lost)
+EOF
+then ok "balanced: CI secrets removed (any case), build variables kept"; else
+	not_ok "balanced: CI secrets (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
+
 # ---- usage errors ----------------------------------------------------------------
 expect_rc "check without a policy" 2 -- "$OSB" check
 expect_rc "lint with an unknown option" 2 -- "$OSB" lint --bogus ./base.policy

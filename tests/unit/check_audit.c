@@ -354,12 +354,27 @@ static const struct lint_case {
 	  "(GITHUB_TOKEN, GH_TOKEN, GITLAB_TOKEN, NPM_TOKEN, ...)\n" },
 	{ "inherit with deny list", NULL, "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\n"
 	  "env deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_*\n"
-	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n", NULL, "" },
+	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n"
+	  "env deny PASSWORD TOKEN *TOKEN SECRET_KEY *_JWT *_JWT_* *_AUTH_*\n", NULL, "" },
 	{ "inherit with a partial deny list", NULL,
 	  "osb-policy 1\nproc /proc\nenv inherit\nenv deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD\n"
+	  "env deny PASSWORD TOKEN *TOKEN SECRET_KEY *_JWT *_JWT_* *_AUTH_*\n"
 	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\nlimit wall 1m\n", NULL,
 	  "W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
 	  "(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)\n" },
+	/* Deny patterns ignore case, as the library applies them; bare and
+	 * lower-case names of real CI systems count as secrets. */
+	{ "inherit, a deny list in lower case", NULL,
+	  "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\nenv deny *_token *_api_key *_secret_key\n"
+	  "env deny *_secret *_password aws_* azure_* vault_* google_application_credentials\n"
+	  "env deny pgpassword mysql_pwd ssh_auth_sock kubeconfig password token *token secret_key\n"
+	  "env deny *_jwt *_jwt_* *_auth_*\n", NULL, "" },
+	{ "inherit, the bare names let through", NULL,
+	  "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\nenv deny *_TOKEN *_API_KEY *_SECRET_KEY\n"
+	  "env deny *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_* GOOGLE_APPLICATION_CREDENTIALS\n"
+	  "env deny PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n", NULL,
+	  "W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
+	  "(PASSWORD, TOKEN, SECRET_KEY, npm_config__authToken, ...)\n" },
 	{ "pass a token", NULL, "osb-policy 1\nproc /proc\nenv pass GITHUB_TOKEN\nlimit wall 1m\n", NULL,
 	  "W112 \"env pass GITHUB_TOKEN\" passes a credential-shaped variable\n" },
 	{ "pass a lower-case secret", NULL, "osb-policy 1\nproc /proc\nenv pass db_password\nlimit wall 1m\n", NULL,
