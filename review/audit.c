@@ -124,18 +124,37 @@ static int audit_view(const review_policy *p, audit_report *r)
 	                "host-ro" : "beyond the system directories");
 }
 
+/* A02: writable host paths, and the write-roots beneath which a caller
+ * (run --rw, a request's extra_writable) may grant more: each counts as a
+ * writable path; one whose change runs code or changes the host, all. */
 static int audit_writes(const review_policy *p, audit_report *r)
 {
+	size_t n = p->n_writes + p->n_write_roots;
+	const rv_origin *o = NULL;
+	char also[PATH_MAX + 64] = "";
+
 	for (size_t i = 0; i < p->n_writes; i++)
 		if (classify_write(p, p->writes[i].s) != W_NONE)
 			return set_item(r, A_HOST_WRITES, 15, &p->writes[i].o,
 			                "write %s: a path whose change runs code or changes the host",
 			                p->writes[i].s);
-	if (p->n_writes == 0)
+	for (size_t i = 0; i < p->n_write_roots; i++)
+		if (classify_write(p, p->write_roots[i].s) != W_NONE || rv_within("/home", p->write_roots[i].s))
+			return set_item(r, A_HOST_WRITES, 15, &p->write_roots[i].o,
+			                "write-root %s: callers may make a path whose change runs code or "
+			                "changes the host writable", p->write_roots[i].s);
+	if (n == 0)
 		return set_item(r, A_HOST_WRITES, 0, NULL, "no writable host path beyond the workspace");
-	return set_item(r, A_HOST_WRITES, (unsigned)(p->n_writes > 3 ? 15 : 5 * p->n_writes),
-	                &p->writes[p->n_writes - 1].o, "%zu writable host path%s beyond the workspace",
-	                p->n_writes, p->n_writes == 1 ? "" : "s");
+	if (p->n_write_roots) {
+		o = &p->write_roots[p->n_write_roots - 1].o;
+		snprintf(also, sizeof(also), " (write-root %s%s: callers may grant paths beneath %s)",
+		         p->write_roots[0].s, p->n_write_roots > 1 ? ", ..." : "",
+		         p->n_write_roots > 1 ? "them" : "it");
+	}
+	if (p->n_writes)
+		o = &p->writes[p->n_writes - 1].o;
+	return set_item(r, A_HOST_WRITES, (unsigned)(n > 3 ? 15 : 5 * n), o,
+	                "%zu writable host path%s beyond the workspace%s", n, n == 1 ? "" : "s", also);
 }
 
 static int audit_env(const review_policy *p, audit_report *r)
