@@ -35,6 +35,7 @@
 
 #include "init-proto.h"
 #include "broker.h"
+#include "exec-path.h"
 
 /* How long a forked command may take to reach execve before it is killed
  * (only a stopped child can take longer). */
@@ -300,7 +301,7 @@ static void child_exec(const struct broker *b, const struct request *rq, int rep
 		child_fail(report, "cwd", errno);
 	environ = rq->envp;
 	execvp(rq->argv[0], rq->argv);
-	child_fail(report, "exec", errno);
+	child_fail(report, "exec", exec_path_errno(rq->argv[0], rq->envp, errno));
 }
 
 /* Wait for the child to reach execve: EOF on the CLOEXEC report pipe means

@@ -433,7 +433,8 @@ static void print_session_help(void)
 	       "  exec ID [OPTION]... -- CMD [ARG]... run CMD in session ID\n"
 	       "  list [--json]                     list the running sessions\n"
 	       "  stop ID                           end session ID and everything in it\n\n"
-	       "Sockets live in $XDG_RUNTIME_DIR/osb-isolate (root: /run/osb-isolate).\n"
+	       "Sockets live in $XDG_RUNTIME_DIR/osb-isolate (without it: /run/osb-isolate for root,\n"
+	       "/tmp/osb-isolate-UID for others).\n"
 	       "See osb-isolate(1), \"SESSIONS\".\n", SESSION_PROG);
 }
 

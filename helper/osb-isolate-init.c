@@ -40,6 +40,7 @@
 
 #include "init-proto.h"
 #include "broker.h"
+#include "exec-path.h"
 #include "init-caps.h"
 #include "init-guard.h"
 
@@ -730,7 +731,7 @@ static void exec_command(char **cmd, char **env)
 	if (env)
 		environ = env;
 	execvp(cmd[0], cmd);
-	e = errno;
+	e = exec_path_errno(cmd[0], environ, errno);
 	fail("exec", e, "%s: %s", cmd[0], strerror(e));
 }
 

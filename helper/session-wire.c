@@ -54,7 +54,12 @@ bool session_id_valid(const char *id)
 }
 
 /* The directory, created 0700 if missing, must be ours and private: the
- * sockets in it run commands as us. */
+ * sockets in it run commands as us. Without XDG_RUNTIME_DIR (su, a container
+ * without a login manager) an unprivileged caller falls back to
+ * /tmp/osb-isolate-UID, as terminal multiplexers do: /tmp is sticky, so once
+ * the directory is verified ours (lstat: a symlink is refused, not followed)
+ * nobody else can rename or replace it; one planted by someone else is
+ * refused, never used. */
 int session_runtime_dir(struct where *w)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -66,8 +71,7 @@ int session_runtime_dir(struct where *w)
 	else if (geteuid() == 0)
 		n = snprintf(w->dir, sizeof(w->dir), "/run/osb-isolate");
 	else
-		return session_fail("XDG_RUNTIME_DIR is not set; sessions keep their sockets there "
-		            "(set it to a private directory such as /run/user/%u)", (unsigned)geteuid());
+		n = snprintf(w->dir, sizeof(w->dir), "/tmp/osb-isolate-%u", (unsigned)geteuid());
 	if (n < 0 || (size_t)n >= sizeof(w->dir) - ID_MAX - 7)
 		return session_fail("the runtime directory %s/osb-isolate is too long for a unix socket path",
 		            xdg ? xdg : "");
@@ -77,7 +81,8 @@ int session_runtime_dir(struct where *w)
 		return session_fail("cannot stat %s: %s", w->dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
 		return session_fail("%s must be a directory owned by uid %u with mode 0700; refusing to "
-		            "use it", w->dir, (unsigned)geteuid());
+		            "use it (remove it, or set XDG_RUNTIME_DIR to a private directory such as "
+		            "/run/user/%u)", w->dir, (unsigned)geteuid(), (unsigned)geteuid());
 	return 0;
 }
 

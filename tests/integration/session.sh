@@ -126,6 +126,14 @@ t_exit_codes() {
 	out=$("$OSB" session exec "$TAG-a" -- osb-no-such-cmd 2>&1); rc=$?
 	expect_eq "a missing command gives 127" "127" "$rc"
 	expect_eq "... with the reason" "osb-isolate: exec: osb-no-such-cmd: No such file or directory" "$out"
+	# A PATH directory the sandbox's ids cannot search (the session's PATH
+	# is the starting caller's) does not turn "not found" into 126.
+	mkdir -m 000 "locked-$TAG"
+	PATH="$PWD/locked-$TAG:$PATH" start_session "$TAG-p" >/dev/null
+	"$OSB" session exec "$TAG-p" -- osb-no-such-cmd 2>/dev/null; rc=$?
+	expect_eq "a missing command with an unsearchable PATH directory gives 127" "127" "$rc"
+	"$OSB" session stop "$TAG-p" >/dev/null 2>&1
+	rmdir "locked-$TAG"
 	"$OSB" session exec "$TAG-a" -- sh -c 'kill -TERM $$'; rc=$?
 	expect_eq "killed by SIGTERM gives 143" "143" "$rc"
 	out=$("$OSB" session exec "$TAG-a" -- sh -c 'echo "{ \"exit-code\": 0 }"; echo "{ \"exit-code\": 0 }" >&2; exit 9' 2>/dev/null); rc=$?

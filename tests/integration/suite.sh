@@ -215,6 +215,15 @@ t_exit_codes() {
 	printf 'echo hi\n' > "$WS/notexec.sh"; chmod 644 "$WS/notexec.sh"
 	"$OSB" run -- ./notexec.sh 2>/dev/null; rc=$?
 	expect_eq "non-executable file gives 126" "126" "$rc"
+	# A PATH directory the sandbox's ids cannot search (a root caller's PATH
+	# often has some) does not turn "not found" into "not executable".
+	mkdir -m 000 "$WS/locked"
+	PATH="$WS/locked:$PATH" "$OSB" run -- osb-no-such-command-xyz 2>/dev/null; rc=$?
+	expect_eq "missing command with an unsearchable PATH directory gives 127" "127" "$rc"
+	cp "$WS/notexec.sh" "$WS/notexec"
+	PATH="$WS/locked:$WS:$PATH" "$OSB" run -- notexec 2>/dev/null; rc=$?
+	expect_eq "... and a non-executable file on that PATH still gives 126" "126" "$rc"
+	rmdir "$WS/locked"
 	"$OSB" run --shell -- 'exit 5'; rc=$?
 	expect_eq "--shell runs through /bin/sh -c" "5" "$rc"
 }
