@@ -16,6 +16,7 @@
 #include "diff.h"
 #include "explain.h"
 #include "startable.h"
+#include "common.h"
 #include "lint.h"
 #include "report.h"
 
@@ -96,13 +97,48 @@ static int model_of(loaded *l, osb_policy *p, const char *cmd)
 	return EXIT_TROUBLE;
 }
 
+/* `request SUB ... BASELINE REQUEST.json`: the request applied to the
+ * policy load() reads after skipping REQUEST_SKIP of them (diff: the
+ * second). NULL: no request. */
+static const char *request_path;
+static int request_skip;
+
+/* Apply the execd request in PATH to P, as the library does for execd
+ * (osb_policy_apply_json); 0, or EXIT_TROUBLE said. */
+static int apply_request(osb_policy *p, const char *path)
+{
+	_cleanup_free_ char *text = NULL;
+	osb_error err = { 0 };
+	size_t len;
+	int r = rv_read_file(path, RV_MAX_POLICY_BYTES, &text, &len);
+
+	if (r < 0) {
+		fprintf(stderr, "%s: request: cannot read %s: %s\n", prog, path, strerror(-r));
+		return EXIT_TROUBLE;
+	}
+	if (strlen(text) != len) {
+		fprintf(stderr, "%s: request: %s: NUL byte in the request\n", prog, path);
+		return EXIT_TROUBLE;
+	}
+	if (osb_policy_apply_json(p, text, &err) < 0) {
+		fprintf(stderr, "%s: request: %s: %s\n", prog, path, err.message);
+		return EXIT_TROUBLE;
+	}
+	return 0;
+}
+
 static int load(const char *name, loaded *l, const char *cmd)
 {
 	osb_error err = { 0 };
 	osb_policy *p = osb_policy_load(name, &err);
+	int r;
 
 	if (!p)
 		return load_error(&err);
+	if (request_path && request_skip-- == 0 && (r = apply_request(p, request_path)) != 0) {
+		osb_policy_free(p);
+		return r;
+	}
 	return model_of(l, p, cmd);
 }
 
@@ -826,4 +862,54 @@ int cmd_hash(int argc, char **argv)
 	printf("%s\n", hash);
 	osb_policy_free(p);
 	return EXIT_SUCCESS;
+}
+
+/* ---- request ------------------------------------------------------------------ */
+
+static void request_help(void)
+{
+	printf("Usage: %s request explain|lint|audit|diff [OPTION]... BASELINE REQUEST.json\n"
+	       "Review what an execd request (the JSON object osb_policy_apply_json() takes;\n"
+	       "see osb-isolate.policy(5), \"REQUESTS\") makes of the policy BASELINE: explain,\n"
+	       "lint and audit the effective policy, or diff BASELINE against it. The options\n"
+	       "are the command's own. A request the library would refuse is an error.\n\n"
+	       "  -h, --help  display this help and exit\n\n"
+	       "Exit status: the command's; 2 also for a request that cannot be read or is\n"
+	       "refused.\n", prog);
+}
+
+int cmd_request(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} subs[] = { { "explain", cmd_explain }, { "lint", cmd_lint }, { "audit", cmd_audit },
+	             { "diff", cmd_diff } };
+	int r;
+
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		request_help();
+		return EXIT_SUCCESS;
+	}
+	for (size_t i = 0; argc >= 2 && i < sizeof(subs) / sizeof(subs[0]); i++) {
+		if (strcmp(argv[1], subs[i].name) != 0)
+			continue;
+		if (argc < 4 || argv[argc - 1][0] == '-')
+			return usage_error(argv[0], "%s needs a baseline policy and a request", argv[1]);
+		request_path = argv[argc - 1];
+		if (subs[i].fn == cmd_diff) {
+			/* diff BASELINE BASELINE+REQUEST: the baseline twice, the
+			 * request applied to the second. */
+			argv[argc - 1] = argv[argc - 2];
+			request_skip = 1;
+			r = cmd_diff(argc - 1, argv + 1);
+		} else {
+			request_skip = 0;
+			r = subs[i].fn(argc - 2, argv + 1);
+		}
+		request_path = NULL;
+		return r;
+	}
+	return usage_error(argv[0], "takes explain, lint, audit or diff, then a baseline policy and a "
+	                   "request");
 }

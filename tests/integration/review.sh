@@ -555,6 +555,37 @@ EOF
 then ok "balanced: CI secrets removed (any case), build variables kept"; else
 	not_ok "balanced: CI secrets (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
 
+# ---- request: what an execd request makes of a baseline ---------------------------
+printf 'osb-policy 1\ninclude strict\nwrite-root /srv/jobs\n' >jobs.policy
+printf '{ "extra_writable": [ "/srv/jobs/42/repo/.git/hooks" ] }\n' >hooks.json
+printf '{ "workspace": { "mode": "ro" }, "network": "none" }\n' >narrow.json
+printf '{ "network": "host" }\n' >widen.json
+run "$OSB" request lint ./jobs.policy hooks.json
+if [ "$rc" = 1 ] && grep -q 'warning: "write /srv/jobs/42/repo/.git/hooks" makes git hooks or git configuration writable \[W105 ' "$tmp/out"; then
+	ok "request lint: a request's writable .git/hooks is W105"; else not_ok "request lint (exit $rc)"; sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -n 4; fi
+expect_rc "request lint: the baseline alone is clean" 0 -- "$OSB" lint ./jobs.policy
+run "$OSB" request explain ./jobs.policy hooks.json
+if [ "$rc" = 0 ] && grep -qx 'write /srv/jobs/42/repo/.git/hooks  # api' "$tmp/out"; then
+	ok "request explain: the request's rules with origin api"; else not_ok "request explain (exit $rc)"; fi
+base_score=$(score ./jobs.policy)
+run "$OSB" request audit --json ./jobs.policy hooks.json
+req_score=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"])' "$tmp/out" 2>/dev/null)
+if [ "$rc" = 0 ] && [ -n "$req_score" ] && [ "$req_score" -gt "$base_score" ]; then
+	ok "request audit: the request's grant raises the score ($base_score -> $req_score)"; else
+	not_ok "request audit (exit $rc, $base_score -> $req_score)"; fi
+run "$OSB" request diff ./jobs.policy hooks.json
+if [ "$rc" = 1 ] && grep -qx '+ write /srv/jobs/42/repo/.git/hooks  (wider)  # api' "$tmp/out" &&
+   grep -qx 'verdict: wider' "$tmp/out"; then ok "request diff: the request's widening, with origin"; else
+	not_ok "request diff (exit $rc)"; sed 's/^/#   /' "$tmp/out" | head -n 6; fi
+expect_rc "request diff --narrower-ok: a narrowing request passes" 0 -- "$OSB" request diff --narrower-ok ./jobs.policy narrow.json
+expect_rc "request diff --narrower-ok: a widening request fails" 1 -- "$OSB" request diff --narrower-ok ./jobs.policy hooks.json
+run "$OSB" request audit ./jobs.policy widen.json
+if [ "$rc" = 2 ] && grep -q 'request: widen.json: "network": the host network is refused' "$tmp/err"; then
+	ok "request: a request the library refuses is an error (exit 2)"; else not_ok "request: refused request (exit $rc)"; fi
+expect_rc "request: without the request file" 2 -- "$OSB" request lint ./jobs.policy
+expect_rc "request: an unknown subcommand" 2 -- "$OSB" request run ./jobs.policy hooks.json
+expect_rc "request: an unreadable request" 2 -- "$OSB" request lint ./jobs.policy ./nosuch.json
+
 # ---- usage errors ----------------------------------------------------------------
 expect_rc "check without a policy" 2 -- "$OSB" check
 expect_rc "lint with an unknown option" 2 -- "$OSB" lint --bogus ./base.policy
