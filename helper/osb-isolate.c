@@ -64,7 +64,8 @@ static void print_main_help(void)
 	       "  audit [--threshold N] POLICY     exposure score out of 100, check by check\n"
 	       "  diff POLICY_A POLICY_B           semantic difference of two policies\n"
 	       "  explain [OPTION]... POLICY       effective rules with origins (--json, --host)\n"
-	       "  hash POLICY                      print the policy's sha256 hash\n\n"
+	       "  hash POLICY                      print the policy's sha256 hash\n"
+	       "  request CMD BASELINE REQUEST     explain|lint|audit|diff an execd request\n\n"
 	       "Options:\n"
 	       "  -h, --help     display this help and exit\n"
 	       "  -V, --version  output version information and exit\n\n"
@@ -490,5 +491,7 @@ int main(int argc, char **argv)
 		return cmd_hash(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "explain"))
 		return cmd_explain(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "request"))
+		return cmd_request(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", argv[1]);
 }

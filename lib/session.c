@@ -306,7 +306,7 @@ static bool env_name_ok(const char *s, size_t len)
 static bool env_denied(const osb_session *s, const char *name)
 {
 	for (size_t i = 0; i < s->deny.n; i++)
-		if (env_pattern_match(s->deny.v[i], name))
+		if (env_deny_match(s->deny.v[i], name))
 			return true;
 	return false;
 }

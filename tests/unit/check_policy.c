@@ -780,7 +780,11 @@ START_TEST(test_include_sibling_conflict_refused)
 	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
 	put("b.policy", "osb-policy 1\nnetwork none\n");
 	put("c.policy", "osb-policy 1\n\nnetwork host\n");
-	snprintf(want, sizeof(want), "%s/c.policy:3:1: \"network\" conflicts with %s/b.policy:2", dir, dir);
+	/* At the include that brought the second rule in: the includer is where
+	 * the author settles it. */
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"network\" of %s/c.policy:3 conflicts with "
+	         "%s/b.policy:2 (both included at depth 1; set \"network\" in this file to choose)",
+	         dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* The same value at the same depth is still two rules for one place. */
@@ -789,7 +793,23 @@ START_TEST(test_include_sibling_conflict_refused)
 
 	put("b.policy", "osb-policy 1\nenv set X=1\n");
 	put("c.policy", "osb-policy 1\nenv set X=2\n");
-	snprintf(want, sizeof(want), "%s/c.policy:2:1: \"env set X\" conflicts with %s/b.policy:2", dir, dir);
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"env set X\" of %s/c.policy:2 conflicts with "
+	         "%s/b.policy:2 (both included at depth 1; set \"env set X\" in this file to choose)",
+	         dir, dir, dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+/* An error inside an included file names the includes that reached it. */
+START_TEST(test_include_error_shows_chain)
+{
+	char want[MSG_MAX];
+
+	put("a.policy", "osb-policy 1\n\ninclude ./b\n");
+	put("b.policy", "osb-policy 1\ninclude ./c\n");
+	put("c.policy", "osb-policy 1\nnetwork hots\n");
+	snprintf(want, sizeof(want), "%s/c.policy:2:9: unknown argument \"hots\" to \"network\" (did "
+	         "you mean \"host\"?); included from %s/b.policy:2, from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -815,8 +835,8 @@ START_TEST(test_include_cycle_reports_chain)
 
 	put("a.policy", "osb-policy 1\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\ninclude ./a.policy\n");
-	snprintf(want, sizeof(want), "%s/b.policy:2:9: include cycle: %s/a.policy -> %s/b.policy -> %s/a.policy",
-	         dir, dir, dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: include cycle: %s/a.policy -> %s/b.policy -> %s/a.policy"
+	         "; included from %s/a.policy:2", dir, dir, dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	put("self.policy", "osb-policy 1\n\n  include   ./self\n");
@@ -855,7 +875,8 @@ START_TEST(test_include_depth_above_two_refused)
 	put("c.policy", "osb-policy 1\ninclude ./d\n");
 	put("d.policy", "osb-policy 1\n");
 	snprintf(want, sizeof(want), "%s/c.policy:2:9: include nested too deeply: \"./d\" would be at depth 3 "
-	         "(at most 2 levels of include)", dir);
+	         "(at most 2 levels of include); included from %s/b.policy:2, from %s/a.policy:2", dir, dir,
+	         dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -942,26 +963,27 @@ START_TEST(test_include_errors_point_into_included_file)
 	put("a.policy", "osb-policy 1\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nnetwork nne\n");
 	snprintf(want, sizeof(want), "%s/b.policy:2:9: unknown argument \"nne\" to \"network\" "
-	         "(did you mean \"none\"?)", dir);
+	         "(did you mean \"none\"?); included from %s/a.policy:2", dir, dir);
 	expect_load_error("a.policy", want);
 
 	put("b.policy", "hostname x\n");
-	snprintf(want, sizeof(want), "%s/b.policy:1:1: expected version line \"osb-policy 1\" first", dir);
+	snprintf(want, sizeof(want), "%s/b.policy:1:1: expected version line \"osb-policy 1\" first; "
+	         "included from %s/a.policy:2", dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* A duplicate inside an included file is an error even where the
 	 * includer overrides the value. */
 	put("a.policy", "osb-policy 1\nnetwork host\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nnetwork none\nnetwork none\n");
-	snprintf(want, sizeof(want), "%s/b.policy:3:1: duplicate \"network\" (first set at %s/b.policy:2)",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:3:1: duplicate \"network\" (first set at %s/b.policy:2); "
+	         "included from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* Mount paths are unique across files. */
 	put("a.policy", "osb-policy 1\ntmpfs /x\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nro-bind /x\n");
-	snprintf(want, sizeof(want), "%s/b.policy:2:9: duplicate path \"/x\" (first set at %s/a.policy:2)",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: duplicate path \"/x\" (first set at %s/a.policy:2); "
+	         "included from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -999,7 +1021,8 @@ START_TEST(test_include_unreadable_files_refused)
 		ck_assert_int_eq(write(fd, "tmpfs /\0x\n", 10), 10);
 		close(fd);
 	}
-	snprintf(want, sizeof(want), "%s/nul.policy:2:8: NUL byte in policy text", dir);
+	snprintf(want, sizeof(want), "%s/nul.policy:2:8: NUL byte in policy text; included from %s/a.policy:2",
+	         dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* The top file itself. */
@@ -1725,8 +1748,9 @@ START_TEST(test_seccomp_rule_overridden_by_includer)
 	/* Two siblings disagreeing about one name, with nobody to settle it. */
 	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
 	put("c.policy", "osb-policy 1\nseccomp allow   bpf\n");
-	snprintf(want, sizeof(want), "%s/c.policy:2:17: \"seccomp allow bpf\" conflicts with %s/b.policy:2",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"seccomp allow bpf\" of %s/c.policy:2 conflicts "
+	         "with %s/b.policy:2 (both included at depth 1; set \"seccomp allow bpf\" in this file "
+	         "to choose)", dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* "seccomp none" above a deny it includes cannot drop it silently. */
@@ -2302,6 +2326,7 @@ static Suite *policy_suite(void)
 	tcase_add_checked_fixture(t, dir_setup, dir_teardown);
 	tcase_add_test(t, test_include_override_by_includer_recorded);
 	tcase_add_test(t, test_include_sibling_conflict_refused);
+	tcase_add_test(t, test_include_error_shows_chain);
 	tcase_add_test(t, test_include_sibling_conflict_settled_by_includer);
 	tcase_add_test(t, test_include_cycle_reports_chain);
 	tcase_add_test(t, test_include_cycle_detected_through_other_spelling);
