@@ -61,13 +61,13 @@ static osb_policy *must_parse_with(const char *text, const char *extra)
 	return must_parse(buf);
 }
 
-static void hash_of(const osb_policy *p, char out[72])
+static void hash_of(const osb_policy *p, char out[OSB_POLICY_HASH_LEN])
 {
 	ck_assert_int_eq(osb_policy_hash(p, out), 0);
-	ck_assert_uint_eq(strlen(out), 71);
+	ck_assert_uint_eq(strlen(out), OSB_POLICY_HASH_LEN - 1);
 }
 
-static void hash_text(const char *text, char out[72])
+static void hash_text(const char *text, char out[OSB_POLICY_HASH_LEN])
 {
 	osb_policy *p = must_parse(text);
 
@@ -320,6 +320,15 @@ static const struct reject {
 	  "t.policy:2:12: unexpected argument \"mode=1\" (usage is \"tmpfs PATH [size=SIZE]\")" },
 	{ "osb-policy 1\ntmpfs /tmp size=0B\n", 0, "t.policy:2:12: \"tmpfs\" size must be greater than zero" },
 	{ "osb-policy 1\nlimit wall 0s\n", 0, "t.policy:2:12: \"limit wall\" must be greater than zero" },
+	/* Finding: these passed check, then every run exited 127 (the loader's). */
+	{ "osb-policy 1\nlimit nofile 3\n", 0, "t.policy:2:14: \"limit nofile 3\" is too small to "
+	  "start a program: stdin, stdout and stderr take 3 descriptors and the dynamic loader needs "
+	  "one more (at least 4)" },
+	{ "osb-policy 1\nlimit nofile 0\n", 0, "t.policy:2:14: \"limit nofile 0\" is too small to "
+	  "start a program: stdin, stdout and stderr take 3 descriptors and the dynamic loader needs "
+	  "one more (at least 4)" },
+	{ "osb-policy 1\nlimit as 1MiB\n", 0, "t.policy:2:10: \"limit as 1MiB\" is too small to "
+	  "load a program: the C library alone maps about 2 MiB (at least 4MiB)" },
 	/* environment */
 	{ "osb-policy 1\nenv set 1A=x\n", 0,
 	  "t.policy:2:9: invalid environment variable name \"1A\" (letters, digits and \"_\", not starting with a digit)" },
@@ -690,7 +699,7 @@ START_TEST(test_symlink_parsed_and_canonical)
 	                           "symlink /usr/lib64 /lib64\n");
 	osb_policy *q = must_parse("osb-policy 1\nroot none\nsymlink usr/lib64 /lib64\n"
 	                           "symlink usr/bin /bin\n");
-	char *canon = NULL, h1[72], h2[72];
+	char *canon = NULL, h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN];
 
 	ck_assert_uint_eq(p->n_mounts, 2);
 	ck_assert_int_eq(p->mounts[0].kind, MNT_SYMLINK);
@@ -812,7 +821,11 @@ START_TEST(test_include_sibling_conflict_refused)
 	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
 	put("b.policy", "osb-policy 1\nnetwork none\n");
 	put("c.policy", "osb-policy 1\n\nnetwork host\n");
-	snprintf(want, sizeof(want), "%s/c.policy:3:1: \"network\" conflicts with %s/b.policy:2", dir, dir);
+	/* At the include that brought the second rule in: the includer is where
+	 * the author settles it. */
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"network\" of %s/c.policy:3 conflicts with "
+	         "%s/b.policy:2 (both included at depth 1; set \"network\" in this file to choose)",
+	         dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* The same value at the same depth is still two rules for one place. */
@@ -821,7 +834,23 @@ START_TEST(test_include_sibling_conflict_refused)
 
 	put("b.policy", "osb-policy 1\nenv set X=1\n");
 	put("c.policy", "osb-policy 1\nenv set X=2\n");
-	snprintf(want, sizeof(want), "%s/c.policy:2:1: \"env set X\" conflicts with %s/b.policy:2", dir, dir);
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"env set X\" of %s/c.policy:2 conflicts with "
+	         "%s/b.policy:2 (both included at depth 1; set \"env set X\" in this file to choose)",
+	         dir, dir, dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+/* An error inside an included file names the includes that reached it. */
+START_TEST(test_include_error_shows_chain)
+{
+	char want[MSG_MAX];
+
+	put("a.policy", "osb-policy 1\n\ninclude ./b\n");
+	put("b.policy", "osb-policy 1\ninclude ./c\n");
+	put("c.policy", "osb-policy 1\nnetwork hots\n");
+	snprintf(want, sizeof(want), "%s/c.policy:2:9: unknown argument \"hots\" to \"network\" (did "
+	         "you mean \"host\"?); included from %s/b.policy:2, from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -847,8 +876,8 @@ START_TEST(test_include_cycle_reports_chain)
 
 	put("a.policy", "osb-policy 1\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\ninclude ./a.policy\n");
-	snprintf(want, sizeof(want), "%s/b.policy:2:9: include cycle: %s/a.policy -> %s/b.policy -> %s/a.policy",
-	         dir, dir, dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: include cycle: %s/a.policy -> %s/b.policy -> %s/a.policy"
+	         "; included from %s/a.policy:2", dir, dir, dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	put("self.policy", "osb-policy 1\n\n  include   ./self\n");
@@ -887,7 +916,8 @@ START_TEST(test_include_depth_above_two_refused)
 	put("c.policy", "osb-policy 1\ninclude ./d\n");
 	put("d.policy", "osb-policy 1\n");
 	snprintf(want, sizeof(want), "%s/c.policy:2:9: include nested too deeply: \"./d\" would be at depth 3 "
-	         "(at most 2 levels of include)", dir);
+	         "(at most 2 levels of include); included from %s/b.policy:2, from %s/a.policy:2", dir, dir,
+	         dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -974,26 +1004,27 @@ START_TEST(test_include_errors_point_into_included_file)
 	put("a.policy", "osb-policy 1\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nnetwork nne\n");
 	snprintf(want, sizeof(want), "%s/b.policy:2:9: unknown argument \"nne\" to \"network\" "
-	         "(did you mean \"none\"?)", dir);
+	         "(did you mean \"none\"?); included from %s/a.policy:2", dir, dir);
 	expect_load_error("a.policy", want);
 
 	put("b.policy", "hostname x\n");
-	snprintf(want, sizeof(want), "%s/b.policy:1:1: expected version line \"osb-policy 1\" first", dir);
+	snprintf(want, sizeof(want), "%s/b.policy:1:1: expected version line \"osb-policy 1\" first; "
+	         "included from %s/a.policy:2", dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* A duplicate inside an included file is an error even where the
 	 * includer overrides the value. */
 	put("a.policy", "osb-policy 1\nnetwork host\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nnetwork none\nnetwork none\n");
-	snprintf(want, sizeof(want), "%s/b.policy:3:1: duplicate \"network\" (first set at %s/b.policy:2)",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:3:1: duplicate \"network\" (first set at %s/b.policy:2); "
+	         "included from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* Mount paths are unique across files. */
 	put("a.policy", "osb-policy 1\ntmpfs /x\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nro-bind /x\n");
-	snprintf(want, sizeof(want), "%s/b.policy:2:9: duplicate path \"/x\" (first set at %s/a.policy:2)",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: duplicate path \"/x\" (first set at %s/a.policy:2); "
+	         "included from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -1031,7 +1062,8 @@ START_TEST(test_include_unreadable_files_refused)
 		ck_assert_int_eq(write(fd, "tmpfs /\0x\n", 10), 10);
 		close(fd);
 	}
-	snprintf(want, sizeof(want), "%s/nul.policy:2:8: NUL byte in policy text", dir);
+	snprintf(want, sizeof(want), "%s/nul.policy:2:8: NUL byte in policy text; included from %s/a.policy:2",
+	         dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* The top file itself. */
@@ -1240,13 +1272,13 @@ END_TEST
 
 START_TEST(test_hash_of_default_policy_is_pinned)
 {
-	char h[72];
+	char h[OSB_POLICY_HASH_LEN];
 	uint8_t d[SHA256_DIGEST_LEN];
 	static const char canonical[] =
 		"osb-policy 1\nroot none\nworkspace none\nnetwork none\nenv clear\n"
 		"user sandbox 1000 1000\nidentity auto\nseccomp osb-default-2\nlandlock auto\n"
 		"hostname sandbox\nlimit output 1MiB\n";
-	char want[72] = "sha256:";
+	char want[OSB_POLICY_HASH_LEN] = "sha256:";
 
 	/* The hash is SHA-256 of the canonical text; pinning it means a change
 	 * of the canonical form (which changes every approved hash) is a
@@ -1263,7 +1295,7 @@ END_TEST
 
 START_TEST(test_hash_ignores_layout_comments_and_order)
 {
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_text(base_policy, h0);
 	hash_text(
@@ -1304,7 +1336,7 @@ END_TEST
 
 START_TEST(test_hash_ignores_include_layout)
 {
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 	osb_policy *p;
 
 	hash_text(base_policy, h0);
@@ -1393,7 +1425,7 @@ START_TEST(test_hash_changes_with_every_semantic_change)
 		{ "", "read-only workspace:.git/hooks\n" },
 	};
 	enum { N = sizeof(changes) / sizeof(changes[0]) };
-	char hashes[N + 1][72];
+	char hashes[N + 1][OSB_POLICY_HASH_LEN];
 
 	hash_text(base_policy, hashes[N]);
 	for (size_t i = 0; i < N; i++) {
@@ -1414,7 +1446,7 @@ START_TEST(test_api_workspace_must_be_absolute_and_keeps_hash)
 {
 	osb_policy *p = must_parse(base_policy);
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_workspace(p, "rel/dir", &err), -OSB_E_USAGE);
@@ -1441,7 +1473,7 @@ START_TEST(test_api_add_readonly_records_origin_and_changes_hash)
 {
 	osb_policy *p = must_parse_with(base_policy, "read-root /opt\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 	size_t n = p->n_mounts;
 
 	hash_of(p, h0);
@@ -1474,7 +1506,7 @@ START_TEST(test_api_widening_needs_a_caller_grant)
 {
 	osb_policy *p = must_parse("osb-policy 1\nnetwork none\nread-root /srv/data\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_network(p, 1, &err), -OSB_E_POLICY);
@@ -1504,7 +1536,7 @@ START_TEST(test_allow_caller_and_read_root_in_canonical_form)
 {
 	osb_policy *p = must_parse("osb-policy 1\nread-root /srv/b\nallow-caller network\n"
 	                           "read-root /srv/a\nread-root /srv/a\n");
-	char *e = osb_policy_explain(p, 0), h0[72], h1[72];
+	char *e = osb_policy_explain(p, 0), h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	ck_assert_ptr_nonnull(e);
 	ck_assert_ptr_nonnull(strstr(e, "\nnetwork none  # default\nallow-caller network  # "
@@ -1533,7 +1565,7 @@ START_TEST(test_api_network_and_wall_record_origin)
 {
 	osb_policy *p = must_parse("osb-policy 1\nlimit wall 600s\nallow-caller network\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_network(p, 1, &err), 0);
@@ -1706,7 +1738,7 @@ END_TEST
 
 START_TEST(test_seccomp_errno_spellings_hash_alike)
 {
-	char h0[72], h1[72], h2[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN];
 
 	hash_text("osb-policy 1\nseccomp deny uname\n", h0);
 	hash_text("osb-policy 1\nseccomp deny uname errno=EPERM\n", h1);
@@ -1762,8 +1794,9 @@ START_TEST(test_seccomp_rule_overridden_by_includer)
 	/* Two siblings disagreeing about one name, with nobody to settle it. */
 	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
 	put("c.policy", "osb-policy 1\nseccomp allow   bpf\n");
-	snprintf(want, sizeof(want), "%s/c.policy:2:17: \"seccomp allow bpf\" conflicts with %s/b.policy:2",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"seccomp allow bpf\" of %s/c.policy:2 conflicts "
+	         "with %s/b.policy:2 (both included at depth 1; set \"seccomp allow bpf\" in this file "
+	         "to choose)", dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* "seccomp none" above a deny it includes cannot drop it silently. */
@@ -1821,7 +1854,7 @@ START_TEST(test_api_add_writable_only_beneath_declared_roots)
 	osb_policy *p = must_parse("osb-policy 1\nwrite-root /data\nwrite-root /srv/jobs\n"
 	                           "write /data/x\nread-only /data/x/.git\ntmpfs /data/tmp\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_add_writable(p, "/database/x", &err), -OSB_E_POLICY);
@@ -1953,7 +1986,7 @@ START_TEST(test_request_narrowing_applied_with_api_origin)
 {
 	osb_policy *p = must_parse(open_base);
 	osb_error err = { 0 };
-	char h0[72], h1[72], *e;
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN], *e;
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_apply_json(p, "{}", &err), 0);
@@ -2436,6 +2469,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(t, test_include_override_by_includer_recorded);
 	tcase_add_test(t, test_include_tmpfs_size_overridden_by_includer);
 	tcase_add_test(t, test_include_sibling_conflict_refused);
+	tcase_add_test(t, test_include_error_shows_chain);
 	tcase_add_test(t, test_include_sibling_conflict_settled_by_includer);
 	tcase_add_test(t, test_include_cycle_reports_chain);
 	tcase_add_test(t, test_include_cycle_detected_through_other_spelling);
