@@ -155,7 +155,9 @@ static enum diff_dir added_dir(const char *rule)
 
 static char upper_c(char c)
 {
-	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+	if (c >= 'a' && c <= 'z')
+		return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[c - 'a'];
+	return c;
 }
 
 /* Can one name match both env patterns ('*', '?'; case ignored, as deny
