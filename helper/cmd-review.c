@@ -32,6 +32,7 @@
 
 #include "cli-common.h"
 #include "cmd-review.h"
+#include "utf8.h"
 
 #define EXIT_FOUND 1
 #define EXIT_TROUBLE 2
@@ -555,7 +556,7 @@ int cmd_audit(int argc, char **argv)
 	bool json = false, checks = false;
 	loaded l = { 0 };
 	audit_report r;
-	char hash[72], *out;
+	char hash[OSB_POLICY_HASH_LEN], *out;
 
 	opts_reset();
 	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
@@ -758,6 +759,13 @@ static int explain_print(const loaded *l, const char *name, bool json, bool host
 		return EXIT_TROUBLE;
 	}
 	out = json ? explain_render_json(&l->m, name, h) : explain_render_text(&l->m, name);
+	if (out && json) {
+		/* Paths are bytes; JSON is UTF-8 (invalid bytes become U+FFFD). */
+		char *valid = utf8_valid_dup(out, strlen(out), NULL);
+
+		free(out);
+		out = valid;
+	}
 	if (host && !json)
 		plan_text = host_plan_render_text(&l->m, h);
 	if (out)
@@ -829,7 +837,7 @@ int cmd_hash(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	osb_policy *p;
-	char hash[72];
+	char hash[OSB_POLICY_HASH_LEN];
 	int c;
 
 	opts_reset();

@@ -172,6 +172,14 @@ static void probe_bwrap(osb_caps *c)
 		         "OSB_ISOLATE_BWRAP at one");
 		return;
 	}
+	if (h->bwrap_state == BWRAP_NO_HELP) {
+		/* bwrap_why names the binary and what went wrong. */
+		caps_item_set(c, IT_BWRAP, OSB_CAPS_UNAVAILABLE,
+		         caps_fmt(reason, sizeof(reason), "%s", h->bwrap_why),
+		         "reinstall bubblewrap (apt-get install --reinstall bubblewrap) or point "
+		         "OSB_ISOLATE_BWRAP at a working bwrap");
+		return;
+	}
 	if (spawn_capture((const char *const[]){ h->bwrap, "--version", NULL }, 4096, &out,
 	                  &err) == 0) {
 		const char *v = strncmp(out, "bubblewrap ", 11) == 0 ? out + 11 : out;
@@ -180,14 +188,6 @@ static void probe_bwrap(osb_caps *c)
 		if (!c->bwrap_version)
 			c->oom = true;
 		free(out);
-	}
-	if (h->bwrap_state == BWRAP_NO_HELP) {
-		caps_item_set(c, IT_BWRAP, OSB_CAPS_UNAVAILABLE,
-		         caps_fmt(reason, sizeof(reason), "%s --help cannot be run: %s", h->bwrap,
-		             h->bwrap_why),
-		         "reinstall bubblewrap (apt-get install --reinstall bubblewrap) or point "
-		         "OSB_ISOLATE_BWRAP at a working bwrap");
-		return;
 	}
 	for (size_t i = 0; i < CAPS_N_OPTS; i++)
 		c->opt[i] = bwrap_help_lists(h->bwrap_help, caps_bwrap_opts[i].name);

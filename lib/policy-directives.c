@@ -443,6 +443,9 @@ static int d_hostname(parser *ps, frame *f, int n, tok *t)
 	return 0;
 }
 
+#define LIMIT_NOFILE_MIN 4
+#define LIMIT_AS_MIN (4u << 20)
+
 static int limit_value(parser *ps, frame *f, enum limit_id id, const tok *t, uint64_t *out)
 {
 	const unit *units = NULL;
@@ -483,6 +486,15 @@ static int limit_value(parser *ps, frame *f, enum limit_id id, const tok *t, uin
 	}
 	if ((id == LIM_WALL || id == LIM_CPU) && *out == 0)
 		return perr(ps, f, t->col, "\"limit %s\" must be greater than zero", name);
+	/* Below these no dynamically linked program starts: every run would
+	 * end with the loader's 127, indistinguishable from "not found". */
+	if (id == LIM_NOFILE && *out < LIMIT_NOFILE_MIN)
+		return perr(ps, f, t->col, "\"limit nofile %s\" is too small to start a program: stdin, "
+		            "stdout and stderr take 3 descriptors and the dynamic loader needs one more "
+		            "(at least %d)", policy_clip(t->s, &cb), LIMIT_NOFILE_MIN);
+	if (id == LIM_AS && *out < LIMIT_AS_MIN)
+		return perr(ps, f, t->col, "\"limit as %s\" is too small to load a program: the C "
+		            "library alone maps about 2 MiB (at least 4MiB)", policy_clip(t->s, &cb));
 	if (id == LIM_CPU) {
 		if (*out % 1000 != 0)
 			return perr(ps, f, t->col, "\"limit cpu\" must be whole seconds: \"%s\"", policy_clip(t->s, &cb));

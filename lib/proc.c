@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* proc.c — fd hygiene, spawning and pidfds (DESIGN §3 "Processes and fds").
+/* proc.c — fd hygiene, spawning and pidfds (docs/ARCHITECTURE.md,
+ * "Processes and fds").
  *
  * Children are started the way posix_spawn starts them (clone with
  * CLONE_VM|CLONE_VFORK), so that a multi-threaded caller, such as a Go
@@ -108,7 +109,7 @@ int memfd_with_data(const char *name, const void *data, size_t len)
  * errno of another thread) may be touched, and nothing of glibc's setxid
  * machinery, which would signal the caller's other threads. posix_spawn
  * cannot change credentials; this child can, so a root caller's bwrap can
- * start as the sandbox's own unprivileged host ids (DESIGN §3, "Identity").
+ * start as the sandbox's own unprivileged host ids (docs/ARCHITECTURE.md, "Identity").
  */
 
 typedef struct child_args {
@@ -295,12 +296,92 @@ out:
 	return ret;
 }
 
+/* Read RD into BUF (capacity *CAP, at most MAX bytes) until EOF or DEADLINE.
+ * 0 at EOF, -ETIMEDOUT at the deadline, -EFBIG over MAX, -ENOMEM, -errno. */
+static int capture_read(int rd, size_t max, uint64_t deadline, char **buf, size_t *cap,
+                        size_t *n)
+{
+	for (;;) {
+		struct pollfd p = { .fd = rd, .events = POLLIN };
+		uint64_t now = now_ms();
+		ssize_t got;
+		int r;
+
+		if (*n + 1 >= *cap) {
+			char *nb;
+
+			if (*cap > max)
+				return -EFBIG;
+			if (!(nb = realloc(*buf, *cap * 2)))
+				return -ENOMEM;
+			*buf = nb;
+			*cap *= 2;
+		}
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		r = poll(&p, 1, (int)(deadline - now));
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r <= 0)
+			continue;
+		got = read(rd, *buf + *n, *cap - *n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return 0;
+		*n += (size_t)got;
+	}
+}
+
+/* Wait for PIDFD until DEADLINE; 0 with *STATUS, or -ETIMEDOUT. */
+static int capture_wait(int pidfd, uint64_t deadline, int *status)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	uint64_t now;
+
+	while ((now = now_ms()) < deadline) {
+		if (poll(&p, 1, (int)(deadline - now)) > 0)
+			return pidfd_wait(pidfd, status);
+	}
+	return -ETIMEDOUT;
+}
+
+/* What went wrong with a helper that did not exit 0, in words. */
+static int capture_fail(const char *const *argv, int r, int status, size_t max, osb_error *err)
+{
+	const char *arg = argv[1] ? argv[1] : "";
+
+	if (r == -ETIMEDOUT)
+		return osb_err_set(err, OSB_E_SPAWN, ETIMEDOUT, "spawn",
+		                   "%s %s did not finish within %d s (killed)", argv[0], arg,
+		                   SPAWN_CAPTURE_TIMEOUT_MS / 1000);
+	if (r == -EFBIG)
+		return osb_err_set(err, OSB_E_SPAWN, EFBIG, "spawn",
+		                   "%s %s printed more than %zu bytes (killed)", argv[0], arg, max);
+	if (r == -ENOMEM)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "spawn", "out of memory");
+	if (r < 0)
+		return osb_err_set(err, OSB_E_IO, -r, "spawn", "%s %s: reading its output: %s",
+		                   argv[0], arg, strerror(-r));
+	if (WIFSIGNALED(status)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(status));
+
+		return osb_err_set(err, OSB_E_SPAWN, 0, "spawn", "%s %s was killed by signal %d (SIG%s)",
+		                   argv[0], arg, WTERMSIG(status), abbrev ? abbrev : "?");
+	}
+	return osb_err_set(err, OSB_E_SPAWN, 0, "spawn", "%s %s exited with status %d",
+	                   argv[0], arg, WEXITSTATUS(status));
+}
+
 int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *err)
 {
 	_cleanup_close_ int devnull = -1, rd = -1, wr = -1, pidfd = -1;
+	uint64_t deadline = now_ms() + SPAWN_CAPTURE_TIMEOUT_MS;
 	int pipefd[2], fds[3], status = 0, r;
 	size_t n = 0, cap = 4096;
-	char *buf;
+	_cleanup_free_ char *buf = NULL;
 	pid_t pid;
 
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -316,33 +397,21 @@ int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *er
 		return r;
 	close(wr);
 	wr = -1;
-	buf = malloc(cap);
-	if (!buf) {
+	if (!(buf = malloc(cap)))
+		r = -ENOMEM;
+	else
+		r = capture_read(rd, max, deadline, &buf, &cap, &n);
+	/* EOF is not the end: a helper that closed its stdout may still hang. */
+	if (r == 0)
+		r = capture_wait(pidfd, deadline, &status);
+	if (r < 0) {
 		pidfd_kill(pidfd, SIGKILL);
 		pidfd_wait(pidfd, &status);
-		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "spawn", "out of memory");
 	}
-	for (;;) {
-		ssize_t got;
-
-		if (n + 1 >= cap) {
-			char *nb = cap * 2 > max + 1 ? NULL : realloc(buf, cap * 2);
-
-			if (!nb)
-				break;   /* over MAX: keep what we have */
-			buf = nb;
-			cap *= 2;
-		}
-		got = read(rd, buf + n, cap - n - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
+	if (r < 0 || status != 0)
+		return capture_fail(argv, r, status, max, err);
 	buf[n] = '\0';
-	pidfd_kill(pidfd, SIGKILL);   /* harmless if it already exited */
-	pidfd_wait(pidfd, &status);
 	*out = buf;
+	buf = NULL;
 	return 0;
 }

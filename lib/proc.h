@@ -38,7 +38,11 @@ int spawn_with_fds(const char *const *argv, const char *const *envp, const int *
 int spawn_probe_userns(const spawn_cred *cred);
 
 /* Run ARGV with stdin and stderr on /dev/null and return its stdout (at
- * most MAX bytes). For probes such as `bwrap --help`. */
+ * most MAX bytes). For probes such as `bwrap --help`. A helper that has not
+ * exited within SPAWN_CAPTURE_TIMEOUT_MS is killed; one that is killed, exits
+ * non-zero or prints more than MAX is an error naming what happened: a broken
+ * bwrap must never hang the caller nor pass for a working one. */
+#define SPAWN_CAPTURE_TIMEOUT_MS 5000
 int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *err);
 
 int pidfd_open_cloexec(pid_t pid);

@@ -14,6 +14,7 @@
  * every control character escaped, so printing it cannot drive a terminal.
  */
 #include "result.h"
+#include "utf8.h"
 
 #include <limits.h>
 #include <json-c/json.h>
@@ -118,6 +119,45 @@ int capture_add(capture *c, const char *buf, size_t len)
 	return capture_add_tail(c, buf, len);
 }
 
+/* Where a clipped head ends: before a last character the clip left
+ * incomplete (a lead byte followed by fewer bytes than it announces). */
+static size_t utf8_whole_end(const char *s, size_t n)
+{
+	for (size_t back = 1; back <= 3 && back <= n; back++) {
+		unsigned char c = (unsigned char)s[n - back];
+		size_t need;
+
+		if (c >= 0x80 && c < 0xc0)
+			continue;   /* a continuation byte: look further back */
+		need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+		return c >= 0xc2 && c < 0xf5 && need > back ? n - back : n;
+	}
+	return n;
+}
+
+/* How many bytes a clipped tail skips: the continuation bytes (at most 3)
+ * of a character whose start was clipped away. */
+static size_t utf8_whole_start(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < 3 && i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+		i++;
+	return i;
+}
+
+/* A clip keeps whole characters: the halves of characters split by it are
+ * dropped, never joined into another one (which json_utf8 would take for
+ * valid). At most 3 bytes on each side; output that is not UTF-8 loses
+ * nothing else. */
+static size_t clip_whole(char *buf, size_t head_len, size_t tail_len)
+{
+	size_t h = utf8_whole_end(buf, head_len), skip = utf8_whole_start(buf + head_len, tail_len);
+
+	memmove(buf + h, buf + head_len + skip, tail_len - skip);
+	return h + tail_len - skip;
+}
+
 /* Hands the kept bytes to the caller and empties the buffers; TOTAL and
  * LIMIT stay so that the byte count can still be read. */
 int capture_take(capture *c, char **out, size_t *len, bool *truncated)
@@ -134,6 +174,8 @@ int capture_take(capture *c, char **out, size_t *len, bool *truncated)
 		memcpy(buf + c->head_len, c->tail + c->tail_start, first);
 	if (c->tail_start)
 		memcpy(buf + c->head_len + first, c->tail, c->tail_start);
+	if (c->total > c->limit)
+		n = clip_whole(buf, c->head_len, c->tail_len);
 	buf[n] = '\0';
 	*out = buf;
 	if (len)
@@ -286,7 +328,7 @@ const char *osb_result_policy_hash(const osb_result *r)
  * executed, so scripts can tell "missing" from "not runnable". */
 static int error_status(const osb_error *e)
 {
-	if (strcmp(e->stage, "exec") != 0)
+	if (e->stage_id != OSB_STAGE_EXEC)
 		return 125;
 	switch (e->sys_errno) {
 	case ENOENT:
@@ -328,74 +370,16 @@ static int stream_close(FILE *f, char **buf)
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at S (N bytes left), or 0 when it is
- * invalid; *BAD is then the length of its maximal invalid prefix (the
- * Unicode "maximal subpart" rule: one U+FFFD per such prefix). */
-static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t need, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		need = 1;
-	else if (c >= 0xe0 && c <= 0xef)
-		need = 2;
-	else if (c >= 0xf0 && c <= 0xf4)
-		need = 3;
-	else {
-		*bad = 1;
-		return 0;
-	}
-	/* The second byte's range excludes overlongs, surrogates and > U+10FFFF. */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	for (i = 1; i <= need; i++) {
-		unsigned char min = i == 1 ? lo : 0x80, max = i == 1 ? hi : 0xbf;
-
-		if (i >= n || s[i] < min || s[i] > max) {
-			*bad = i;
-			return 0;
-		}
-	}
-	return need + 1;
-}
-
 /* A json string of S (LEN bytes) with invalid UTF-8 replaced by U+FFFD. */
 static json_object *json_utf8(const char *s, size_t len)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	char *buf = NULL;
-	size_t size = 0, i = 0, run = 0;
-	FILE *f = open_memstream(&buf, &size);
+	size_t size = 0;
+	char *buf = utf8_valid_dup(s, len, &size);
 	json_object *o = NULL;
 
-	if (!f)
-		return NULL;
-	/* Valid bytes are copied in runs; only bad ones are written singly. */
-	while (i < len) {
-		size_t bad = 0, ok = utf8_seq(u + i, len - i, &bad);
-
-		if (ok) {
-			i += ok;
-			continue;
-		}
-		fwrite(u + run, 1, i - run, f);
-		fputs("\xef\xbf\xbd", f);
-		i += bad;
-		run = i;
-	}
-	fwrite(u + run, 1, len - run, f);
 	/* json-c lengths are int; the capture limit keeps output far below. */
-	if (stream_close(f, &buf) == 0 && size <= INT_MAX)
-		o = json_object_new_string_len(buf ? buf : "", (int)size);
+	if (buf && size <= INT_MAX)
+		o = json_object_new_string_len(buf, (int)size);
 	free(buf);
 	return o;
 }

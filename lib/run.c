@@ -5,32 +5,8 @@
  */
 #include "exec.h"
 #include "launch.h"
+#include "outcome.h"
 #include "supervise.h"
-
-/* What to do next, in one line, for the failures people meet most. */
-static const char *hint_for(const osb_result *res)
-{
-	const char *stage = res->error.stage;
-
-	if (res->timed_out)
-		return "the wall limit expired: raise the policy's \"limit wall\" if the command "
-		       "needs longer";
-	if (!res->has_error)
-		return NULL;
-	if (!strcmp(stage, "exec") && res->error.sys_errno == ENOENT)
-		return "the command is looked up on the sandbox's PATH: give its absolute path, "
-		       "or check the policy's env rules and binds";
-	if (!strcmp(stage, "exec"))
-		return "the file exists but cannot be executed in the sandbox: check its mode "
-		       "and its interpreter line";
-	if (!strcmp(stage, "probe") || !strcmp(stage, "bwrap"))
-		return "run 'osb-isolate capabilities' to see what this host supports and why";
-	if (!strcmp(stage, "policy") || !strcmp(stage, "plan") || !strcmp(stage, "identity"))
-		return "run 'osb-isolate check POLICY' and 'osb-isolate explain POLICY'";
-	if (!strcmp(stage, "workspace") || !strcmp(stage, "paths"))
-		return "pass --workspace DIR with a project directory you own";
-	return NULL;
-}
 
 int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error *err)
 {
@@ -69,19 +45,5 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	r = supervise_run(&pl, e, lim, res);
 	plan_free(&pl);
 done:
-	res->duration_ms = now_ms() - start;
-	if (r < 0)
-		res->has_error = true;
-	if (hint_for(res))
-		res->hint = strdup(hint_for(res));
-	if (res->has_error) {
-		if (err)
-			*err = res->error;
-		r = -(res->error.code ? res->error.code : OSB_E_INTERNAL);
-	}
-	if (out)
-		*out = res;
-	else
-		osb_result_free(res);
-	return r;
+	return outcome_finish(res, start, r, out, err);
 }

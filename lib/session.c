@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "supervise.h"
 #include "init-proto.h"
+#include "outcome.h"
 #include "bwrap.h"
 #include "launch.h"
 #include "proc.h"
@@ -51,7 +52,7 @@ struct osb_session {
 	strv env;                 /* the session's environment, from the plan */
 	strv deny;                /* the policy's "env deny" patterns */
 	uint64_t wall_ms, output_limit;
-	char policy_hash[72];
+	char policy_hash[OSB_POLICY_HASH_LEN];
 	char *mode;
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
@@ -463,7 +464,7 @@ static int await_start(osb_proc *pr, osb_error *err)
 	if (n == (ssize_t)sizeof(m.f) && m.f.type == SESSION_FAILED) {
 		m.f.stage[sizeof(m.f.stage) - 1] = '\0';
 		m.f.message[sizeof(m.f.message) - 1] = '\0';
-		return osb_err_set(err, strcmp(m.f.stage, "request") == 0 ? OSB_E_INTERNAL :
+		return osb_err_set(err, stage_of(m.f.stage) == OSB_STAGE_REQUEST ? OSB_E_INTERNAL :
 		                   OSB_E_SANDBOX, m.f.err, m.f.stage, "%s", m.f.message);
 	}
 	return osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
@@ -859,19 +860,7 @@ done:
 			close(c.rd[i]);
 		capture_free(&c.cap[i]);
 	}
-	res->duration_ms = now_ms() - start;
-	if (r < 0)
-		res->has_error = true;
-	if (res->has_error) {
-		if (err)
-			*err = res->error;
-		r = -(res->error.code ? res->error.code : OSB_E_INTERNAL);
-	}
-	if (out)
-		*out = res;
-	else
-		osb_result_free(res);
-	return r;
+	return outcome_finish(res, start, r, out, err);
 }
 
 /* ---- teardown --------------------------------------------------------------------- */

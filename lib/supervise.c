@@ -38,6 +38,7 @@ typedef struct sup {
 	int bwrap_pidfd, pid1_pidfd;
 	bool have_exit; int exit_code;
 	bool timed_out;
+	uint64_t wall_ms;            /* the limit supervise() enforced (0: none) */
 	hostid host;                 /* the ids the init must have on the host (a copy: no lock) */
 	bool id_checked;             /* its "X" or "R" was verified (or refused) */
 	char id_error[512];          /* why it was refused; "" when it was not */
@@ -167,8 +168,8 @@ static bool status_ids(const char *text, const char *key, unsigned v[4])
 	return l && sscanf(l + strlen(key), "%u %u %u %u", &v[0], &v[1], &v[2], &v[3]) == 4;
 }
 
-/* Host ids of the init, seen from here (DESIGN §3, "Identity and
- * privileges"): the kernel stamps each message on the channel with the
+/* Host ids of the init, seen from here (docs/ARCHITECTURE.md,
+ * "Identity"): the kernel stamps each message on the channel with the
  * sender's pid, uid and gid translated into our namespaces, and the init
  * waits for our answer before its last execve (a session's broker before it
  * serves). /proc/PID/status adds the effective, saved and file-system ids
@@ -306,6 +307,8 @@ static int supervise(sup *s, uint64_t wall_ms, bool until_ready, int *bwrap_stat
 	uint64_t start = now_ms(), drain_until = 0;
 	bool bwrap_done = false;
 
+	s->wall_ms = wall_ms;
+
 	for (;;) {
 		struct pollfd pfd[CH__COUNT + 1];
 		int map[CH__COUNT + 1], n = 0, timeout = -1;
@@ -413,13 +416,20 @@ static void fill_result(sup *s, int bwrap_status, osb_result *res)
 		return;
 	}
 	res->ran = exec_reached;
-	if (s->timed_out) {
+	if (s->timed_out && exec_reached) {
 		res->timed_out = true;
 		return;
 	}
 	if (!exec_reached) {
+		/* The wall limit expired before the init started the command: the
+		 * sandbox was never set up, whatever the command would have done. */
 		res->has_error = true;
-		bwrap_error(s, bwrap_status, &res->error);
+		if (s->timed_out)
+			osb_err_set(&res->error, OSB_E_SANDBOX, ETIMEDOUT, "init",
+			            "sandbox setup failed: the init did not start the command within "
+			            "%llu ms (the wall limit); killed", (unsigned long long)s->wall_ms);
+		else
+			bwrap_error(s, bwrap_status, &res->error);
 		return;
 	}
 	if (!s->have_exit) {

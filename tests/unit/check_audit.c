@@ -1094,7 +1094,7 @@ START_TEST(test_explain_json_rules_carry_args_and_origins)
 {
 	const char *path = write_policy("x.policy", "osb-policy 1\nnetwork host\nenv set GREETING=hello  world # x\n");
 	review_policy *p = load(path);
-	char *s = explain_render_json(p, "x.policy", NULL), hash[72], *canon = NULL, origin[200];
+	char *s = explain_render_json(p, "x.policy", NULL), hash[OSB_POLICY_HASH_LEN], *canon = NULL, origin[200];
 	json_object *o = json_tokener_parse(s), *rules, *r, *args;
 	size_t n_lines = 0;
 
@@ -1136,7 +1136,7 @@ END_TEST
 START_TEST(test_explain_text_has_header_and_origins)
 {
 	review_policy *p = parse("osb-policy 1\nnetwork host\n");
-	char *s = explain_render_text(p, "t.policy"), hash[72], want[256];
+	char *s = explain_render_text(p, "t.policy"), hash[OSB_POLICY_HASH_LEN], want[256];
 
 	ck_assert_int_eq(osb_policy_hash(p->pol, hash), 0);
 	snprintf(want, sizeof(want), "# effective policy of t.policy\n# hash %s\nosb-policy 1\n"

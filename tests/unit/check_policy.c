@@ -61,13 +61,13 @@ static osb_policy *must_parse_with(const char *text, const char *extra)
 	return must_parse(buf);
 }
 
-static void hash_of(const osb_policy *p, char out[72])
+static void hash_of(const osb_policy *p, char out[OSB_POLICY_HASH_LEN])
 {
 	ck_assert_int_eq(osb_policy_hash(p, out), 0);
-	ck_assert_uint_eq(strlen(out), 71);
+	ck_assert_uint_eq(strlen(out), OSB_POLICY_HASH_LEN - 1);
 }
 
-static void hash_text(const char *text, char out[72])
+static void hash_text(const char *text, char out[OSB_POLICY_HASH_LEN])
 {
 	osb_policy *p = must_parse(text);
 
@@ -301,6 +301,15 @@ static const struct reject {
 	{ "osb-policy 1\nlimit nproc -1\n", 0, "t.policy:2:13: \"limit nproc\" must not be negative: \"-1\"" },
 	{ "osb-policy 1\nlimit cpu 1500ms\n", 0, "t.policy:2:11: \"limit cpu\" must be whole seconds: \"1500ms\"" },
 	{ "osb-policy 1\nlimit wall 0s\n", 0, "t.policy:2:12: \"limit wall\" must be greater than zero" },
+	/* Finding: these passed check, then every run exited 127 (the loader's). */
+	{ "osb-policy 1\nlimit nofile 3\n", 0, "t.policy:2:14: \"limit nofile 3\" is too small to "
+	  "start a program: stdin, stdout and stderr take 3 descriptors and the dynamic loader needs "
+	  "one more (at least 4)" },
+	{ "osb-policy 1\nlimit nofile 0\n", 0, "t.policy:2:14: \"limit nofile 0\" is too small to "
+	  "start a program: stdin, stdout and stderr take 3 descriptors and the dynamic loader needs "
+	  "one more (at least 4)" },
+	{ "osb-policy 1\nlimit as 1MiB\n", 0, "t.policy:2:10: \"limit as 1MiB\" is too small to "
+	  "load a program: the C library alone maps about 2 MiB (at least 4MiB)" },
 	/* environment */
 	{ "osb-policy 1\nenv set 1A=x\n", 0,
 	  "t.policy:2:9: invalid environment variable name \"1A\" (letters, digits and \"_\", not starting with a digit)" },
@@ -671,7 +680,7 @@ START_TEST(test_symlink_parsed_and_canonical)
 	                           "symlink /usr/lib64 /lib64\n");
 	osb_policy *q = must_parse("osb-policy 1\nroot none\nsymlink usr/lib64 /lib64\n"
 	                           "symlink usr/bin /bin\n");
-	char *canon = NULL, h1[72], h2[72];
+	char *canon = NULL, h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN];
 
 	ck_assert_uint_eq(p->n_mounts, 2);
 	ck_assert_int_eq(p->mounts[0].kind, MNT_SYMLINK);
@@ -1222,13 +1231,13 @@ END_TEST
 
 START_TEST(test_hash_of_default_policy_is_pinned)
 {
-	char h[72];
+	char h[OSB_POLICY_HASH_LEN];
 	uint8_t d[SHA256_DIGEST_LEN];
 	static const char canonical[] =
 		"osb-policy 1\nroot none\nworkspace none\nnetwork none\nenv clear\n"
 		"user sandbox 1000 1000\nidentity auto\nseccomp osb-default-2\nlandlock auto\n"
 		"hostname sandbox\nlimit output 1MiB\n";
-	char want[72] = "sha256:";
+	char want[OSB_POLICY_HASH_LEN] = "sha256:";
 
 	/* The hash is SHA-256 of the canonical text; pinning it means a change
 	 * of the canonical form (which changes every approved hash) is a
@@ -1245,7 +1254,7 @@ END_TEST
 
 START_TEST(test_hash_ignores_layout_comments_and_order)
 {
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_text(base_policy, h0);
 	hash_text(
@@ -1286,7 +1295,7 @@ END_TEST
 
 START_TEST(test_hash_ignores_include_layout)
 {
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 	osb_policy *p;
 
 	hash_text(base_policy, h0);
@@ -1370,7 +1379,7 @@ START_TEST(test_hash_changes_with_every_semantic_change)
 		{ "", "read-only workspace:.git/hooks\n" },
 	};
 	enum { N = sizeof(changes) / sizeof(changes[0]) };
-	char hashes[N + 1][72];
+	char hashes[N + 1][OSB_POLICY_HASH_LEN];
 
 	hash_text(base_policy, hashes[N]);
 	for (size_t i = 0; i < N; i++) {
@@ -1391,7 +1400,7 @@ START_TEST(test_api_workspace_must_be_absolute_and_keeps_hash)
 {
 	osb_policy *p = must_parse(base_policy);
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_workspace(p, "rel/dir", &err), -OSB_E_USAGE);
@@ -1418,7 +1427,7 @@ START_TEST(test_api_add_readonly_records_origin_and_changes_hash)
 {
 	osb_policy *p = must_parse_with(base_policy, "read-root /opt\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 	size_t n = p->n_mounts;
 
 	hash_of(p, h0);
@@ -1451,7 +1460,7 @@ START_TEST(test_api_widening_needs_a_caller_grant)
 {
 	osb_policy *p = must_parse("osb-policy 1\nnetwork none\nread-root /srv/data\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_network(p, 1, &err), -OSB_E_POLICY);
@@ -1481,7 +1490,7 @@ START_TEST(test_allow_caller_and_read_root_in_canonical_form)
 {
 	osb_policy *p = must_parse("osb-policy 1\nread-root /srv/b\nallow-caller network\n"
 	                           "read-root /srv/a\nread-root /srv/a\n");
-	char *e = osb_policy_explain(p, 0), h0[72], h1[72];
+	char *e = osb_policy_explain(p, 0), h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	ck_assert_ptr_nonnull(e);
 	ck_assert_ptr_nonnull(strstr(e, "\nnetwork none  # default\nallow-caller network  # "
@@ -1510,7 +1519,7 @@ START_TEST(test_api_network_and_wall_record_origin)
 {
 	osb_policy *p = must_parse("osb-policy 1\nlimit wall 600s\nallow-caller network\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_network(p, 1, &err), 0);
@@ -1683,7 +1692,7 @@ END_TEST
 
 START_TEST(test_seccomp_errno_spellings_hash_alike)
 {
-	char h0[72], h1[72], h2[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN];
 
 	hash_text("osb-policy 1\nseccomp deny uname\n", h0);
 	hash_text("osb-policy 1\nseccomp deny uname errno=EPERM\n", h1);
@@ -1799,7 +1808,7 @@ START_TEST(test_api_add_writable_only_beneath_declared_roots)
 	osb_policy *p = must_parse("osb-policy 1\nwrite-root /data\nwrite-root /srv/jobs\n"
 	                           "write /data/x\nread-only /data/x/.git\ntmpfs /data/tmp\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_add_writable(p, "/database/x", &err), -OSB_E_POLICY);
@@ -1904,7 +1913,7 @@ START_TEST(test_request_narrowing_applied_with_api_origin)
 {
 	osb_policy *p = must_parse(open_base);
 	osb_error err = { 0 };
-	char h0[72], h1[72], *e;
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN], *e;
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_apply_json(p, "{}", &err), 0);

@@ -113,6 +113,40 @@ START_TEST(test_capture_short_output_kept_whole)
 }
 END_TEST
 
+/* Finding: the clip cut multi-byte characters at the byte level and joined
+ * the halves, inventing a character ("\xe2\x82" + "\x82" is U+2082). A clip
+ * keeps whole characters only: a split one is dropped on both sides. */
+START_TEST(test_capture_clip_keeps_whole_characters)
+{
+	static const char euros[] = "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+	                            "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac";   /* 6 x U+20AC */
+	capture c;
+
+	for (size_t i = 0; i < sizeof(chunk_sizes) / sizeof(chunk_sizes[0]); i++) {
+		/* Head "\xe2\x82\xac\xe2", tail "\xac\xe2\x82\xac": one euro each. */
+		capture_init(&c, 8);
+		feed(&c, euros, 18, chunk_sizes[i]);
+		take_expect(&c, "\xe2\x82\xac\xe2\x82\xac", 6, true);
+		capture_free(&c);
+		/* Head "\xe2\x82\xac\xe2\x82", tail "\x82\xac\xe2\x82\xac". */
+		capture_init(&c, 10);
+		feed(&c, euros, 18, chunk_sizes[i]);
+		take_expect(&c, "\xe2\x82\xac\xe2\x82\xac", 6, true);
+		capture_free(&c);
+	}
+	/* Not clipped: nothing is touched, even a character cut by the command. */
+	capture_init(&c, 10);
+	feed(&c, "a\xe2\x82", 3, 1);
+	take_expect(&c, "a\xe2\x82", 3, false);
+	capture_free(&c);
+	/* Binary output is kept as it is but for at most 3 bytes at each side. */
+	capture_init(&c, 4);
+	feed(&c, "\xff\xfe\xfd\xfc\xfb\xfa", 6, 1);
+	take_expect(&c, "\xff\xfe\xfb\xfa", 4, true);
+	capture_free(&c);
+}
+END_TEST
+
 START_TEST(test_capture_limit_zero_counts_only)
 {
 	capture c;
@@ -557,6 +591,7 @@ static Suite *result_suite(void)
 	tcase_add_test(tc, test_capture_one_over_limit_drops_middle_byte);
 	tcase_add_test(tc, test_capture_odd_limit_head_gets_extra_byte);
 	tcase_add_test(tc, test_capture_short_output_kept_whole);
+	tcase_add_test(tc, test_capture_clip_keeps_whole_characters);
 	tcase_add_test(tc, test_capture_limit_zero_counts_only);
 	tcase_add_test(tc, test_capture_huge_limit_allocates_lazily);
 	suite_add_tcase(s, tc);
