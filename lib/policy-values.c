@@ -64,7 +64,7 @@ const char *policy_dir(void)
 static char ascii_upper(char c)
 {
 	if (c >= 'a' && c <= 'z')
-		return (char)(c - 'a' + 'A');
+		return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[c - 'a'];
 	return c;
 }
 
