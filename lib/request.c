@@ -19,6 +19,7 @@
 #include "policy.h"
 #include "hostpath.h"
 #include "hostid.h"
+#include "jsonscan.h"
 
 #include <json.h>
 #include <stdarg.h>
@@ -647,6 +648,29 @@ static int apply(osb_policy *p, const request *rq, osb_error *err)
 
 /* ---- entry point ----------------------------------------------------------- */
 
+/* What json-c accepts silently, refused (lib/jsonscan.h). */
+static int scan_json(const char *json, size_t len, osb_error *err)
+{
+	size_t at = 0;
+
+	switch (json_scan(json, len, &at)) {
+	case JSCAN_OK:
+		return 0;
+	case JSCAN_DUP_KEY: {
+		const char *k = json + at + 1, *q = strchr(k, '"');
+
+		return rerr(err, "the request repeats the key \"%.*s\" (at byte %zu)",
+		            (int)(q && q - k < 64 ? q - k : 64), k, at);
+	}
+	case JSCAN_SURROGATE:
+		return rerr(err, "the request is not valid JSON: a lone surrogate %.6s (at byte %zu)",
+		            json + at, at);
+	case JSCAN_NOMEM:
+		break;
+	}
+	return nomem(err);
+}
+
 static int parse_json(const char *json, json_object **out, osb_error *err)
 {
 	size_t len = strlen(json), end;
@@ -662,16 +686,24 @@ static int parse_json(const char *json, json_object **out, osb_error *err)
 	obj = json_tokener_parse_ex(tok, json, (int)len);
 	e = json_tokener_get_error(tok);
 	end = json_tokener_get_parse_end(tok);
+	if (e == json_tokener_continue && len > 0) {
+		/* A number or literal at the top ends only at the end of input:
+		 * say so (the terminating NUL), so that "1" is read as 1. */
+		obj = json_tokener_parse_ex(tok, "", 1);
+		e = json_tokener_get_error(tok) == json_tokener_success ? json_tokener_success
+		                                                         : json_tokener_continue;
+	}
 	json_tokener_free(tok);
 	if (e == json_tokener_continue)
 		return rerr(err, "the request is not valid JSON: unexpected end of input");
-	if (e != json_tokener_success || !obj) {
+	if (e != json_tokener_success) {
 		json_object_put(obj);
 		return rerr(err, "the request is not valid JSON: %s (at byte %zu)",
 		            json_tokener_error_desc(e), end);
 	}
+	/* null is a valid JSON text: read_request names its type. */
 	*out = obj;
-	return 0;
+	return scan_json(json, len, err);
 }
 
 #define REQUEST_INIT { .ws_mode = -1, .net = -1, .env_base = -1, .uid = -1, .gid = -1, \

@@ -2048,6 +2048,20 @@ static const struct refused_request {
 	{ open_base, "{\"network\": none}", "the request is not valid JSON: null expected (at byte 13)" },
 	{ open_base, "{\"a\": 1,}", "the request is not valid JSON: unexpected character (at byte 8)" },
 	{ open_base, "{\"network\": \"n\xffne\"}", "the request is not valid JSON: invalid utf-8 string (at byte 14)" },
+	/* Findings: these were "not valid JSON", or silently taken. */
+	{ open_base, "null", "the request must be a JSON object, not null" },
+	{ open_base, "1", "the request must be a JSON object, not a number" },
+	{ open_base, "true", "the request must be a JSON object, not a boolean" },
+	{ open_base, "{\"network\": \"host\", \"network\": \"none\"}",
+	  "the request repeats the key \"network\" (at byte 20)" },
+	{ open_base, "{\"env\": {\"set\": {\"A\": \"1\", \"B\": \"2\", \"A\": \"3\"}}}",
+	  "the request repeats the key \"A\" (at byte 37)" },
+	{ open_base, "{\"env\": {\"set\": {\"A\": \"\\ud800\"}}}",
+	  "the request is not valid JSON: a lone surrogate \\ud800 (at byte 23)" },
+	{ open_base, "{\"env\": {\"set\": {\"A\": \"\\udc00x\"}}}",
+	  "the request is not valid JSON: a lone surrogate \\udc00 (at byte 23)" },
+	{ open_base, "{\"env\": {\"set\": {\"A\": \"\\ud83d\\ude00\"}}, \"env\": {}}",
+	  "the request repeats the key \"env\" (at byte 40)" },
 };
 
 START_TEST(test_request_refused_names_key_and_reason)
