@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXIT_SETUP 125
 #define EXIT_UNAVAILABLE 1
 
 static void print_caps_help(void)
@@ -52,19 +51,19 @@ int cmd_capabilities(int argc, char **argv)
 			fprintf(stderr, "osb-isolate: capabilities: unknown option '%s'\n"
 			        "Try 'osb-isolate capabilities --help' for more information.\n",
 			        argv[optind - 1]);
-			return EXIT_SETUP;
+			return OSB_EXIT_SETUP;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "osb-isolate: capabilities: unexpected argument '%s'\n"
 		        "Try 'osb-isolate capabilities --help' for more information.\n", argv[optind]);
-		return EXIT_SETUP;
+		return OSB_EXIT_SETUP;
 	}
 	if (!(cfg = cli_load_config(&err)) || osb_caps_probe(&caps, 0, &err) < 0) {
 		fprintf(stderr, "osb-isolate: %s: %s\n", err.stage[0] ? err.stage : "probe",
 		        err.message);
 		osb_config_free(cfg);
-		return EXIT_SETUP;
+		return OSB_EXIT_SETUP;
 	}
 	text = json ? osb_caps_json_config(caps, cfg) : osb_caps_table(caps);
 	available = osb_caps_available(caps);
@@ -72,13 +71,13 @@ int cmd_capabilities(int argc, char **argv)
 	osb_config_free(cfg);
 	if (!text) {
 		fprintf(stderr, "osb-isolate: probe: out of memory\n");
-		return EXIT_SETUP;
+		return OSB_EXIT_SETUP;
 	}
 	fputs(text, stdout);
 	if (json)
 		fputc('\n', stdout);
 	osb_free(text);
 	if (fflush(stdout) != 0)
-		return EXIT_SETUP;
+		return OSB_EXIT_SETUP;
 	return available ? EXIT_SUCCESS : EXIT_UNAVAILABLE;
 }

@@ -235,12 +235,12 @@ static int exec_status(int status, struct relay *rl, const struct replies *rp)
 	if (tty_errno && tty_errno != EPIPE) {
 		fprintf(stderr, "%s: output: writing the command's terminal output failed: %s\n", SESSION_PROG,
 		        strerror(tty_errno));
-		status = EXIT_SETUP;
+		status = OSB_EXIT_SETUP;
 	}
 	if (rp->out_errno) {
 		fprintf(stderr, "%s: cannot write the result to standard output: %s\n", SESSION_PROG,
 		        strerror(rp->out_errno));
-		status = EXIT_SETUP;
+		status = OSB_EXIT_SETUP;
 	}
 	return status;
 }
@@ -402,7 +402,7 @@ static int session_list(int argc, char **argv)
 	} else
 		print_table(arr);
 	json_object_put(arr);
-	return fflush(stdout) == 0 ? 0 : EXIT_SETUP;
+	return fflush(stdout) == 0 ? 0 : OSB_EXIT_SETUP;
 }
 
 static int session_stop(int argc, char **argv)

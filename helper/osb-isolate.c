@@ -30,7 +30,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXIT_SETUP 125
 
 extern char **environ;
 
@@ -49,7 +48,7 @@ static int usage_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
-	return EXIT_SETUP;
+	return OSB_EXIT_SETUP;
 }
 
 static void print_main_help(void)
@@ -65,7 +64,8 @@ static void print_main_help(void)
 	       "  audit [--threshold N] POLICY     exposure score out of 100, check by check\n"
 	       "  diff POLICY_A POLICY_B           semantic difference of two policies\n"
 	       "  explain [OPTION]... POLICY       effective rules with origins (--json, --host)\n"
-	       "  hash POLICY                      print the policy's sha256 hash\n\n"
+	       "  hash POLICY                      print the policy's sha256 hash\n"
+	       "  request CMD BASELINE REQUEST     explain|lint|audit|diff an execd request\n\n"
 	       "Options:\n"
 	       "  -h, --help     display this help and exit\n"
 	       "  -V, --version  output version information and exit\n\n"
@@ -220,7 +220,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 static int report_error(const osb_error *err)
 {
 	fprintf(stderr, "%s: %s: %s\n", prog, err->stage[0] ? err->stage : "error", err->message);
-	return EXIT_SETUP;
+	return OSB_EXIT_SETUP;
 }
 
 /* Say which option a refusal is about: "--net: the host network is ...". */
@@ -285,7 +285,7 @@ static int narrow_policy(osb_policy *p, const struct run_opts *o, osb_error *err
 		if (r < 0)
 			return -1;
 	}
-	if (o->net && osb_policy_set_network(p, 1, err) < 0)
+	if (o->net && osb_policy_set_network(p, OSB_NETWORK_HOST, err) < 0)
 		return flag_error(err, "--net");
 	if (o->timeout) {
 		uint64_t ms;
@@ -332,7 +332,7 @@ static int emit_json(const osb_result *res, int fd)
 		snprintf(where, sizeof(where), "fd %d", fd);
 	if (!json) {
 		fprintf(stderr, "%s: cannot write the result to %s: out of memory\n", prog, where);
-		return EXIT_SETUP;
+		return OSB_EXIT_SETUP;
 	}
 	r = write_all(fd, json, strlen(json));
 	if (r == 0)
@@ -340,7 +340,7 @@ static int emit_json(const osb_result *res, int fd)
 	osb_free(json);
 	if (r < 0) {
 		fprintf(stderr, "%s: cannot write the result to %s: %s\n", prog, where, strerror(-r));
-		return EXIT_SETUP;
+		return OSB_EXIT_SETUP;
 	}
 	return 0;
 }
@@ -355,7 +355,7 @@ static int setup_stdio(const struct run_opts *o, osb_exec *exec, struct relay *r
 	if (o->tty) {
 		if ((r = relay_tty_start(rl, STDIN_FILENO, STDOUT_FILENO)) < 0) {
 			fprintf(stderr, "%s: --tty: cannot make a pseudo-terminal: %s\n", prog, strerror(-r));
-			return EXIT_SETUP;
+			return OSB_EXIT_SETUP;
 		}
 		osb_exec_set_stdin_fd(exec, rl->slave);
 		osb_exec_set_stdout_fd(exec, rl->slave);
@@ -367,7 +367,7 @@ static int setup_stdio(const struct run_opts *o, osb_exec *exec, struct relay *r
 	if (o->use_stdin) {
 		if ((r = relay_stdin_start(rl, STDIN_FILENO, cmd_in)) < 0) {
 			fprintf(stderr, "%s: --stdin: cannot relay standard input: %s\n", prog, strerror(-r));
-			return EXIT_SETUP;
+			return OSB_EXIT_SETUP;
 		}
 		osb_exec_set_stdin_fd(exec, *cmd_in);
 	}
@@ -393,12 +393,12 @@ static int finish_run(const struct run_opts *o, const osb_result *res, int r, in
 	if (tty_errno && tty_errno != EPIPE) {
 		fprintf(stderr, "%s: output: writing the command's terminal output failed: %s\n", prog,
 		        strerror(tty_errno));
-		status = EXIT_SETUP;
+		status = OSB_EXIT_SETUP;
 	}
 	if (o->json && emit_json(res, STDOUT_FILENO) != 0)
-		status = EXIT_SETUP;
+		status = OSB_EXIT_SETUP;
 	if (o->result_fd >= 0 && emit_json(res, o->result_fd) != 0)
-		status = EXIT_SETUP;
+		status = OSB_EXIT_SETUP;
 	return status;
 }
 
@@ -410,7 +410,7 @@ static int cmd_run(int argc, char **argv)
 	osb_exec *exec = NULL;
 	osb_result *res = NULL;
 	osb_error err = { 0 };
-	int cmd_index = 0, status = EXIT_SETUP, cmd_in = -1, tty_errno, r;
+	int cmd_index = 0, status = OSB_EXIT_SETUP, cmd_in = -1, tty_errno, r;
 	const char *shell_argv[4];
 
 	r = parse_run_opts(argc, argv, &o, &cmd_index);
@@ -434,7 +434,7 @@ static int cmd_run(int argc, char **argv)
 	if (setup_stdio(&o, exec, &rl, &cmd_in) != 0) {
 		osb_exec_free(exec);
 		osb_policy_free(policy);
-		return EXIT_SETUP;
+		return OSB_EXIT_SETUP;
 	}
 	r = osb_run(policy, exec, &res, &err);
 	tty_errno = relay_stop(&rl);
@@ -451,7 +451,7 @@ fail:
 	report_error(&err);
 	osb_exec_free(exec);
 	osb_policy_free(policy);
-	return EXIT_SETUP;
+	return OSB_EXIT_SETUP;
 }
 
 int main(int argc, char **argv)
@@ -459,7 +459,7 @@ int main(int argc, char **argv)
 	/* A setuid or setgid install would hand the caller our privileges. */
 	if (getuid() != geteuid() || getgid() != getegid()) {
 		fprintf(stderr, "%s: refusing to run setuid or setgid\n", prog);
-		return EXIT_SETUP;
+		return OSB_EXIT_SETUP;
 	}
 	/* A reader that goes away must not kill us before the sandbox is reaped. */
 	signal(SIGPIPE, SIG_IGN);
@@ -491,5 +491,7 @@ int main(int argc, char **argv)
 		return cmd_hash(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "explain"))
 		return cmd_explain(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "request"))
+		return cmd_request(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", argv[1]);
 }

@@ -51,7 +51,7 @@ struct holder {
 	struct where w;
 	char id[ID_MAX + 1];
 	const char *policy;
-	char hash[72];
+	char hash[OSB_POLICY_HASH_LEN];
 	char *workspace;
 	uint64_t idle_ms;
 	time_t started;
@@ -136,7 +136,7 @@ static void holder_exec(struct holder *h, int conn, struct wire_request *rq)
 
 		snprintf(bad.message, sizeof(bad.message), "malformed exec request");
 		reply_error(conn, &bad);
-		wire_send_status(conn, EXIT_SETUP);
+		wire_send_status(conn, OSB_EXIT_SETUP);
 		return;
 	}
 	pthread_mutex_lock(&h->lock);
@@ -162,7 +162,7 @@ static void holder_exec(struct holder *h, int conn, struct wire_request *rq)
 	}
 	if (r < 0 || !res || osb_result_error(res))
 		reply_error(conn, res && osb_result_error(res) ? osb_result_error(res) : &err);
-	wire_send_status(conn, res ? osb_result_cli_status(res) : EXIT_SETUP);
+	wire_send_status(conn, res ? osb_result_cli_status(res) : OSB_EXIT_SETUP);
 	osb_result_free(res);
 	osb_exec_free(e);
 }
@@ -353,18 +353,18 @@ static void holder_main(struct holder *h, osb_policy *policy, osb_session_opts *
 	lsock = listen_on(&h->w);
 	if (lsock < 0) {
 		report_ready(ready, "cannot listen on %s: %s", h->w.sock, strerror(-lsock));
-		_exit(EXIT_SETUP);
+		_exit(OSB_EXIT_SETUP);
 	}
 	h->s = osb_session_start_opts(policy, opts, &err);
 	if (!h->s) {
 		unlink(h->w.sock);
 		report_ready(ready, "%s: %s", err.stage[0] ? err.stage : "error", err.message);
-		_exit(EXIT_SETUP);
+		_exit(OSB_EXIT_SETUP);
 	}
 	osb_policy_free(policy);
 	osb_session_opts_free(opts);
 	if (chdir("/") < 0)
-		_exit(EXIT_SETUP);
+		_exit(OSB_EXIT_SETUP);
 	report_ready(ready, "ok");
 	close(ready);
 	holder_serve(h, lsock);
@@ -513,7 +513,7 @@ static int await_ready(int fd, const char *id)
 	buf[n] = '\0';
 	if (strcmp(buf, "ok") == 0) {
 		printf("%s\n", id);
-		return fflush(stdout) == 0 ? 0 : EXIT_SETUP;
+		return fflush(stdout) == 0 ? 0 : OSB_EXIT_SETUP;
 	}
 	return session_fail("cannot start session %s: %s", id, n ? buf : "the holder exited without a word");
 }

@@ -34,7 +34,7 @@ int session_fail(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	return EXIT_SETUP;
+	return OSB_EXIT_SETUP;
 }
 
 /* ---- names and paths --------------------------------------------------------- */

@@ -7,18 +7,19 @@
 #ifndef OSB_SESSION_WIRE_H
 #define OSB_SESSION_WIRE_H
 
+#include "osb-isolate.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/un.h>
 
 #define SESSION_PROG "osb-isolate"
-#define EXIT_SETUP 125
 #define ID_MAX 64
 #define REQ_MAX (128 * 1024)
 #define CHUNK (32 * 1024)
 
-/* "osb-isolate: session: MESSAGE" on stderr; returns EXIT_SETUP. */
+/* "osb-isolate: session: MESSAGE" on stderr; returns OSB_EXIT_SETUP. */
 int session_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- names and paths --------------------------------------------------------- */
@@ -32,7 +33,7 @@ struct where {
 /* Letters, digits, '.', '_', '-'; not starting with '.' or '-'. */
 bool session_id_valid(const char *id);
 /* The runtime directory, created 0700 if missing, which must be ours and
- * private: the sockets in it run commands as us. 0 or EXIT_SETUP. */
+ * private: the sockets in it run commands as us. 0 or OSB_EXIT_SETUP. */
 int session_runtime_dir(struct where *w);
 /* W's socket and lock paths for ID (session_runtime_dir() left room). */
 int session_set_paths(struct where *w, const char *id);
@@ -43,7 +44,7 @@ int session_locate(const char *id, struct where *w);
 bool session_clean_if_stale(const struct where *w);
 /* A connection to W's socket, or -errno. */
 int session_connect(const struct where *w);
-/* Connect to session ID, cleaning up after a dead holder. 0 or EXIT_SETUP
+/* Connect to session ID, cleaning up after a dead holder. 0 or OSB_EXIT_SETUP
  * (the reason printed). */
 int session_open(const char *id, struct where *w, int *fd);
 

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 
 /* A root caller's sandbox runs as host ids that are not the owner of what it
- * is given (DESIGN §3 "Identity"): the host directory it may write must be
+ * is given (docs/ARCHITECTURE.md, "Identity"): the host directory it may write must be
  * writable by those ids. Say so before launch rather than let the command
  * fail with EACCES (and never chown). An unprivileged caller's sandbox is
  * the caller itself: the kernel decides, as for any of its processes. */

@@ -42,14 +42,71 @@ void osb_exec_free(osb_exec *e)
 	free(e);
 }
 
-int osb_exec_set_stdin_fd(osb_exec *e, int fd) { e->stdin_fd = fd; return 0; }
-int osb_exec_set_stdout_fd(osb_exec *e, int fd) { e->stdout_fd = fd; return 0; }
-int osb_exec_set_stderr_fd(osb_exec *e, int fd) { e->stderr_fd = fd; return 0; }
-int osb_exec_set_capture(osb_exec *e, int on) { e->capture = on != 0; return 0; }
-int osb_exec_set_timeout_ms(osb_exec *e, uint64_t ms) { e->timeout_ms = ms; return 0; }
-int osb_exec_set_output_limit(osb_exec *e, uint64_t bytes) { e->output_limit = bytes; return 0; }
-int osb_exec_set_stdin_pipe(osb_exec *e, int on) { e->stdin_pipe = on != 0; return 0; }
-int osb_exec_set_cancel_fd(osb_exec *e, int fd) { e->cancel_fd = fd; return 0; }
+/* Each setter answers a NULL exec (the caller's bug) with -OSB_E_USAGE,
+ * never a crash (libosb-isolate(3), "Conventions"). */
+int osb_exec_set_stdin_fd(osb_exec *e, int fd)
+{
+	if (!e)
+		return -OSB_E_USAGE;
+	e->stdin_fd = fd;
+	return 0;
+}
+
+int osb_exec_set_stdout_fd(osb_exec *e, int fd)
+{
+	if (!e)
+		return -OSB_E_USAGE;
+	e->stdout_fd = fd;
+	return 0;
+}
+
+int osb_exec_set_stderr_fd(osb_exec *e, int fd)
+{
+	if (!e)
+		return -OSB_E_USAGE;
+	e->stderr_fd = fd;
+	return 0;
+}
+
+int osb_exec_set_capture(osb_exec *e, int on)
+{
+	if (!e)
+		return -OSB_E_USAGE;
+	e->capture = on != 0;
+	return 0;
+}
+
+int osb_exec_set_timeout_ms(osb_exec *e, uint64_t ms)
+{
+	if (!e)
+		return -OSB_E_USAGE;
+	e->timeout_ms = ms;
+	return 0;
+}
+
+int osb_exec_set_output_limit(osb_exec *e, uint64_t bytes)
+{
+	if (!e)
+		return -OSB_E_USAGE;
+	e->output_limit = bytes;
+	return 0;
+}
+
+int osb_exec_set_stdin_pipe(osb_exec *e, int on)
+{
+	if (!e)
+		return -OSB_E_USAGE;
+	e->stdin_pipe = on != 0;
+	return 0;
+}
+
+int osb_exec_set_cancel_fd(osb_exec *e, int fd)
+{
+	if (!e)
+		return -OSB_E_USAGE;
+	e->cancel_fd = fd;
+	return 0;
+}
 
 int osb_exec_set_output_direct(osb_exec *e, int which, int on)
 {
@@ -92,6 +149,8 @@ uint64_t exec_output_limit(uint64_t policy_limit, const osb_exec *e)
 
 int osb_exec_set_env(osb_exec *e, const char *const *envp)
 {
+	if (!e)
+		return -OSB_E_USAGE;
 	strv_free(&e->env);
 	e->env_set = true;
 	for (size_t i = 0; envp && envp[i]; i++)
@@ -102,8 +161,11 @@ int osb_exec_set_env(osb_exec *e, const char *const *envp)
 
 int osb_exec_set_cwd(osb_exec *e, const char *cwd)
 {
-	char *c = cwd ? strdup(cwd) : NULL;
+	char *c;
 
+	if (!e)
+		return -OSB_E_USAGE;
+	c = cwd ? strdup(cwd) : NULL;
 	if (cwd && !c)
 		return -OSB_E_NOMEM;
 	free(e->cwd);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* hostid.h — the host uid/gid a sandbox runs as (DESIGN §3, "Identity and
- * privileges").
+/* hostid.h — the host uid/gid a sandbox runs as (docs/ARCHITECTURE.md,
+ * "Identity").
  *
  * An unprivileged caller's sandbox can only be its caller on the host (the
  * kernel maps nothing else). A root caller's sandbox never runs as root nor

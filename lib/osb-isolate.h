@@ -25,7 +25,37 @@ extern "C" {
  * declares is its whole interface, and lib/libosb-isolate.sym lists it. */
 #pragma GCC visibility push(default)
 
+/* The version this header describes; osb_version() answers the library's
+ * own, which a program loading the library at run time may compare. */
+#define OSB_VERSION_MAJOR 0
+#define OSB_VERSION_MINOR 1
+#define OSB_VERSION_PATCH 0
 #define OSB_ISOLATE_VERSION "0.1.0"
+
+/* Attributes a compiler checks at the call site. OSB_WARN_UNUSED marks the
+ * calls whose result must be looked at (an allocation to free, an error to
+ * act on). No function is declared nonnull: every one answers NULL
+ * arguments itself (-OSB_E_USAGE, or NULL), and a nonnull declaration would
+ * let the compiler drop those checks inside the library. */
+#if defined(__GNUC__) || defined(__clang__)
+#define OSB_WARN_UNUSED __attribute__((warn_unused_result))
+#else
+#define OSB_WARN_UNUSED
+#endif
+
+/* "MAJOR.MINOR.PATCH" of the library loaded, e.g. "0.1.0". Static. */
+const char *osb_version(void);
+
+/* The exit statuses of the osb-isolate command that are its own
+ * (osb-isolate(1), "EXIT STATUS"); any other is the command's. */
+enum {
+	OSB_EXIT_TIMEOUT = 124,      /* the wall-clock limit expired */
+	OSB_EXIT_SETUP = 125,        /* the sandbox could not be set up (or the
+	                              * result or output could not be written) */
+	OSB_EXIT_NOEXEC = 126,       /* found but not executable */
+	OSB_EXIT_NOTFOUND = 127,     /* not found */
+	OSB_EXIT_SIGNAL_BASE = 128,  /* 128+N: killed by signal N */
+};
 
 /* Error codes. Their numeric values never change meaning. */
 enum {
@@ -42,12 +72,65 @@ enum {
 	OSB_E_INTERNAL = 10,
 };
 
-/* Filled by every call that can fail. Plain data: no allocation, no free. */
+/* The step of the pipeline an error comes from: osb_error.stage names it,
+ * osb_error.stage_id is this enum (libosb-isolate(3), "ERRORS"). A value
+ * never changes meaning; new stages are added at the end. */
+typedef enum osb_stage {
+	OSB_STAGE_NONE = 0,      /* no error */
+	OSB_STAGE_OTHER,         /* a stage this enum does not name: read stage */
+	OSB_STAGE_USAGE,         /* a caller's invalid argument */
+	OSB_STAGE_POLICY,        /* policy text, narrowing, requests */
+	OSB_STAGE_CONFIG,        /* the host configuration */
+	OSB_STAGE_WORKSPACE,     /* the workspace directory */
+	OSB_STAGE_PATHS,         /* a bind source or write path */
+	OSB_STAGE_PROBE,         /* the host lacks what the policy needs */
+	OSB_STAGE_BWRAP,         /* bwrap itself */
+	OSB_STAGE_PLAN,          /* translating the policy for this host */
+	OSB_STAGE_IDENTITY,      /* host ids, passwd and group */
+	OSB_STAGE_ENV,           /* the command's environment */
+	OSB_STAGE_SECCOMP,       /* building the seccomp filter */
+	OSB_STAGE_SPAWN,         /* starting bwrap */
+	OSB_STAGE_SUPERVISE,     /* watching the sandbox */
+	OSB_STAGE_INIT,          /* the in-sandbox init, before its own steps */
+	OSB_STAGE_INIT_ARGS,     /* "init:args": its arguments, the protocol */
+	OSB_STAGE_INIT_FDS,      /* "init:fds" */
+	OSB_STAGE_INIT_MOUNTS,   /* "init:mounts": the mount audit */
+	OSB_STAGE_INIT_PROC,     /* "init:proc": /proc covers and masks */
+	OSB_STAGE_INIT_IDENTITY, /* "init:identity" */
+	OSB_STAGE_INIT_CAPS,     /* "init:caps" */
+	OSB_STAGE_INIT_LANDLOCK, /* "init:landlock" */
+	OSB_STAGE_INIT_RLIMITS,  /* "init:rlimits" */
+	OSB_STAGE_INIT_SECCOMP,  /* "init:seccomp" */
+	OSB_STAGE_INIT_ENV,      /* "init:env" */
+	OSB_STAGE_INIT_CHDIR,    /* "init:chdir" */
+	OSB_STAGE_INIT_FORK,     /* "init:fork" */
+	OSB_STAGE_INIT_SESSION,  /* "init:session": the session broker */
+	OSB_STAGE_EXEC,          /* the command could not be executed */
+	OSB_STAGE_CWD,           /* a session command's working directory */
+	OSB_STAGE_FORK,          /* a session command could not be started */
+	OSB_STAGE_REQUEST,       /* a session request the broker refused */
+	OSB_STAGE_SESSION,       /* the session itself */
+	OSB_STAGE_OUTPUT,        /* copying the command's output */
+	OSB_STAGE_RESULT,        /* building the result */
+	OSB_STAGE_EXPLAIN,       /* describing the launch plan */
+} osb_stage;
+
+/* The name of STAGE as osb_error.stage spells it ("policy", "init:seccomp";
+ * "" for OSB_STAGE_NONE, "other" for OSB_STAGE_OTHER), or NULL for a value
+ * outside the enum. Static. */
+const char *osb_stage_name(osb_stage stage);
+
+/* Filled by every call that can fail. Plain data: no allocation, no free.
+ * Its size never changes: fields added later are carved out of RESERVED,
+ * which the library zeroes, so a caller built against an older header
+ * still allocates enough (libosb-isolate(3), "ABI"). */
 typedef struct osb_error {
 	int code;          /* one of OSB_E_* (OSB_OK when no error) */
 	int sys_errno;     /* errno of the failing system call, or 0 */
 	char stage[32];    /* pipeline stage: "policy", "plan", "spawn", "init:seccomp", ... */
 	char message[1024];/* what failed, on what, and what to do */
+	int stage_id;      /* STAGE as an osb_stage; OSB_STAGE_OTHER for one it does not name */
+	unsigned char reserved[60];
 } osb_error;
 
 typedef struct osb_policy osb_policy;
@@ -62,11 +145,11 @@ void osb_free(void *p);
 /* Load a policy file. NAME_OR_PATH containing a '/' is a path; otherwise it
  * names a shipped policy (NAME.policy in the policy directory: the
  * OSB_ISOLATE_POLICY_DIR environment variable, else the installed one). */
-osb_policy *osb_policy_load(const char *name_or_path, osb_error *err);
+OSB_WARN_UNUSED osb_policy *osb_policy_load(const char *name_or_path, osb_error *err);
 /* Parse policy text. FILENAME is used in diagnostics and to resolve
  * includes (its directory); it need not exist. */
-osb_policy *osb_policy_parse(const char *text, size_t len, const char *filename,
-                             osb_error *err);
+OSB_WARN_UNUSED osb_policy *osb_policy_parse(const char *text, size_t len,
+                                             const char *filename, osb_error *err);
 void osb_policy_free(osb_policy *policy);
 
 /* Narrowing, and the grants the policy leaves to its caller; each records
@@ -80,9 +163,14 @@ int osb_policy_set_workspace(osb_policy *policy, const char *dir, osb_error *err
  * directories (OSB_E_POLICY otherwise, naming them); OSB_E_USAGE for a
  * malformed PATH. Adding a path twice is harmless. */
 int osb_policy_add_readonly(osb_policy *policy, const char *path, osb_error *err);
-/* network: 0 none (loopback only), 1 host. 1 is refused (OSB_E_POLICY) unless
- * the policy has "network host" already or "allow-caller network". */
-int osb_policy_set_network(osb_policy *policy, int host, osb_error *err);
+/* The sandbox's network. OSB_NETWORK_HOST is refused (OSB_E_POLICY) unless
+ * the policy has "network host" already or "allow-caller network"; any
+ * other value is OSB_E_USAGE. */
+typedef enum osb_network {
+	OSB_NETWORK_NONE = 0,   /* loopback only */
+	OSB_NETWORK_HOST = 1,   /* the host's network namespace */
+} osb_network;
+int osb_policy_set_network(osb_policy *policy, osb_network network, osb_error *err);
 /* Pin the host uid/gid a root caller's sandbox runs as (the "host-ids"
  * directive), instead of a pair allocated per sandbox from a range no
  * account uses. Never 0. An unprivileged caller's launch refuses pinned ids
@@ -118,13 +206,13 @@ typedef struct osb_config osb_config;
 #define OSB_ISOLATE_CONFIG_PATH "/etc/osb-isolate/config"
 
 /* An empty configuration (no roots). NULL when out of memory. */
-osb_config *osb_config_new(void);
+OSB_WARN_UNUSED osb_config *osb_config_new(void);
 /* Read PATH (NULL: OSB_ISOLATE_CONFIG_PATH, which may be missing: then the
  * configuration is empty). The file and every directory above it must
  * belong to root or the caller and be writable by nobody else, and no
  * component may be a symlink (OSB_E_PATH, stage "config"); a grammar error
  * is OSB_E_USAGE with "FILE:LINE:COL: message". */
-osb_config *osb_config_load(const char *path, osb_error *err);
+OSB_WARN_UNUSED osb_config *osb_config_load(const char *path, osb_error *err);
 void osb_config_free(osb_config *config);
 /* Add a workspace root: an absolute, normalized directory path, not "/". */
 int osb_config_add_workspace_root(osb_config *config, const char *dir, osb_error *err);
@@ -140,10 +228,15 @@ const char *osb_config_file(const osb_config *config);
  * settings are not rules: the policy hash does not change. */
 int osb_policy_set_config(osb_policy *policy, const osb_config *config, osb_error *err);
 
+/* The size of a policy hash with its NUL: "sha256:" + 64 hex digits. */
+#define OSB_POLICY_HASH_LEN 72
 /* "sha256:" + 64 hex digits of the canonical effective policy. */
-int osb_policy_hash(const osb_policy *policy, char out[72]);
-/* The canonical effective policy, one rule a line with its origin. */
-char *osb_policy_explain(const osb_policy *policy, unsigned flags);
+int osb_policy_hash(const osb_policy *policy, char out[OSB_POLICY_HASH_LEN]);
+/* The canonical effective policy, one rule a line with its origin. FLAGS
+ * must be 0 (no flag is defined yet): anything else returns NULL with
+ * errno EINVAL, so that a flag added later is never silently ignored by an
+ * older library. */
+OSB_WARN_UNUSED char *osb_policy_explain(const osb_policy *policy, unsigned flags);
 
 /* ---- Introspection (read-only) -----------------------------------------
  *
@@ -198,12 +291,13 @@ const char *osb_seccomp_group(size_t i, int *denies_unknown);
  * is compiled from. Prepared exactly as osb_run prepares a launch (the same
  * refusals) and then released: nothing is started. NULL with ERR filled
  * when the policy cannot run here. Free with osb_free(). */
-char *osb_policy_host_plan(const osb_policy *policy, const char *const *envp, osb_error *err);
+OSB_WARN_UNUSED char *osb_policy_host_plan(const osb_policy *policy, const char *const *envp,
+                                           osb_error *err);
 
 /* ---- One-shot runs ----------------------------------------------------- */
 
 /* ARGV is copied; argv[0] is looked up on the sandbox's PATH. */
-osb_exec *osb_exec_new(const char *const *argv, osb_error *err);
+OSB_WARN_UNUSED osb_exec *osb_exec_new(const char *const *argv, osb_error *err);
 void osb_exec_free(osb_exec *exec);
 /* stdin: -1 (default) gives /dev/null; otherwise this fd is passed in,
  * to the command itself: give it the read end of a pipe you fill (as the
@@ -238,8 +332,8 @@ int osb_exec_set_cwd(osb_exec *exec, const char *cwd);
  * status is in the result), or a negative OSB_E_* code when the sandbox could
  * not be set up (the result, if RESULT is non-NULL, then carries the error).
  * *RESULT is always set when RESULT is non-NULL and memory allows. */
-int osb_run(const osb_policy *policy, const osb_exec *exec, osb_result **result,
-            osb_error *err);
+OSB_WARN_UNUSED int osb_run(const osb_policy *policy, const osb_exec *exec,
+                            osb_result **result, osb_error *err);
 
 /* ---- Safe file API (for a daemon's file proxy) ---------------------------
  *
@@ -261,7 +355,8 @@ int osb_run(const osb_policy *policy, const osb_exec *exec, osb_result **result,
  * opened O_NONBLOCK|O_NOCTTY and refused, so nothing blocks); regular files
  * with more than one link are refused for writing; O_TRUNC is applied only
  * after these checks. Returns the fd. */
-int osb_open_beneath(int root_fd, const char *rel, int flags, unsigned mode, osb_error *err);
+OSB_WARN_UNUSED int osb_open_beneath(int root_fd, const char *rel, int flags, unsigned mode,
+                                     osb_error *err);
 /* mkdirat in the verified parent of REL. Returns 0. */
 int osb_mkdir_beneath(int root_fd, const char *rel, unsigned mode, osb_error *err);
 /* unlinkat in the verified parent (IS_DIR: AT_REMOVEDIR). A symlink as the
@@ -288,7 +383,8 @@ int osb_fchown_beneath(int root_fd, const char *rel, uint32_t uid, uint32_t gid,
 /* The entry names of directory REL (without "." and ".."), sorted bytewise,
  * as one NULL-terminated array in a single allocation: free *NAMES with
  * osb_free(). Returns the number of names. */
-int osb_list_beneath(int root_fd, const char *rel, char ***names, osb_error *err);
+OSB_WARN_UNUSED int osb_list_beneath(int root_fd, const char *rel, char ***names,
+                                     osb_error *err);
 
 /* ---- Capabilities -------------------------------------------------------
  *
@@ -311,15 +407,16 @@ enum { OSB_CAPS_MODE_USERNS = 1u << 0, OSB_CAPS_MODE_ROOT = 1u << 1 };
 /* Probe again (and replace the cached result) instead of reusing it. */
 #define OSB_CAPS_REFRESH (1u << 0)
 
-int osb_caps_probe(osb_caps **out, unsigned flags, osb_error *err);
+/* FLAGS: OSB_CAPS_REFRESH or 0; any other bit is -OSB_E_USAGE. */
+OSB_WARN_UNUSED int osb_caps_probe(osb_caps **out, unsigned flags, osb_error *err);
 void osb_caps_free(osb_caps *caps);
 /* One JSON object (schema: docs/capabilities.schema.json). Its
  * "allowed_workspaces" is ["/"] (any directory the path rules allow);
  * osb_caps_json_config() reports CONFIG's workspace roots instead. */
-char *osb_caps_json(const osb_caps *caps);
-char *osb_caps_json_config(const osb_caps *caps, const osb_config *config);
+OSB_WARN_UNUSED char *osb_caps_json(const osb_caps *caps);
+OSB_WARN_UNUSED char *osb_caps_json_config(const osb_caps *caps, const osb_config *config);
 /* The readable report of `osb-isolate capabilities`. */
-char *osb_caps_table(const osb_caps *caps);
+OSB_WARN_UNUSED char *osb_caps_table(const osb_caps *caps);
 /* Non-zero when at least one identity mode can run sandboxes here. */
 int osb_caps_available(const osb_caps *caps);
 /* OSB_CAPS_MODE_* bits of the usable modes. */
@@ -362,7 +459,7 @@ int osb_result_host_ids(const osb_result *r, uint32_t *uid, uint32_t *gid);
 /* The command-line exit status: own code, 128+N, 124, 125, 126, 127. */
 int osb_result_cli_status(const osb_result *r);
 /* One JSON object (see osb-isolate(1), "RESULT"). */
-char *osb_result_json(const osb_result *r);
+OSB_WARN_UNUSED char *osb_result_json(const osb_result *r);
 void osb_result_free(osb_result *r);
 
 /* ---- Sessions -----------------------------------------------------------
@@ -410,7 +507,7 @@ int osb_exec_set_cancel_fd(osb_exec *exec, int fd);
  * workspace (or /). */
 
 /* Session options; NULL options mean the defaults. */
-osb_session_opts *osb_session_opts_new(void);
+OSB_WARN_UNUSED osb_session_opts *osb_session_opts_new(void);
 void osb_session_opts_free(osb_session_opts *opts);
 /* End the session after MS milliseconds with no command running and no new
  * command (default 0: never). */
@@ -430,9 +527,10 @@ int osb_session_opts_apply_json(osb_session_opts *opts, const char *json, osb_er
 /* Start a session under POLICY (read only during the call; the workspace
  * default is the caller's current directory at this call). Returns NULL and
  * fills ERR when the sandbox could not be set up. */
-osb_session *osb_session_start(const osb_policy *policy, osb_error *err);
-osb_session *osb_session_start_opts(const osb_policy *policy, const osb_session_opts *opts,
-                                    osb_error *err);
+OSB_WARN_UNUSED osb_session *osb_session_start(const osb_policy *policy, osb_error *err);
+OSB_WARN_UNUSED osb_session *osb_session_start_opts(const osb_policy *policy,
+                                                    const osb_session_opts *opts,
+                                                    osb_error *err);
 /* A file descriptor that becomes readable once the session's sandbox has
  * ended (destroyed, idle timeout, killed). Owned by the session. */
 int osb_session_fd(const osb_session *session);
@@ -444,14 +542,14 @@ int osb_session_fd(const osb_session *session);
  * "exec" and errno ENOENT/EACCES when the command cannot be executed (the
  * session stays usable), OSB_E_USAGE after osb_session_destroy or beyond the
  * maximum of concurrent commands. */
-int osb_session_spawn(osb_session *session, const osb_exec *exec, osb_proc **proc,
-                      osb_error *err);
+OSB_WARN_UNUSED int osb_session_spawn(osb_session *session, const osb_exec *exec,
+                                      osb_proc **proc, osb_error *err);
 /* Convenience: spawn, stream output to the exec's stdout/stderr fds (if
  * set), capture and clip it when the exec asks for capture, wait, and report
  * as osb_run does (exit code, signal, timed_out, byte counts; the CLI status
  * 127/126 for a command that cannot be executed). */
-int osb_session_run(osb_session *session, const osb_exec *exec, osb_result **result,
-                    osb_error *err);
+OSB_WARN_UNUSED int osb_session_run(osb_session *session, const osb_exec *exec,
+                                    osb_result **result, osb_error *err);
 /* Kill every process of the session, wait until they are gone and release
  * the sandbox. A second call returns -OSB_E_USAGE ("already destroyed"). */
 int osb_session_destroy(osb_session *session, osb_error *err);
@@ -459,7 +557,8 @@ int osb_session_destroy(osb_session *session, osb_error *err);
  * waits report that the session ended) until freed. */
 void osb_session_free(osb_session *session);
 
-/* The status of a finished command. */
+/* The status of a finished command. Its size never changes: fields added
+ * later are carved out of RESERVED, which the library zeroes. */
 typedef struct osb_status {
 	int exit_code;          /* -1 when killed by a signal */
 	int signal;             /* 0 when it exited */
@@ -467,6 +566,7 @@ typedef struct osb_status {
 	uint64_t duration_ms;   /* from start to exit */
 	uint64_t user_us, sys_us;   /* CPU time of the command and the children it waited for */
 	uint64_t max_rss_kib;
+	uint64_t reserved[8];
 } osb_status;
 
 /* The command's stdin (write end; -1 unless osb_exec_set_stdin_pipe),
@@ -490,7 +590,7 @@ int osb_proc_pid(const osb_proc *proc);
 /* Wait up to TIMEOUT_MS (-1: forever) for the command to finish. Returns 0
  * with *STATUS filled (again on later calls), 1 when it is still running,
  * -OSB_E_SANDBOX when the session ended before its status was known. */
-int osb_proc_wait(osb_proc *proc, int timeout_ms, osb_status *status);
+OSB_WARN_UNUSED int osb_proc_wait(osb_proc *proc, int timeout_ms, osb_status *status);
 /* Send SIG (1..64) to the command's process group. 0 also when it has
  * already finished; -OSB_E_USAGE for a bad signal. */
 int osb_proc_kill(osb_proc *proc, int sig);

@@ -2,7 +2,7 @@
 /* Copyright The osb-isolate authors */
 /* outcome.c — how every result ends (outcome.h): one-shot runs and session
  * commands share it, so the same event is reported the same way in both
- * (issue: a session's timeout used to read as signal 9 with no hint).
+ * (a session's timeout once read as signal 9 with no hint).
  */
 #include "outcome.h"
 #include "proc.h"
@@ -10,24 +10,25 @@
 /* What to do next, in one line, for the failures people meet most. */
 static const char *hint_for(const osb_result *res)
 {
-	const char *stage = res->error.stage;
+	osb_stage stage = (osb_stage)res->error.stage_id;
 
 	if (res->timed_out)
 		return "the wall limit expired: raise the policy's \"limit wall\" if the command "
 		       "needs longer";
 	if (!res->has_error)
 		return NULL;
-	if (!strcmp(stage, "exec") && res->error.sys_errno == ENOENT)
+	if (stage == OSB_STAGE_EXEC && res->error.sys_errno == ENOENT)
 		return "the command is looked up on the sandbox's PATH: give its absolute path, "
 		       "or check the policy's env rules and binds";
-	if (!strcmp(stage, "exec"))
+	if (stage == OSB_STAGE_EXEC)
 		return "the file exists but cannot be executed in the sandbox: check its mode "
 		       "and its interpreter line";
-	if (!strcmp(stage, "probe") || !strcmp(stage, "bwrap"))
+	if (stage == OSB_STAGE_PROBE || stage == OSB_STAGE_BWRAP)
 		return "run 'osb-isolate capabilities' to see what this host supports and why";
-	if (!strcmp(stage, "policy") || !strcmp(stage, "plan") || !strcmp(stage, "identity"))
+	if (stage == OSB_STAGE_POLICY || stage == OSB_STAGE_PLAN ||
+	    stage == OSB_STAGE_IDENTITY)
 		return "run 'osb-isolate check POLICY' and 'osb-isolate explain POLICY'";
-	if (!strcmp(stage, "workspace") || !strcmp(stage, "paths"))
+	if (stage == OSB_STAGE_WORKSPACE || stage == OSB_STAGE_PATHS)
 		return "pass --workspace DIR with a project directory you own";
 	return NULL;
 }

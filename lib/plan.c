@@ -75,7 +75,7 @@ int plan_mode(const osb_policy *p, const host_facts *h, bool *userns, osb_error 
 }
 
 /* No mount may silently cover another: refuse layouts where segment order
- * would hide a grant (DESIGN §3, "A later tmpfs never hides an earlier bind"). */
+ * would hide a grant (docs/ARCHITECTURE.md, "Plan"). */
 static int plan_check_layout(const plan *pl, osb_error *err)
 {
 	const osb_policy *p = pl->p;
@@ -175,7 +175,7 @@ static char *view_file(const plan *pl, const char *path, bool *fresh)
 	return NULL;
 }
 
-/* Host identity files that contradict the sandbox's (DESIGN §3
+/* Host identity files that contradict the sandbox's (docs/ARCHITECTURE.md,
  * "Identity"): backups of passwd and group, the shadow files, the
  * subordinate id ranges, the machine's id. Masked where the view shows
  * them; a view without the host's /etc has none to mask. */

@@ -13,6 +13,7 @@
 #include "filter.h"
 #include "sha256.h"
 
+#include <errno.h>
 #include <stdarg.h>
 
 /* ---- canonical form, hash, explain --------------------------------------- */
@@ -286,7 +287,7 @@ int policy_canonical(const osb_policy *p, char **out)
 	return render_string(p, false, out);
 }
 
-int osb_policy_hash(const osb_policy *p, char out[72])
+int osb_policy_hash(const osb_policy *p, char out[OSB_POLICY_HASH_LEN])
 {
 	static const char hex[] = "0123456789abcdef";
 	_cleanup_free_ char *text = NULL;
@@ -302,7 +303,7 @@ int osb_policy_hash(const osb_policy *p, char out[72])
 		out[7 + 2 * i] = hex[d[i] >> 4];
 		out[8 + 2 * i] = hex[d[i] & 0xf];
 	}
-	out[71] = '\0';
+	out[OSB_POLICY_HASH_LEN - 1] = '\0';
 	return 0;
 }
 
@@ -310,7 +311,10 @@ char *osb_policy_explain(const osb_policy *p, unsigned flags)
 {
 	char *s = NULL;
 
-	(void)flags;
+	if (flags != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (!p || render_string(p, true, &s) < 0)
 		return NULL;
 	return s;

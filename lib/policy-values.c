@@ -60,7 +60,12 @@ const char *policy_dir(void)
 	return d && *d ? d : OSB_POLICY_DIR;
 }
 
-bool env_pattern_match(const char *pattern, const char *name)
+static char ascii_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
+static bool glob_match(const char *pattern, const char *name, bool nocase)
 {
 	const char *star = NULL, *resume = NULL;
 
@@ -70,7 +75,8 @@ bool env_pattern_match(const char *pattern, const char *name)
 		if (*pattern == '*') {
 			star = pattern++;
 			resume = name;
-		} else if (*pattern == '?' || *pattern == *name) {
+		} else if (*pattern == '?' || *pattern == *name ||
+		           (nocase && ascii_upper(*pattern) == ascii_upper(*name))) {
 			pattern++;
 			name++;
 		} else if (star) {
@@ -83,6 +89,18 @@ bool env_pattern_match(const char *pattern, const char *name)
 	while (*pattern == '*')
 		pattern++;
 	return *pattern == '\0';
+}
+
+bool env_pattern_match(const char *pattern, const char *name)
+{
+	return glob_match(pattern, name, false);
+}
+
+/* Deny patterns ignore ASCII case (osb-isolate.policy(5), "env deny"): a
+ * secret spelled in lower or mixed case is still a secret. */
+bool env_deny_match(const char *pattern, const char *name)
+{
+	return glob_match(pattern, name, true);
 }
 
 const char *policy_clip(const char *s, clipbuf *b)

@@ -69,8 +69,10 @@ int parse_size_bytes(const char *s, uint64_t *out);
 /* A limit's value as the canonical form spells it ("10m", "1GiB", "unlimited"). */
 void policy_format_limit(unsigned id, uint64_t v, char *buf, size_t size);
 
-/* Glob match for env patterns: '*' and '?' only. */
+/* Glob match for env patterns: '*' and '?' only; env_deny_match ignores
+ * ASCII case, as deny patterns do. */
 bool env_pattern_match(const char *pattern, const char *name);
+bool env_deny_match(const char *pattern, const char *name);
 
 /* Where shipped policies live (env OSB_ISOLATE_POLICY_DIR or compiled in). */
 const char *policy_dir(void);

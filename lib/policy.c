@@ -407,11 +407,12 @@ int policy_check_network(const osb_policy *p, osb_error *err)
 	                   "(a policy grants it with \"allow-caller network\")", policy_name(p), o);
 }
 
-int osb_policy_set_network(osb_policy *p, int host, osb_error *err)
+int osb_policy_set_network(osb_policy *p, osb_network network, osb_error *err)
 {
+	bool host = network == OSB_NETWORK_HOST;
 	int r;
 
-	if (!p || (host != 0 && host != 1))
+	if (!p || (network != OSB_NETWORK_NONE && network != OSB_NETWORK_HOST))
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
 		                   "set_network: expected a policy and 0 (none) or 1 (host)");
 	if (host && (r = policy_check_network(p, err)) < 0)

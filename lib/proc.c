@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* proc.c — fd hygiene, spawning and pidfds (DESIGN §3 "Processes and fds").
+/* proc.c — fd hygiene, spawning and pidfds (docs/ARCHITECTURE.md,
+ * "Processes and fds").
  *
  * Children are started the way posix_spawn starts them (clone with
  * CLONE_VM|CLONE_VFORK), so that a multi-threaded caller, such as a Go
@@ -108,7 +109,7 @@ int memfd_with_data(const char *name, const void *data, size_t len)
  * errno of another thread) may be touched, and nothing of glibc's setxid
  * machinery, which would signal the caller's other threads. posix_spawn
  * cannot change credentials; this child can, so a root caller's bwrap can
- * start as the sandbox's own unprivileged host ids (DESIGN §3, "Identity").
+ * start as the sandbox's own unprivileged host ids (docs/ARCHITECTURE.md, "Identity").
  */
 
 typedef struct child_args {

@@ -462,7 +462,7 @@ static int check_network(const osb_policy *p, const request *rq, osb_error *err)
 static const pol_str *deny_match(const osb_policy *p, const char *name)
 {
 	for (size_t i = 0; i < p->n_env_deny; i++)
-		if (env_pattern_match(p->env_deny[i].s, name))
+		if (env_deny_match(p->env_deny[i].s, name))
 			return &p->env_deny[i];
 	return NULL;
 }

@@ -328,7 +328,7 @@ const char *osb_result_policy_hash(const osb_result *r)
  * executed, so scripts can tell "missing" from "not runnable". */
 static int error_status(const osb_error *e)
 {
-	if (strcmp(e->stage, "exec") != 0)
+	if (e->stage_id != OSB_STAGE_EXEC)
 		return 125;
 	switch (e->sys_errno) {
 	case ENOENT:

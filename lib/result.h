@@ -2,7 +2,7 @@
 /* Copyright The osb-isolate authors */
 /* result.h — the result record (result.c) that runs and sessions fill.
  *
- * One shape for the library and the CLI (DESIGN §3 "Results"). Captured output
+ * One shape for the library and the CLI (docs/ARCHITECTURE.md, "Results"). Captured output
  * is clipped head+tail: the first half of the limit and the last half are
  * kept, the byte counts always count everything that was produced.
  */
@@ -39,7 +39,7 @@ struct osb_result {
 	bool truncated;
 	uint64_t out_bytes, err_bytes;
 	uint64_t duration_ms;
-	char policy_hash[72];
+	char policy_hash[OSB_POLICY_HASH_LEN];
 	char *hint;            /* what to do next, or NULL */
 	char *mode;            /* "userns" / "root", or NULL when not started */
 	uint32_t host_uid, host_gid;   /* the sandbox's host ids; 0: not planned */

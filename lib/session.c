@@ -52,7 +52,7 @@ struct osb_session {
 	strv env;                 /* the session's environment, from the plan */
 	strv deny;                /* the policy's "env deny" patterns */
 	uint64_t wall_ms, output_limit;
-	char policy_hash[72];
+	char policy_hash[OSB_POLICY_HASH_LEN];
 	char *mode;
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
@@ -306,7 +306,7 @@ static bool env_name_ok(const char *s, size_t len)
 static bool env_denied(const osb_session *s, const char *name)
 {
 	for (size_t i = 0; i < s->deny.n; i++)
-		if (env_pattern_match(s->deny.v[i], name))
+		if (env_deny_match(s->deny.v[i], name))
 			return true;
 	return false;
 }
@@ -464,7 +464,7 @@ static int await_start(osb_proc *pr, osb_error *err)
 	if (n == (ssize_t)sizeof(m.f) && m.f.type == SESSION_FAILED) {
 		m.f.stage[sizeof(m.f.stage) - 1] = '\0';
 		m.f.message[sizeof(m.f.message) - 1] = '\0';
-		return osb_err_set(err, strcmp(m.f.stage, "request") == 0 ? OSB_E_INTERNAL :
+		return osb_err_set(err, stage_of(m.f.stage) == OSB_STAGE_REQUEST ? OSB_E_INTERNAL :
 		                   OSB_E_SANDBOX, m.f.err, m.f.stage, "%s", m.f.message);
 	}
 	return osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",

@@ -168,8 +168,8 @@ static bool status_ids(const char *text, const char *key, unsigned v[4])
 	return l && sscanf(l + strlen(key), "%u %u %u %u", &v[0], &v[1], &v[2], &v[3]) == 4;
 }
 
-/* Host ids of the init, seen from here (DESIGN §3, "Identity and
- * privileges"): the kernel stamps each message on the channel with the
+/* Host ids of the init, seen from here (docs/ARCHITECTURE.md,
+ * "Identity"): the kernel stamps each message on the channel with the
  * sender's pid, uid and gid translated into our namespaces, and the init
  * waits for our answer before its last execve (a session's broker before it
  * serves). /proc/PID/status adds the effective, saved and file-system ids

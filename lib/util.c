@@ -9,9 +9,45 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
+const char *osb_version(void)
+{
+	return OSB_ISOLATE_VERSION;
+}
+
 void osb_free(void *p)
 {
 	free(p);
+}
+
+/* osb_stage's names, in its order: the library passes stages to
+ * osb_err_set() as these strings (and the init reports them so), and
+ * osb_err_set() maps them once, so that no code branches on the text. */
+static const char *const stage_names[] = {
+	"", "other", "usage", "policy", "config", "workspace", "paths", "probe", "bwrap",
+	"plan", "identity", "env", "seccomp", "spawn", "supervise", "init", "init:args",
+	"init:fds", "init:mounts", "init:proc", "init:identity", "init:caps",
+	"init:landlock", "init:rlimits", "init:seccomp", "init:env", "init:chdir",
+	"init:fork", "init:session", "exec", "cwd", "fork", "request", "session", "output",
+	"result", "explain",
+};
+_Static_assert(sizeof(stage_names) / sizeof(stage_names[0]) == OSB_STAGE_EXPLAIN + 1,
+               "one name per osb_stage");
+
+const char *osb_stage_name(osb_stage stage)
+{
+	if ((int)stage < 0 || (size_t)stage >= sizeof(stage_names) / sizeof(stage_names[0]))
+		return NULL;
+	return stage_names[stage];
+}
+
+osb_stage stage_of(const char *name)
+{
+	if (!name || !*name)
+		return OSB_STAGE_NONE;
+	for (size_t i = OSB_STAGE_USAGE; i < sizeof(stage_names) / sizeof(stage_names[0]); i++)
+		if (strcmp(name, stage_names[i]) == 0)
+			return (osb_stage)i;
+	return OSB_STAGE_OTHER;
 }
 
 void osb_err_clear(osb_error *err)
@@ -28,7 +64,9 @@ int osb_err_set(osb_error *err, int code, int sys_errno, const char *stage,
 
 		err->code = code;
 		err->sys_errno = sys_errno;
+		memset(err->reserved, 0, sizeof(err->reserved));
 		snprintf(err->stage, sizeof(err->stage), "%s", stage ? stage : "");
+		err->stage_id = (int)stage_of(err->stage);
 		va_start(ap, fmt);
 		vsnprintf(err->message, sizeof(err->message), fmt, ap);
 		va_end(ap);

@@ -23,10 +23,15 @@ static inline void closep(int *fd) { if (*fd >= 0) { int e = errno; close(*fd); 
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
 
-/* Fill ERR (may be NULL) and return -CODE. Format like printf. */
+/* Fill ERR (may be NULL) and return -CODE. Format like printf. STAGE is
+ * one of osb_stage's names (stage_of() maps it; tests/unit/check_abi.c
+ * checks that every stage the sources pass has a name). */
 int osb_err_set(osb_error *err, int code, int sys_errno, const char *stage,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void osb_err_clear(osb_error *err);
+/* The osb_stage named NAME: OSB_STAGE_NONE for NULL or "", OSB_STAGE_OTHER
+ * for a name the enum does not have. */
+osb_stage stage_of(const char *name);
 
 /* Abort on allocation failure is not acceptable in a library: these return
  * NULL and the caller reports OSB_E_NOMEM. */

@@ -276,7 +276,7 @@ static char *json_take(json_object *o)
 char *explain_render_json(const review_policy *p, const char *name, const char *host_json)
 {
 	json_object *o, *files, *rules, *host = NULL;
-	char hash[72];
+	char hash[OSB_POLICY_HASH_LEN];
 
 	if (osb_policy_hash(p->pol, hash) < 0 || (host_json && !(host = json_tokener_parse(host_json))))
 		return NULL;
@@ -299,7 +299,7 @@ char *explain_render_json(const review_policy *p, const char *name, const char *
 
 char *explain_render_text(const review_policy *p, const char *name)
 {
-	char hash[72], *body, *out;
+	char hash[OSB_POLICY_HASH_LEN], *body, *out;
 
 	if (osb_policy_hash(p->pol, hash) < 0 || !(body = osb_policy_explain(p->pol, 0)))
 		return NULL;

@@ -10,7 +10,8 @@
 #               integration suites as root and as an unprivileged user
 #   soak        the leak test's soak: 1,000 runs (OSB_SOAK_RUNS) of
 #               tests/unit/check_leak in the check build (make check runs 100)
-#   lint        tools/lint.sh: cppcheck and clang-tidy on lib/, review/ and helper/
+#   lint        tools/lint.sh: cppcheck and clang-tidy on lib/, review/ and helper/;
+#               tools/includes.sh: no #include cycle in lib/ helper/ review/
 #   sanitizers  second out-of-tree build with --enable-sanitizers (ASan +
 #               UBSan, -fno-sanitize-recover=all), `make check`; any test
 #               failure or any sanitizer report in a test log fails
@@ -217,6 +218,7 @@ g_lint() {
 	st=$?
 	printf '%s\n' "$out"
 	printf '%s\n' "$out" | grep -E '^lint: (cppcheck|clang-tidy)' | sed 's/^lint: //' | paste -sd';' >"$work/lint.detail"
+	tools/includes.sh || st=1
 	return "$st"
 }
 

@@ -34,7 +34,7 @@ static void round_trip(const osb_policy *p, const char *hash)
 	_cleanup_free_ char *canon = NULL;
 	osb_error err = { 0 };
 	osb_policy *q;
-	char h[72];
+	char h[OSB_POLICY_HASH_LEN];
 
 	if (policy_canonical(p, &canon) < 0)
 		abort();
@@ -49,7 +49,7 @@ static void round_trip(const osb_policy *p, const char *hash)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *json = malloc(size + 1), before[72], after[72];
+	char *json = malloc(size + 1), before[OSB_POLICY_HASH_LEN], after[OSB_POLICY_HASH_LEN];
 	osb_error err = { 0 };
 	osb_policy *p;
 	enum net_mode net;

@@ -66,7 +66,7 @@ static void apply(osb_policy *p, int op, const char *arg, size_t len)
 
 static void check_hash_round_trip(const osb_policy *p)
 {
-	char h1[72], h2[72];
+	char h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN];
 	_cleanup_free_ char *canon = NULL, *explain = osb_policy_explain(p, 0);
 	osb_error err = { 0 };
 	osb_policy *q;

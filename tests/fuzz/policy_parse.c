@@ -33,7 +33,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void check_round_trip(const osb_policy *p)
 {
-	char h1[72], h2[72];
+	char h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN];
 	_cleanup_free_ char *canon = NULL, *explain = NULL;
 	osb_policy *q;
 	osb_error err = { 0 };

@@ -354,12 +354,27 @@ static const struct lint_case {
 	  "(GITHUB_TOKEN, GH_TOKEN, GITLAB_TOKEN, NPM_TOKEN, ...)\n" },
 	{ "inherit with deny list", NULL, "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\n"
 	  "env deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_*\n"
-	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n", NULL, "" },
+	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n"
+	  "env deny PASSWORD TOKEN *TOKEN SECRET_KEY *_JWT *_JWT_* *_AUTH_*\n", NULL, "" },
 	{ "inherit with a partial deny list", NULL,
 	  "osb-policy 1\nproc /proc\nenv inherit\nenv deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD\n"
+	  "env deny PASSWORD TOKEN *TOKEN SECRET_KEY *_JWT *_JWT_* *_AUTH_*\n"
 	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\nlimit wall 1m\n", NULL,
 	  "W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
 	  "(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)\n" },
+	/* Deny patterns ignore case, as the library applies them; bare and
+	 * lower-case names of real CI systems count as secrets. */
+	{ "inherit, a deny list in lower case", NULL,
+	  "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\nenv deny *_token *_api_key *_secret_key\n"
+	  "env deny *_secret *_password aws_* azure_* vault_* google_application_credentials\n"
+	  "env deny pgpassword mysql_pwd ssh_auth_sock kubeconfig password token *token secret_key\n"
+	  "env deny *_jwt *_jwt_* *_auth_*\n", NULL, "" },
+	{ "inherit, the bare names let through", NULL,
+	  "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\nenv deny *_TOKEN *_API_KEY *_SECRET_KEY\n"
+	  "env deny *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_* GOOGLE_APPLICATION_CREDENTIALS\n"
+	  "env deny PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n", NULL,
+	  "W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
+	  "(PASSWORD, TOKEN, SECRET_KEY, npm_config__authToken, ...)\n" },
 	{ "pass a token", NULL, "osb-policy 1\nproc /proc\nenv pass GITHUB_TOKEN\nlimit wall 1m\n", NULL,
 	  "W112 \"env pass GITHUB_TOKEN\" passes a credential-shaped variable\n" },
 	{ "pass a lower-case secret", NULL, "osb-policy 1\nproc /proc\nenv pass db_password\nlimit wall 1m\n", NULL,
@@ -687,6 +702,7 @@ static const struct grant {
 	{ "user root 0 0\n", "user u 1000 1000\n", NULL, true },
 	{ NULL, NULL, g_write_plain, true },
 	{ NULL, NULL, g_write_home, true },
+	{ "write-root /srv\n", NULL, NULL, true },
 	{ NULL, NULL, g_seccomp_allow, true },
 	{ NULL, NULL, g_seccomp_none, true },
 	{ NULL, NULL, set_landlock_off, true },
@@ -831,6 +847,42 @@ START_TEST(test_audit_json_has_checks_total_and_threshold)
 	free(s);
 	audit_report_free(&r);
 	free_model(p);
+}
+END_TEST
+
+/* A02: a write-root is a grant the caller can use (run --rw, a request's
+ * extra_writable): it counts as a writable path, and over a home or the
+ * host's configuration as much as writing them. */
+START_TEST(test_audit_counts_write_roots)
+{
+	static const struct {
+		const char *text;
+		unsigned points;
+		const char *detail;
+	} cases[] = {
+		{ "", 0, "no writable host path beyond the workspace" },
+		{ "write-root /srv/data\n", 5, "1 writable host path beyond the workspace (write-root "
+		  "/srv/data: callers may grant paths beneath it)" },
+		{ "write-root /home\n", 15, "write-root /home: callers may make a path whose change runs "
+		  "code or changes the host writable" },
+		{ "write-root /srv/data\nwrite /srv/data/out\n", 10, "2 writable host paths beyond the "
+		  "workspace (write-root /srv/data: callers may grant paths beneath it)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		review_policy *p;
+		audit_report r;
+
+		snprintf(text, sizeof(text), "osb-policy 1\nproc /proc\nlimit wall 1m\n%s", cases[i].text);
+		p = parse(text);
+		ck_assert_int_eq(audit_policy(p, &r), 0);
+		ck_assert_str_eq(r.v[1].id, "A02");
+		ck_assert_msg(r.v[1].points == cases[i].points, "case %zu: %u points", i, r.v[1].points);
+		ck_assert_str_eq(r.v[1].detail, cases[i].detail);
+		audit_report_free(&r);
+		free_model(p);
+	}
 }
 END_TEST
 
@@ -1014,7 +1066,7 @@ START_TEST(test_explain_json_rules_carry_args_and_origins)
 {
 	const char *path = write_policy("x.policy", "osb-policy 1\nnetwork host\nenv set GREETING=hello  world # x\n");
 	review_policy *p = load(path);
-	char *s = explain_render_json(p, "x.policy", NULL), hash[72], *canon = NULL, origin[200];
+	char *s = explain_render_json(p, "x.policy", NULL), hash[OSB_POLICY_HASH_LEN], *canon = NULL, origin[200];
 	json_object *o = json_tokener_parse(s), *rules, *r, *args;
 	size_t n_lines = 0;
 
@@ -1056,7 +1108,7 @@ END_TEST
 START_TEST(test_explain_text_has_header_and_origins)
 {
 	review_policy *p = parse("osb-policy 1\nnetwork host\n");
-	char *s = explain_render_text(p, "t.policy"), hash[72], want[256];
+	char *s = explain_render_text(p, "t.policy"), hash[OSB_POLICY_HASH_LEN], want[256];
 
 	ck_assert_int_eq(osb_policy_hash(p->pol, hash), 0);
 	snprintf(want, sizeof(want), "# effective policy of t.policy\n# hash %s\nosb-policy 1\n"
@@ -1100,6 +1152,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(t, test_audit_shipped_strict_score_pinned);
 	tcase_add_test(t, test_audit_view_rebuilt_from_binds_scores_as_host_ro);
 	tcase_add_test(t, test_audit_weighs_the_seccomp_group);
+	tcase_add_test(t, test_audit_counts_write_roots);
 	tcase_add_test(t, test_audit_weighs_pinned_account_ids);
 	tcase_add_test(t, test_audit_score_monotonic_over_every_grant_set);
 	tcase_add_test(t, test_audit_json_has_checks_total_and_threshold);

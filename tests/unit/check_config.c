@@ -160,7 +160,7 @@ START_TEST(test_policy_with_roots_refuses_requests_outside_them)
 	                              "workspace-root /data/ws\n");
 	osb_config *c = osb_config_load(path, &err);
 	osb_policy *p = osb_policy_parse("osb-policy 1\nworkspace rw\n", 25, "t.policy", &err);
-	char want[PATH_MAX + 256], h0[72], h1[72];
+	char want[PATH_MAX + 256], h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	ck_assert_ptr_nonnull(c);
 	ck_assert_ptr_nonnull(p);

@@ -177,7 +177,7 @@ START_TEST(test_host_ids_in_canonical_form_only_when_set)
 	osb_error err = { 0 };
 	osb_policy *pa = osb_policy_parse(a, sizeof(a) - 1, "a.policy", &err);
 	osb_policy *pb = osb_policy_parse(b, sizeof(b) - 1, "b.policy", &err);
-	char ha[72], hb[72];
+	char ha[OSB_POLICY_HASH_LEN], hb[OSB_POLICY_HASH_LEN];
 	char *ea, *eb;
 
 	ck_assert_ptr_nonnull(pa);

@@ -62,13 +62,13 @@ static osb_policy *must_parse_with(const char *text, const char *extra)
 	return must_parse(buf);
 }
 
-static void hash_of(const osb_policy *p, char out[72])
+static void hash_of(const osb_policy *p, char out[OSB_POLICY_HASH_LEN])
 {
 	ck_assert_int_eq(osb_policy_hash(p, out), 0);
-	ck_assert_uint_eq(strlen(out), 71);
+	ck_assert_uint_eq(strlen(out), OSB_POLICY_HASH_LEN - 1);
 }
 
-static void hash_text(const char *text, char out[72])
+static void hash_text(const char *text, char out[OSB_POLICY_HASH_LEN])
 {
 	osb_policy *p = must_parse(text);
 
@@ -681,7 +681,7 @@ START_TEST(test_symlink_parsed_and_canonical)
 	                           "symlink /usr/lib64 /lib64\n");
 	osb_policy *q = must_parse("osb-policy 1\nroot none\nsymlink usr/lib64 /lib64\n"
 	                           "symlink usr/bin /bin\n");
-	char *canon = NULL, h1[72], h2[72];
+	char *canon = NULL, h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN];
 
 	ck_assert_uint_eq(p->n_mounts, 2);
 	ck_assert_int_eq(p->mounts[0].kind, MNT_SYMLINK);
@@ -781,7 +781,11 @@ START_TEST(test_include_sibling_conflict_refused)
 	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
 	put("b.policy", "osb-policy 1\nnetwork none\n");
 	put("c.policy", "osb-policy 1\n\nnetwork host\n");
-	snprintf(want, sizeof(want), "%s/c.policy:3:1: \"network\" conflicts with %s/b.policy:2", dir, dir);
+	/* At the include that brought the second rule in: the includer is where
+	 * the author settles it. */
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"network\" of %s/c.policy:3 conflicts with "
+	         "%s/b.policy:2 (both included at depth 1; set \"network\" in this file to choose)",
+	         dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* The same value at the same depth is still two rules for one place. */
@@ -790,7 +794,23 @@ START_TEST(test_include_sibling_conflict_refused)
 
 	put("b.policy", "osb-policy 1\nenv set X=1\n");
 	put("c.policy", "osb-policy 1\nenv set X=2\n");
-	snprintf(want, sizeof(want), "%s/c.policy:2:1: \"env set X\" conflicts with %s/b.policy:2", dir, dir);
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"env set X\" of %s/c.policy:2 conflicts with "
+	         "%s/b.policy:2 (both included at depth 1; set \"env set X\" in this file to choose)",
+	         dir, dir, dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+/* An error inside an included file names the includes that reached it. */
+START_TEST(test_include_error_shows_chain)
+{
+	char want[MSG_MAX];
+
+	put("a.policy", "osb-policy 1\n\ninclude ./b\n");
+	put("b.policy", "osb-policy 1\ninclude ./c\n");
+	put("c.policy", "osb-policy 1\nnetwork hots\n");
+	snprintf(want, sizeof(want), "%s/c.policy:2:9: unknown argument \"hots\" to \"network\" (did "
+	         "you mean \"host\"?); included from %s/b.policy:2, from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -816,8 +836,8 @@ START_TEST(test_include_cycle_reports_chain)
 
 	put("a.policy", "osb-policy 1\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\ninclude ./a.policy\n");
-	snprintf(want, sizeof(want), "%s/b.policy:2:9: include cycle: %s/a.policy -> %s/b.policy -> %s/a.policy",
-	         dir, dir, dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: include cycle: %s/a.policy -> %s/b.policy -> %s/a.policy"
+	         "; included from %s/a.policy:2", dir, dir, dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	put("self.policy", "osb-policy 1\n\n  include   ./self\n");
@@ -856,7 +876,8 @@ START_TEST(test_include_depth_above_two_refused)
 	put("c.policy", "osb-policy 1\ninclude ./d\n");
 	put("d.policy", "osb-policy 1\n");
 	snprintf(want, sizeof(want), "%s/c.policy:2:9: include nested too deeply: \"./d\" would be at depth 3 "
-	         "(at most 2 levels of include)", dir);
+	         "(at most 2 levels of include); included from %s/b.policy:2, from %s/a.policy:2", dir, dir,
+	         dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -943,26 +964,27 @@ START_TEST(test_include_errors_point_into_included_file)
 	put("a.policy", "osb-policy 1\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nnetwork nne\n");
 	snprintf(want, sizeof(want), "%s/b.policy:2:9: unknown argument \"nne\" to \"network\" "
-	         "(did you mean \"none\"?)", dir);
+	         "(did you mean \"none\"?); included from %s/a.policy:2", dir, dir);
 	expect_load_error("a.policy", want);
 
 	put("b.policy", "hostname x\n");
-	snprintf(want, sizeof(want), "%s/b.policy:1:1: expected version line \"osb-policy 1\" first", dir);
+	snprintf(want, sizeof(want), "%s/b.policy:1:1: expected version line \"osb-policy 1\" first; "
+	         "included from %s/a.policy:2", dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* A duplicate inside an included file is an error even where the
 	 * includer overrides the value. */
 	put("a.policy", "osb-policy 1\nnetwork host\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nnetwork none\nnetwork none\n");
-	snprintf(want, sizeof(want), "%s/b.policy:3:1: duplicate \"network\" (first set at %s/b.policy:2)",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:3:1: duplicate \"network\" (first set at %s/b.policy:2); "
+	         "included from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* Mount paths are unique across files. */
 	put("a.policy", "osb-policy 1\ntmpfs /x\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nro-bind /x\n");
-	snprintf(want, sizeof(want), "%s/b.policy:2:9: duplicate path \"/x\" (first set at %s/a.policy:2)",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: duplicate path \"/x\" (first set at %s/a.policy:2); "
+	         "included from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -1000,7 +1022,8 @@ START_TEST(test_include_unreadable_files_refused)
 		ck_assert_int_eq(write(fd, "tmpfs /\0x\n", 10), 10);
 		close(fd);
 	}
-	snprintf(want, sizeof(want), "%s/nul.policy:2:8: NUL byte in policy text", dir);
+	snprintf(want, sizeof(want), "%s/nul.policy:2:8: NUL byte in policy text; included from %s/a.policy:2",
+	         dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* The top file itself. */
@@ -1209,13 +1232,13 @@ END_TEST
 
 START_TEST(test_hash_of_default_policy_is_pinned)
 {
-	char h[72];
+	char h[OSB_POLICY_HASH_LEN];
 	uint8_t d[SHA256_DIGEST_LEN];
 	static const char canonical[] =
 		"osb-policy 1\nroot none\nworkspace none\nnetwork none\nenv clear\n"
 		"user sandbox 1000 1000\nidentity auto\nseccomp osb-default-2\nlandlock auto\n"
 		"hostname sandbox\nlimit output 1MiB\n";
-	char want[72] = "sha256:";
+	char want[OSB_POLICY_HASH_LEN] = "sha256:";
 
 	/* The hash is SHA-256 of the canonical text; pinning it means a change
 	 * of the canonical form (which changes every approved hash) is a
@@ -1232,7 +1255,7 @@ END_TEST
 
 START_TEST(test_hash_ignores_layout_comments_and_order)
 {
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_text(base_policy, h0);
 	hash_text(
@@ -1273,7 +1296,7 @@ END_TEST
 
 START_TEST(test_hash_ignores_include_layout)
 {
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 	osb_policy *p;
 
 	hash_text(base_policy, h0);
@@ -1357,7 +1380,7 @@ START_TEST(test_hash_changes_with_every_semantic_change)
 		{ "", "read-only workspace:.git/hooks\n" },
 	};
 	enum { N = sizeof(changes) / sizeof(changes[0]) };
-	char hashes[N + 1][72];
+	char hashes[N + 1][OSB_POLICY_HASH_LEN];
 
 	hash_text(base_policy, hashes[N]);
 	for (size_t i = 0; i < N; i++) {
@@ -1378,7 +1401,7 @@ START_TEST(test_api_workspace_must_be_absolute_and_keeps_hash)
 {
 	osb_policy *p = must_parse(base_policy);
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_workspace(p, "rel/dir", &err), -OSB_E_USAGE);
@@ -1405,7 +1428,7 @@ START_TEST(test_api_add_readonly_records_origin_and_changes_hash)
 {
 	osb_policy *p = must_parse_with(base_policy, "read-root /opt\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 	size_t n = p->n_mounts;
 
 	hash_of(p, h0);
@@ -1438,7 +1461,7 @@ START_TEST(test_api_widening_needs_a_caller_grant)
 {
 	osb_policy *p = must_parse("osb-policy 1\nnetwork none\nread-root /srv/data\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_network(p, 1, &err), -OSB_E_POLICY);
@@ -1468,7 +1491,7 @@ START_TEST(test_allow_caller_and_read_root_in_canonical_form)
 {
 	osb_policy *p = must_parse("osb-policy 1\nread-root /srv/b\nallow-caller network\n"
 	                           "read-root /srv/a\nread-root /srv/a\n");
-	char *e = osb_policy_explain(p, 0), h0[72], h1[72];
+	char *e = osb_policy_explain(p, 0), h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	ck_assert_ptr_nonnull(e);
 	ck_assert_ptr_nonnull(strstr(e, "\nnetwork none  # default\nallow-caller network  # "
@@ -1497,7 +1520,7 @@ START_TEST(test_api_network_and_wall_record_origin)
 {
 	osb_policy *p = must_parse("osb-policy 1\nlimit wall 600s\nallow-caller network\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_set_network(p, 1, &err), 0);
@@ -1670,7 +1693,7 @@ END_TEST
 
 START_TEST(test_seccomp_errno_spellings_hash_alike)
 {
-	char h0[72], h1[72], h2[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN];
 
 	hash_text("osb-policy 1\nseccomp deny uname\n", h0);
 	hash_text("osb-policy 1\nseccomp deny uname errno=EPERM\n", h1);
@@ -1726,8 +1749,9 @@ START_TEST(test_seccomp_rule_overridden_by_includer)
 	/* Two siblings disagreeing about one name, with nobody to settle it. */
 	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
 	put("c.policy", "osb-policy 1\nseccomp allow   bpf\n");
-	snprintf(want, sizeof(want), "%s/c.policy:2:17: \"seccomp allow bpf\" conflicts with %s/b.policy:2",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"seccomp allow bpf\" of %s/c.policy:2 conflicts "
+	         "with %s/b.policy:2 (both included at depth 1; set \"seccomp allow bpf\" in this file "
+	         "to choose)", dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* "seccomp none" above a deny it includes cannot drop it silently. */
@@ -1785,7 +1809,7 @@ START_TEST(test_api_add_writable_only_beneath_declared_roots)
 	osb_policy *p = must_parse("osb-policy 1\nwrite-root /data\nwrite-root /srv/jobs\n"
 	                           "write /data/x\nread-only /data/x/.git\ntmpfs /data/tmp\n");
 	osb_error err = { 0 };
-	char h0[72], h1[72];
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_add_writable(p, "/database/x", &err), -OSB_E_POLICY);
@@ -1890,7 +1914,7 @@ START_TEST(test_request_narrowing_applied_with_api_origin)
 {
 	osb_policy *p = must_parse(open_base);
 	osb_error err = { 0 };
-	char h0[72], h1[72], *e;
+	char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN], *e;
 
 	hash_of(p, h0);
 	ck_assert_int_eq(osb_policy_apply_json(p, "{}", &err), 0);
@@ -2350,6 +2374,7 @@ static Suite *policy_suite(void)
 	tcase_add_checked_fixture(t, dir_setup, dir_teardown);
 	tcase_add_test(t, test_include_override_by_includer_recorded);
 	tcase_add_test(t, test_include_sibling_conflict_refused);
+	tcase_add_test(t, test_include_error_shows_chain);
 	tcase_add_test(t, test_include_sibling_conflict_settled_by_includer);
 	tcase_add_test(t, test_include_cycle_reports_chain);
 	tcase_add_test(t, test_include_cycle_detected_through_other_spelling);

@@ -1708,7 +1708,7 @@ static char *canonical(const osb_policy *p)
 	return text;
 }
 
-static void hash_of(const char *text, char out[72])
+static void hash_of(const char *text, char out[OSB_POLICY_HASH_LEN])
 {
 	osb_policy *p = policy_of(text);
 
@@ -1745,7 +1745,7 @@ END_TEST
 /* The hash tells the groups apart; "default" is the newest group. */
 START_TEST(test_policy_hash_distinguishes_the_groups)
 {
-	char h1[72], h2[72], hd[72], hn[72], hnone[72];
+	char h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN], hd[OSB_POLICY_HASH_LEN], hn[OSB_POLICY_HASH_LEN], hnone[OSB_POLICY_HASH_LEN];
 
 	hash_of("osb-policy 1\nseccomp osb-default-1\n", h1);
 	hash_of("osb-policy 1\nseccomp osb-default-2\n", h2);
