@@ -590,34 +590,57 @@ static int apply_env_pass(osb_policy *p, json_object *arr)
 	return 0;
 }
 
-/* NAME=VALUE replaces the policy's entry for NAME, or is added. */
+/* An "env set" entry by its name (the bytes before '='). */
+typedef struct set_ref {
+	const char *s;
+	size_t len, idx;
+} set_ref;
+
+static int set_ref_cmp(const void *a, const void *b)
+{
+	const set_ref *x = a, *y = b;
+	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* NAME=VALUE replaces the policy's entry for NAME, or is added. The
+ * policy's entries are sorted by name once and each request key is looked
+ * up (n log n; a request names each key once, lib/jsonscan.h). */
 static int apply_env_set(osb_policy *p, json_object *obj)
 {
-	if (!obj)
+	size_t old = p->n_env_set, n = obj ? (size_t)json_object_object_length(obj) : 0;
+	_cleanup_free_ set_ref *refs = NULL;
+	pol_str *v;
+
+	if (n == 0)
 		return 0;
-	json_object_object_foreach(obj, k, v) {
-		size_t len = strlen(k);
+	refs = calloc(old ? old : 1, sizeof(*refs));
+	v = reallocarray(p->env_set, old + n, sizeof(*v));
+	if (v)
+		p->env_set = v;
+	if (!refs || !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < old; i++) {
+		const char *eq = strchr(v[i].s, '=');
+
+		refs[i] = (set_ref){ v[i].s, eq ? (size_t)(eq - v[i].s) : strlen(v[i].s), i };
+	}
+	qsort(refs, old, sizeof(*refs), set_ref_cmp);
+	json_object_object_foreach(obj, k, val) {
+		set_ref key = { k, strlen(k), 0 };
+		set_ref *hit = old ? bsearch(&key, refs, old, sizeof(*refs), set_ref_cmp) : NULL;
 		char *entry = NULL;
-		size_t j;
 
-		if (asprintf(&entry, "%s=%s", k, json_object_get_string(v)) < 0)
+		if (asprintf(&entry, "%s=%s", k, json_object_get_string(val)) < 0)
 			return -ENOMEM;
-		for (j = 0; j < p->n_env_set; j++)
-			if (strncmp(p->env_set[j].s, k, len) == 0 && p->env_set[j].s[len] == '=')
-				break;
-		if (j == p->n_env_set) {
-			pol_str *nv = reallocarray(p->env_set, p->n_env_set + 1, sizeof(*nv));
-
-			if (!nv) {
-				free(entry);
-				return -ENOMEM;
-			}
-			p->env_set = nv;
-			p->n_env_set++;
+		if (hit) {
+			free(v[hit->idx].s);
+			v[hit->idx] = (pol_str){ entry, policy_api_origin };
+			hit->s = entry;   /* the same name, still sorted */
 		} else {
-			free(p->env_set[j].s);
+			v[p->n_env_set++] = (pol_str){ entry, policy_api_origin };
 		}
-		p->env_set[j] = (pol_str){ entry, policy_api_origin };
 	}
 	return 0;
 }

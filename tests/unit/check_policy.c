@@ -2130,6 +2130,35 @@ START_TEST(test_request_of_1_mib_is_fast)
 }
 END_TEST
 
+/* The same for env.set: 60,000 keys, one of them replacing the policy's. */
+START_TEST(test_request_env_set_of_60000_keys_is_fast)
+{
+	osb_policy *p = must_parse(open_base);
+	osb_error err = { 0 };
+	size_t cap = (size_t)1 << 20, n = 0;
+	char *json = malloc(cap);
+	struct timespec t0, t1;
+	double secs;
+
+	ck_assert_ptr_nonnull(json);
+	n += (size_t)snprintf(json, cap, "{\"env\": {\"set\": {\"HOME\": \"/x\"");
+	for (size_t i = 0; i < 60000; i++)
+		n += (size_t)snprintf(json + n, cap - n, ", \"S%zu\": \"v\"", i);
+	snprintf(json + n, cap - n, "}}}");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(osb_policy_apply_json(p, json, &err), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ck_assert_msg(secs < 5.0, "60001 env.set keys applied in %.1f s", secs);
+	/* HOME replaced in place, the others added. */
+	ck_assert_uint_eq(p->n_env_set, 60001);
+	ck_assert_str_eq(p->env_set[0].s, "HOME=/x");
+	ck_assert_str_eq(p->env_set[60000].s, "S59999=v");
+	free(json);
+	osb_policy_free(p);
+}
+END_TEST
+
 START_TEST(test_request_null_arguments_are_usage_errors)
 {
 	osb_policy *p = must_parse(open_base);
@@ -2418,6 +2447,7 @@ static Suite *policy_suite(void)
 	                    (int)(sizeof(refused_requests) / sizeof(refused_requests[0])));
 	tcase_add_test(t, test_request_null_arguments_are_usage_errors);
 	tcase_add_test(t, test_request_of_1_mib_is_fast);
+	tcase_add_test(t, test_request_env_set_of_60000_keys_is_fast);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 
