@@ -644,7 +644,7 @@ static void print_diff(const diff_report *d)
 static int diff_print(const char *na, const char *nb, const loaded *a, const loaded *b, bool json,
                       bool narrower_ok)
 {
-	char ha[72], hb[72], *out = NULL;
+	char ha[OSB_POLICY_HASH_LEN], hb[OSB_POLICY_HASH_LEN], *out = NULL;
 	audit_report ra = { 0 }, rb = { 0 };
 	diff_report d = { 0 };
 	const char *v;

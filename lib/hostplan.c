@@ -209,7 +209,7 @@ char *osb_policy_host_plan(const osb_policy *p, const char *const *envp, osb_err
 		osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_policy_host_plan needs a policy");
 		return NULL;
 	}
-	if (launch_prepare(p, &(plan_request){ envp, NULL, false }, &pl, err) < 0)
+	if (launch_prepare(p, &(plan_request){ envp, NULL, false, 0 }, &pl, err) < 0)
 		return NULL;
 	o = plan_json(p, &pl, err);
 	plan_free(&pl);

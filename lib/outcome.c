@@ -15,6 +15,12 @@ static const char *hint_for(const osb_result *res)
 	if (res->timed_out)
 		return "the wall limit expired: raise the policy's \"limit wall\" if the command "
 		       "needs longer";
+	if (osb_result_oom_killed(res) == 1)
+		return "the sandbox reached its \"limit memory\" and the OOM killer killed in it: "
+		       "raise the limit if the command needs more";
+	if (osb_result_pids_limited(res) == 1 && !res->has_error)
+		return "a fork failed at the policy's \"limit pids\": raise it if the command needs "
+		       "more processes or threads";
 	if (!res->has_error)
 		return NULL;
 	if (stage == OSB_STAGE_EXEC && res->error.sys_errno == ENOENT)

@@ -118,11 +118,13 @@ typedef struct child_args {
 	const int *high;          /* fds to dup2 onto 0..nfds-1 */
 	size_t nfds;
 	const spawn_cred *cred;   /* NULL: keep the caller's */
+	const spawn_sandbox *sb;  /* NULL: a helper, not a sandbox */
 	volatile int err;         /* errno of the step that failed, read after the child is gone */
 	volatile int step;
 } child_args;
 
-enum { STEP_SIGNALS = 1, STEP_GROUPS, STEP_GID, STEP_UID, STEP_FDS, STEP_CLOSE, STEP_EXEC };
+enum { STEP_SIGNALS = 1, STEP_CGROUP, STEP_OOM, STEP_GROUPS, STEP_GID, STEP_UID, STEP_FDS,
+       STEP_CLOSE, STEP_EXEC };
 
 /* Not instrumented by ASan: it runs on a stack ASan does not know and ends
  * in execve or _exit. */
@@ -133,6 +135,31 @@ static int child_fail(child_args *a, int step)
 	a->err = errno;
 	syscall(SYS_exit, 127);
 	return 127;
+}
+
+/* Enter the cgroup and volunteer for the OOM killer: first, while the child
+ * still has the caller's credentials (the cgroup's owner; raising
+ * oom_score_adj needs none). A vfork child's oom_score_adj is its own: the
+ * kernel does not copy it to the caller that shares its memory. */
+__attribute__((no_sanitize("address")))
+static int sandbox_steps(child_args *a)
+{
+	static const char adj[] = "1000";
+	long fd, w;
+
+	for (size_t i = 0; i < a->sb->n_cg_fds; i++)
+		if (syscall(SYS_write, a->sb->cg_fds[i], "0", 1) != 1)
+			return child_fail(a, STEP_CGROUP);
+	if (!a->sb->oom_first)
+		return 0;
+	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return child_fail(a, STEP_OOM);
+	w = syscall(SYS_write, (int)fd, adj, sizeof(adj) - 1);
+	syscall(SYS_close, (int)fd);
+	if (w != (long)sizeof(adj) - 1)
+		return child_fail(a, STEP_OOM);
+	return 0;
 }
 
 __attribute__((no_sanitize("address")))
@@ -149,6 +176,8 @@ static int spawn_child(void *arg)
 	for (int sig = 1; sig <= 64; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			syscall(SYS_rt_sigaction, sig, dfl, NULL, sizeof(uint64_t));
+	if (a->sb && sandbox_steps(a) != 0)
+		return 127;
 	if (a->cred) {
 		/* Groups, then gid, then uid: each later step needs the privilege
 		 * the next one drops. */
@@ -174,6 +203,8 @@ static const char *step_name(int step)
 {
 	switch (step) {
 	case STEP_SIGNALS: return "resetting signals";
+	case STEP_CGROUP: return "entering the sandbox's cgroup (cgroup.procs)";
+	case STEP_OOM: return "raising its oom_score_adj to 1000 (/proc/self/oom_score_adj)";
 	case STEP_GROUPS: return "dropping supplementary groups";
 	case STEP_GID: return "switching to the sandbox's host gid";
 	case STEP_UID: return "switching to the sandbox's host uid";
@@ -238,13 +269,13 @@ int spawn_probe_userns(const spawn_cred *cred)
 }
 
 int spawn_with_fds(const char *const *argv, const char *const *envp, const int *fds,
-                   size_t nfds, const spawn_cred *cred, pid_t *pid, int *pidfd,
-                   osb_error *err)
+                   size_t nfds, const spawn_sandbox *sb, const spawn_cred *cred, pid_t *pid,
+                   int *pidfd, osb_error *err)
 {
 	static const char *const no_env[] = { NULL };
 	child_args a = {
 		.path = argv[0], .argv = (char *const *)argv,
-		.envp = (char *const *)(envp ? envp : no_env), .nfds = nfds, .cred = cred,
+		.envp = (char *const *)(envp ? envp : no_env), .nfds = nfds, .cred = cred, .sb = sb,
 	};
 	int *high = calloc(nfds ? nfds : 1, sizeof(*high));
 	size_t made = 0;
@@ -284,9 +315,9 @@ int spawn_with_fds(const char *const *argv, const char *const *envp, const int *
 			ret = osb_err_set(err, OSB_E_SPAWN, a.err, "spawn", "cannot start %s: %s",
 			                  argv[0], strerror(a.err));
 		else
-			ret = osb_err_set(err, a.step == STEP_UID || a.step == STEP_GID ? OSB_E_HOST
-			                                                                : OSB_E_SPAWN,
-			                  a.err, "spawn", "cannot start %s: %s failed: %s", argv[0],
+			ret = osb_err_set(err, a.step == STEP_UID || a.step == STEP_GID ||
+			                       a.step == STEP_CGROUP ? OSB_E_HOST : OSB_E_SPAWN,
+			                  a.err, a.step == STEP_CGROUP ? "cgroup" : "spawn", "cannot start %s: %s failed: %s", argv[0],
 			                  step_name(a.step), strerror(a.err));
 	}
 out:
@@ -392,7 +423,7 @@ int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *er
 	rd = pipefd[0];
 	wr = pipefd[1];
 	fds[0] = devnull; fds[1] = wr; fds[2] = devnull;
-	r = spawn_with_fds(argv, spawn_fixed_env, fds, 3, NULL, &pid, &pidfd, err);
+	r = spawn_with_fds(argv, spawn_fixed_env, fds, 3, NULL, NULL, &pid, &pidfd, err);
 	if (r < 0)
 		return r;
 	close(wr);

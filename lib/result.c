@@ -216,6 +216,7 @@ void osb_result_free(osb_result *r)
 	free(r->err);
 	free(r->hint);
 	free(r->mode);
+	free(r->limits_skipped_why);
 	free(r);
 }
 
@@ -317,6 +318,45 @@ int osb_result_host_ids(const osb_result *r, uint32_t *uid, uint32_t *gid)
 	if (gid)
 		*gid = r->host_gid;
 	return 0;
+}
+
+int osb_result_oom_killed(const osb_result *r)
+{
+	return !r || !(r->cg_out.known & CG_KNOW_OOM) ? -1 : cgroup_oom_killed(&r->cg_out);
+}
+
+int osb_result_pids_limited(const osb_result *r)
+{
+	return !r || !(r->cg_out.known & CG_KNOW_PIDS) ? -1 : cgroup_pids_limited(&r->cg_out);
+}
+
+int osb_result_memory_peak(const osb_result *r, uint64_t *bytes)
+{
+	if (!r || !(r->cg_out.known & CG_KNOW_PEAK))
+		return -1;
+	*bytes = r->cg_out.memory_peak;
+	return 0;
+}
+
+int osb_result_cpu_throttled_us(const osb_result *r, uint64_t *usec)
+{
+	if (!r || !(r->cg_out.known & CG_KNOW_THROTTLE))
+		return -1;
+	*usec = r->cg_out.cpu_throttled_usec;
+	return 0;
+}
+
+unsigned osb_result_limits_not_enforced(const osb_result *r)
+{
+	unsigned m = 0;
+
+	if (r && (r->limits_skipped & CG_BIT(CG_MEMORY)))
+		m |= OSB_LIMIT_MEMORY;
+	if (r && (r->limits_skipped & CG_BIT(CG_PIDS)))
+		m |= OSB_LIMIT_PIDS;
+	if (r && (r->limits_skipped & CG_BIT(CG_CPU)))
+		m |= OSB_LIMIT_CPU;
+	return m;
 }
 
 const char *osb_result_policy_hash(const osb_result *r)
@@ -473,6 +513,72 @@ static json_object *json_host_ids(const osb_result *r)
 	return o;
 }
 
+int result_set_limits(osb_result *r, const limits_state *ls, const cgroup_outcome *out)
+{
+	r->cg = ls->cg != NULL;
+	if (out)
+		r->cg_out = *out;
+	r->limits_skipped = ls->skipped;
+	if (ls->skipped && !(r->limits_skipped_why = strdup(ls->skipped_why)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* A counter the host reports (KNOW in cg_out.known), else null. */
+static bool put_known(json_object *o, const char *key, const osb_result *r, unsigned know,
+                      json_object *v)
+{
+	if (!(r->cg_out.known & know)) {
+		json_object_put(v);
+		return put(o, key, NULL, false);
+	}
+	return put(o, key, v, true);
+}
+
+static bool put_skipped(json_object *o, const osb_result *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (int c = 0; a && c < CG__NCTRL; c++)
+		if ((r->limits_skipped & CG_BIT(c)) &&
+		    json_object_array_add(a, json_object_new_string(cgroup_ctrl_names[c])) < 0) {
+			json_object_put(a);
+			return false;
+		}
+	return put(o, "not_enforced", a, true) &&
+	       put_str_or_null(o, "not_enforced_reason", r->limits_skipped_why, 0);
+}
+
+/* {"cgroup": true, "oom_killed": B, "pids_limited": B, "memory_peak_bytes":
+ * N, "pids_peak": N, "cpu_usage_ms": N, "cpu_throttled_ms": N,
+ * "not_enforced": [...], "not_enforced_reason": S}: null counters are
+ * those this host does not report (osb-isolate(1), "RESULT"). */
+static json_object *json_limits(const osb_result *r)
+{
+	const cgroup_outcome *c = &r->cg_out;
+	json_object *o = json_object_new_object();
+	bool ok;
+
+	if (!o)
+		return NULL;
+	ok = put(o, "cgroup", json_object_new_boolean(r->cg), true);
+	ok = put_known(o, "oom_killed", r, CG_KNOW_OOM, json_object_new_boolean(cgroup_oom_killed(c))) && ok;
+	ok = put_known(o, "pids_limited", r, CG_KNOW_PIDS,
+	               json_object_new_boolean(cgroup_pids_limited(c))) && ok;
+	ok = put_known(o, "memory_peak_bytes", r, CG_KNOW_PEAK, json_object_new_uint64(c->memory_peak)) && ok;
+	ok = put_known(o, "pids_peak", r, CG_KNOW_PIDS_PEAK, json_object_new_uint64(c->pids_peak)) && ok;
+	ok = put_known(o, "cpu_usage_ms", r, CG_KNOW_CPU,
+	               json_object_new_uint64(c->cpu_usage_usec / 1000)) && ok;
+	ok = put_known(o, "cpu_throttled_ms", r, CG_KNOW_THROTTLE,
+	               json_object_new_uint64(c->cpu_throttled_usec / 1000)) && ok;
+	ok = put_skipped(o, r) && ok;
+	if (!ok) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* The members in the documented order (osb-isolate(1), "RESULT"). */
 static bool result_fill_json(const osb_result *r, json_object *o)
 {
@@ -495,6 +601,8 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	ok = put_str_or_null(o, "policy_hash", r->policy_hash, sizeof(r->policy_hash)) && ok;
 	ok = put_str_or_null(o, "mode", r->mode, 0) && ok;
 	ok = put(o, "host_ids", r->host_uid ? json_host_ids(r) : NULL, r->host_uid != 0) && ok;
+	ok = put(o, "limits", r->cg || r->limits_skipped ? json_limits(r) : NULL,
+	         r->cg || r->limits_skipped) && ok;
 	ok = put_str_or_null(o, "hint", r->hint, 0) && ok;
 	ok = put(o, "status", json_object_new_int(osb_result_cli_status(r)), true) && ok;
 	return ok;

@@ -456,11 +456,15 @@ static void scalar_text(const review_policy *p, int id, char *buf, size_t size)
 
 		if (!p->limit_set[k].set || p->limits[k] == UINT64_MAX)
 			snprintf(buf, size, "limit %s unlimited", rv_limit_names[k]);
+		else if (k == LIM_CPU)   /* thousandths of a CPU */
+			snprintf(buf, size, "limit cpu %llu.%03llu", (unsigned long long)p->limits[k] / 1000,
+			         (unsigned long long)p->limits[k] % 1000);
 		else
 			snprintf(buf, size, "limit %s %llu%s", rv_limit_names[k],
 			         (unsigned long long)p->limits[k],
-			         k == LIM_WALL ? "ms" : k == LIM_CPU ? "s" :
-			         (k == LIM_AS || k == LIM_FSIZE || k == LIM_OUTPUT) ? "B" : "");
+			         k == LIM_WALL ? "ms" : k == LIM_CPUTIME ? "s" :
+			         (k == LIM_AS || k == LIM_FSIZE || k == LIM_OUTPUT || k == LIM_MEMORY) ? "B"
+			                                                                               : "");
 	}
 	}
 }

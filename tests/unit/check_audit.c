@@ -1026,6 +1026,24 @@ START_TEST(test_diff_narrowing_and_defaults)
 }
 END_TEST
 
+/* A bigger tmpfs, a higher or best-effort limit are wider; a tmpfs keyed by
+ * its path, whatever its size. */
+START_TEST(test_diff_tmpfs_sizes_and_best_effort_have_a_direction)
+{
+	char *d = diff_of("osb-policy 1\ntmpfs /tmp size=64MiB\nlimit memory 1GiB\nlimit pids 50\n",
+	                  "osb-policy 1\ntmpfs /tmp\nlimit memory 1GiB best-effort\nlimit pids 20\n");
+	char *e = diff_of("osb-policy 1\ntmpfs /tmp\n", "osb-policy 1\ntmpfs /tmp size=1MiB\n");
+
+	ck_assert_str_eq(d,
+		"~ limit memory 1GiB => limit memory 1GiB best-effort wider t.policy:3 => t.policy:3\n"
+		"~ limit pids 50 => limit pids 20 narrower t.policy:4 => t.policy:4\n"
+		"~ tmpfs /tmp size=64MiB => tmpfs /tmp wider t.policy:2 => t.policy:2\n");
+	ck_assert_str_eq(e, "~ tmpfs /tmp => tmpfs /tmp size=1MiB narrower t.policy:2 => t.policy:2\n");
+	free(d);
+	free(e);
+}
+END_TEST
+
 /* An older group allows more (what it did not know); no filter most. */
 START_TEST(test_diff_seccomp_groups_have_a_direction)
 {
@@ -1163,6 +1181,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(t, test_diff_reports_changes_with_direction_and_origin);
 	tcase_add_test(t, test_diff_narrowing_and_defaults);
 	tcase_add_test(t, test_diff_seccomp_groups_have_a_direction);
+	tcase_add_test(t, test_diff_tmpfs_sizes_and_best_effort_have_a_direction);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("explain");
