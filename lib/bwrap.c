@@ -464,9 +464,28 @@ static int render(const plan *pl, const target *t, strv *argv, osb_error *err)
 
 int bwrap_argv_run(const plan *pl, const char *const *cmd, strv *argv, osb_error *err)
 {
+	size_t n_cmd = 0;
+	int r;
+
 	if (!cmd || !cmd[0] || !cmd[0][0])
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "plan", "no command to run");
-	return render(pl, &(target){ cmd, 0 }, argv, err);
+	if ((r = render(pl, &(target){ cmd, 0 }, argv, err)) < 0)
+		return r;
+	/* bwrap refuses more than BWRAP_MAX_ARGS arguments of its own: say so
+	 * before starting it, with the share left to the command. */
+	while (cmd[n_cmd])
+		n_cmd++;
+	if (argv->n - 1 > BWRAP_MAX_ARGS) {
+		size_t ours = argv->n - 1 - n_cmd;
+
+		strv_free(argv);
+		return osb_err_set(err, OSB_E_USAGE, E2BIG, "usage",
+		                   "the command has %zu arguments; with the sandbox's %zu, bwrap would "
+		                   "get more than its limit of %d: at most %zu for the command under "
+		                   "this policy", n_cmd, ours,
+		                   BWRAP_MAX_ARGS, ours < BWRAP_MAX_ARGS ? BWRAP_MAX_ARGS - ours : 0);
+	}
+	return 0;
 }
 
 int bwrap_argv_session(const plan *pl, uint64_t idle_ms, strv *argv, osb_error *err)

@@ -14,7 +14,11 @@
 
 #include "plan.h"
 
-/* The full bwrap argv for running CMD (argv[0] is the bwrap path). */
+/* bwrap's own cap on its arguments (MAX_ARGS in bubblewrap's source). */
+#define BWRAP_MAX_ARGS 9000
+
+/* The full bwrap argv for running CMD (argv[0] is the bwrap path); refused
+ * (OSB_E_USAGE, E2BIG) when bwrap would get more than BWRAP_MAX_ARGS. */
 int bwrap_argv_run(const plan *pl, const char *const *cmd, strv *argv, osb_error *err);
 /* The same sandbox with the init serving a session on the fd after the
  * plan's own (plan_next_fd); IDLE_MS: its idle timeout, 0 for none. */

@@ -19,6 +19,7 @@
 #include "policy.h"
 #include "hostpath.h"
 #include "hostid.h"
+#include "jsonscan.h"
 
 #include <json.h>
 #include <stdarg.h>
@@ -565,64 +566,113 @@ static int check_env(const osb_policy *p, const request *rq, osb_error *err)
 
 /* ---- applying it ----------------------------------------------------------- */
 
-static int push_api_str(pol_str **list, size_t *n, const char *s)
-{
-	pol_str *v = reallocarray(*list, *n + 1, sizeof(*v));
+/* A name and where it stands: the policy's names first, then the request's. */
+typedef struct name_ref {
+	const char *s;
+	size_t pos;
+} name_ref;
 
-	if (!v)
-		return -ENOMEM;
-	*list = v;
-	v[*n] = (pol_str){ strdup(s), policy_api_origin };
-	if (!v[*n].s)
-		return -ENOMEM;
-	(*n)++;
-	return 0;
+static int name_ref_cmp(const void *a, const void *b)
+{
+	const name_ref *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
+/* Each name of ARR not passed yet is added once, in the request's order.
+ * Sorting all names once keeps this n log n: a linear search per name made
+ * a 1 MiB request take a minute. */
 static int apply_env_pass(osb_policy *p, json_object *arr)
 {
-	size_t n = arr ? json_object_array_length(arr) : 0;
+	size_t n = arr ? json_object_array_length(arr) : 0, old = p->n_env_pass, total = old + n;
+	_cleanup_free_ name_ref *refs = NULL;
+	_cleanup_free_ bool *add = NULL;
+	pol_str *v;
 
+	if (n == 0)
+		return 0;
+	refs = calloc(total, sizeof(*refs));
+	add = calloc(n, sizeof(*add));
+	v = reallocarray(p->env_pass, total, sizeof(*v));
+	if (v)
+		p->env_pass = v;
+	if (!refs || !add || !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < old; i++)
+		refs[i] = (name_ref){ p->env_pass[i].s, i };
+	for (size_t i = 0; i < n; i++)
+		refs[old + i] = (name_ref){ json_object_get_string(json_object_array_get_idx(arr, i)),
+		                            old + i };
+	qsort(refs, total, sizeof(*refs), name_ref_cmp);
+	/* The first of each name wins; it is added if the request has it. */
+	for (size_t k = 0; k < total; k++)
+		if (refs[k].pos >= old && (k == 0 || strcmp(refs[k - 1].s, refs[k].s) != 0))
+			add[refs[k].pos - old] = true;
 	for (size_t i = 0; i < n; i++) {
-		const char *name = json_object_get_string(json_object_array_get_idx(arr, i));
-		bool have = false;
-
-		for (size_t j = 0; j < p->n_env_pass && !have; j++)
-			have = strcmp(p->env_pass[j].s, name) == 0;
-		if (!have && push_api_str(&p->env_pass, &p->n_env_pass, name) < 0)
+		if (!add[i])
+			continue;
+		v[p->n_env_pass] = (pol_str){
+			strdup(json_object_get_string(json_object_array_get_idx(arr, i))), policy_api_origin
+		};
+		if (!v[p->n_env_pass].s)
 			return -ENOMEM;
+		p->n_env_pass++;
 	}
 	return 0;
 }
 
-/* NAME=VALUE replaces the policy's entry for NAME, or is added. */
+/* An "env set" entry by its name (the bytes before '='). */
+typedef struct set_ref {
+	const char *s;
+	size_t len, idx;
+} set_ref;
+
+static int set_ref_cmp(const void *a, const void *b)
+{
+	const set_ref *x = a, *y = b;
+	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* NAME=VALUE replaces the policy's entry for NAME, or is added. The
+ * policy's entries are sorted by name once and each request key is looked
+ * up (n log n; a request names each key once, lib/jsonscan.h). */
 static int apply_env_set(osb_policy *p, json_object *obj)
 {
-	if (!obj)
+	size_t old = p->n_env_set, n = obj ? (size_t)json_object_object_length(obj) : 0;
+	_cleanup_free_ set_ref *refs = NULL;
+	pol_str *v;
+
+	if (n == 0)
 		return 0;
-	json_object_object_foreach(obj, k, v) {
-		size_t len = strlen(k);
+	refs = calloc(old ? old : 1, sizeof(*refs));
+	v = reallocarray(p->env_set, old + n, sizeof(*v));
+	if (v)
+		p->env_set = v;
+	if (!refs || !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < old; i++) {
+		const char *eq = strchr(v[i].s, '=');
+
+		refs[i] = (set_ref){ v[i].s, eq ? (size_t)(eq - v[i].s) : strlen(v[i].s), i };
+	}
+	qsort(refs, old, sizeof(*refs), set_ref_cmp);
+	json_object_object_foreach(obj, k, val) {
+		set_ref key = { k, strlen(k), 0 };
+		set_ref *hit = old ? bsearch(&key, refs, old, sizeof(*refs), set_ref_cmp) : NULL;
 		char *entry = NULL;
-		size_t j;
 
-		if (asprintf(&entry, "%s=%s", k, json_object_get_string(v)) < 0)
+		if (asprintf(&entry, "%s=%s", k, json_object_get_string(val)) < 0)
 			return -ENOMEM;
-		for (j = 0; j < p->n_env_set; j++)
-			if (strncmp(p->env_set[j].s, k, len) == 0 && p->env_set[j].s[len] == '=')
-				break;
-		if (j == p->n_env_set) {
-			pol_str *nv = reallocarray(p->env_set, p->n_env_set + 1, sizeof(*nv));
-
-			if (!nv) {
-				free(entry);
-				return -ENOMEM;
-			}
-			p->env_set = nv;
-			p->n_env_set++;
+		if (hit) {
+			free(v[hit->idx].s);
+			v[hit->idx] = (pol_str){ entry, policy_api_origin };
+			hit->s = entry;   /* the same name, still sorted */
 		} else {
-			free(p->env_set[j].s);
+			v[p->n_env_set++] = (pol_str){ entry, policy_api_origin };
 		}
-		p->env_set[j] = (pol_str){ entry, policy_api_origin };
 	}
 	return 0;
 }
@@ -708,6 +758,29 @@ static int apply(osb_policy *p, const request *rq, osb_error *err)
 
 /* ---- entry point ----------------------------------------------------------- */
 
+/* What json-c accepts silently, refused (lib/jsonscan.h). */
+static int scan_json(const char *json, size_t len, osb_error *err)
+{
+	size_t at = 0;
+
+	switch (json_scan(json, len, &at)) {
+	case JSCAN_OK:
+		return 0;
+	case JSCAN_DUP_KEY: {
+		const char *k = json + at + 1, *q = strchr(k, '"');
+
+		return rerr(err, "the request repeats the key \"%.*s\" (at byte %zu)",
+		            (int)(q && q - k < 64 ? q - k : 64), k, at);
+	}
+	case JSCAN_SURROGATE:
+		return rerr(err, "the request is not valid JSON: a lone surrogate %.6s (at byte %zu)",
+		            json + at, at);
+	case JSCAN_NOMEM:
+		break;
+	}
+	return nomem(err);
+}
+
 static int parse_json(const char *json, json_object **out, osb_error *err)
 {
 	size_t len = strlen(json), end;
@@ -723,16 +796,24 @@ static int parse_json(const char *json, json_object **out, osb_error *err)
 	obj = json_tokener_parse_ex(tok, json, (int)len);
 	e = json_tokener_get_error(tok);
 	end = json_tokener_get_parse_end(tok);
+	if (e == json_tokener_continue && len > 0) {
+		/* A number or literal at the top ends only at the end of input:
+		 * say so (the terminating NUL), so that "1" is read as 1. */
+		obj = json_tokener_parse_ex(tok, "", 1);
+		e = json_tokener_get_error(tok) == json_tokener_success ? json_tokener_success
+		                                                         : json_tokener_continue;
+	}
 	json_tokener_free(tok);
 	if (e == json_tokener_continue)
 		return rerr(err, "the request is not valid JSON: unexpected end of input");
-	if (e != json_tokener_success || !obj) {
+	if (e != json_tokener_success) {
 		json_object_put(obj);
 		return rerr(err, "the request is not valid JSON: %s (at byte %zu)",
 		            json_tokener_error_desc(e), end);
 	}
+	/* null is a valid JSON text: read_request names its type. */
 	*out = obj;
-	return 0;
+	return scan_json(json, len, err);
 }
 
 #define REQUEST_INIT { .ws_mode = -1, .net = -1, .env_base = -1, .uid = -1, .gid = -1, \

@@ -192,7 +192,18 @@ t_long_session_name() {
 	"$OSB" session stop "${long:0:64}" >/dev/null 2>&1
 }
 
+# More arguments than bwrap takes: refused before bwrap starts, saying how many fit.
+t_too_many_arguments() {
+	new_ws
+	OUT=$("$OSB" run -- true $(seq 9000) 2>&1); RC=$?
+	expect_eq "run with 9,001 arguments: 125" "125" "$RC"
+	expect_has "... refused early, saying how many fit" \
+		"osb-isolate: usage: the command has 9001 arguments; with the sandbox's" "$OUT"
+	expect_has "... and why" "bwrap would get more than its limit of 9000: at most" "$OUT"
+}
+
 cp "$OSB_BUILDDIR/tests/integration/subreaper" "$stage/bin/" || exit 99
+t_too_many_arguments
 t_long_session_name
 t_hanging_init
 t_timeout_same_everywhere

@@ -199,6 +199,11 @@ START_TEST(test_session_opts_apply_json_refuses_as_policy_apply_json_does_and_ch
 		{ "{\"idle_timeout\": \"1s\", \"network\": \"hots\"}",
 		  "\"network\": unknown value \"hots\" (did you mean \"host\"?)" },
 		{ "{\"idle_timeout\": \"1s\"} x", "the request is not valid JSON: unexpected character (at byte 23)" },
+		{ "{\"idle_timeout\": \"1s\", \"idle_timeout\": \"2s\"}",
+		  "the request repeats the key \"idle_timeout\" (at byte 23)" },
+		{ "null", "the request must be a JSON object, not null" },
+		{ "{\"env\": {\"set\": {\"A\": \"\\udfff\"}}, \"idle_timeout\": \"1s\"}",
+		  "the request is not valid JSON: a lone surrogate \\udfff (at byte 23)" },
 	};
 	osb_session_opts *o = osb_session_opts_new();
 	osb_policy *p = osb_policy_load("strict", NULL);
