@@ -15,7 +15,10 @@
 #include "diag.h"
 #include "diff.h"
 #include "explain.h"
+#include "startable.h"
+#include "common.h"
 #include "lint.h"
+#include "report.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -25,9 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli-common.h"
 #include "cmd-review.h"
+#include "utf8.h"
 
 #define EXIT_FOUND 1
 #define EXIT_TROUBLE 2
@@ -93,13 +98,48 @@ static int model_of(loaded *l, osb_policy *p, const char *cmd)
 	return EXIT_TROUBLE;
 }
 
+/* `request SUB ... BASELINE REQUEST.json`: the request applied to the
+ * policy load() reads after skipping REQUEST_SKIP of them (diff: the
+ * second). NULL: no request. */
+static const char *request_path;
+static int request_skip;
+
+/* Apply the execd request in PATH to P, as the library does for execd
+ * (osb_policy_apply_json); 0, or EXIT_TROUBLE said. */
+static int apply_request(osb_policy *p, const char *path)
+{
+	_cleanup_free_ char *text = NULL;
+	osb_error err = { 0 };
+	size_t len;
+	int r = rv_read_file(path, RV_MAX_POLICY_BYTES, &text, &len);
+
+	if (r < 0) {
+		fprintf(stderr, "%s: request: cannot read %s: %s\n", prog, path, strerror(-r));
+		return EXIT_TROUBLE;
+	}
+	if (strlen(text) != len) {
+		fprintf(stderr, "%s: request: %s: NUL byte in the request\n", prog, path);
+		return EXIT_TROUBLE;
+	}
+	if (osb_policy_apply_json(p, text, &err) < 0) {
+		fprintf(stderr, "%s: request: %s: %s\n", prog, path, err.message);
+		return EXIT_TROUBLE;
+	}
+	return 0;
+}
+
 static int load(const char *name, loaded *l, const char *cmd)
 {
 	osb_error err = { 0 };
 	osb_policy *p = osb_policy_load(name, &err);
+	int r;
 
 	if (!p)
 		return load_error(&err);
+	if (request_path && request_skip-- == 0 && (r = apply_request(p, request_path)) != 0) {
+		osb_policy_free(p);
+		return r;
+	}
 	return model_of(l, p, cmd);
 }
 
@@ -153,15 +193,31 @@ static void print_wrapped(const char *text, int indent)
 
 static void check_help(void)
 {
-	printf("Usage: %s check [--strict] POLICY...\n"
+	printf("Usage: %s check [--strict] [--json] POLICY...\n"
 	       "Parse and validate each policy (a name or a file). Diagnostics go to standard\n"
 	       "output as FILE:LINE:COL: error|warning: MESSAGE [CODE]; warnings are the lint\n"
 	       "findings no waiver covers (see '%s lint').\n\n"
 	       "      --strict  exit 1 when there are warnings\n"
+	       "      --json    print one JSON object (docs/check.schema.json)\n"
 	       "      --codes   list the diagnostic codes and exit\n"
 	       "  -h, --help    display this help and exit\n\n"
 	       "Exit status: 0 no errors (and, with --strict, no warnings); 1 warnings with\n"
 	       "--strict; 2 errors, or a usage error.\n", prog, prog);
+}
+
+/* One diagnostic, as text or into J. */
+static int emit(check_json *j, const char *file, unsigned line, unsigned col, const char *sev,
+                const char *code, const char *msg, const char *hint)
+{
+	if (j)
+		return check_json_diag(j, file, line, col, sev, code, msg, hint);
+	if (line)
+		printf("%s:%u:%u: %s: %s [%s]\n", file, line, col, sev, msg, code);
+	else
+		printf("%s: %s: %s [%s]\n", file, sev, msg, code);
+	if (hint)
+		printf("%s: hint: %s\n", file, hint);
+	return 0;
 }
 
 static void print_codes(void)
@@ -185,67 +241,83 @@ static void print_codes(void)
 		       rules[i].name);
 }
 
+/* The error of a policy that does not load; returns 2. */
+static int check_load_error(const char *name, const osb_error *err, check_json *j)
+{
+	char hint[PATH_MAX + 96];
+	diag d;
+	int r;
+
+	if (diag_from_error(err, name, &d) < 0)
+		return load_error(err);
+	/* A name without '/' is a shipped policy's, even when a file of that
+	 * name lies here: say how to name the file. */
+	snprintf(hint, sizeof(hint), "a name without '/' is a shipped policy; write ./%s for the file here",
+	         name);
+	r = emit(j, d.file, d.line, d.col, "error", d.code, d.text,
+	         !strchr(name, '/') && access(name, F_OK) == 0 ? hint : NULL);
+	diag_free(&d);
+	return r < 0 ? nomem("check") : EXIT_TROUBLE;
+}
+
 /* Diagnose one policy; returns 0 clean, 1 warnings, 2 errors. */
-static int check_one(const char *name)
+static int check_one(const char *name, check_json *j)
 {
 	osb_error err = { 0 };
-	osb_policy *p = osb_policy_load(name, &err);
+	osb_policy *p;
 	loaded l = { 0 };
 	lint_report r;
 	int worst = 0;
 
-	if (!p) {
-		diag d;
-
-		if (diag_from_error(&err, name, &d) < 0)
-			return load_error(&err);
-		if (d.line)
-			printf("%s:%u:%u: error: %s [%s]\n", d.file, d.line, d.col, d.text, d.code);
-		else
-			printf("%s: error: %s [%s]\n", d.file, d.text, d.code);
-		diag_free(&d);
-		return EXIT_TROUBLE;
-	}
+	if (j && check_json_policy(j, name) < 0)
+		return nomem("check");
+	if (!(p = osb_policy_load(name, &err)))
+		return check_load_error(name, &err, j);
 	if ((worst = model_of(&l, p, "check")) != 0)
 		return worst;
 	if (lint_policy(&l.m, &r) < 0) {
 		unload(&l);
 		return nomem("check");
 	}
-	for (size_t i = 0; i < r.n; i++) {
+	for (size_t i = 0; i < r.n && worst >= 0; i++) {
 		const lint_finding *f = &r.v[i];
 		bool error = f->rule->sev == LINT_ERROR;
 
 		if (f->waiver)
 			continue;
-		printf("%s:%u:%u: %s: %s [%s]\n", f->file, f->line, f->col, error ? "error" : "warning",
-		       f->message, f->rule->code);
-		if (error)
+		if (emit(j, f->file, f->line, f->col, error ? "error" : "warning", f->rule->code, f->message,
+		         NULL) < 0)
+			worst = -1;
+		else if (error)
 			worst = EXIT_TROUBLE;
 		else if (worst == 0)
 			worst = EXIT_FOUND;
 	}
 	lint_report_free(&r);
 	unload(&l);
-	return worst;
+	return worst < 0 ? nomem("check") : worst;
 }
 
 int cmd_check(int argc, char **argv)
 {
-	enum { OPT_STRICT = 256, OPT_CODES };
+	enum { OPT_STRICT = 256, OPT_CODES, OPT_JSON };
 	static const struct option longopts[] = {
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "codes", no_argument, NULL, OPT_CODES },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool strict = false;
+	bool strict = false, json = false;
+	check_json *j = NULL;
+	char *out;
 	int c, worst = 0;
 
 	opts_reset();
 	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case OPT_STRICT: strict = true; break;
+		case OPT_JSON: json = true; break;
 		case OPT_CODES: print_codes(); return EXIT_SUCCESS;
 		case 'h': check_help(); return EXIT_SUCCESS;
 		default: return EXIT_TROUBLE;
@@ -253,14 +325,24 @@ int cmd_check(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error(argv[0], "no policy given");
+	if (json && !(j = check_json_new()))
+		return nomem("check");
 	for (int i = optind; i < argc; i++) {
-		int s = check_one(argv[i]);
+		int s = check_one(argv[i], j);
 
+		if (j)
+			check_json_status(j, s);
 		if (s > worst)
 			worst = s;
 	}
 	if (worst == EXIT_FOUND && !strict)
-		return EXIT_SUCCESS;
+		worst = EXIT_SUCCESS;
+	if (!j)
+		return worst;
+	if (!(out = check_json_finish(j, worst)))
+		return nomem("check");
+	puts(out);
+	free(out);
 	return worst;
 }
 
@@ -273,10 +355,43 @@ static void lint_help(void)
 	       "A comment \"# osb-lint: waive CODE[,CODE...] -- REASON\" on the line before a\n"
 	       "directive waives those findings of that directive (before the version line:\n"
 	       "findings about defaults); waived findings are still listed.\n\n"
-	       "      --rules  list every lint rule with its explanation and exit\n"
-	       "  -h, --help   display this help and exit\n\n"
-	       "Exit status: 0 no finding without a waiver; 1 findings; 2 a policy that does not\n"
-	       "load, or a usage error.\n", prog);
+	       "      --json                 print one JSON object per policy\n"
+	       "                             (docs/lint.schema.json)\n"
+	       "      --no-waivers           honour no waiver: every finding counts\n"
+	       "      --allow-waivers=CODES  honour waivers of these codes only (W107,W115)\n"
+	       "      --rules                list every lint rule with its explanation and exit\n"
+	       "  -h, --help                 display this help and exit\n\n"
+	       "Exit status: 0 no finding without an honoured waiver; 1 findings; 2 a policy\n"
+	       "that does not load, or a usage error.\n", prog);
+}
+
+/* Which waivers a team's gate honours: all (NULL), none (""), or the codes
+ * of a comma-separated list. */
+static bool waiver_honoured(const char *allowed, const char *code)
+{
+	size_t n = strlen(code);
+
+	if (!allowed)
+		return true;
+	for (const char *c = allowed; *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] == ',')) {
+		if (strcspn(c, ",") == n && strncmp(c, code, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Drop the waivers the gate does not honour: their findings count. */
+static void refuse_waivers(lint_report *r, const char *allowed)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		lint_finding *f = &r->v[i];
+
+		if (!f->waiver || waiver_honoured(allowed, f->rule->code))
+			continue;
+		free(f->waiver);
+		f->waiver = NULL;
+		r->n_waived--;
+	}
 }
 
 static void print_rules(void)
@@ -291,12 +406,28 @@ static void print_rules(void)
 	}
 }
 
-static int lint_one(const char *name)
+static void lint_print(const lint_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const lint_finding *f = &r->v[i];
+
+		printf("%s:%u:%u: %s: %s [%s %s]\n", f->file, f->line, f->col,
+		       f->waiver ? "waived" : f->rule->sev == LINT_ERROR ? "error" : "warning",
+		       f->message, f->rule->code, f->rule->name);
+		if (f->waiver)
+			printf("    waiver at line %u: %s\n", f->waiver_line, f->waiver);
+		else
+			print_wrapped(f->rule->why, 4);
+	}
+	printf("%s: %zu finding%s, %zu waived\n", name, r->n, r->n == 1 ? "" : "s", r->n_waived);
+}
+
+static int lint_one(const char *name, bool json, const char *allowed)
 {
 	loaded l = { 0 };
 	int status = load(name, &l, "lint");
 	lint_report r;
-	size_t open = 0;
+	char *out = NULL;
 
 	if (status)
 		return status;
@@ -304,39 +435,55 @@ static int lint_one(const char *name)
 		unload(&l);
 		return nomem("lint");
 	}
-	for (size_t i = 0; i < r.n; i++) {
-		const lint_finding *f = &r.v[i];
-
-		printf("%s:%u:%u: %s: %s [%s %s]\n", f->file, f->line, f->col,
-		       f->waiver ? "waived" : f->rule->sev == LINT_ERROR ? "error" : "warning",
-		       f->message, f->rule->code, f->rule->name);
-		if (f->waiver) {
-			printf("    waiver at line %u: %s\n", f->waiver_line, f->waiver);
-		} else {
-			print_wrapped(f->rule->why, 4);
-			open++;
-		}
-	}
-	printf("%s: %zu finding%s, %zu waived\n", name, r.n, r.n == 1 ? "" : "s", r.n_waived);
+	refuse_waivers(&r, allowed);
+	if (json && !(out = lint_render_json(&r, name)))
+		status = nomem("lint");
+	else if (json)
+		puts(out);
+	else
+		lint_print(&r, name);
+	if (!status)
+		status = r.n > r.n_waived ? EXIT_FOUND : 0;
+	free(out);
 	lint_report_free(&r);
 	unload(&l);
-	return open ? EXIT_FOUND : 0;
+	return status;
 }
 
 int cmd_lint(int argc, char **argv)
 {
-	enum { OPT_RULES = 256 };
+	enum { OPT_RULES = 256, OPT_JSON, OPT_NO_WAIVERS, OPT_ALLOW_WAIVERS };
 	static const struct option longopts[] = {
 		{ "rules", no_argument, NULL, OPT_RULES },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "no-waivers", no_argument, NULL, OPT_NO_WAIVERS },
+		{ "allow-waivers", required_argument, NULL, OPT_ALLOW_WAIVERS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *allowed = NULL;
+	bool json = false;
 	int c, worst = 0;
 
 	opts_reset();
 	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case OPT_RULES: print_rules(); return EXIT_SUCCESS;
+		case OPT_JSON: json = true; break;
+		case OPT_NO_WAIVERS: allowed = ""; break;
+		case OPT_ALLOW_WAIVERS:
+			allowed = optarg;
+			for (const char *w = optarg; *w; w += strcspn(w, ",") + (w[strcspn(w, ",")] == ',')) {
+				char code[8];
+				const lint_rule *rule;
+
+				snprintf(code, sizeof(code), "%.*s", (int)strcspn(w, ","), w);
+				rule = strcspn(w, ",") < sizeof(code) ? lint_rule_find(code) : NULL;
+				if (!rule || rule->sev != LINT_WARNING)
+					return usage_error(argv[0], "--allow-waivers takes warning codes "
+					                   "(W107,W115), not '%.*s'", (int)strcspn(w, ","), w);
+			}
+			break;
 		case 'h': lint_help(); return EXIT_SUCCESS;
 		default: return EXIT_TROUBLE;
 		}
@@ -344,7 +491,7 @@ int cmd_lint(int argc, char **argv)
 	if (optind >= argc)
 		return usage_error(argv[0], "no policy given");
 	for (int i = optind; i < argc; i++) {
-		int s = lint_one(argv[i]);
+		int s = lint_one(argv[i], json, allowed);
 
 		if (s > worst)
 			worst = s;
@@ -362,6 +509,8 @@ static void audit_help(void)
 	       "grant never lowers the score.\n\n"
 	       "      --threshold N  exit 1 when the total is above N (0 to 100)\n"
 	       "      --json         print one JSON object instead of the table\n"
+	       "      --checks       list every check with its weight and exit (with --json:\n"
+	       "                     one JSON array)\n"
 	       "  -h, --help         display this help and exit\n\n"
 	       "Exit status: 0 at or below the threshold (or none given); 1 above it; 2 a policy\n"
 	       "that does not load, or a usage error.\n", prog);
@@ -380,17 +529,31 @@ static int parse_threshold(const char *s, int *out)
 	return 0;
 }
 
+static int print_checks(bool json)
+{
+	char *out = json ? audit_checks_json() : audit_checks_text();
+
+	if (!out)
+		return nomem("audit");
+	fputs(out, stdout);
+	if (json)
+		putchar('\n');
+	free(out);
+	return EXIT_SUCCESS;
+}
+
 int cmd_audit(int argc, char **argv)
 {
-	enum { OPT_THRESHOLD = 256, OPT_JSON };
+	enum { OPT_THRESHOLD = 256, OPT_JSON, OPT_CHECKS };
 	static const struct option longopts[] = {
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "checks", no_argument, NULL, OPT_CHECKS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, threshold = -1, status = 0;
-	bool json = false;
+	bool json = false, checks = false;
 	loaded l = { 0 };
 	audit_report r;
 	char hash[OSB_POLICY_HASH_LEN], *out;
@@ -404,10 +567,13 @@ int cmd_audit(int argc, char **argv)
 				                   AUDIT_MAX, optarg);
 			break;
 		case OPT_JSON: json = true; break;
+		case OPT_CHECKS: checks = true; break;
 		case 'h': audit_help(); return EXIT_SUCCESS;
 		default: return EXIT_TROUBLE;
 		}
 	}
+	if (checks)
+		return print_checks(json);
 	if (argc - optind != 1)
 		return usage_error(argv[0], "takes exactly one policy (a name or a file)");
 	if ((status = load(argv[optind], &l, "audit")) != 0)
@@ -437,13 +603,18 @@ int cmd_audit(int argc, char **argv)
 
 static void diff_help(void)
 {
-	printf("Usage: %s diff POLICY_A POLICY_B\n"
+	printf("Usage: %s diff [OPTION]... POLICY_A POLICY_B\n"
 	       "Show the semantic difference between two effective policies: rules added (+),\n"
 	       "removed (-) and changed (~), each marked wider, narrower or neutral and followed\n"
-	       "by its origin, then the audit scores of both. Comments, layout, the order of\n"
-	       "list directives and includes never show up.\n\n"
-	       "  -h, --help  display this help and exit\n\n"
-	       "Exit status: 0 no semantic difference; 1 differences; 2 a policy that does not\n"
+	       "by its origin, the overall verdict (equal, neutral, narrower, wider or mixed),\n"
+	       "then the audit scores of both. Comments, layout, the order of list directives\n"
+	       "and includes never show up.\n\n"
+	       "      --json          print one JSON object (docs/diff.schema.json)\n"
+	       "      --narrower-ok   exit 0 when POLICY_B is narrower than or equal to\n"
+	       "                      POLICY_A (no change is wider), 1 otherwise\n"
+	       "  -h, --help          display this help and exit\n\n"
+	       "Exit status: 0 no semantic difference (with --narrower-ok: no wider change);\n"
+	       "1 differences (with --narrower-ok: a wider change); 2 a policy that does not\n"
 	       "load, or a usage error.\n", prog);
 }
 
@@ -466,49 +637,74 @@ static void print_diff(const diff_report *d)
 	}
 	printf("%zu difference%s: %zu wider, %zu narrower, %zu neutral\n", d->n, d->n == 1 ? "" : "s",
 	       wider, narrower, d->n - wider - narrower);
+	printf("verdict: %s\n", diff_verdict(d));
+}
+
+/* Print the diff of the two loaded policies; returns the exit status. */
+static int diff_print(const char *na, const char *nb, const loaded *a, const loaded *b, bool json,
+                      bool narrower_ok)
+{
+	char ha[OSB_POLICY_HASH_LEN], hb[OSB_POLICY_HASH_LEN], *out = NULL;
+	audit_report ra = { 0 }, rb = { 0 };
+	diff_report d = { 0 };
+	const char *v;
+	int status = EXIT_TROUBLE;
+
+	if (osb_policy_hash(a->p, ha) < 0 || osb_policy_hash(b->p, hb) < 0 ||
+	    diff_policies(&a->m, &b->m, &d) < 0 || audit_policy(&a->m, &ra) < 0 ||
+	    audit_policy(&b->m, &rb) < 0 ||
+	    (json && !(out = diff_render_json(&d, na, ha, ra.total, nb, hb, rb.total)))) {
+		nomem("diff");
+		goto out;
+	}
+	if (json) {
+		puts(out);
+	} else {
+		printf("--- %s %s\n+++ %s %s\n", na, ha, nb, hb);
+		print_diff(&d);
+		printf("exposure: %u -> %u (%s%d)\n", ra.total, rb.total, rb.total >= ra.total ? "+" : "",
+		       (int)rb.total - (int)ra.total);
+	}
+	v = diff_verdict(&d);
+	if (narrower_ok)
+		status = strcmp(v, "wider") == 0 || strcmp(v, "mixed") == 0 ? EXIT_FOUND : 0;
+	else
+		status = d.n ? EXIT_FOUND : 0;
+out:
+	free(out);
+	diff_report_free(&d);
+	audit_report_free(&ra);
+	audit_report_free(&rb);
+	return status;
 }
 
 int cmd_diff(int argc, char **argv)
 {
+	enum { OPT_JSON = 256, OPT_NARROWER_OK };
 	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "narrower-ok", no_argument, NULL, OPT_NARROWER_OK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	loaded a = { 0 }, b = { 0 };
-	char ha[OSB_POLICY_HASH_LEN], hb[OSB_POLICY_HASH_LEN];
-	audit_report ra = { 0 }, rb = { 0 };
-	diff_report d = { 0 };
-	int c, status = EXIT_TROUBLE;
+	bool json = false, narrower_ok = false;
+	int c, status;
 
 	opts_reset();
 	while ((c = next_opt(argc, argv, "h", longopts)) != -1) {
-		if (c == 'h') {
-			diff_help();
-			return EXIT_SUCCESS;
+		switch (c) {
+		case OPT_JSON: json = true; break;
+		case OPT_NARROWER_OK: narrower_ok = true; break;
+		case 'h': diff_help(); return EXIT_SUCCESS;
+		default: return EXIT_TROUBLE;
 		}
-		return EXIT_TROUBLE;
 	}
 	if (argc - optind != 2)
 		return usage_error(argv[0], "takes exactly two policies (names or files)");
-	if ((status = load(argv[optind], &a, "diff")) != 0 ||
-	    (status = load(argv[optind + 1], &b, "diff")) != 0)
-		goto out;
-	if (osb_policy_hash(a.p, ha) < 0 || osb_policy_hash(b.p, hb) < 0 ||
-	    diff_policies(&a.m, &b.m, &d) < 0 || audit_policy(&a.m, &ra) < 0 ||
-	    audit_policy(&b.m, &rb) < 0) {
-		fprintf(stderr, "%s: diff: out of memory\n", prog);
-		status = EXIT_TROUBLE;
-		goto out;
-	}
-	printf("--- %s %s\n+++ %s %s\n", argv[optind], ha, argv[optind + 1], hb);
-	print_diff(&d);
-	printf("exposure: %u -> %u (%s%d)\n", ra.total, rb.total, rb.total >= ra.total ? "+" : "",
-	       (int)rb.total - (int)ra.total);
-	status = d.n ? EXIT_FOUND : 0;
-out:
-	diff_report_free(&d);
-	audit_report_free(&ra);
-	audit_report_free(&rb);
+	if ((status = load(argv[optind], &a, "diff")) == 0 &&
+	    (status = load(argv[optind + 1], &b, "diff")) == 0)
+		status = diff_print(argv[optind], argv[optind + 1], &a, &b, json, narrower_ok);
 	unload(&a);
 	unload(&b);
 	return status;
@@ -551,11 +747,25 @@ static int set_workspace(osb_policy *p, const char *dir, osb_error *err)
 static int explain_print(const loaded *l, const char *name, bool json, bool host)
 {
 	osb_error err = { 0 };
-	char *out, *plan_text = NULL, *h = NULL;
+	char *out, *plan_text = NULL, *h = NULL, why[PATH_MAX * 2];
 
 	if (host && !(h = osb_policy_host_plan(l->p, (const char *const *)environ, &err)))
 		return load_error(&err);
+	/* What the launch would refuse once the sandbox is being built, said
+	 * now: the plan is not one this host can run. */
+	if (host && launch_problem(&l->m, why, sizeof(why))) {
+		osb_free(h);
+		fprintf(stderr, "%s: explain: plan: %s\n", prog, why);
+		return EXIT_TROUBLE;
+	}
 	out = json ? explain_render_json(&l->m, name, h) : explain_render_text(&l->m, name);
+	if (out && json) {
+		/* Paths are bytes; JSON is UTF-8 (invalid bytes become U+FFFD). */
+		char *valid = utf8_valid_dup(out, strlen(out), NULL);
+
+		free(out);
+		out = valid;
+	}
 	if (host && !json)
 		plan_text = host_plan_render_text(&l->m, h);
 	if (out)
@@ -660,4 +870,54 @@ int cmd_hash(int argc, char **argv)
 	printf("%s\n", hash);
 	osb_policy_free(p);
 	return EXIT_SUCCESS;
+}
+
+/* ---- request ------------------------------------------------------------------ */
+
+static void request_help(void)
+{
+	printf("Usage: %s request explain|lint|audit|diff [OPTION]... BASELINE REQUEST.json\n"
+	       "Review what an execd request (the JSON object osb_policy_apply_json() takes;\n"
+	       "see osb-isolate.policy(5), \"REQUESTS\") makes of the policy BASELINE: explain,\n"
+	       "lint and audit the effective policy, or diff BASELINE against it. The options\n"
+	       "are the command's own. A request the library would refuse is an error.\n\n"
+	       "  -h, --help  display this help and exit\n\n"
+	       "Exit status: the command's; 2 also for a request that cannot be read or is\n"
+	       "refused.\n", prog);
+}
+
+int cmd_request(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} subs[] = { { "explain", cmd_explain }, { "lint", cmd_lint }, { "audit", cmd_audit },
+	             { "diff", cmd_diff } };
+	int r;
+
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		request_help();
+		return EXIT_SUCCESS;
+	}
+	for (size_t i = 0; argc >= 2 && i < sizeof(subs) / sizeof(subs[0]); i++) {
+		if (strcmp(argv[1], subs[i].name) != 0)
+			continue;
+		if (argc < 4 || argv[argc - 1][0] == '-')
+			return usage_error(argv[0], "%s needs a baseline policy and a request", argv[1]);
+		request_path = argv[argc - 1];
+		if (subs[i].fn == cmd_diff) {
+			/* diff BASELINE BASELINE+REQUEST: the baseline twice, the
+			 * request applied to the second. */
+			argv[argc - 1] = argv[argc - 2];
+			request_skip = 1;
+			r = cmd_diff(argc - 1, argv + 1);
+		} else {
+			request_skip = 0;
+			r = subs[i].fn(argc - 2, argv + 1);
+		}
+		request_path = NULL;
+		return r;
+	}
+	return usage_error(argv[0], "takes explain, lint, audit or diff, then a baseline policy and a "
+	                   "request");
 }

@@ -15,5 +15,6 @@ int cmd_audit(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_hash(int argc, char **argv);
+int cmd_request(int argc, char **argv);
 
 #endif /* OSB_CMD_REVIEW_H */

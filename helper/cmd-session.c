@@ -19,6 +19,7 @@
 #include "relay.h"
 #include "session-holder.h"
 #include "session-wire.h"
+#include "utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -386,10 +387,19 @@ static int session_list(int argc, char **argv)
 	if (!arr)
 		return session_fail("out of memory");
 	json_object_array_sort(arr, by_started);
-	if (json)
-		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
-		                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
-	else
+	if (json) {
+		const char *js = json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
+		                                                     JSON_C_TO_STRING_NOSLASHESCAPE);
+		/* Workspace paths are bytes; JSON is UTF-8 (invalid bytes become U+FFFD). */
+		char *valid = js ? utf8_valid_dup(js, strlen(js), NULL) : NULL;
+
+		if (!valid) {
+			json_object_put(arr);
+			return session_fail("out of memory");
+		}
+		printf("%s\n", valid);
+		free(valid);
+	} else
 		print_table(arr);
 	json_object_put(arr);
 	return fflush(stdout) == 0 ? 0 : OSB_EXIT_SETUP;

@@ -21,6 +21,7 @@
 #include <grp.h>
 #include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -72,8 +74,8 @@ struct init_opts {
 	int stderr_fd, seccomp_fd, session_fd, env_fd; /* -1: not given */
 	const char *chdir;       /* --chdir: entered with the command's identity */
 	char **env;              /* the command's environment (--env-fd), or NULL */
-	bool has_idle, has_proto;
-	uint64_t idle_ms;
+	bool has_idle, has_proto, has_deadline;
+	uint64_t idle_ms, deadline_ms;
 	bool has_uid, has_gid, switch_ids;
 	uid_t uid;
 	gid_t gid;
@@ -352,6 +354,13 @@ static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 			fail("init:args", EINVAL, "--idle-ms: \"%s\" is not a number of milliseconds", v);
 		o->idle_ms = n;
 		o->has_idle = true;
+	} else if (strcmp(name, "--deadline-ms") == 0 && !o->has_deadline) {
+		unsigned long long n;
+
+		if (!parse_num(v, 100ULL * 24 * 3600 * 1000, '\0', &n) || n == 0)
+			fail("init:args", EINVAL, "--deadline-ms: \"%s\" is not a number of milliseconds", v);
+		o->deadline_ms = n;
+		o->has_deadline = true;
 	} else
 		fail("init:args", EINVAL, "unknown or repeated option \"%s\"", name);
 }
@@ -374,6 +383,9 @@ static void parse_args(int argc, char **argv, struct init_opts *o)
 		o->cmd = &argv[i + 1];
 	if (o->has_idle && o->session_fd < 0)
 		fail("init:args", EINVAL, "--idle-ms is only valid with --session-fd");
+	if (o->has_deadline && o->session_fd >= 0)
+		fail("init:args", EINVAL, "--deadline-ms is for a command; a session's commands have "
+		     "their own");
 	if (o->env_fd >= 0 && o->session_fd >= 0)
 		fail("init:args", EINVAL, "--env-fd is for a command; a session's commands bring "
 		     "their environment with each request");
@@ -735,13 +747,61 @@ static void exec_command(char **cmd, char **env)
 	fail("exec", e, "%s: %s", cmd[0], strerror(e));
 }
 
+static volatile sig_atomic_t deadline_hit;
+
+static void on_deadline(int sig)
+{
+	(void)sig;
+	deadline_hit = 1;
+}
+
+/* The wall limit, kept by pid 1 itself (--deadline-ms): a timer of the
+ * kernel's, so that it holds while the launcher outside is stopped or
+ * starved. A handler without SA_RESTART, so that waitpid returns. */
+static void arm_deadline(uint64_t ms)
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, 0 }, { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 } };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_deadline;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) != 0 || setitimer(ITIMER_REAL, &it, NULL) != 0)
+		_exit(INIT_EXIT_FAILURE);
+}
+
+/* Say why (the launcher reports a timeout), then kill everything but pid 1,
+ * which goes on reaping until the command is gone. */
+static void deadline_kill(void)
+{
+	const char t = INIT_MSG_DEADLINE;
+
+	deadline_hit = 0;
+	if (error_fd >= 0 && write(error_fd, &t, 1) != 1)
+		error_fd = -1;
+	kill(-1, SIGKILL);
+}
+
+/* Close every fd but KEEP (-1: none). */
+static void close_all_but(int keep)
+{
+	if (keep > 0 && syscall(SYS_close_range, 0U, (unsigned)keep - 1, 0U) == 0 &&
+	    syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U) == 0)
+		return;
+	if (keep < 0 && syscall(SYS_close_range, 0U, ~0U, 0U) == 0)
+		return;
+	for (int fd = 0; fd < 1024; fd++)
+		if (fd != keep)
+			close(fd);
+}
+
 /* As the sandbox's pid 1 (bwrap --as-pid-1), the init forks the command
  * and reaps every orphan, running as the sandbox's own ids (bwrap's reaper
  * would keep root's uid in root mode). It exits with the command's status,
  * 128+N for a signal as bwrap reports it, which ends the pid namespace and
- * every process left in it. */
+ * every process left in it. With DEADLINE_MS, it also keeps the wall limit. */
 __attribute__((noreturn))
-static void run_as_pid1(char **cmd, char **env)
+static void run_as_pid1(char **cmd, char **env, uint64_t deadline_ms)
 {
 	pid_t child = fork();
 	int st;
@@ -751,13 +811,17 @@ static void run_as_pid1(char **cmd, char **env)
 	if (child == 0)
 		exec_command(cmd, env);
 	/* Hold nothing of the command's: its pipes reach EOF when it and its
-	 * own children close them. */
-	if (syscall(SYS_close_range, 0U, ~0U, 0U) != 0)
-		for (int fd = 0; fd < 1024; fd++)
-			close(fd);
+	 * own children close them. The report channel stays for the deadline. */
+	if (!deadline_ms && error_fd >= 0)
+		error_fd = -1;
+	close_all_but(error_fd);
+	if (deadline_ms)
+		arm_deadline(deadline_ms);
 	for (;;) {
 		pid_t w = waitpid(-1, &st, 0);
 
+		if (w < 0 && errno == EINTR && deadline_hit)
+			deadline_kill();
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
@@ -823,6 +887,6 @@ int main(int argc, char **argv)
 	if (o.session_fd >= 0)
 		serve_session(&o);
 	if (getpid() == 1)
-		run_as_pid1(o.cmd, o.env);
+		run_as_pid1(o.cmd, o.env, o.has_deadline ? o.deadline_ms : 0);
 	exec_command(o.cmd, o.env);
 }

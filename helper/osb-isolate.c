@@ -64,7 +64,8 @@ static void print_main_help(void)
 	       "  audit [--threshold N] POLICY     exposure score out of 100, check by check\n"
 	       "  diff POLICY_A POLICY_B           semantic difference of two policies\n"
 	       "  explain [OPTION]... POLICY       effective rules with origins (--json, --host)\n"
-	       "  hash POLICY                      print the policy's sha256 hash\n\n"
+	       "  hash POLICY                      print the policy's sha256 hash\n"
+	       "  request CMD BASELINE REQUEST     explain|lint|audit|diff an execd request\n\n"
 	       "Options:\n"
 	       "  -h, --help     display this help and exit\n"
 	       "  -V, --version  output version information and exit\n\n"
@@ -173,8 +174,9 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, so the command's own options are
-	 * never taken for ours. */
-	while ((c = getopt_long(argc, argv, "+p:w:t:h", longopts, NULL)) != -1) {
+	 * never taken for ours; ":": an option without its value is ':', not
+	 * an unknown option. */
+	while ((c = getopt_long(argc, argv, "+:p:w:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->policy = optarg; break;
 		case 'w': o->workspace = optarg; break;
@@ -201,12 +203,12 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 			break;
 		case 'h': print_run_help(); return -1;
 		case '?':
-			if (optopt)
+			if (optopt > 0 && optopt < 256)
 				return usage_error("run: unknown option '-%c'", optopt);
 			return usage_error("run: unknown option '%s'", argv[optind - 1]);
 		case ':':
 		default:
-			return usage_error("run: option '%s' needs an argument", argv[optind - 1]);
+			return usage_error("run: option '%s' needs a value", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
@@ -489,5 +491,7 @@ int main(int argc, char **argv)
 		return cmd_hash(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "explain"))
 		return cmd_explain(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "request"))
+		return cmd_request(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", argv[1]);
 }

@@ -529,6 +529,9 @@ int session_start(int argc, char **argv)
 
 	if ((r = parse_start(argc, argv, &o)) != 0)
 		return r < 0 ? 0 : r;
+	/* A name is refused, never cut: exec and stop are given the whole one. */
+	if (o.name && !session_id_valid(o.name))
+		return session_locate(o.name, &h.w);   /* says why */
 	if (o.name)
 		snprintf(h.id, sizeof(h.id), "%s", o.name);
 	else if (random_id(h.id, sizeof(h.id)) < 0)

@@ -136,6 +136,10 @@ static int segment_mounts(const plan *pl, strv *argv, bool hides)
 			/* Like a real /tmp: in root mode the tmpfs belongs to root and
 			 * the sandbox's uid must still be able to use it. */
 			PUSH("--perms"); PUSH("1777");
+			if (m[i]->size) {
+				PUSH("--size");
+				PUSHF("%llu", (unsigned long long)m[i]->size);
+			}
 			PUSH("--tmpfs"); PUSH(m[i]->path);
 			break;
 		case MNT_DEV:
@@ -319,7 +323,7 @@ static int segment_limits(const plan *pl, strv *argv)
 {
 	const osb_policy *p = pl->p;
 	static const struct { enum limit_id id; const char *name; } rl[] = {
-		{ LIM_CPU, "cpu" }, { LIM_AS, "as" }, { LIM_NOFILE, "nofile" },
+		{ LIM_CPUTIME, "cpu" }, { LIM_AS, "as" }, { LIM_NOFILE, "nofile" },
 		{ LIM_FSIZE, "fsize" }, { LIM_NPROC, "nproc" },
 	};
 
@@ -427,6 +431,9 @@ static int segment_init(const plan *pl, const target *t, strv *argv)
 		return 0;
 	}
 	PUSH("--env-fd"); PUSHF("%d", PFD_ENV);
+	/* The wall limit, kept inside as well (lib/init-proto.h). */
+	if (pl->wall_ms && pl->wall_ms != UINT64_MAX)
+		PUSHF("--deadline-ms=%llu", (unsigned long long)pl->wall_ms);
 	PUSH("--");
 	for (size_t i = 0; t->cmd[i]; i++)
 		PUSH(t->cmd[i]);

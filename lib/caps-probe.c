@@ -13,6 +13,7 @@
  * only to *name* what blocked an attempt. Judging is caps-judge.c's.
  */
 #include "caps-probe.h"
+#include "cgroup.h"
 #include "filter.h"
 #include "proc.h"
 
@@ -172,6 +173,14 @@ static void probe_bwrap(osb_caps *c)
 		         "OSB_ISOLATE_BWRAP at one");
 		return;
 	}
+	if (h->bwrap_state == BWRAP_NO_HELP) {
+		/* bwrap_why names the binary and what went wrong. */
+		caps_item_set(c, IT_BWRAP, OSB_CAPS_UNAVAILABLE,
+		         caps_fmt(reason, sizeof(reason), "%s", h->bwrap_why),
+		         "reinstall bubblewrap (apt-get install --reinstall bubblewrap) or point "
+		         "OSB_ISOLATE_BWRAP at a working bwrap");
+		return;
+	}
 	if (spawn_capture((const char *const[]){ h->bwrap, "--version", NULL }, 4096, &out,
 	                  &err) == 0) {
 		const char *v = strncmp(out, "bubblewrap ", 11) == 0 ? out + 11 : out;
@@ -180,14 +189,6 @@ static void probe_bwrap(osb_caps *c)
 		if (!c->bwrap_version)
 			c->oom = true;
 		free(out);
-	}
-	if (h->bwrap_state == BWRAP_NO_HELP) {
-		caps_item_set(c, IT_BWRAP, OSB_CAPS_UNAVAILABLE,
-		         caps_fmt(reason, sizeof(reason), "%s --help cannot be run: %s", h->bwrap,
-		             h->bwrap_why),
-		         "reinstall bubblewrap (apt-get install --reinstall bubblewrap) or point "
-		         "OSB_ISOLATE_BWRAP at a working bwrap");
-		return;
 	}
 	for (size_t i = 0; i < CAPS_N_OPTS; i++)
 		c->opt[i] = bwrap_help_lists(h->bwrap_help, caps_bwrap_opts[i].name);
@@ -294,7 +295,8 @@ static void attempt_start(const osb_caps *c, attempt *a, int devnull)
 		return;
 	}
 	fds[0] = devnull; fds[1] = devnull; fds[2] = p[1];
-	if (spawn_with_fds((const char *const *)argv.v, envp, fds, 3, NULL, &a->pid, &a->pidfd, &err) < 0) {
+	if (spawn_with_fds((const char *const *)argv.v, envp, fds, 3, NULL, NULL, &a->pid, &a->pidfd,
+	                   &err) < 0) {
 		attempt_fail(a, err.message);
 		close(p[0]);
 	} else {
@@ -689,6 +691,72 @@ static void probe_cgroup(osb_caps *c)
 		             "created in %s, with the memory and pids controllers", mnt, dir), NULL);
 }
 
+/* ---- the cgroups that "limit memory|pids|cpu" need (cgroup.c's probe) ---------- */
+
+/* "memory: cgroup v1 at DIR" for controller C, or its reason. */
+static size_t ctrl_line(const cgroup_host *h, enum cg_ctrl c, char *buf, size_t size,
+                        const char **why)
+{
+	const char *parent = NULL;
+	int v = cgroup_host_ctrl(h, c, &parent, why);
+	int w = v > 0 ? snprintf(buf, size, "%s%s: cgroup v%d in %s", c ? "; " : "",
+	                         cgroup_ctrl_names[c], v, parent ? parent : "?")
+	              : snprintf(buf, size, "%s%s: none", c ? "; " : "", cgroup_ctrl_names[c]);
+
+	return w < 0 ? 0 : (size_t)w >= size ? size - 1 : (size_t)w;
+}
+
+/* The item from N_OK usable controllers, the per-controller REASON and the
+ * first failure WHY, whose "...; remedy: ..." is split between the reason
+ * and the remedy. */
+static void caps_limits_set(osb_caps *c, int n_ok, char *reason, size_t size, const char *why)
+{
+	const char *remedy = why ? strstr(why, "; remedy: ") : NULL;
+	size_t used = strlen(reason);
+
+	if (n_ok == CG__NCTRL) {
+		caps_item_set(c, IT_CGROUP_LIMITS, OSB_CAPS_OK, reason, NULL);
+		return;
+	}
+	if (why && used + 3 < size)
+		snprintf(reason + used, size - used, " (%.*s)",
+		         (int)(remedy ? (size_t)(remedy - why) : strlen(why)), why);
+	caps_item_set(c, IT_CGROUP_LIMITS, n_ok ? OSB_CAPS_DEGRADED : OSB_CAPS_UNAVAILABLE, reason,
+	              remedy ? remedy + strlen("; remedy: ")
+	                     : "run as root, or under a cgroup delegated to this user (systemd's "
+	                       "Delegate=yes); policies without \"limit memory|pids|cpu\" do not "
+	                       "need it");
+}
+
+static void probe_cgroup_limits(osb_caps *c)
+{
+	cgroup_host *h = NULL;
+	osb_error err;
+	char reason[1500];
+	const char *first_why = NULL;
+	size_t used = 0;
+	int n_ok = 0;
+
+	if (cgroup_host_probe(&(cgroup_probe_opts){ 0 }, &h, &err) < 0) {
+		caps_item_set(c, IT_CGROUP_LIMITS, OSB_CAPS_UNAVAILABLE, err.message,
+		              "mount cgroup v2 (or the v1 memory, pids and cpu hierarchies) with this "
+		              "process's cgroup visible; policies without \"limit memory|pids|cpu\" do "
+		              "not need it");
+		return;
+	}
+	for (int k = 0; k < CG__NCTRL; k++) {
+		const char *why = NULL;
+
+		used += ctrl_line(h, (enum cg_ctrl)k, reason + used, sizeof(reason) - used, &why);
+		if (cgroup_host_ctrl(h, (enum cg_ctrl)k, NULL, NULL) > 0)
+			n_ok++;
+		else if (!first_why)
+			first_why = why && *why ? why : "no hierarchy carries it";
+	}
+	caps_limits_set(c, n_ok, reason, sizeof(reason), first_why);
+	cgroup_host_free(h);
+}
+
 /* ---- running the attempts ----------------------------------------------------- */
 
 static bool mode_tried(const osb_caps *c, enum mode m)
@@ -836,5 +904,6 @@ void caps_probe_run(osb_caps *c, caps_probe *p)
 	direct_start(&p->d, &in);
 	probe_profiles(c);
 	probe_cgroup(c);
+	probe_cgroup_limits(c);
 	finish_attempts(c, p);
 }

@@ -27,8 +27,8 @@
 
 const char *const caps_item_names[IT__COUNT] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
-	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "overlayfs",
-	"root",
+	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
+	"overlayfs", "root",
 };
 
 const char *const caps_mode_names[M__COUNT] = { "userns", "root" };

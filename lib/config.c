@@ -2,8 +2,11 @@
 /* Copyright The osb-isolate authors */
 /* config.c — the host configuration (osb-isolate(1), "CONFIGURATION").
  *
- * What belongs to the host rather than to a policy: today, the directories
- * beneath which workspaces may lie (workspace-root). A reviewer approves a
+ * What belongs to the host rather than to a policy: the directories
+ * beneath which workspaces may lie (workspace-root), and the cgroups beneath
+ * which sandboxes get their own for "limit memory|pids|cpu" (cgroup-parent:
+ * one a root operator made and gave to the users who run sandboxes, where
+ * the host has no delegation). A reviewer approves a
  * policy once for every host; the operator of a host says where its
  * workspaces live. The library never reads the file on its own: a caller
  * asks for it (osb_config_load, which the CLI calls) or builds the same
@@ -20,10 +23,12 @@
 
 #define CONFIG_MAX_BYTES ((size_t)64 << 10)
 #define CONFIG_MAX_ROOTS 256
+#define CG_PARENTS_MAX 8     /* one per hierarchy: v2, and v1 memory, pids, cpu... */
 
 struct osb_config {
 	char *from;          /* the file read, or NULL (built by calls: "api") */
 	strv roots;
+	strv cg_parents;     /* cgroup-parent: one directory per cgroup hierarchy */
 };
 
 osb_config *osb_config_new(void)
@@ -37,6 +42,7 @@ void osb_config_free(osb_config *c)
 		return;
 	free(c->from);
 	strv_free(&c->roots);
+	strv_free(&c->cg_parents);
 	free(c);
 }
 
@@ -102,6 +108,60 @@ int osb_config_add_workspace_root(osb_config *c, const char *dir, osb_error *err
 	return 0;
 }
 
+/* Why DIR cannot be a cgroup parent (the cgroup module checks, when it is
+ * used, that it is a cgroup directory), or NULL. */
+static const char *cg_parent_problem(const char *dir)
+{
+	const char *why = policy_path_problem(dir, false);
+
+	if (!why)
+		why = policy_text_problem(dir, true);
+	if (!why && strcmp(dir, "/") == 0)
+		why = "\"/\" is no cgroup directory";
+	return why;
+}
+
+/* 0, 1 when DIR is there already, or -ENOMEM / -E2BIG. */
+static int add_cg_parent(osb_config *c, const char *dir)
+{
+	for (size_t i = 0; i < c->cg_parents.n; i++)
+		if (strcmp(c->cg_parents.v[i], dir) == 0)
+			return 1;
+	if (c->cg_parents.n >= CG_PARENTS_MAX)
+		return -E2BIG;
+	return strv_push(&c->cg_parents, dir);
+}
+
+int osb_config_add_cgroup_parent(osb_config *c, const char *dir, osb_error *err)
+{
+	const char *why;
+	int r;
+
+	if (!c || !dir)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "config",
+		                   "add_cgroup_parent: expected a configuration and a directory");
+	if ((why = cg_parent_problem(dir)))
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "config", "cgroup parent: %s: \"%s\" "
+		                   "(pass a canonical absolute path)", why, dir);
+	r = add_cg_parent(c, dir);
+	if (r == -ENOMEM)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
+	if (r == -E2BIG)
+		return osb_err_set(err, OSB_E_USAGE, E2BIG, "config", "more than %d cgroup parents",
+		                   CG_PARENTS_MAX);
+	return 0;
+}
+
+size_t osb_config_cgroup_parent_count(const osb_config *c)
+{
+	return c ? c->cg_parents.n : 0;
+}
+
+const char *osb_config_cgroup_parent(const osb_config *c, size_t i)
+{
+	return c && i < c->cg_parents.n ? c->cg_parents.v[i] : NULL;
+}
+
 /* ---- the file ------------------------------------------------------------------- */
 
 typedef struct cparse {
@@ -145,17 +205,40 @@ static size_t split(char *line, char *words[3], unsigned cols[3])
 	return n;
 }
 
+/* cgroup-parent DIR */
+static int d_cg_parent(cparse *cp, char **w, const unsigned *col, size_t n)
+{
+	const char *why;
+	int r;
+
+	if (n != 2)
+		return n < 2 ? cerr(cp, col[0], "missing argument: usage is \"cgroup-parent DIR\"")
+		             : cerr(cp, col[2], "unexpected argument \"%s\" (usage is \"cgroup-parent "
+		                    "DIR\")", w[2]);
+	if ((why = cg_parent_problem(w[1])))
+		return cerr(cp, col[1], "%s: \"%s\"", why, w[1]);
+	r = add_cg_parent(cp->c, w[1]);
+	if (r == 1)
+		return cerr(cp, col[0], "duplicate \"cgroup-parent %s\"", w[1]);
+	if (r == -E2BIG)
+		return cerr(cp, col[0], "more than %d cgroup parents", CG_PARENTS_MAX);
+	return r < 0 ? osb_err_set(cp->err, OSB_E_NOMEM, ENOMEM, "config", "out of memory") : 0;
+}
+
 static int directive(cparse *cp, char **w, const unsigned *col, size_t n)
 {
-	static const char *const known[] = { "workspace-root" };
+	static const char *const known[] = { "workspace-root", "cgroup-parent" };
 	const char *near, *why;
 	int r;
 
+	if (strcmp(w[0], "cgroup-parent") == 0)
+		return d_cg_parent(cp, w, col, n);
 	if (strcmp(w[0], "workspace-root") != 0) {
-		near = policy_suggest(w[0], known, 1);
+		near = policy_suggest(w[0], known, 2);
 		if (near)
 			return cerr(cp, col[0], "unknown directive \"%s\" (did you mean \"%s\"?)", w[0], near);
-		return cerr(cp, col[0], "unknown directive \"%s\" (expected workspace-root)", w[0]);
+		return cerr(cp, col[0], "unknown directive \"%s\" (expected workspace-root or "
+		            "cgroup-parent)", w[0]);
 	}
 	if (n < 2)
 		return cerr(cp, col[0], "missing argument: usage is \"workspace-root DIR\"");
@@ -292,13 +375,34 @@ osb_config *osb_config_load(const char *path, osb_error *err)
 
 /* ---- handing it to a policy -------------------------------------------------------- */
 
+/* A NULL-terminated copy of SV (NULL when SV is empty), or -ENOMEM. */
+static int copy_strv(const strv *sv, char ***out)
+{
+	char **v;
+
+	*out = NULL;
+	if (!sv || !sv->n)
+		return 0;
+	if (!(v = calloc(sv->n + 1, sizeof(*v))))
+		return -ENOMEM;
+	for (size_t i = 0; i < sv->n; i++)
+		if (!(v[i] = strdup(sv->v[i]))) {
+			policy_free_strv(v);
+			return -ENOMEM;
+		}
+	*out = v;
+	return 0;
+}
+
 int osb_policy_set_config(osb_policy *p, const osb_config *c, osb_error *err)
 {
-	char **v = NULL, *from = NULL;
+	char **v = NULL, *from = NULL, **cgp = NULL;
 	size_t n = c ? c->roots.n : 0;
 
 	if (!p)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "config", "set_config: policy is NULL");
+	if (copy_strv(c ? &c->cg_parents : NULL, &cgp) < 0)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
 	if (n && !(v = calloc(n, sizeof(*v))))
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
 	for (size_t i = 0; i < n; i++) {
@@ -306,6 +410,7 @@ int osb_policy_set_config(osb_policy *p, const osb_config *c, osb_error *err)
 			while (i > 0)
 				free(v[--i]);
 			free(v);
+			policy_free_strv(cgp);
 			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
 		}
 	}
@@ -313,6 +418,7 @@ int osb_policy_set_config(osb_policy *p, const osb_config *c, osb_error *err)
 		for (size_t i = 0; i < n; i++)
 			free(v[i]);
 		free(v);
+		policy_free_strv(cgp);
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
 	}
 	for (size_t i = 0; i < p->n_ws_roots; i++)
@@ -322,5 +428,7 @@ int osb_policy_set_config(osb_policy *p, const osb_config *c, osb_error *err)
 	p->ws_roots = v;
 	p->n_ws_roots = n;
 	p->ws_roots_from = from;
+	policy_free_strv(p->cg_parents);
+	p->cg_parents = cgp;
 	return 0;
 }

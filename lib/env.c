@@ -51,6 +51,14 @@ static bool name_matches_any(const pol_str *pats, size_t n, const char *name)
 	return false;
 }
 
+static bool deny_matches_any(const pol_str *pats, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (env_deny_match(pats[i].s, name))
+			return true;
+	return false;
+}
+
 static int env_nomem(osb_error *err)
 {
 	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "env",
@@ -117,7 +125,7 @@ static int env_apply_deny(const osb_policy *p, strv *s)
 
 		if (!name)
 			return -ENOMEM;
-		if (name_matches_any(p->env_deny, p->n_env_deny, name))
+		if (deny_matches_any(p->env_deny, p->n_env_deny, name))
 			free(s->v[i]);
 		else
 			s->v[kept++] = s->v[i];

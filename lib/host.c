@@ -158,6 +158,29 @@ static void help_remember(const char *bwrap, const struct stat *st, const char *
 	free(h);
 }
 
+/* Is the --help text bubblewrap's usage ("usage: PATH [OPTIONS...] ...",
+ * listing --help)? Anything else is not read for options: a binary that
+ * prints garbage is named as such, not as a bwrap lacking --bind-fd. */
+static bool help_is_usage(host_facts *h)
+{
+	const char *t = h->bwrap_help;
+	char first[61];
+	size_t n = 0;
+
+	if (strncmp(t, "usage: ", 7) == 0 && help_has(t, "--help"))
+		return true;
+	/* Quote its first line, printable ASCII only. */
+	for (; t[n] && t[n] != '\n' && n + 1 < sizeof(first); n++)
+		first[n] = t[n] >= 0x20 && t[n] < 0x7f ? t[n] : '?';
+	first[n] = '\0';
+	h->bwrap_state = BWRAP_NO_HELP;
+	h->bwrap_errno = 0;
+	snprintf(h->bwrap_why, sizeof(h->bwrap_why),
+	         "%s --help printed no bubblewrap usage (%s%s%s): is it bubblewrap?", h->bwrap,
+	         n ? "first line \"" : "nothing", first, n ? "\"" : "");
+	return false;
+}
+
 /* bwrap's --help, once per binary; a setuid bwrap is never run. */
 static int bwrap_read_help(host_facts *h)
 {
@@ -180,6 +203,11 @@ static int bwrap_read_help(host_facts *h)
 			h->bwrap_errno = e.sys_errno;
 			memcpy(h->bwrap_why, e.message, sizeof(h->bwrap_why));
 			return e.code == OSB_E_NOMEM ? -ENOMEM : 0;
+		}
+		if (!help_is_usage(h)) {
+			free(h->bwrap_help);
+			h->bwrap_help = NULL;
+			return 0;
 		}
 		help_remember(h->bwrap, &st, h->bwrap_help);
 	}

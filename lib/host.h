@@ -36,7 +36,7 @@ enum bwrap_state {
 	BWRAP_OK,              /* found, not setuid, --help read */
 	BWRAP_MISSING,         /* not executable where looked for (bwrap_errno) */
 	BWRAP_SETUID,          /* setuid or setgid: never run */
-	BWRAP_NO_HELP,         /* --help could not be run (bwrap_why) */
+	BWRAP_NO_HELP,         /* --help failed, hung or printed no usage (bwrap_why) */
 };
 
 /* The /proc entries this host's kernel has, of the tables the plan covers

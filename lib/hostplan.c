@@ -13,6 +13,7 @@
 #include "bwrap.h"
 #include "filter.h"
 #include "launch.h"
+#include "utf8.h"
 #include "viewscan.h"
 
 #include <json-c/json.h>
@@ -208,14 +209,15 @@ char *osb_policy_host_plan(const osb_policy *p, const char *const *envp, osb_err
 		osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_policy_host_plan needs a policy");
 		return NULL;
 	}
-	if (launch_prepare(p, &(plan_request){ envp, NULL, false }, &pl, err) < 0)
+	if (launch_prepare(p, &(plan_request){ envp, NULL, false, 0 }, &pl, err) < 0)
 		return NULL;
 	o = plan_json(p, &pl, err);
 	plan_free(&pl);
 	if (!o)
 		return NULL;
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s || !(out = strdup(s)))
+	/* Host paths are bytes: the JSON must stay valid UTF-8 (lib/utf8.h). */
+	if (!s || !(out = utf8_valid_dup(s, strlen(s), NULL)))
 		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "explain", "out of memory");
 	json_object_put(o);
 	return out;

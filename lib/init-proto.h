@@ -56,6 +56,12 @@
  *   --switch-ids U:G   root mode: drop the bounding set, setgroups(0),
  *                      setresgid, setresuid to U:G (both non-zero), verify.
  *   --session-fd N     session mode (no command follows): see below.
+ *   --deadline-ms MS   command mode only (protocol 2): as pid 1, once MS
+ *                      milliseconds have passed since the command started,
+ *                      send INIT_MSG_DEADLINE ("T") on the report channel,
+ *                      which pid 1 keeps open for this, and SIGKILL every
+ *                      other process of the sandbox: the wall limit holds
+ *                      even while the launcher is stopped or starved.
  *   --idle-ms MS       session mode only: exit INIT_EXIT_IDLE after MS
  *                      milliseconds without a running command or a request.
  *   --audit-mounts     (no value) audit /proc/self/mountinfo, see below.
@@ -157,12 +163,13 @@
 #include <stdint.h>
 
 /* The version of this contract; see --proto above for when to bump it. */
-#define INIT_PROTO_VERSION 1
+#define INIT_PROTO_VERSION 2
 
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'
 #define INIT_MSG_READY 'R'
 #define INIT_MSG_GO 'G'
+#define INIT_MSG_DEADLINE 'T'
 #define ENV_MAX_BYTES (16u * 1024u * 1024u)
 #define INIT_EXIT_FAILURE 125
 #define INIT_EXIT_IDLE 124

@@ -7,7 +7,9 @@
  * the policy needs is refused with the capabilities probe's reason and
  * remedy before any id is taken or path opened; the identity mode is
  * decided (host_mode) before host ids are acquired for it; the plan, which
- * probes nothing, comes last.
+ * probes nothing, comes next; last, the sandbox's cgroup (sandbox-limits.c), when the
+ * policy asks for kernel-enforced limits, so that nothing is left in the
+ * host's cgroups by a launch refused earlier.
  */
 #include "launch.h"
 #include "caps.h"
@@ -26,6 +28,8 @@ int launch_prepare(const osb_policy *p, const plan_request *rq, plan *out, osb_e
 	    (r = plan_mode(p, &h, &userns, err)) == 0 &&
 	    (r = hostid_acquire(p, h.euid, h.egid, &ids, err)) == 0)
 		r = plan_build(p, &h, &ids, rq, out, err);
+	if (r == 0 && (r = limits_prepare(p, &out->lim, err)) < 0)
+		plan_free(out);
 	hostid_release(&ids);
 	host_facts_free(&h);
 	return r;

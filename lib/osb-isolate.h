@@ -117,6 +117,7 @@ typedef enum osb_stage {
 	OSB_STAGE_OUTPUT,        /* copying the command's output */
 	OSB_STAGE_RESULT,        /* building the result */
 	OSB_STAGE_EXPLAIN,       /* describing the launch plan */
+	OSB_STAGE_CGROUP,        /* the sandbox's cgroup: resource limits */
 } osb_stage;
 
 /* The name of STAGE as osb_error.stage spells it ("policy", "init:seccomp";
@@ -223,12 +224,22 @@ int osb_config_add_workspace_root(osb_config *config, const char *dir, osb_error
 size_t osb_config_workspace_root_count(const osb_config *config);
 /* Root I (0 .. count-1), or NULL. Owned by CONFIG. */
 const char *osb_config_workspace_root(const osb_config *config, size_t i);
+/* Add a cgroup parent: a cgroup directory (absolute, normalized; one per
+ * cgroup hierarchy) in which sandboxes get their own cgroup for "limit
+ * memory|pids|cpu", instead of beneath the caller's own cgroup: one root
+ * made and gave to the users who run sandboxes where the host delegates
+ * none (a cgroup v1 host). */
+int osb_config_add_cgroup_parent(osb_config *config, const char *dir, osb_error *err);
+size_t osb_config_cgroup_parent_count(const osb_config *config);
+/* Parent I (0 .. count-1), or NULL. Owned by CONFIG. */
+const char *osb_config_cgroup_parent(const osb_config *config, size_t i);
 /* The file CONFIG was read from, or NULL (built by calls, or the default
  * file was missing). Owned by CONFIG. */
 const char *osb_config_file(const osb_config *config);
-/* Apply CONFIG's workspace roots to POLICY (copied; NULL clears them): the
- * run then refuses a workspace that does not lie strictly beneath one, and
- * osb_policy_apply_json() refuses such a "workspace.path" at once. Host
+/* Apply CONFIG's workspace roots and cgroup parents to POLICY (copied; NULL
+ * clears them): the run then refuses a workspace that does not lie strictly
+ * beneath one, and osb_policy_apply_json() refuses such a "workspace.path"
+ * at once; sandbox cgroups are made in the cgroup parents. Host
  * settings are not rules: the policy hash does not change. */
 int osb_policy_set_config(osb_policy *policy, const osb_config *config, osb_error *err);
 
@@ -259,9 +270,11 @@ typedef struct osb_rule {
 	const char *const *args;    /* the words after it: {"wall", "10m"}; a
 	                             * value with blanks ("env set N=V") is one */
 	size_t n_args;
-	/* "limit": the value in the limit's unit (ms for wall, s for cpu,
-	 * bytes, or a count; UINT64_MAX: unlimited); "seccomp deny": the errno;
-	 * otherwise 0. */
+	/* "limit": the value in the limit's unit (ms for wall, s for cputime,
+	 * thousandths of a CPU for cpu, bytes, or a count; UINT64_MAX:
+	 * unlimited); "tmpfs" with a size: the bytes; "seccomp deny": the
+	 * errno; otherwise 0. A limit marked best-effort has that word as its
+	 * last argument. */
 	uint64_t value;
 	const char *file;           /* a policy file, or "default" or "api" */
 	unsigned line;              /* 0 for "default" and "api" */
@@ -462,6 +475,21 @@ const char *osb_result_policy_hash(const osb_result *r);
  * never 0; unprivileged callers: their own). 0, or -OSB_E_USAGE when the
  * run failed before its identity was decided. */
 int osb_result_host_ids(const osb_result *r, uint32_t *uid, uint32_t *gid);
+/* Kernel-enforced limits ("limit memory", "limit pids", "limit cpu"), read
+ * from the sandbox's cgroup after it ended. 1 when the OOM killer killed in
+ * the sandbox / a fork failed at "limit pids", 0 when not, -1 when unknown
+ * (no cgroup, or a counter this host does not keep). */
+int osb_result_oom_killed(const osb_result *r);
+int osb_result_pids_limited(const osb_result *r);
+/* 0 with the sandbox's peak memory in bytes / the time its "limit cpu"
+ * throttled it in microseconds, or -1 when unknown. */
+int osb_result_memory_peak(const osb_result *r, uint64_t *bytes);
+int osb_result_cpu_throttled_us(const osb_result *r, uint64_t *usec);
+/* The best-effort limits this host could not enforce: OSB_LIMIT_* bits. */
+#define OSB_LIMIT_MEMORY 1u
+#define OSB_LIMIT_PIDS 2u
+#define OSB_LIMIT_CPU 4u
+unsigned osb_result_limits_not_enforced(const osb_result *r);
 /* The command-line exit status: own code, 128+N, 124, 125, 126, 127. */
 int osb_result_cli_status(const osb_result *r);
 /* One JSON object (see osb-isolate(1), "RESULT"). */

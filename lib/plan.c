@@ -439,6 +439,7 @@ static void plan_init(plan *pl, const osb_policy *p, hostid *ids, const plan_req
 	memset(pl, 0, sizeof(*pl));
 	pl->p = p;
 	pl->session = rq->session;
+	pl->wall_ms = rq->session ? 0 : rq->wall_ms;
 	pl->host = *ids;
 	ids->lock_fd = -1;
 	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = pl->env_fd = -1;
@@ -447,7 +448,7 @@ static void plan_init(plan *pl, const osb_policy *p, hostid *ids, const plan_req
 int plan_build(const osb_policy *p, const host_facts *h, hostid *ids, const plan_request *rq,
                plan *pl, osb_error *err)
 {
-	static const plan_request none = { NULL, NULL, false };
+	static const plan_request none = { NULL, NULL, false, 0 };
 	int r;
 
 	if (!rq)
@@ -498,6 +499,7 @@ void plan_free(plan *pl)
 	strv_free(&pl->masks);
 	placeholders_remove(&pl->made);
 	hostid_release(&pl->host);
+	limits_release(&pl->lim);
 	memset(pl, 0, sizeof(*pl));
 	pl->host = (hostid)HOSTID_INIT;
 	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = pl->env_fd = -1;

@@ -21,6 +21,7 @@
 #include "binds.h"
 #include "host.h"
 #include "hostid.h"
+#include "sandbox-limits.h"
 #include "proc.h"
 
 /* Fixed fd numbers inside bwrap (documented in osb-isolate(1), "FILES"). */
@@ -84,6 +85,11 @@ typedef struct plan {
 	char *cwd;                /* working directory inside */
 	strv env;                 /* the sandbox environment */
 	bool session;             /* for a session: no environment memfd */
+	uint64_t wall_ms;         /* plan_request's: the init's --deadline-ms */
+	/* The sandbox's cgroup and what it enforces (sandbox-limits.h): set by
+	 * launch_prepare after plan_build, which probes nothing; removed by
+	 * plan_free unless a session took it over. */
+	limits_state lim;
 } plan;
 
 /* What the caller asks of the sandbox besides the policy. */
@@ -91,6 +97,7 @@ typedef struct plan_request {
 	const char *const *envp;  /* the caller's environment; NULL: none */
 	const char *cwd;          /* working directory inside; NULL: the workspace, else "/" */
 	bool session;             /* a session (its commands bring their environment) */
+	uint64_t wall_ms;         /* a run's wall limit, kept by its pid 1 too; 0: none */
 } plan_request;
 
 /* Refusals that depend on the policy alone, checked before anything else:

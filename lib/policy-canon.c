@@ -194,7 +194,11 @@ static void walk_scalars(walk *w, const osb_policy *p)
 		if (!p->limit_set[i].set)
 			continue;
 		policy_format_limit((unsigned)i, p->limits[i], v, sizeof(v));
-		EMIT(w, &p->limit_set[i].o, p->limits[i], "limit", osb_limit_names[i], v);
+		if (p->limit_best_effort[i])
+			EMIT(w, &p->limit_set[i].o, p->limits[i], "limit", osb_limit_names[i], v,
+			     "best-effort");
+		else
+			EMIT(w, &p->limit_set[i].o, p->limits[i], "limit", osb_limit_names[i], v);
 	}
 }
 
@@ -211,10 +215,17 @@ static void walk_mounts(walk *w, const osb_policy *p)
 		const pol_mount *mt = m[i];
 		size_t at = (size_t)(mt - p->mounts);
 
-		if (mt->kind == MNT_SYMLINK)
+		if (mt->kind == MNT_SYMLINK) {
 			EMIT_AT(w, &mt->o, 0, at, "symlink", mt->target, mt->path);
-		else
+		} else if (mt->size) {
+			char v[32], sz[40];
+
+			policy_format_limit(LIM_MEMORY, mt->size, v, sizeof(v));
+			snprintf(sz, sizeof(sz), "size=%s", v);
+			EMIT_AT(w, &mt->o, mt->size, at, policy_mount_names[mt->kind], mt->path, sz);
+		} else {
 			EMIT_AT(w, &mt->o, 0, at, policy_mount_names[mt->kind], mt->path);
+		}
 	}
 }
 

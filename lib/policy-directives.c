@@ -151,26 +151,76 @@ static int claim_path(parser *ps, frame *f, const tok *t, bool *fresh)
 	return 0;
 }
 
+/* "size=SIZE" after "tmpfs PATH": the most the tmpfs may hold (bwrap
+ * --size), so that what the sandbox writes there cannot fill the host's
+ * memory. */
+static int tmpfs_size(parser *ps, frame *f, int n, const tok *t, uint64_t *size)
+{
+	clipbuf cb;
+	uint64_t v;
+
+	*size = 0;
+	if (n < 3)
+		return 0;
+	if (strncmp(t[2].s, "size=", 5) != 0)
+		return perr(ps, f, t[2].col, "unexpected argument \"%s\" (usage is \"tmpfs PATH [size=SIZE]\")",
+		            policy_clip(t[2].s, &cb));
+	if (parse_size_bytes(t[2].s + 5, &v) < 0)
+		return perr(ps, f, t[2].col, "invalid tmpfs size \"%s\" (expected size=SIZE with B, KiB, MiB, "
+		            "GiB, TiB, K, M or G)", policy_clip(t[2].s, &cb));
+	if (v == 0)
+		return perr(ps, f, t[2].col, "\"tmpfs\" size must be greater than zero");
+	*size = v;
+	return 0;
+}
+
+/* A tmpfs repeated in another file: the size of the file nearer the top
+ * wins (a file overrides what it includes), as for a scalar; two files at
+ * one depth that disagree are an error, never a silent choice. */
+static int tmpfs_resize(parser *ps, frame *f, const tok *t, uint64_t size)
+{
+	osb_origin here = origin_here(f);
+	pol_mount *m = NULL;
+
+	for (size_t i = 0; i < ps->p->n_mounts && !m; i++)
+		if (ps->p->mounts[i].kind == MNT_TMPFS && strcmp(ps->p->mounts[i].path, t[1].s) == 0)
+			m = &ps->p->mounts[i];
+	if (!m || m->size == size || here.depth > m->o.depth)
+		return 0;
+	if (here.depth == m->o.depth)
+		return perr(ps, f, t[2].col, "tmpfs %s: a different size is set at %s:%u", m->path,
+		            m->o.file, m->o.line);
+	m->size = size;
+	m->o = here;
+	return 0;
+}
+
 static int d_mount(parser *ps, frame *f, int n, tok *t)
 {
 	osb_policy *p = ps->p;
 	size_t kind;
 	char usage[32];
+	uint64_t size = 0;
 	bool fresh;
 	pol_mount *v;
 	int r;
 
 	for (kind = 0; strcmp(t[0].s, policy_mount_names[kind]) != 0; kind++)
 		;
-	snprintf(usage, sizeof(usage), "%s PATH", policy_mount_names[kind]);
-	if ((r = arity(ps, f, n, t, 1, 1, usage)) < 0 || (r = check_path_tok(ps, f, &t[1])) < 0 ||
-	    (r = claim_path(ps, f, t, &fresh)) < 0 || !fresh)
+	snprintf(usage, sizeof(usage), "%s PATH%s", policy_mount_names[kind],
+	         kind == MNT_TMPFS ? " [size=SIZE]" : "");
+	if ((r = arity(ps, f, n, t, 1, kind == MNT_TMPFS ? 2 : 1, usage)) < 0 ||
+	    (r = check_path_tok(ps, f, &t[1])) < 0 ||
+	    (kind == MNT_TMPFS && (r = tmpfs_size(ps, f, n, t, &size)) < 0) ||
+	    (r = claim_path(ps, f, t, &fresh)) < 0)
 		return r;
+	if (!fresh)
+		return kind == MNT_TMPFS ? tmpfs_resize(ps, f, t, size) : 0;
 	v = array_grow(p->mounts, &ps->cap_mounts, p->n_mounts, sizeof(*v));
 	if (!v)
 		return policy_nomem(ps->err);
 	p->mounts = v;
-	v[p->n_mounts] = (pol_mount){ (enum mount_kind)kind, strdup(t[1].s), origin_here(f), NULL };
+	v[p->n_mounts] = (pol_mount){ (enum mount_kind)kind, strdup(t[1].s), origin_here(f), NULL, size };
 	if (!v[p->n_mounts].path)
 		return policy_nomem(ps->err);
 	p->n_mounts++;
@@ -211,7 +261,7 @@ static int d_symlink(parser *ps, frame *f, int n, tok *t)
 	if (!v)
 		return policy_nomem(ps->err);
 	p->mounts = v;
-	v[p->n_mounts] = (pol_mount){ MNT_SYMLINK, strdup(t[2].s), origin_here(f), strdup(t[1].s) };
+	v[p->n_mounts] = (pol_mount){ MNT_SYMLINK, strdup(t[2].s), origin_here(f), strdup(t[1].s), 0 };
 	if (!v[p->n_mounts].path || !v[p->n_mounts].target) {
 		free(v[p->n_mounts].path);
 		free(v[p->n_mounts].target);
@@ -443,6 +493,30 @@ static int d_hostname(parser *ps, frame *f, int n, tok *t)
 	return 0;
 }
 
+#define LIMIT_NOFILE_MIN 4
+#define LIMIT_AS_MIN (4u << 20)
+
+/* "limit cpu": a share of CPU, never the seconds it meant before. */
+static int cpu_share_value(parser *ps, frame *f, const tok *t, uint64_t *out)
+{
+	clipbuf cb;
+	int r = parse_cpu_share(t->s, out);
+
+	if (r == -EDOM)
+		return perr(ps, f, t->col, "\"limit cpu\" is a share of CPU (\"0.5\" or \"50%%\"); for CPU "
+		            "seconds (RLIMIT_CPU) write \"limit cputime %s\"", policy_clip(t->s, &cb));
+	if (r == -ERANGE)
+		return perr(ps, f, t->col, "\"limit cpu\" value \"%s\" is out of range (at most 1024 CPUs)",
+		            policy_clip(t->s, &cb));
+	if (r < 0)
+		return perr(ps, f, t->col, "invalid value \"%s\" for \"limit cpu\" (expected a share of CPU: a "
+		            "fraction with at most 3 decimals such as \"0.5\", a percentage with at most 1 "
+		            "decimal such as \"50%%\", or \"unlimited\")", policy_clip(t->s, &cb));
+	if (*out == 0)
+		return perr(ps, f, t->col, "\"limit cpu\" must be greater than zero");
+	return 0;
+}
+
 static int limit_value(parser *ps, frame *f, enum limit_id id, const tok *t, uint64_t *out)
 {
 	const unit *units = NULL;
@@ -456,11 +530,13 @@ static int limit_value(parser *ps, frame *f, enum limit_id id, const tok *t, uin
 		*out = UINT64_MAX;
 		return 0;
 	}
-	if (id == LIM_WALL || id == LIM_CPU) {
+	if (id == LIM_CPU)
+		return cpu_share_value(ps, f, t, out);
+	if (id == LIM_WALL || id == LIM_CPUTIME) {
 		units = policy_duration_units;
 		n_units = ARRAY_SIZE(policy_duration_units);
 		expect = "ms, s, m or h";
-	} else if (id == LIM_AS || id == LIM_FSIZE || id == LIM_OUTPUT) {
+	} else if (id == LIM_AS || id == LIM_FSIZE || id == LIM_OUTPUT || id == LIM_MEMORY) {
 		units = policy_size_units;
 		n_units = ARRAY_SIZE(policy_size_units);
 		expect = "B, KiB, MiB, GiB, TiB, K, M or G";
@@ -481,13 +557,50 @@ static int limit_value(parser *ps, frame *f, enum limit_id id, const tok *t, uin
 		return perr(ps, f, t->col, "invalid value \"%s\" for \"limit %s\" (expected %s%s or \"unlimited\")",
 		            policy_clip(t->s, &cb), name, n_units ? "a whole number with a unit: " : "", expect);
 	}
-	if ((id == LIM_WALL || id == LIM_CPU) && *out == 0)
+	if ((id == LIM_WALL || id == LIM_CPUTIME || id == LIM_MEMORY || id == LIM_PIDS) && *out == 0)
 		return perr(ps, f, t->col, "\"limit %s\" must be greater than zero", name);
-	if (id == LIM_CPU) {
+	/* Below these no dynamically linked program starts: every run would
+	 * end with the loader's 127, indistinguishable from "not found". */
+	if (id == LIM_NOFILE && *out < LIMIT_NOFILE_MIN)
+		return perr(ps, f, t->col, "\"limit nofile %s\" is too small to start a program: stdin, "
+		            "stdout and stderr take 3 descriptors and the dynamic loader needs one more "
+		            "(at least %d)", policy_clip(t->s, &cb), LIMIT_NOFILE_MIN);
+	if (id == LIM_AS && *out < LIMIT_AS_MIN)
+		return perr(ps, f, t->col, "\"limit as %s\" is too small to load a program: the C "
+		            "library alone maps about 2 MiB (at least 4MiB)", policy_clip(t->s, &cb));
+	if (id == LIM_CPUTIME) {
 		if (*out % 1000 != 0)
-			return perr(ps, f, t->col, "\"limit cpu\" must be whole seconds: \"%s\"", policy_clip(t->s, &cb));
+			return perr(ps, f, t->col, "\"limit cputime\" must be whole seconds: \"%s\"", policy_clip(t->s, &cb));
 		*out /= 1000;
 	}
+	return 0;
+}
+
+/* The limits a cgroup enforces for the whole sandbox, which alone may be
+ * marked best-effort: the others are rlimits or the supervisor's, which
+ * always hold. */
+static bool limit_is_kernel(enum limit_id id)
+{
+	return id == LIM_MEMORY || id == LIM_PIDS || id == LIM_CPU;
+}
+
+/* The optional "best-effort" after a limit's value. */
+static int limit_marker(parser *ps, frame *f, int n, const tok *t, enum limit_id id, bool *be)
+{
+	*be = false;
+	if (n < 4)
+		return 0;
+	if (strcmp(t[3].s, "best-effort") != 0) {
+		clipbuf cb;
+
+		return perr(ps, f, t[3].col, "unexpected argument \"%s\" (usage is \"limit %s VALUE%s\")",
+		            policy_clip(t[3].s, &cb), osb_limit_names[id],
+		            limit_is_kernel(id) ? " [best-effort]" : "");
+	}
+	if (!limit_is_kernel(id))
+		return perr(ps, f, t[3].col, "\"best-effort\" is only for the limits the kernel enforces "
+		            "per sandbox (memory, pids, cpu): \"limit %s\" always holds", osb_limit_names[id]);
+	*be = true;
 	return 0;
 }
 
@@ -496,12 +609,15 @@ static int d_limit(parser *ps, frame *f, int n, tok *t)
 	char key[32];
 	size_t k = 0;
 	uint64_t v;
+	bool be;
 	slot *s;
 	bool apply;
 	int r;
 
-	if ((r = arity(ps, f, n, t, 2, 2, "limit wall|cpu|as|nofile|fsize|nproc|output VALUE")) < 0 ||
+	if ((r = arity(ps, f, n, t, 2, 3, "limit wall|cputime|as|nofile|fsize|nproc|output|memory|pids|cpu "
+	               "VALUE")) < 0 ||
 	    (r = keyword(ps, f, &t[1], osb_limit_names, LIM__COUNT, "limit", &k)) < 0 ||
+	    (r = limit_marker(ps, f, n, t, (enum limit_id)k, &be)) < 0 ||
 	    (r = limit_value(ps, f, (enum limit_id)k, &t[2], &v)) < 0)
 		return r;
 	snprintf(key, sizeof(key), "limit %s", osb_limit_names[k]);
@@ -510,6 +626,7 @@ static int d_limit(parser *ps, frame *f, int n, tok *t)
 	if (apply) {
 		ps->p->limits[k] = v;
 		ps->p->limit_set[k] = (pol_set){ true, s->win };
+		ps->p->limit_best_effort[k] = be;
 	}
 	return 0;
 }

@@ -88,27 +88,50 @@ static void parser_free(parser *ps)
 }
 
 static int vperr_at(parser *ps, int sys_errno, const char *file, unsigned line, unsigned col,
-                    const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+                    const char *suffix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 7, 0)));
 static int vperr_at(parser *ps, int sys_errno, const char *file, unsigned line, unsigned col,
-                    const char *fmt, va_list ap)
+                    const char *suffix, const char *fmt, va_list ap)
 {
 	char msg[sizeof(((osb_error *)0)->message)];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	return osb_err_set(ps->err, OSB_E_POLICY, sys_errno, "policy", "%s:%u:%u: %s",
-	                   file, line, col, msg);
+	return osb_err_set(ps->err, OSB_E_POLICY, sys_errno, "policy", "%s:%u:%u: %s%s",
+	                   file, line, col, msg, suffix);
 }
 
-/* "FILE:LINE:COL: message" at column COL of the frame's current line. */
+/* "; included from B:2, from A:3" for an error in F when F was reached
+ * through includes (the stack holds each includer at its include line). */
+static void include_chain(const parser *ps, const frame *f, char *buf, size_t size)
+{
+	size_t k = 0, used = 0;
+
+	buf[0] = '\0';
+	while (k < ps->n_stack && ps->stack[k] != f)
+		k++;
+	for (size_t i = k; i-- > 0 && k < ps->n_stack && used < size;) {
+		int w = snprintf(buf + used, size - used, "%s %s:%u", i + 1 == k ? "; included from" : ", from",
+		                 ps->stack[i]->file, ps->stack[i]->line);
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+/* "FILE:LINE:COL: message" at column COL of the frame's current line,
+ * followed by the includes that reached the frame. */
 int perr(parser *ps, const frame *f, unsigned col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int perr(parser *ps, const frame *f, unsigned col, const char *fmt, ...)
 {
+	char chain[512];
 	va_list ap;
 	int r;
 
+	include_chain(ps, f, chain, sizeof(chain));
 	va_start(ap, fmt);
-	r = vperr_at(ps, 0, f->file, f->line, col, fmt, ap);
+	r = vperr_at(ps, 0, f->file, f->line, col, chain, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -117,11 +140,13 @@ int perr_errno(parser *ps, const frame *f, unsigned col, int sys_errno, const ch
 	__attribute__((format(printf, 5, 6)));
 int perr_errno(parser *ps, const frame *f, unsigned col, int sys_errno, const char *fmt, ...)
 {
+	char chain[512];
 	va_list ap;
 	int r;
 
+	include_chain(ps, f, chain, sizeof(chain));
 	va_start(ap, fmt);
-	r = vperr_at(ps, sys_errno, f->file, f->line, col, fmt, ap);
+	r = vperr_at(ps, sys_errno, f->file, f->line, col, chain, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -136,7 +161,7 @@ int perr_at(parser *ps, const osb_origin *o, unsigned col, const char *fmt, ...)
 	int r;
 
 	va_start(ap, fmt);
-	r = vperr_at(ps, 0, o->file, o->line, col, fmt, ap);
+	r = vperr_at(ps, 0, o->file, o->line, col, "", fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -224,10 +249,16 @@ int claim(parser *ps, frame *f, unsigned col, const char *key, const char *what,
 		s->win = o;
 		s->conflict = false;
 	} else if (o.depth == s->win.depth && !same_rule(&o, &s->win) && !s->conflict) {
+		const frame *inc = o.depth > 0 && o.depth <= ps->n_stack ? ps->stack[o.depth - 1] : f;
+
 		s->conflict = true;
 		s->c_at = o;
 		s->c_col = col;
 		s->c_other = s->win;
+		/* Reported at the include that brought this rule in: its file is
+		 * where a rule of lower depth settles the choice. */
+		s->c_inc = origin_here(inc);
+		s->c_inc_col = inc != f && inc->toks[1].s ? inc->toks[1].col : col;
 		free(s->c_what);
 		s->c_what = strdup(what);
 		if (!s->c_what)
@@ -243,9 +274,10 @@ static int check_conflicts(parser *ps)
 
 		if (s->conflict)
 			return osb_err_set(ps->err, OSB_E_POLICY, 0, "policy",
-			                   "%s:%u:%u: \"%s\" conflicts with %s:%u", s->c_at.file,
-			                   s->c_at.line, s->c_col, s->c_what, s->c_other.file,
-			                   s->c_other.line);
+			                   "%s:%u:%u: \"%s\" of %s:%u conflicts with %s:%u (both included at "
+			                   "depth %u; set \"%s\" in this file to choose)", s->c_inc.file,
+			                   s->c_inc.line, s->c_inc_col, s->c_what, s->c_at.file, s->c_at.line,
+			                   s->c_other.file, s->c_other.line, s->c_at.depth, s->c_what);
 	}
 	return 0;
 }

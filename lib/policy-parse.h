@@ -52,6 +52,8 @@ typedef struct slot {
 	bool conflict;
 	osb_origin c_at, c_other;
 	unsigned c_col;
+	osb_origin c_inc;   /* the include line that brought c_at in */
+	unsigned c_inc_col;
 	char *c_what;
 	size_t index;       /* env set, seccomp NAME: the entry in the policy's list */
 } slot;

@@ -21,9 +21,10 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *const osb_limit_names[LIM__COUNT] = {
-	[LIM_WALL] = "wall", [LIM_CPU] = "cpu", [LIM_AS] = "as",
+	[LIM_WALL] = "wall", [LIM_CPUTIME] = "cputime", [LIM_AS] = "as",
 	[LIM_NOFILE] = "nofile", [LIM_FSIZE] = "fsize", [LIM_NPROC] = "nproc",
-	[LIM_OUTPUT] = "output",
+	[LIM_OUTPUT] = "output", [LIM_MEMORY] = "memory", [LIM_PIDS] = "pids",
+	[LIM_CPU] = "cpu",
 };
 
 /* Origins that are not a file; their line is 0 (policy.h). */
@@ -60,7 +61,12 @@ const char *policy_dir(void)
 	return d && *d ? d : OSB_POLICY_DIR;
 }
 
-bool env_pattern_match(const char *pattern, const char *name)
+static char ascii_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
+static bool glob_match(const char *pattern, const char *name, bool nocase)
 {
 	const char *star = NULL, *resume = NULL;
 
@@ -70,7 +76,8 @@ bool env_pattern_match(const char *pattern, const char *name)
 		if (*pattern == '*') {
 			star = pattern++;
 			resume = name;
-		} else if (*pattern == '?' || *pattern == *name) {
+		} else if (*pattern == '?' || *pattern == *name ||
+		           (nocase && ascii_upper(*pattern) == ascii_upper(*name))) {
 			pattern++;
 			name++;
 		} else if (star) {
@@ -83,6 +90,18 @@ bool env_pattern_match(const char *pattern, const char *name)
 	while (*pattern == '*')
 		pattern++;
 	return *pattern == '\0';
+}
+
+bool env_pattern_match(const char *pattern, const char *name)
+{
+	return glob_match(pattern, name, false);
+}
+
+/* Deny patterns ignore ASCII case (osb-isolate.policy(5), "env deny"): a
+ * secret spelled in lower or mixed case is still a secret. */
+bool env_deny_match(const char *pattern, const char *name)
+{
+	return glob_match(pattern, name, true);
 }
 
 const char *policy_clip(const char *s, clipbuf *b)
@@ -230,6 +249,84 @@ int parse_size_bytes(const char *s, uint64_t *out)
 	return qerr_to_errno(policy_parse_quantity(s, policy_size_units, ARRAY_SIZE(policy_size_units), out));
 }
 
+/* Digits with at most MAX_DEC decimals, scaled to thousandths (SCALE: 1000
+ * for a fraction of a CPU, 10 for a percentage). */
+static int parse_decimal(const char *s, size_t len, unsigned max_dec, uint64_t scale,
+                         uint64_t *out)
+{
+	uint64_t whole = 0, frac = 0, div = 1;
+	unsigned decimals = 0;
+	size_t i = 0;
+
+	if (len == 0 || !ascii_digit(s[0]))
+		return -EINVAL;
+	for (; i < len && ascii_digit(s[i]); i++) {
+		if (whole > 100000000)
+			return -ERANGE;
+		whole = whole * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len && s[i] == '.') {
+		if (++i == len)
+			return -EINVAL;
+		for (; i < len && ascii_digit(s[i]); i++) {
+			if (++decimals > max_dec)
+				return -EINVAL;
+			frac = frac * 10 + (uint64_t)(s[i] - '0');
+			div *= 10;
+		}
+	}
+	if (i != len)
+		return -EINVAL;
+	*out = whole * scale + frac * scale / div;
+	return 0;
+}
+
+int parse_cpu_share(const char *s, uint64_t *millis)
+{
+	size_t len = strlen(s);
+	uint64_t q;
+	int r;
+
+	/* "2m", "90s": the seconds form of RLIMIT_CPU, spelt "limit cputime" now. */
+	if (policy_parse_quantity(s, policy_duration_units, ARRAY_SIZE(policy_duration_units),
+	                          &q) == Q_OK)
+		return -EDOM;
+	if (len > 0 && s[len - 1] == '%')
+		r = parse_decimal(s, len - 1, 1, 10, millis);
+	else
+		r = parse_decimal(s, len, 3, 1000, millis);
+	if (r == 0 && *millis > 1024 * 1000)
+		r = -ERANGE;
+	return r;
+}
+
+int policy_limit_parse(unsigned id, const char *s, uint64_t *out)
+{
+	int r;
+
+	if (strcmp(s, "unlimited") == 0) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	switch (id) {
+	case LIM_CPU:
+		return parse_cpu_share(s, out) < 0 ? -EINVAL : *out ? 0 : -EINVAL;
+	case LIM_WALL:
+		return parse_duration_ms(s, out) < 0 || *out == 0 ? -EINVAL : 0;
+	case LIM_CPUTIME:
+		if (parse_duration_ms(s, out) < 0 || *out == 0 || *out % 1000)
+			return -EINVAL;
+		*out /= 1000;
+		return 0;
+	case LIM_AS: case LIM_FSIZE: case LIM_OUTPUT: case LIM_MEMORY:
+		r = parse_size_bytes(s, out);
+		return r < 0 || (id == LIM_MEMORY && *out == 0) ? -EINVAL : 0;
+	default:
+		r = qerr_to_errno(policy_parse_quantity(s, NULL, 0, out));
+		return r < 0 || (id == LIM_PIDS && *out == 0) ? -EINVAL : 0;
+	}
+}
+
 /* The largest unit that represents V exactly, so "600s" and "10m" render
  * alike in the canonical form. */
 static void format_quantity(uint64_t v, const unit *units, size_t n, char *buf, size_t size)
@@ -257,11 +354,21 @@ void policy_format_limit(unsigned id, uint64_t v, char *buf, size_t size)
 	case LIM_WALL:
 		format_quantity(v, policy_duration_units, ARRAY_SIZE(policy_duration_units), buf, size);
 		break;
-	case LIM_CPU:
+	case LIM_CPUTIME:
 		format_quantity(v == UINT64_MAX ? v : v * 1000, policy_duration_units,
 		                ARRAY_SIZE(policy_duration_units), buf, size);
 		break;
-	case LIM_AS: case LIM_FSIZE: case LIM_OUTPUT:
+	case LIM_CPU:
+		/* Thousandths of a CPU as a percentage: 500 is "50%", 125 "12.5%". */
+		if (v == UINT64_MAX)
+			snprintf(buf, size, "unlimited");
+		else if (v % 10 == 0)
+			snprintf(buf, size, "%llu%%", (unsigned long long)(v / 10));
+		else
+			snprintf(buf, size, "%llu.%llu%%", (unsigned long long)(v / 10),
+			         (unsigned long long)(v % 10));
+		break;
+	case LIM_AS: case LIM_FSIZE: case LIM_OUTPUT: case LIM_MEMORY:
 		/* K/M/G are input aliases; render the IEC names. */
 		format_quantity(v, policy_size_units, 5, buf, size);
 		break;

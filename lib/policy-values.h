@@ -66,11 +66,23 @@ enum qerr policy_parse_quantity(const char *s, const unit *units, size_t n, uint
 int parse_duration_ms(const char *s, uint64_t *out);
 int parse_size_bytes(const char *s, uint64_t *out);
 
+/* A share of CPU for "limit cpu": a fraction of one CPU with at most 3
+ * decimals ("0.5", "2") or a percentage with at most 1 ("50%", "12.5%"),
+ * in thousandths of a CPU, at most 1024 CPUs. 0, -EINVAL, -ERANGE, or
+ * -EDOM for a duration ("2m"): the old seconds form, now "limit cputime". */
+int parse_cpu_share(const char *s, uint64_t *millis);
+
+/* A value of limit ID (enum limit_id) as a policy writes it, "unlimited"
+ * included (UINT64_MAX): 0, or -EINVAL for anything "limit" would refuse. */
+int policy_limit_parse(unsigned id, const char *s, uint64_t *out);
+
 /* A limit's value as the canonical form spells it ("10m", "1GiB", "unlimited"). */
 void policy_format_limit(unsigned id, uint64_t v, char *buf, size_t size);
 
-/* Glob match for env patterns: '*' and '?' only. */
+/* Glob match for env patterns: '*' and '?' only; env_deny_match ignores
+ * ASCII case, as deny patterns do. */
 bool env_pattern_match(const char *pattern, const char *name);
+bool env_deny_match(const char *pattern, const char *name);
 
 /* Where shipped policies live (env OSB_ISOLATE_POLICY_DIR or compiled in). */
 const char *policy_dir(void);

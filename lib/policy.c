@@ -149,6 +149,13 @@ osb_policy *osb_policy_load(const char *name_or_path, osb_error *err)
 	return policy_parse_text(text, len, path, &st, err);
 }
 
+void policy_free_strv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 void policy_free_strs(pol_str *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -182,6 +189,7 @@ void osb_policy_free(osb_policy *p)
 		free(p->ws_roots[i]);
 	free(p->ws_roots);
 	free(p->ws_roots_from);
+	policy_free_strv(p->cg_parents);
 	for (size_t i = 0; i < p->n_sc_rules; i++)
 		free(p->sc_rules[i].name);
 	free(p->sc_rules);
@@ -316,7 +324,7 @@ int policy_add_read_only(osb_policy *p, const char *path, osb_error *err)
 	if (!v)
 		return policy_nomem(err);
 	p->mounts = v;
-	v[p->n_mounts] = (pol_mount){ MNT_RO_BIND, strdup(path), policy_api_origin, NULL };
+	v[p->n_mounts] = (pol_mount){ MNT_RO_BIND, strdup(path), policy_api_origin, NULL, 0 };
 	if (!v[p->n_mounts].path)
 		return policy_nomem(err);
 	p->n_mounts++;

@@ -63,6 +63,7 @@ typedef struct pol_mount {
 	char *path;
 	osb_origin o;
 	char *target;         /* MNT_SYMLINK: what the link says; else NULL */
+	uint64_t size;        /* MNT_TMPFS: bytes (tmpfs PATH size=SIZE); 0: none */
 } pol_mount;
 
 typedef struct pol_str {   /* an env pattern, env NAME=VALUE, ... */
@@ -72,12 +73,17 @@ typedef struct pol_str {   /* an env pattern, env NAME=VALUE, ... */
 
 enum limit_id {
 	LIM_WALL,     /* milliseconds */
-	LIM_CPU,      /* seconds (RLIMIT_CPU) */
+	LIM_CPUTIME,  /* seconds (RLIMIT_CPU): "limit cputime" */
 	LIM_AS,       /* bytes (RLIMIT_AS) */
 	LIM_NOFILE,   /* count (RLIMIT_NOFILE) */
 	LIM_FSIZE,    /* bytes (RLIMIT_FSIZE) */
 	LIM_NPROC,    /* count (RLIMIT_NPROC) */
 	LIM_OUTPUT,   /* bytes captured per stream */
+	/* Enforced by the kernel for the whole sandbox (lib/sandbox-limits.c, a
+	 * cgroup of its own); appended so older limits keep their order. */
+	LIM_MEMORY,   /* bytes of memory (memory.max), swap none */
+	LIM_PIDS,     /* processes and threads (pids.max) */
+	LIM_CPU,      /* share of CPU in thousandths of one CPU (cpu.max) */
 	LIM__COUNT
 };
 
@@ -91,6 +97,10 @@ typedef struct pol_scalar_origin {
 
 struct osb_policy {
 	int version;
+	/* "limit memory|pids|cpu V best-effort": when the host cannot enforce
+	 * it, run anyway and say so in the result (else refuse, exit 125).
+	 * Beside VERSION, where it fills what would be padding. */
+	bool limit_best_effort[LIM__COUNT];
 
 	enum root_kind root;           pol_set root_set;
 	pol_mount *mounts; size_t n_mounts;
@@ -102,6 +112,9 @@ struct osb_policy {
 	 * the run like ws_path, not a rule; none: any allowed directory. */
 	char **ws_roots; size_t n_ws_roots;
 	char *ws_roots_from;
+	/* The configured cgroup parents (cgroup-parent, osb_policy_set_config):
+	 * NULL-terminated, or NULL. Where sandbox cgroups go (sandbox-limits.c). */
+	char **cg_parents;
 	enum net_mode net;             pol_set net_set;
 	enum env_base env_base;        pol_set env_base_set;
 	pol_str *env_pass; size_t n_env_pass;   /* names or NAME* patterns */
@@ -182,6 +195,9 @@ int policy_check_read_only(const osb_policy *p, const char *path, osb_error *err
  * read-root of P (OSB_E_POLICY naming them) and be a well-formed policy
  * path (OSB_E_USAGE). Adding it twice is harmless. Returns 0 or -OSB_E_*. */
 int policy_add_read_only(osb_policy *p, const char *path, osb_error *err);
+
+/* Free a NULL-terminated array of strings, and the array (NULL: nothing). */
+void policy_free_strv(char **v);
 
 /* Free a list of N strings with origins, and the list. */
 void policy_free_strs(pol_str *v, size_t n);

@@ -118,11 +118,13 @@ typedef struct child_args {
 	const int *high;          /* fds to dup2 onto 0..nfds-1 */
 	size_t nfds;
 	const spawn_cred *cred;   /* NULL: keep the caller's */
+	const spawn_sandbox *sb;  /* NULL: a helper, not a sandbox */
 	volatile int err;         /* errno of the step that failed, read after the child is gone */
 	volatile int step;
 } child_args;
 
-enum { STEP_SIGNALS = 1, STEP_GROUPS, STEP_GID, STEP_UID, STEP_FDS, STEP_CLOSE, STEP_EXEC };
+enum { STEP_SIGNALS = 1, STEP_CGROUP, STEP_OOM, STEP_GROUPS, STEP_GID, STEP_UID, STEP_FDS,
+       STEP_CLOSE, STEP_EXEC };
 
 /* Not instrumented by ASan: it runs on a stack ASan does not know and ends
  * in execve or _exit. */
@@ -133,6 +135,31 @@ static int child_fail(child_args *a, int step)
 	a->err = errno;
 	syscall(SYS_exit, 127);
 	return 127;
+}
+
+/* Enter the cgroup and volunteer for the OOM killer: first, while the child
+ * still has the caller's credentials (the cgroup's owner; raising
+ * oom_score_adj needs none). A vfork child's oom_score_adj is its own: the
+ * kernel does not copy it to the caller that shares its memory. */
+__attribute__((no_sanitize("address")))
+static int sandbox_steps(child_args *a)
+{
+	static const char adj[] = "1000";
+	long fd, w;
+
+	for (size_t i = 0; i < a->sb->n_cg_fds; i++)
+		if (syscall(SYS_write, a->sb->cg_fds[i], "0", 1) != 1)
+			return child_fail(a, STEP_CGROUP);
+	if (!a->sb->oom_first)
+		return 0;
+	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return child_fail(a, STEP_OOM);
+	w = syscall(SYS_write, (int)fd, adj, sizeof(adj) - 1);
+	syscall(SYS_close, (int)fd);
+	if (w != (long)sizeof(adj) - 1)
+		return child_fail(a, STEP_OOM);
+	return 0;
 }
 
 __attribute__((no_sanitize("address")))
@@ -149,6 +176,8 @@ static int spawn_child(void *arg)
 	for (int sig = 1; sig <= 64; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			syscall(SYS_rt_sigaction, sig, dfl, NULL, sizeof(uint64_t));
+	if (a->sb && sandbox_steps(a) != 0)
+		return 127;
 	if (a->cred) {
 		/* Groups, then gid, then uid: each later step needs the privilege
 		 * the next one drops. */
@@ -174,6 +203,8 @@ static const char *step_name(int step)
 {
 	switch (step) {
 	case STEP_SIGNALS: return "resetting signals";
+	case STEP_CGROUP: return "entering the sandbox's cgroup (cgroup.procs)";
+	case STEP_OOM: return "raising its oom_score_adj to 1000 (/proc/self/oom_score_adj)";
 	case STEP_GROUPS: return "dropping supplementary groups";
 	case STEP_GID: return "switching to the sandbox's host gid";
 	case STEP_UID: return "switching to the sandbox's host uid";
@@ -238,13 +269,13 @@ int spawn_probe_userns(const spawn_cred *cred)
 }
 
 int spawn_with_fds(const char *const *argv, const char *const *envp, const int *fds,
-                   size_t nfds, const spawn_cred *cred, pid_t *pid, int *pidfd,
-                   osb_error *err)
+                   size_t nfds, const spawn_sandbox *sb, const spawn_cred *cred, pid_t *pid,
+                   int *pidfd, osb_error *err)
 {
 	static const char *const no_env[] = { NULL };
 	child_args a = {
 		.path = argv[0], .argv = (char *const *)argv,
-		.envp = (char *const *)(envp ? envp : no_env), .nfds = nfds, .cred = cred,
+		.envp = (char *const *)(envp ? envp : no_env), .nfds = nfds, .cred = cred, .sb = sb,
 	};
 	int *high = calloc(nfds ? nfds : 1, sizeof(*high));
 	size_t made = 0;
@@ -284,9 +315,9 @@ int spawn_with_fds(const char *const *argv, const char *const *envp, const int *
 			ret = osb_err_set(err, OSB_E_SPAWN, a.err, "spawn", "cannot start %s: %s",
 			                  argv[0], strerror(a.err));
 		else
-			ret = osb_err_set(err, a.step == STEP_UID || a.step == STEP_GID ? OSB_E_HOST
-			                                                                : OSB_E_SPAWN,
-			                  a.err, "spawn", "cannot start %s: %s failed: %s", argv[0],
+			ret = osb_err_set(err, a.step == STEP_UID || a.step == STEP_GID ||
+			                       a.step == STEP_CGROUP ? OSB_E_HOST : OSB_E_SPAWN,
+			                  a.err, a.step == STEP_CGROUP ? "cgroup" : "spawn", "cannot start %s: %s failed: %s", argv[0],
 			                  step_name(a.step), strerror(a.err));
 	}
 out:
@@ -296,12 +327,92 @@ out:
 	return ret;
 }
 
+/* Read RD into BUF (capacity *CAP, at most MAX bytes) until EOF or DEADLINE.
+ * 0 at EOF, -ETIMEDOUT at the deadline, -EFBIG over MAX, -ENOMEM, -errno. */
+static int capture_read(int rd, size_t max, uint64_t deadline, char **buf, size_t *cap,
+                        size_t *n)
+{
+	for (;;) {
+		struct pollfd p = { .fd = rd, .events = POLLIN };
+		uint64_t now = now_ms();
+		ssize_t got;
+		int r;
+
+		if (*n + 1 >= *cap) {
+			char *nb;
+
+			if (*cap > max)
+				return -EFBIG;
+			if (!(nb = realloc(*buf, *cap * 2)))
+				return -ENOMEM;
+			*buf = nb;
+			*cap *= 2;
+		}
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		r = poll(&p, 1, (int)(deadline - now));
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r <= 0)
+			continue;
+		got = read(rd, *buf + *n, *cap - *n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return 0;
+		*n += (size_t)got;
+	}
+}
+
+/* Wait for PIDFD until DEADLINE; 0 with *STATUS, or -ETIMEDOUT. */
+static int capture_wait(int pidfd, uint64_t deadline, int *status)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	uint64_t now;
+
+	while ((now = now_ms()) < deadline) {
+		if (poll(&p, 1, (int)(deadline - now)) > 0)
+			return pidfd_wait(pidfd, status);
+	}
+	return -ETIMEDOUT;
+}
+
+/* What went wrong with a helper that did not exit 0, in words. */
+static int capture_fail(const char *const *argv, int r, int status, size_t max, osb_error *err)
+{
+	const char *arg = argv[1] ? argv[1] : "";
+
+	if (r == -ETIMEDOUT)
+		return osb_err_set(err, OSB_E_SPAWN, ETIMEDOUT, "spawn",
+		                   "%s %s did not finish within %d s (killed)", argv[0], arg,
+		                   SPAWN_CAPTURE_TIMEOUT_MS / 1000);
+	if (r == -EFBIG)
+		return osb_err_set(err, OSB_E_SPAWN, EFBIG, "spawn",
+		                   "%s %s printed more than %zu bytes (killed)", argv[0], arg, max);
+	if (r == -ENOMEM)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "spawn", "out of memory");
+	if (r < 0)
+		return osb_err_set(err, OSB_E_IO, -r, "spawn", "%s %s: reading its output: %s",
+		                   argv[0], arg, strerror(-r));
+	if (WIFSIGNALED(status)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(status));
+
+		return osb_err_set(err, OSB_E_SPAWN, 0, "spawn", "%s %s was killed by signal %d (SIG%s)",
+		                   argv[0], arg, WTERMSIG(status), abbrev ? abbrev : "?");
+	}
+	return osb_err_set(err, OSB_E_SPAWN, 0, "spawn", "%s %s exited with status %d",
+	                   argv[0], arg, WEXITSTATUS(status));
+}
+
 int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *err)
 {
 	_cleanup_close_ int devnull = -1, rd = -1, wr = -1, pidfd = -1;
+	uint64_t deadline = now_ms() + SPAWN_CAPTURE_TIMEOUT_MS;
 	int pipefd[2], fds[3], status = 0, r;
 	size_t n = 0, cap = 4096;
-	char *buf;
+	_cleanup_free_ char *buf = NULL;
 	pid_t pid;
 
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -312,38 +423,26 @@ int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *er
 	rd = pipefd[0];
 	wr = pipefd[1];
 	fds[0] = devnull; fds[1] = wr; fds[2] = devnull;
-	r = spawn_with_fds(argv, spawn_fixed_env, fds, 3, NULL, &pid, &pidfd, err);
+	r = spawn_with_fds(argv, spawn_fixed_env, fds, 3, NULL, NULL, &pid, &pidfd, err);
 	if (r < 0)
 		return r;
 	close(wr);
 	wr = -1;
-	buf = malloc(cap);
-	if (!buf) {
+	if (!(buf = malloc(cap)))
+		r = -ENOMEM;
+	else
+		r = capture_read(rd, max, deadline, &buf, &cap, &n);
+	/* EOF is not the end: a helper that closed its stdout may still hang. */
+	if (r == 0)
+		r = capture_wait(pidfd, deadline, &status);
+	if (r < 0) {
 		pidfd_kill(pidfd, SIGKILL);
 		pidfd_wait(pidfd, &status);
-		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "spawn", "out of memory");
 	}
-	for (;;) {
-		ssize_t got;
-
-		if (n + 1 >= cap) {
-			char *nb = cap * 2 > max + 1 ? NULL : realloc(buf, cap * 2);
-
-			if (!nb)
-				break;   /* over MAX: keep what we have */
-			buf = nb;
-			cap *= 2;
-		}
-		got = read(rd, buf + n, cap - n - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
+	if (r < 0 || status != 0)
+		return capture_fail(argv, r, status, max, err);
 	buf[n] = '\0';
-	pidfd_kill(pidfd, SIGKILL);   /* harmless if it already exited */
-	pidfd_wait(pidfd, &status);
 	*out = buf;
+	buf = NULL;
 	return 0;
 }

@@ -20,6 +20,17 @@ typedef struct spawn_cred {
 	uint32_t uid, gid;
 } spawn_cred;
 
+/* What a sandbox's first process does before anything else: enter the
+ * sandbox's cgroup by writing "0" to each of CG_FDS (cgroup.procs files
+ * opened by cgroup_attach_fds), and make itself and everything it starts
+ * the OOM killer's first victims (oom_score_adj 1000), so that the
+ * supervisor outside is never the one killed. */
+typedef struct spawn_sandbox {
+	const int *cg_fds;
+	size_t n_cg_fds;
+	bool oom_first;
+} spawn_sandbox;
+
 /* The whole environment of every helper process the library starts (bwrap,
  * its --help, the init): nothing of the caller's or the command's. */
 extern const char *const spawn_fixed_env[];
@@ -27,18 +38,24 @@ extern const char *const spawn_fixed_env[];
 /* Start ARGV[0] (an absolute path) with ENVP (NULL: an empty environment;
  * never the caller's). FDS[i] becomes fd i in the child for i < NFDS (every
  * slot must be a valid fd); nothing else is inherited; every signal has its
- * default disposition and none is blocked. With CRED, the child switches to
- * those host ids before execve. On success *PID and *PIDFD are set. */
+ * default disposition and none is blocked. With SB, the child first takes
+ * those steps (a failure stops it: the error names the step). With CRED,
+ * the child switches to those host ids before execve. On success *PID and
+ * *PIDFD are set. */
 int spawn_with_fds(const char *const *argv, const char *const *envp, const int *fds,
-                   size_t nfds, const spawn_cred *cred, pid_t *pid, int *pidfd,
-                   osb_error *err);
+                   size_t nfds, const spawn_sandbox *sb, const spawn_cred *cred, pid_t *pid,
+                   int *pidfd, osb_error *err);
 
 /* Can a process with CRED (NULL: this process's own) create a user
  * namespace? A real attempt in a short-lived child. 0 or -errno. */
 int spawn_probe_userns(const spawn_cred *cred);
 
 /* Run ARGV with stdin and stderr on /dev/null and return its stdout (at
- * most MAX bytes). For probes such as `bwrap --help`. */
+ * most MAX bytes). For probes such as `bwrap --help`. A helper that has not
+ * exited within SPAWN_CAPTURE_TIMEOUT_MS is killed; one that is killed, exits
+ * non-zero or prints more than MAX is an error naming what happened: a broken
+ * bwrap must never hang the caller nor pass for a working one. */
+#define SPAWN_CAPTURE_TIMEOUT_MS 5000
 int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *err);
 
 int pidfd_open_cloexec(pid_t pid);

@@ -40,6 +40,9 @@ typedef struct request {
 	int64_t uid, gid;
 	int64_t host_uid, host_gid; /* pinned host ids (root callers) */
 	uint64_t idle_ms;           /* 0: not asked */
+	/* "limits": {"memory": "1GiB", ...}: values in the policy's grammar. */
+	bool lim_set[LIM__COUNT];
+	uint64_t lim[LIM__COUNT];
 } request;
 
 typedef int (*key_fn)(request *rq, json_object *v, osb_error *err);
@@ -308,13 +311,42 @@ static int k_idle(request *rq, json_object *v, osb_error *err)
 	return 0;
 }
 
+/* "limits": {"NAME": "VALUE", ...}, NAME and VALUE as "limit NAME VALUE"
+ * writes them. Lowering only is checked against the policy (check_limits). */
+static int k_limits(request *rq, json_object *v, osb_error *err)
+{
+	int r = want_kind(v, "limits", json_type_object, "an object", err);
+
+	if (r < 0)
+		return r;
+	json_object_object_foreach(v, name, val) {
+		char key[64];
+		const char *s;
+		size_t k;
+
+		for (k = 0; k < LIM__COUNT && strcmp(name, osb_limit_names[k]) != 0; k++)
+			;
+		snprintf(key, sizeof(key), "limits.%s", name);
+		if (k == LIM__COUNT)
+			return rerr(err, "unknown key \"%s\" in \"limits\" (a limit's name, as in "
+			            "\"limit NAME VALUE\")", name);
+		if ((r = want_string(val, key, &s, err)) < 0)
+			return r;
+		if (policy_limit_parse((unsigned)k, s, &rq->lim[k]) < 0)
+			return rerr(err, "\"%s\": invalid value \"%s\" (as the policy writes \"limit %s\")",
+			            key, s, name);
+		rq->lim_set[k] = true;
+	}
+	return 0;
+}
+
 static int read_request(request *rq, json_object *top, osb_error *err)
 {
 	static const key_def keys[] = {
 		{ "profile", k_profile }, { "workspace", k_workspace }, { "extra_writable", k_extra },
 		{ "read_only", k_read_only }, { "network", k_network }, { "env", k_env },
 		{ "uid", k_uid }, { "gid", k_gid }, { "host_uid", k_host_uid }, { "host_gid", k_host_gid },
-		{ "idle_timeout", k_idle },
+		{ "idle_timeout", k_idle }, { "limits", k_limits },
 	};
 	int r;
 
@@ -461,7 +493,7 @@ static int check_network(const osb_policy *p, const request *rq, osb_error *err)
 static const pol_str *deny_match(const osb_policy *p, const char *name)
 {
 	for (size_t i = 0; i < p->n_env_deny; i++)
-		if (env_pattern_match(p->env_deny[i].s, name))
+		if (env_deny_match(p->env_deny[i].s, name))
 			return &p->env_deny[i];
 	return NULL;
 }
@@ -595,6 +627,34 @@ static int apply_env_set(osb_policy *p, json_object *obj)
 	return 0;
 }
 
+/* A request may lower a limit, never raise it; an unset limit is unlimited. */
+static int check_limits(const osb_policy *p, const request *rq, osb_error *err)
+{
+	for (size_t k = 0; k < LIM__COUNT; k++) {
+		uint64_t have = p->limit_set[k].set ? p->limits[k] : UINT64_MAX;
+		char o[POLICY_ORIGIN_MAX], want[32], cur[32];
+
+		if (!rq->lim_set[k] || rq->lim[k] <= have)
+			continue;
+		policy_format_limit((unsigned)k, rq->lim[k], want, sizeof(want));
+		policy_format_limit((unsigned)k, have, cur, sizeof(cur));
+		return rerr(err, "\"limits.%s\": %s would raise the policy's \"limit %s %s\" (%s); a "
+		            "request may only lower a limit", osb_limit_names[k], want, osb_limit_names[k],
+		            cur, p->limit_set[k].set ? origin_of(&p->limit_set[k].o, o, sizeof(o))
+		                                     : "default");
+	}
+	return 0;
+}
+
+static void apply_limits(osb_policy *p, const request *rq)
+{
+	for (size_t k = 0; k < LIM__COUNT; k++)
+		if (rq->lim_set[k] && (!p->limit_set[k].set || rq->lim[k] != p->limits[k])) {
+			p->limits[k] = rq->lim[k];
+			p->limit_set[k] = (pol_set){ true, policy_api_origin };
+		}
+}
+
 static int apply(osb_policy *p, const request *rq, osb_error *err)
 {
 	const pol_set api = { true, policy_api_origin };
@@ -642,6 +702,7 @@ static int apply(osb_policy *p, const request *rq, osb_error *err)
 		p->host_gid = (uint32_t)rq->host_gid;
 		p->host_ids_set = api;
 	}
+	apply_limits(p, rq);
 	return 0;
 }
 
@@ -703,7 +764,8 @@ int osb_policy_apply_json(osb_policy *p, const char *json, osb_error *err)
 	    (r = check_extra(p, &rq, err)) == 0 &&
 	    (r = check_read_only(p, &rq, err)) == 0 &&
 	    (r = check_network(p, &rq, err)) == 0 &&
-	    (r = check_env(p, &rq, err)) == 0)
+	    (r = check_env(p, &rq, err)) == 0 &&
+	    (r = check_limits(p, &rq, err)) == 0)
 		r = apply(p, &rq, err);
 	json_object_put(top);
 	return r;

@@ -14,6 +14,7 @@
  * every control character escaped, so printing it cannot drive a terminal.
  */
 #include "result.h"
+#include "utf8.h"
 
 #include <limits.h>
 #include <json-c/json.h>
@@ -118,6 +119,45 @@ int capture_add(capture *c, const char *buf, size_t len)
 	return capture_add_tail(c, buf, len);
 }
 
+/* Where a clipped head ends: before a last character the clip left
+ * incomplete (a lead byte followed by fewer bytes than it announces). */
+static size_t utf8_whole_end(const char *s, size_t n)
+{
+	for (size_t back = 1; back <= 3 && back <= n; back++) {
+		unsigned char c = (unsigned char)s[n - back];
+		size_t need;
+
+		if (c >= 0x80 && c < 0xc0)
+			continue;   /* a continuation byte: look further back */
+		need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+		return c >= 0xc2 && c < 0xf5 && need > back ? n - back : n;
+	}
+	return n;
+}
+
+/* How many bytes a clipped tail skips: the continuation bytes (at most 3)
+ * of a character whose start was clipped away. */
+static size_t utf8_whole_start(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < 3 && i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+		i++;
+	return i;
+}
+
+/* A clip keeps whole characters: the halves of characters split by it are
+ * dropped, never joined into another one (which json_utf8 would take for
+ * valid). At most 3 bytes on each side; output that is not UTF-8 loses
+ * nothing else. */
+static size_t clip_whole(char *buf, size_t head_len, size_t tail_len)
+{
+	size_t h = utf8_whole_end(buf, head_len), skip = utf8_whole_start(buf + head_len, tail_len);
+
+	memmove(buf + h, buf + head_len + skip, tail_len - skip);
+	return h + tail_len - skip;
+}
+
 /* Hands the kept bytes to the caller and empties the buffers; TOTAL and
  * LIMIT stay so that the byte count can still be read. */
 int capture_take(capture *c, char **out, size_t *len, bool *truncated)
@@ -134,6 +174,8 @@ int capture_take(capture *c, char **out, size_t *len, bool *truncated)
 		memcpy(buf + c->head_len, c->tail + c->tail_start, first);
 	if (c->tail_start)
 		memcpy(buf + c->head_len + first, c->tail, c->tail_start);
+	if (c->total > c->limit)
+		n = clip_whole(buf, c->head_len, c->tail_len);
 	buf[n] = '\0';
 	*out = buf;
 	if (len)
@@ -174,6 +216,7 @@ void osb_result_free(osb_result *r)
 	free(r->err);
 	free(r->hint);
 	free(r->mode);
+	free(r->limits_skipped_why);
 	free(r);
 }
 
@@ -280,6 +323,45 @@ int osb_result_host_ids(const osb_result *r, uint32_t *uid, uint32_t *gid)
 	return 0;
 }
 
+int osb_result_oom_killed(const osb_result *r)
+{
+	return !r || !(r->cg_out.known & CG_KNOW_OOM) ? -1 : cgroup_oom_killed(&r->cg_out);
+}
+
+int osb_result_pids_limited(const osb_result *r)
+{
+	return !r || !(r->cg_out.known & CG_KNOW_PIDS) ? -1 : cgroup_pids_limited(&r->cg_out);
+}
+
+int osb_result_memory_peak(const osb_result *r, uint64_t *bytes)
+{
+	if (!r || !(r->cg_out.known & CG_KNOW_PEAK))
+		return -1;
+	*bytes = r->cg_out.memory_peak;
+	return 0;
+}
+
+int osb_result_cpu_throttled_us(const osb_result *r, uint64_t *usec)
+{
+	if (!r || !(r->cg_out.known & CG_KNOW_THROTTLE))
+		return -1;
+	*usec = r->cg_out.cpu_throttled_usec;
+	return 0;
+}
+
+unsigned osb_result_limits_not_enforced(const osb_result *r)
+{
+	unsigned m = 0;
+
+	if (r && (r->limits_skipped & CG_BIT(CG_MEMORY)))
+		m |= OSB_LIMIT_MEMORY;
+	if (r && (r->limits_skipped & CG_BIT(CG_PIDS)))
+		m |= OSB_LIMIT_PIDS;
+	if (r && (r->limits_skipped & CG_BIT(CG_CPU)))
+		m |= OSB_LIMIT_CPU;
+	return m;
+}
+
 const char *osb_result_policy_hash(const osb_result *r)
 {
 	return r ? r->policy_hash : "";
@@ -331,74 +413,16 @@ static int stream_close(FILE *f, char **buf)
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at S (N bytes left), or 0 when it is
- * invalid; *BAD is then the length of its maximal invalid prefix (the
- * Unicode "maximal subpart" rule: one U+FFFD per such prefix). */
-static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t need, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		need = 1;
-	else if (c >= 0xe0 && c <= 0xef)
-		need = 2;
-	else if (c >= 0xf0 && c <= 0xf4)
-		need = 3;
-	else {
-		*bad = 1;
-		return 0;
-	}
-	/* The second byte's range excludes overlongs, surrogates and > U+10FFFF. */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	for (i = 1; i <= need; i++) {
-		unsigned char min = i == 1 ? lo : 0x80, max = i == 1 ? hi : 0xbf;
-
-		if (i >= n || s[i] < min || s[i] > max) {
-			*bad = i;
-			return 0;
-		}
-	}
-	return need + 1;
-}
-
 /* A json string of S (LEN bytes) with invalid UTF-8 replaced by U+FFFD. */
 static json_object *json_utf8(const char *s, size_t len)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	char *buf = NULL;
-	size_t size = 0, i = 0, run = 0;
-	FILE *f = open_memstream(&buf, &size);
+	size_t size = 0;
+	char *buf = utf8_valid_dup(s, len, &size);
 	json_object *o = NULL;
 
-	if (!f)
-		return NULL;
-	/* Valid bytes are copied in runs; only bad ones are written singly. */
-	while (i < len) {
-		size_t bad = 0, ok = utf8_seq(u + i, len - i, &bad);
-
-		if (ok) {
-			i += ok;
-			continue;
-		}
-		fwrite(u + run, 1, i - run, f);
-		fputs("\xef\xbf\xbd", f);
-		i += bad;
-		run = i;
-	}
-	fwrite(u + run, 1, len - run, f);
 	/* json-c lengths are int; the capture limit keeps output far below. */
-	if (stream_close(f, &buf) == 0 && size <= INT_MAX)
-		o = json_object_new_string_len(buf ? buf : "", (int)size);
+	if (buf && size <= INT_MAX)
+		o = json_object_new_string_len(buf, (int)size);
 	free(buf);
 	return o;
 }
@@ -492,6 +516,72 @@ static json_object *json_host_ids(const osb_result *r)
 	return o;
 }
 
+int result_set_limits(osb_result *r, const limits_state *ls, const cgroup_outcome *out)
+{
+	r->cg = ls->cg != NULL;
+	if (out)
+		r->cg_out = *out;
+	r->limits_skipped = ls->skipped;
+	if (ls->skipped && !(r->limits_skipped_why = strdup(ls->skipped_why)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* A counter the host reports (KNOW in cg_out.known), else null. */
+static bool put_known(json_object *o, const char *key, const osb_result *r, unsigned know,
+                      json_object *v)
+{
+	if (!(r->cg_out.known & know)) {
+		json_object_put(v);
+		return put(o, key, NULL, false);
+	}
+	return put(o, key, v, true);
+}
+
+static bool put_skipped(json_object *o, const osb_result *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (int c = 0; a && c < CG__NCTRL; c++)
+		if ((r->limits_skipped & CG_BIT(c)) &&
+		    json_object_array_add(a, json_object_new_string(cgroup_ctrl_names[c])) < 0) {
+			json_object_put(a);
+			return false;
+		}
+	return put(o, "not_enforced", a, true) &&
+	       put_str_or_null(o, "not_enforced_reason", r->limits_skipped_why, 0);
+}
+
+/* {"cgroup": true, "oom_killed": B, "pids_limited": B, "memory_peak_bytes":
+ * N, "pids_peak": N, "cpu_usage_ms": N, "cpu_throttled_ms": N,
+ * "not_enforced": [...], "not_enforced_reason": S}: null counters are
+ * those this host does not report (osb-isolate(1), "RESULT"). */
+static json_object *json_limits(const osb_result *r)
+{
+	const cgroup_outcome *c = &r->cg_out;
+	json_object *o = json_object_new_object();
+	bool ok;
+
+	if (!o)
+		return NULL;
+	ok = put(o, "cgroup", json_object_new_boolean(r->cg), true);
+	ok = put_known(o, "oom_killed", r, CG_KNOW_OOM, json_object_new_boolean(cgroup_oom_killed(c))) && ok;
+	ok = put_known(o, "pids_limited", r, CG_KNOW_PIDS,
+	               json_object_new_boolean(cgroup_pids_limited(c))) && ok;
+	ok = put_known(o, "memory_peak_bytes", r, CG_KNOW_PEAK, json_object_new_uint64(c->memory_peak)) && ok;
+	ok = put_known(o, "pids_peak", r, CG_KNOW_PIDS_PEAK, json_object_new_uint64(c->pids_peak)) && ok;
+	ok = put_known(o, "cpu_usage_ms", r, CG_KNOW_CPU,
+	               json_object_new_uint64(c->cpu_usage_usec / 1000)) && ok;
+	ok = put_known(o, "cpu_throttled_ms", r, CG_KNOW_THROTTLE,
+	               json_object_new_uint64(c->cpu_throttled_usec / 1000)) && ok;
+	ok = put_skipped(o, r) && ok;
+	if (!ok) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* The members in the documented order (osb-isolate(1), "RESULT"). */
 static bool result_fill_json(const osb_result *r, json_object *o)
 {
@@ -514,6 +604,8 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	ok = put_str_or_null(o, "policy_hash", r->policy_hash, sizeof(r->policy_hash)) && ok;
 	ok = put_str_or_null(o, "mode", r->mode, 0) && ok;
 	ok = put(o, "host_ids", r->host_uid ? json_host_ids(r) : NULL, r->host_uid != 0) && ok;
+	ok = put(o, "limits", r->cg || r->limits_skipped ? json_limits(r) : NULL,
+	         r->cg || r->limits_skipped) && ok;
 	ok = put_str_or_null(o, "hint", r->hint, 0) && ok;
 	ok = put(o, "status", json_object_new_int(osb_result_cli_status(r)), true) && ok;
 	return ok;

@@ -10,6 +10,7 @@
 #define OSB_RESULT_H
 
 #include "policy.h"
+#include "sandbox-limits.h"
 
 /* A clipped capture of one stream: HEAD keeps the first bytes up to
  * limit/2 (rounded up), TAIL is a ring of the last limit/2 bytes. */
@@ -44,10 +45,21 @@ struct osb_result {
 	char *mode;            /* "userns" / "root", or NULL when not started */
 	uint32_t host_uid, host_gid;   /* the sandbox's host ids; 0: not planned */
 	const char *host_ids_kind;     /* hostid_kind_name(): static */
+	/* Kernel-enforced limits (sandbox-limits.h): whether the sandbox had a cgroup,
+	 * what it said when the sandbox had ended, and the best-effort limits
+	 * this host could not enforce (CG_BIT()s, with the first reason). */
+	bool cg;
+	cgroup_outcome cg_out;
+	unsigned limits_skipped;
+	char *limits_skipped_why;
 };
 
 osb_result *result_new(void);
 void result_set_host_ids(osb_result *r, uint32_t uid, uint32_t gid, const char *kind);
+/* Record LS's skipped limits and, when it had a cgroup, OUT (read from it
+ * after the sandbox ended). 0 or -ENOMEM. */
+int result_set_limits(osb_result *r, const limits_state *ls, const cgroup_outcome *out);
+
 /* The stable names of error codes used in JSON: "usage", "policy", ... */
 const char *result_code_name(int code);
 

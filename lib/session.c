@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "supervise.h"
 #include "init-proto.h"
+#include "outcome.h"
 #include "bwrap.h"
 #include "launch.h"
 #include "proc.h"
@@ -55,6 +56,7 @@ struct osb_session {
 	char *mode;
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
+	limits_state lim;         /* the plan's cgroup, removed once the sandbox is gone */
 };
 
 struct osb_proc {
@@ -150,6 +152,7 @@ static void session_release(osb_session *s)
 	free(s->mode);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
+	limits_release(&s->lim);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -184,7 +187,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	}
 	s->sock = sv[0];
 	r = launch_prepare(p, &(plan_request){ o && o->env_set ? (const char *const *)o->env.v : NULL,
-	                                       NULL, true }, &pl, err);
+	                                       NULL, true, 0 }, &pl, err);
 	if (r < 0)
 		goto fail;
 	if ((r = session_copy(s, p, &pl, err)) == 0 &&
@@ -197,6 +200,8 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	if (r == 0) {
 		s->made = pl.made;
 		pl.made = (placeholders){ NULL, 0, NULL, 0 };
+		s->lim = pl.lim;
+		pl.lim.cg = NULL;
 	}
 	strv_free(&argv);
 	plan_free(&pl);
@@ -305,7 +310,7 @@ static bool env_name_ok(const char *s, size_t len)
 static bool env_denied(const osb_session *s, const char *name)
 {
 	for (size_t i = 0; i < s->deny.n; i++)
-		if (env_pattern_match(s->deny.v[i], name))
+		if (env_deny_match(s->deny.v[i], name))
 			return true;
 	return false;
 }
@@ -814,6 +819,42 @@ out:
 	return r;
 }
 
+/* The counters of the session's cgroup, taken under the session's lock
+ * (the cgroup goes with the session). */
+static void session_outcome(osb_session *s, cgroup_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	pthread_mutex_lock(&s->lock);
+	if (s->lim.cg && !s->destroyed && cgroup_read_outcome(s->lim.cg, o) < 0)
+		memset(o, 0, sizeof(*o));
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* run_exec, and what the session's cgroup counted meanwhile: the OOM kills,
+ * refused forks, CPU and throttled time of this command's span (commands
+ * that run at the same time share them); the peaks are the session's. */
+static int run_exec_limits(osb_session *s, const osb_exec *e, collect *c, osb_result *res)
+{
+	cgroup_outcome before, after;
+	int r;
+
+	session_outcome(s, &before);
+	r = run_exec(s, e, c, res);
+	session_outcome(s, &after);
+	after.known &= before.known;
+	after.oom_kills -= before.oom_kills;
+	after.memory_max_hits -= before.memory_max_hits;
+	after.pids_max_hits -= before.pids_max_hits;
+	after.cpu_usage_usec -= before.cpu_usage_usec;
+	after.cpu_nr_throttled -= before.cpu_nr_throttled;
+	after.cpu_throttled_usec -= before.cpu_throttled_usec;
+	pthread_mutex_lock(&s->lock);
+	if (result_set_limits(res, &s->lim, &after) < 0 && r == 0)
+		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
 int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_error *err)
 {
 	collect c = { .rd = { -1, -1 }, .sink = { -1, -1 } };
@@ -850,7 +891,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	capture_init(&c.cap[1], e->capture ? lim : 0);
 	c.sink[0] = e->stdout_fd;
 	c.sink[1] = e->stderr_fd;
-	r = run_exec(s, e, &c, res);
+	r = run_exec_limits(s, e, &c, res);
 	if (output_take(c.cap, e->capture, res) < 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 done:
@@ -859,19 +900,7 @@ done:
 			close(c.rd[i]);
 		capture_free(&c.cap[i]);
 	}
-	res->duration_ms = now_ms() - start;
-	if (r < 0)
-		res->has_error = true;
-	if (res->has_error) {
-		if (err)
-			*err = res->error;
-		r = -(res->error.code ? res->error.code : OSB_E_INTERNAL);
-	}
-	if (out)
-		*out = res;
-	else
-		osb_result_free(res);
-	return r;
+	return outcome_finish(res, start, r, out, err);
 }
 
 /* ---- teardown --------------------------------------------------------------------- */
@@ -890,6 +919,7 @@ static void session_teardown(osb_session *s)
 	sandbox_stop(s->sb);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
+	limits_release(&s->lim);
 }
 
 int osb_session_destroy(osb_session *s, osb_error *err)

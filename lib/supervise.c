@@ -38,6 +38,8 @@ typedef struct sup {
 	int bwrap_pidfd, pid1_pidfd;
 	bool have_exit; int exit_code;
 	bool timed_out;
+	uint64_t wall_ms;            /* the limit supervise() enforced (0: none) */
+	bool deadline_hit;           /* the init's own wall limit fired ("T") */
 	hostid host;                 /* the ids the init must have on the host (a copy: no lock) */
 	bool id_checked;             /* its "X" or "R" was verified (or refused) */
 	char id_error[512];          /* why it was refused; "" when it was not */
@@ -265,6 +267,12 @@ static void read_init(sup *s)
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(struct ucred)))
 			uc = (const struct ucred *)CMSG_DATA(c);
+	/* The deadline, after the command started: from the init (its ids were
+	 * checked with "X"), a message of its own. */
+	if (n == 1 && buf[0] == INIT_MSG_DEADLINE && s->id_checked && !s->id_error[0]) {
+		s->deadline_hit = true;
+		return;
+	}
 	check_init_sender(s, buf, (size_t)n, uc);
 	append(s->init, sizeof(s->init), &s->init_len, buf, (size_t)n);
 }
@@ -305,6 +313,8 @@ static int supervise(sup *s, uint64_t wall_ms, bool until_ready, int *bwrap_stat
 {
 	uint64_t start = now_ms(), drain_until = 0;
 	bool bwrap_done = false;
+
+	s->wall_ms = wall_ms;
 
 	for (;;) {
 		struct pollfd pfd[CH__COUNT + 1];
@@ -413,13 +423,20 @@ static void fill_result(sup *s, int bwrap_status, osb_result *res)
 		return;
 	}
 	res->ran = exec_reached;
-	if (s->timed_out) {
+	if ((s->timed_out || s->deadline_hit) && exec_reached) {
 		res->timed_out = true;
 		return;
 	}
 	if (!exec_reached) {
+		/* The wall limit expired before the init started the command: the
+		 * sandbox was never set up, whatever the command would have done. */
 		res->has_error = true;
-		bwrap_error(s, bwrap_status, &res->error);
+		if (s->timed_out)
+			osb_err_set(&res->error, OSB_E_SANDBOX, ETIMEDOUT, "init",
+			            "sandbox setup failed: the init did not start the command within "
+			            "%llu ms (the wall limit); killed", (unsigned long long)s->wall_ms);
+		else
+			bwrap_error(s, bwrap_status, &res->error);
 		return;
 	}
 	if (!s->have_exit) {
@@ -450,8 +467,9 @@ static int set_nonblock(int fd)
 static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra_fd,
                       int *pidfd, osb_error *err)
 {
-	int fds[PFD_FIRST_BIND + 64 + PLAN_MAX_DATA + 1];
+	int fds[PFD_FIRST_BIND + 64 + PLAN_MAX_DATA + 1], cg_fds[CG_MAX_DIRS];
 	const spawn_cred *cred = pl->use_cred ? &pl->cred : NULL;
+	spawn_sandbox sb = { cg_fds, 0, true };
 	size_t nfds;
 	pid_t pid;
 
@@ -474,7 +492,9 @@ static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra
 		fds[nfds++] = extra_fd;
 	/* bwrap and the init get a fixed environment; the command's travels in
 	 * the plan's env memfd (a session's, with each request). */
-	return spawn_with_fds((const char *const *)argv->v, spawn_fixed_env, fds, nfds, cred,
+	if (pl->lim.cg)
+		sb.n_cg_fds = cgroup_attach_fds(pl->lim.cg, cg_fds, CG_MAX_DIRS);
+	return spawn_with_fds((const char *const *)argv->v, spawn_fixed_env, fds, nfds, &sb, cred,
 	                      &pid, pidfd, err);
 }
 
@@ -572,6 +592,22 @@ static void sup_free(sup *s)
 	capture_free(&s->cap[1]);
 }
 
+/* What the sandbox's cgroup says, once everything in it is gone (bwrap has
+ * ended; a process that escaped its pid 1's death is killed here). */
+static int result_limits(const plan *pl, osb_result *res)
+{
+	cgroup_outcome out;
+
+	memset(&out, 0, sizeof(out));
+	if (pl->lim.cg) {
+		cgroup_kill(pl->lim.cg);
+		cgroup_wait_empty(pl->lim.cg, 2000);
+		if (cgroup_read_outcome(pl->lim.cg, &out) < 0)
+			memset(&out, 0, sizeof(out));
+	}
+	return result_set_limits(res, &pl->lim, &out);
+}
+
 int supervise_run(const plan *pl, const osb_exec *e, uint64_t limit, osb_result *res)
 {
 	sup s;
@@ -586,6 +622,8 @@ int supervise_run(const plan *pl, const osb_exec *e, uint64_t limit, osb_result 
 	s.sink[0] = e->stdout_fd;
 	s.sink[1] = e->stderr_fd;
 	r = launch(pl, e, &s, &status, &res->error);
+	if (r == 0 && result_limits(pl, res) < 0)
+		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	if (r == 0) {
 		fill_result(&s, status, res);
 		if (output_take(s.cap, s.capture_on, res) < 0)

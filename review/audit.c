@@ -124,18 +124,37 @@ static int audit_view(const review_policy *p, audit_report *r)
 	                "host-ro" : "beyond the system directories");
 }
 
+/* A02: writable host paths, and the write-roots beneath which a caller
+ * (run --rw, a request's extra_writable) may grant more: each counts as a
+ * writable path; one whose change runs code or changes the host, all. */
 static int audit_writes(const review_policy *p, audit_report *r)
 {
+	size_t n = p->n_writes + p->n_write_roots;
+	const rv_origin *o = NULL;
+	char also[PATH_MAX + 64] = "";
+
 	for (size_t i = 0; i < p->n_writes; i++)
 		if (classify_write(p, p->writes[i].s) != W_NONE)
 			return set_item(r, A_HOST_WRITES, 15, &p->writes[i].o,
 			                "write %s: a path whose change runs code or changes the host",
 			                p->writes[i].s);
-	if (p->n_writes == 0)
+	for (size_t i = 0; i < p->n_write_roots; i++)
+		if (classify_write(p, p->write_roots[i].s) != W_NONE || rv_within("/home", p->write_roots[i].s))
+			return set_item(r, A_HOST_WRITES, 15, &p->write_roots[i].o,
+			                "write-root %s: callers may make a path whose change runs code or "
+			                "changes the host writable", p->write_roots[i].s);
+	if (n == 0)
 		return set_item(r, A_HOST_WRITES, 0, NULL, "no writable host path beyond the workspace");
-	return set_item(r, A_HOST_WRITES, (unsigned)(p->n_writes > 3 ? 15 : 5 * p->n_writes),
-	                &p->writes[p->n_writes - 1].o, "%zu writable host path%s beyond the workspace",
-	                p->n_writes, p->n_writes == 1 ? "" : "s");
+	if (p->n_write_roots) {
+		o = &p->write_roots[p->n_write_roots - 1].o;
+		snprintf(also, sizeof(also), " (write-root %s%s: callers may grant paths beneath %s)",
+		         p->write_roots[0].s, p->n_write_roots > 1 ? ", ..." : "",
+		         p->n_write_roots > 1 ? "them" : "it");
+	}
+	if (p->n_writes)
+		o = &p->writes[p->n_writes - 1].o;
+	return set_item(r, A_HOST_WRITES, (unsigned)(n > 3 ? 15 : 5 * n), o,
+	                "%zu writable host path%s beyond the workspace%s", n, n == 1 ? "" : "s", also);
 }
 
 static int audit_env(const review_policy *p, audit_report *r)
@@ -235,7 +254,7 @@ static int audit_exposure(const review_policy *p, audit_report *r)
 	int e;
 
 	for (size_t i = 0; i < ARRAY_SIZE(daemon_sockets) && !o; i++) {
-		exposers(p, daemon_sockets[i], false, count_exposer, &o);
+		exposers(p, daemon_sockets[i], true, count_exposer, &o);
 		what = daemon_sockets[i];
 	}
 	e = o ? set_item(r, A_SOCKETS, 10, o, "%s is reachable", what)
@@ -429,3 +448,37 @@ char *audit_render_json(const audit_report *r, const char *name, const char *has
 	return json_take(o);
 }
 
+
+static int checks_text(FILE *f, const void *arg)
+{
+	(void)arg;
+	fprintf(f, "%-4s %-16s %6s  %s\n", "ID", "CHECK", "WEIGHT", "MEASURES");
+	for (size_t k = 0; k < A__COUNT; k++)
+		fprintf(f, "%-4s %-16s %6u  %s\n", audit_defs[k].id, audit_defs[k].name, audit_defs[k].weight,
+		        audit_defs[k].what);
+	fprintf(f, "%-4s %-16s %6d\n", "", "total", AUDIT_MAX);
+	return 0;
+}
+
+char *audit_checks_text(void)
+{
+	return rv_render(checks_text, NULL);
+}
+
+char *audit_checks_json(void)
+{
+	json_object *a = json_object_new_array();
+
+	if (!a)
+		return NULL;
+	for (size_t k = 0; k < A__COUNT; k++) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "id", json_object_new_string(audit_defs[k].id));
+		json_object_object_add(c, "name", json_object_new_string(audit_defs[k].name));
+		json_object_object_add(c, "description", json_object_new_string(audit_defs[k].what));
+		json_object_object_add(c, "weight", json_object_new_int((int)audit_defs[k].weight));
+		json_object_array_add(a, c);
+	}
+	return json_take(a);
+}

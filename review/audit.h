@@ -35,4 +35,9 @@ const char *audit_level(unsigned total);
 char *audit_render_text(const audit_report *r, const char *name);
 char *audit_render_json(const audit_report *r, const char *name, const char *hash, int threshold);
 
+/* Every check with its id, name, weight and what it measures: a table, or
+ * one JSON array (malloc'd; NULL: no memory). */
+char *audit_checks_text(void);
+char *audit_checks_json(void);
+
 #endif /* OSB_REVIEW_AUDIT_H */

@@ -2,13 +2,17 @@
 /* Copyright The osb-isolate authors */
 /* diag.c — a parse error as a diagnostic (diag.h): the library's message
  * "FILE:LINE:COL: text" split into its position and text, and a stable code
- * for the class of mistake, matched from the parser's own words.
+ * for the class of mistake. Where the position says what was wrong (a word
+ * of a "seccomp" line: a system call name or an errno), the code is that
+ * kind's; otherwise it is matched from the parser's own words.
  */
 #include "diag.h"
 #include "common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- check: diagnostics from parse errors ------------------------------------- */
@@ -58,6 +62,55 @@ size_t diag_codes(const char **codes, const char **names, size_t max)
 		names[n] = diag_table[i].name;
 	}
 	return n;
+}
+
+/* Line LINE of FILE into BUF (without its newline); false if unreadable. */
+static bool read_line(const char *file, unsigned line, char *buf, size_t size)
+{
+	FILE *f = fopen(file, "re");
+	bool found = false;
+
+	if (!f)
+		return false;
+	for (unsigned n = 1; fgets(buf, (int)size, f); n++) {
+		if (n == line) {
+			buf[strcspn(buf, "\n")] = '\0';
+			found = true;
+			break;
+		}
+		while (!strchr(buf, '\n') && fgets(buf, (int)size, f))
+			;   /* the rest of a long line */
+	}
+	fclose(f);
+	return found;
+}
+
+/* The code of the word at column COL of a "seccomp" line (its arguments are
+ * system call names and "errno=E"), or NULL when the line is another
+ * directive's or the column is not on an argument. */
+static const char *code_by_position(const char *file, unsigned line, unsigned col)
+{
+	char buf[4096];
+	const char *w, *at;
+	size_t n;
+
+	if (!line || !col || !read_line(file, line, buf, sizeof(buf)) || col > strlen(buf))
+		return NULL;
+	w = buf + strspn(buf, " \t");
+	n = strcspn(w, " \t");
+	if (n != strlen("seccomp") || strncmp(w, "seccomp", n) != 0)
+		return NULL;
+	at = buf + col - 1;
+	if (at < w + n || *at == ' ' || *at == '\t')
+		return NULL;
+	while (at > buf && at[-1] != ' ' && at[-1] != '\t')
+		at--;   /* the start of the word the column falls in */
+	if (strncmp(at, "errno=", strlen("errno=")) == 0)
+		return "E007";
+	if (strncmp(at, "allow", 5) == 0 || strncmp(at, "deny", 4) == 0 || strncmp(at, "none", 4) == 0 ||
+	    at == w + n + strspn(w + n, " \t"))
+		return NULL;   /* the mode word: the text decides */
+	return "E011";
 }
 
 /* Parse an unsigned decimal at *S; advance past it. */
@@ -110,7 +163,15 @@ done:
 		diag_free(out);
 		return -ENOMEM;
 	}
+	/* A class the words name (a duplicate, a conflict...) stands; what they
+	 * leave unclassified is the kind of the word at the position. */
 	out->code = diag_code_of(out->text);
+	if (strcmp(out->code, "E099") == 0) {
+		const char *k = code_by_position(out->file, out->line, out->col);
+
+		if (k)
+			out->code = k;
+	}
 	return 0;
 }
 

@@ -40,7 +40,7 @@ static char *rule_key(const char *rule)
 	if (word_in(rule, n0, scalars, ARRAY_SIZE(scalars)))
 		return strndup(rule, n0);
 	if (word_in(rule, n0, mount_words, ARRAY_SIZE(mount_words)))
-		return rv_fmt("mount %s", a1);
+		return rv_fmt("mount %.*s", (int)n1, a1);   /* the path: "tmpfs /tmp size=..." too */
 	if (strncmp(rule, "env ", 4) == 0 && (strcmp(a1, "clear") == 0 || strcmp(a1, "inherit") == 0))
 		return strdup("env");
 	if (strncmp(rule, "env set ", 8) == 0)
@@ -111,12 +111,22 @@ static enum diff_dir changed_dir(const char *key, const char *from, const char *
 	for (size_t i = 0; i < ARRAY_SIZE(orders); i++)
 		if (word_rank(from, orders[i]) >= 0)
 			return compare_ranks(word_rank(from, orders[i]), word_rank(to, orders[i]));
-	if (strncmp(key, "limit ", 6) == 0)
-		return va == vb ? DIFF_NEUTRAL : vb > va ? DIFF_WIDER : DIFF_NARROWER;
-	if (strncmp(key, "mount ", 6) == 0) {
-		/* A bind shows the host; every other mount kind shows nothing of it. */
-		bool a = strncmp(from, "ro-bind ", 8) == 0, b = strncmp(to, "ro-bind ", 8) == 0;
+	if (strncmp(key, "limit ", 6) == 0) {
+		/* A best-effort limit may not hold: weaker than the same value enforced. */
+		bool a = strstr(from, " best-effort") != NULL, b = strstr(to, " best-effort") != NULL;
 
+		if (va == vb)
+			return a == b ? DIFF_NEUTRAL : b ? DIFF_WIDER : DIFF_NARROWER;
+		return vb > va ? DIFF_WIDER : DIFF_NARROWER;
+	}
+	if (strncmp(key, "mount ", 6) == 0) {
+		/* A bind shows the host; every other mount kind shows nothing of it.
+		 * A tmpfs without a size may take half the host's memory. */
+		bool a = strncmp(from, "ro-bind ", 8) == 0, b = strncmp(to, "ro-bind ", 8) == 0;
+		uint64_t sa = va ? va : UINT64_MAX, sb = vb ? vb : UINT64_MAX;
+
+		if (a == b && strncmp(from, "tmpfs ", 6) == 0 && strncmp(to, "tmpfs ", 6) == 0)
+			return sa == sb ? DIFF_NEUTRAL : sb > sa ? DIFF_WIDER : DIFF_NARROWER;
 		return a == b ? DIFF_NEUTRAL : b ? DIFF_WIDER : DIFF_NARROWER;
 	}
 	if (strcmp(key, "user") == 0) {

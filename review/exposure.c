@@ -18,7 +18,8 @@
 static const char *const secret_shapes[] = {
 	"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_PWD", "*API_KEY*", "*APIKEY*",
 	"*PRIVATE_KEY*", "*ACCESS_KEY*", "*CREDENTIAL*", "*_AUTH", "AWS_*", "AZURE_*",
-	"VAULT_*", "KUBECONFIG", "NETRC", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "PGPASSWORD",
+	"VAULT_*", "KUBECONFIG", "NETRC", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "PGPASSWORD", "*JWT*",
+	"*_AUTH_*",
 };
 
 /* Well-known secret variables: what a broad pass pattern or inherit must not
@@ -29,7 +30,9 @@ static const char *const secret_samples[] = {
 	"STRIPE_SECRET_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
 	"AZURE_CLIENT_SECRET", "GOOGLE_APPLICATION_CREDENTIALS", "DATABASE_PASSWORD",
 	"PGPASSWORD", "MYSQL_PWD", "TWINE_PASSWORD", "DOCKER_PASSWORD", "SSH_AUTH_SOCK",
-	"KUBECONFIG",
+	"KUBECONFIG", "PASSWORD", "TOKEN", "SECRET_KEY", "github_token", "npm_config__authToken",
+	"NODE_AUTH_TOKEN", "CI_JOB_JWT", "CI_JOB_JWT_V2", "CI_JOB_TOKEN", "ACTIONS_RUNTIME_TOKEN",
+	"SYSTEM_ACCESSTOKEN", "DOCKER_AUTH_CONFIG",
 };
 
 bool secret_looking(const char *name)
@@ -49,11 +52,26 @@ bool secret_looking(const char *name)
 	return false;
 }
 
+static void upper(const char *s, char *out, size_t size)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < size; i++)
+		out[i] = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 'a' + 'A') : s[i];
+	out[i] = '\0';
+}
+
+/* Deny patterns ignore case, as the library matches them. */
 bool env_denied(const review_policy *p, const char *name)
 {
-	for (size_t i = 0; i < p->n_env_deny; i++)
-		if (rv_glob_match(p->env_deny[i].s, name))
+	char n[256], pat[256];
+
+	upper(name, n, sizeof(n));
+	for (size_t i = 0; i < p->n_env_deny; i++) {
+		upper(p->env_deny[i].s, pat, sizeof(pat));
+		if (rv_glob_match(pat, n))
 			return true;
+	}
 	return false;
 }
 
@@ -89,6 +107,7 @@ const char *const daemon_sockets[N_DAEMON_SOCKETS] = {
 	"/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock",
 	"/run/crio/crio.sock", "/run/buildkit/buildkitd.sock", "/run/dbus/system_bus_socket",
 	"/run/systemd/private", "/run/libvirt/libvirt-sock", "/run/snapd.socket", "/run/user",
+	"/run/osb-isolate",
 };
 
 const char *const shared_dirs[N_SHARED_DIRS] = { "/tmp", "/dev/shm" };

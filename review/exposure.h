@@ -18,7 +18,7 @@ bool env_denied(const review_policy *p, const char *name);
 size_t leaked_samples(const review_policy *p, const char *pattern, char *buf, size_t size);
 
 /* Control sockets of host daemons, spelled under /run (see rv_path_within). */
-#define N_DAEMON_SOCKETS 10
+#define N_DAEMON_SOCKETS 11
 extern const char *const daemon_sockets[N_DAEMON_SOCKETS];
 /* Host directories shared with every other process of the host. */
 #define N_SHARED_DIRS 2

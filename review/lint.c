@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- lint rules ----------------------------------------------------------------- */
 
@@ -29,6 +30,11 @@ static const lint_rule lint_table[] = {
 	{ "E102", "no-proc", LINT_ERROR,
 	  "Every sandbox has a pid namespace and its init is started through /proc/self/fd, so "
 	  "a policy without \"proc /proc\" cannot run. Add \"proc /proc\"." },
+	{ "E103", "hide-not-directory", LINT_ERROR,
+	  "hide mounts an empty directory (a read-only tmpfs) over a directory; over a file of the "
+	  "host the sandbox cannot be built, so osb-isolate refuses to start this policy on this "
+	  "host. Hide the directory that holds the file, or do not show the file at all (root "
+	  "none with the binds the code needs)." },
 	{ "W101", "write-home", LINT_WARNING,
 	  "A writable home directory lets the sandbox plant code that runs outside it later: "
 	  "shell startup files, ~/.ssh/authorized_keys, ~/.config/autostart, ~/.local/bin on "
@@ -49,7 +55,8 @@ static const lint_rule lint_table[] = {
 	  ".git/config, or grant the work tree without its .git." },
 	{ "W106", "daemon-socket", LINT_WARNING,
 	  "A daemon's control socket (docker, containerd, podman, CRI-O, buildkit, the D-Bus "
-	  "system bus, systemd, libvirt, per-user sockets under /run/user) is reachable even "
+	  "system bus, systemd, libvirt, per-user sockets under /run/user, osb-isolate's own "
+	  "sessions under /run/osb-isolate) is reachable even "
 	  "through a read-only mount: connect(2) ignores read-only mounts. The docker or "
 	  "containerd socket is root on the host. Keep \"tmpfs /run\" and bind no socket." },
 	{ "W107", "network-host", LINT_WARNING,
@@ -102,6 +109,9 @@ static const lint_rule lint_table[] = {
 	  "is a file. Services listen on such sockets under /srv, /var, /home and elsewhere. Bind "
 	  "only what the code needs (root none, ro-bind /usr, ro-bind /etc: strict.policy); "
 	  "\"explain --host\" lists the sockets a policy's binds show on a given host." },
+	{ "W119", "env-set-comment", LINT_WARNING,
+	  "A \"#\" after a blank in an \"env set\" value is part of the value, not a comment: "
+	  "comments take whole lines. Move the comment to a line of its own." },
 	{ "W190", "bad-waiver", LINT_WARNING,
 	  "A waiver comment reads \"# osb-lint: waive CODE[,CODE...] -- REASON\": known warning "
 	  "codes and a reason. Errors, W190 and W191 cannot be waived." },
@@ -266,7 +276,9 @@ static int lint_exposure(const review_policy *p, lint_report *r)
 		return e;
 
 	for (size_t i = 0; i < ARRAY_SIZE(daemon_sockets); i++)
-		if ((e = exposers(p, daemon_sockets[i], false, expose_finding, &c)) < 0)
+		/* Beneath too: /run/user/UID and osb-isolate's session directories
+		 * hold sockets of their own. */
+		if ((e = exposers(p, daemon_sockets[i], true, expose_finding, &c)) < 0)
 			return e;
 	c = (expose_ctx){ r, "W108", r->n };
 	for (size_t i = 0; i < ARRAY_SIZE(shared_dirs); i++)
@@ -325,6 +337,39 @@ static int lint_env(const review_policy *p, lint_report *r)
 		if (secret_looking(name) &&
 		    lint_add_finding(r, "W113", &e->o, "\"env set %s=...\" writes a credential-shaped "
 		                "variable into the policy", name) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A comment the author meant to end the line, kept in the value. */
+static int lint_env_comments(const review_policy *p, lint_report *r)
+{
+	for (size_t i = 0; i < p->n_env_set; i++) {
+		const char *s = p->env_set[i].s, *h = strstr(s, " #");
+
+		if (!h)
+			h = strstr(s, "\t#");
+		if (h && lint_add_finding(r, "W119", &p->env_set[i].o, "\"env set %.*s\" holds \"%s\" in its "
+		                     "value: a comment there is part of the value",
+		                     (int)strcspn(s, "="), s, h + 1) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A hide over a file of this host fails when the sandbox is built: a fact
+ * of the host, known before, as W116's accounts are. */
+static int lint_hides(const review_policy *p, lint_report *r)
+{
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const rv_mount *m = &p->mounts[i];
+		struct stat st;
+
+		if (m->kind != MNT_HIDE || stat(m->path, &st) < 0 || S_ISDIR(st.st_mode))
+			continue;
+		if (lint_add_finding(r, "E103", &m->o, "\"hide %s\": %s is not a directory on this host "
+		                "(hide mounts an empty directory)", m->path, m->path) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -411,11 +456,15 @@ static void scalar_text(const review_policy *p, int id, char *buf, size_t size)
 
 		if (!p->limit_set[k].set || p->limits[k] == UINT64_MAX)
 			snprintf(buf, size, "limit %s unlimited", rv_limit_names[k]);
+		else if (k == LIM_CPU)   /* thousandths of a CPU */
+			snprintf(buf, size, "limit cpu %llu.%03llu", (unsigned long long)p->limits[k] / 1000,
+			         (unsigned long long)p->limits[k] % 1000);
 		else
 			snprintf(buf, size, "limit %s %llu%s", rv_limit_names[k],
 			         (unsigned long long)p->limits[k],
-			         k == LIM_WALL ? "ms" : k == LIM_CPU ? "s" :
-			         (k == LIM_AS || k == LIM_FSIZE || k == LIM_OUTPUT) ? "B" : "");
+			         k == LIM_WALL ? "ms" : k == LIM_CPUTIME ? "s" :
+			         (k == LIM_AS || k == LIM_FSIZE || k == LIM_OUTPUT || k == LIM_MEMORY) ? "B"
+			                                                                               : "");
 	}
 	}
 }
@@ -493,7 +542,8 @@ int lint_policy(const review_policy *p, lint_report *r)
 	memset(r, 0, sizeof(*r));
 	if ((e = lint_identity(p, r)) < 0 || (e = lint_writes(p, r)) < 0 ||
 	    (e = lint_exposure(p, r)) < 0 || (e = lint_network_seccomp(p, r)) < 0 ||
-	    (e = lint_env(p, r)) < 0 || (e = lint_limits(p, r)) < 0 ||
+	    (e = lint_env(p, r)) < 0 || (e = lint_env_comments(p, r)) < 0 ||
+	    (e = lint_hides(p, r)) < 0 || (e = lint_limits(p, r)) < 0 ||
 	    (e = lint_include_widening(p, r)) < 0 || (e = lint_waivers(p, r)) < 0) {
 		lint_report_free(r);
 		return e;

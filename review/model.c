@@ -30,8 +30,9 @@ const char *const rv_mount_words[6] = {
 	[MNT_DEV] = "dev", [MNT_PROC] = "proc", [MNT_SYMLINK] = "symlink",
 };
 const char *const rv_limit_names[LIM__COUNT] = {
-	[LIM_WALL] = "wall", [LIM_CPU] = "cpu", [LIM_AS] = "as", [LIM_NOFILE] = "nofile",
+	[LIM_WALL] = "wall", [LIM_CPUTIME] = "cputime", [LIM_AS] = "as", [LIM_NOFILE] = "nofile",
 	[LIM_FSIZE] = "fsize", [LIM_NPROC] = "nproc", [LIM_OUTPUT] = "output",
+	[LIM_MEMORY] = "memory", [LIM_PIDS] = "pids", [LIM_CPU] = "cpu",
 };
 
 /* The index of WORD in WORDS, or -1. */
@@ -100,7 +101,7 @@ static int mount_put(review_policy *m, const osb_rule *r, enum mount_kind kind)
 	m->mounts = nv;
 	m->n_mounts = want;
 	nv[at] = (rv_mount){ kind, strdup(r->args[link ? 1 : 0]), origin_of(r),
-	                     link ? strdup(r->args[0]) : NULL };
+	                     link ? strdup(r->args[0]) : NULL, kind == MNT_TMPFS ? r->value : 0 };
 	return nv[at].path && (!link || nv[at].target) ? 0 : -ENOMEM;
 }
 
@@ -176,12 +177,15 @@ static int seccomp_put(review_policy *m, const osb_rule *r)
 
 static int limit_put(review_policy *m, const osb_rule *r)
 {
-	int k = r->n_args == 2 ? word_index(r->args[0], rv_limit_names, LIM__COUNT) : -1;
+	/* "limit NAME VALUE [best-effort]" */
+	bool be = r->n_args == 3 && strcmp(r->args[2], "best-effort") == 0;
+	int k = r->n_args == 2 || be ? word_index(r->args[0], rv_limit_names, LIM__COUNT) : -1;
 
 	if (k < 0)
 		return -EINVAL;
 	m->limits[k] = r->value;
 	m->limit_set[k] = (rv_set){ true, origin_of(r) };
+	m->limit_best_effort[k] = be;
 	return 0;
 }
 

@@ -45,14 +45,15 @@ enum env_base { ENV_CLEAR = 0, ENV_INHERIT };
 enum id_mode { ID_AUTO = 0, ID_USERNS, ID_ROOT };
 enum sc_mode { SC_DEFAULT = 0, SC_NONE };
 enum ll_mode { LL_AUTO = 0, LL_REQUIRED, LL_OFF };
-enum limit_id { LIM_WALL, LIM_CPU, LIM_AS, LIM_NOFILE, LIM_FSIZE, LIM_NPROC, LIM_OUTPUT,
-                LIM__COUNT };
+enum limit_id { LIM_WALL, LIM_CPUTIME, LIM_AS, LIM_NOFILE, LIM_FSIZE, LIM_NPROC, LIM_OUTPUT,
+                LIM_MEMORY, LIM_PIDS, LIM_CPU, LIM__COUNT };
 
 typedef struct rv_mount {
 	enum mount_kind kind;
 	char *path;
 	rv_origin o;
 	char *target;             /* MNT_SYMLINK: what the link says */
+	uint64_t size;            /* MNT_TMPFS: size=SIZE in bytes; 0: none */
 } rv_mount;
 
 typedef struct rv_sc {        /* seccomp allow NAME / seccomp deny NAME errno=E */
@@ -98,6 +99,7 @@ typedef struct review_policy {
 	rv_sc *sc_rules; size_t n_sc_rules;
 	enum ll_mode landlock;         rv_set landlock_set;
 	uint64_t limits[LIM__COUNT];   rv_set limit_set[LIM__COUNT];
+	bool limit_best_effort[LIM__COUNT];   /* "limit memory 2GiB best-effort" */
 } review_policy;
 
 /* The words of the language, indexed by the enums above. */

@@ -15,7 +15,10 @@
  * OSB_TEST_HIDE (same form) makes a present feature look absent, so that
  * the skip path itself can be tested on a host that has the feature.
  *
- * Feature names: "ia32" (int $0x80 works), "x32" (the x32 system call ABI).
+ * Feature names: "ia32" (int $0x80 works), "x32" (the x32 system call ABI),
+ * "cgroup-v1" and "cgroup-v2" (the memory, pids and cpu controllers in that
+ * cgroup version, where this caller may create cgroups), "test-user" (the
+ * unprivileged user OSB_TEST_USER, default osb-test).
  */
 #ifndef OSB_TEST_SKIP_H
 #define OSB_TEST_SKIP_H

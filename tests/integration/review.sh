@@ -91,6 +91,11 @@ for pol in strict balanced; do
 	golden "audit-$pol.txt" -- "$OSB" audit "policy/$pol.policy"
 done
 golden diff-strict-balanced.txt -- "$OSB" diff policy/strict.policy policy/balanced.policy
+golden diff-strict-balanced.json -- "$OSB" diff --json policy/strict.policy policy/balanced.policy
+golden lint-balanced.json -- "$OSB" lint --json policy/balanced.policy
+golden check-balanced.json -- "$OSB" check --json policy/balanced.policy
+golden audit-checks.txt -- "$OSB" audit --checks
+golden audit-checks.json -- "$OSB" audit --checks --json
 export OSB_ISOLATE_POLICY_DIR=$OSB_SRCDIR/policy
 if [ "$update" = 1 ]; then
 	exit 0
@@ -375,9 +380,9 @@ bad unit.policy 'osb-policy 1\nlimit wall 10\n' './unit.policy:2:12: error: miss
 bad dup.policy 'osb-policy 1\nnetwork none\nnetwork host\n' './dup.policy:3:1: error: duplicate "network" (first set at ./dup.policy:2) [E008]'
 printf 'osb-policy 1\nnetwork none\n' >s1.policy
 printf 'osb-policy 1\nnetwork host\n' >s2.policy
-bad conflict.policy 'osb-policy 1\ninclude ./s1\ninclude ./s2\n' './s2.policy:2:1: error: "network" conflicts with ./s1.policy:2 [E009]'
+bad conflict.policy 'osb-policy 1\ninclude ./s1\ninclude ./s2\n' './conflict.policy:3:9: error: "network" of ./s2.policy:2 conflicts with ./s1.policy:2 (both included at depth 1; set "network" in this file to choose) [E009]'
 printf 'osb-policy 1\ninclude ./cycle-b\n' >cycle-a.policy
-bad cycle-b.policy 'osb-policy 1\ninclude ./cycle-a\n' './cycle-a.policy:2:9: error: include cycle: ./cycle-b.policy -> ./cycle-a.policy -> ./cycle-b.policy [E010]'
+bad cycle-b.policy 'osb-policy 1\ninclude ./cycle-a\n' './cycle-a.policy:2:9: error: include cycle: ./cycle-b.policy -> ./cycle-a.policy -> ./cycle-b.policy; included from ./cycle-b.policy:2 [E010]'
 bad missing-include.policy 'osb-policy 1\n\ninclude /nonexistent/x.policy\n' './missing-include.policy:3:9: error: cannot include "/nonexistent/x.policy": /nonexistent/x.policy: No such file or directory [E010]'
 expect "check: unreadable file" 2 "./nosuch.policy: error: cannot read policy: No such file or directory [E012]"$'\n' \
 	-- "$OSB" check ./nosuch.policy
@@ -398,6 +403,7 @@ expect "diff: changed and removed rules with direction and origin" 1 "--- ./base
 ~ network none => network host  (wider)  # ./base.policy:8 => ./wider.policy:7
 - tmpfs /run  (wider)  # ./base.policy:4
 2 differences: 2 wider, 0 narrower, 0 neutral
+verdict: wider
 exposure: 19 -> 44 (+25)
 " -- "$OSB" diff ./base.policy ./wider.policy
 
@@ -431,6 +437,154 @@ assert h["seccomp"]["group"] == "osb-default-2"
 assert d["rules"][0]["rule"] == "root host-ro"
 EOF
 then ok "explain --json --host: plan fields"; else not_ok "explain --json --host (exit $rc)"; fi
+
+# ---- regressions: codes by kind, sockets, launch-time failures known early ------
+bad syscall.policy 'osb-policy 1\nseccomp deny frobnicate\n' './syscall.policy:2:14: error: unknown system call "frobnicate" (libseccomp 2.5.4 does not know it; check the spelling) [E011]'
+bad errno.policy 'osb-policy 1\nseccomp deny ptrace errno=EPERN\n' './errno.policy:2:27: error: unknown errno "EPERN" (did you mean "EPERM"?) [E007]'
+lint_case "per-user runtime directory bound" W106 "ro-bind /run/user/1000"
+lint_case "osb-isolate's own runtime directory bound" W106 "ro-bind /run/osb-isolate"
+lint_case "comment inside an env set value" W119 "env set FOO=bar # the default"
+printf 'osb-policy 1\nroot none\nro-bind /etc\nproc /proc\nlimit wall 1m\nhide /etc/passwd\n' >hidefile.policy
+expect "check: hide of a file is an error" 2 "./hidefile.policy:6:1: error: \"hide /etc/passwd\": /etc/passwd is not a directory on this host (hide mounts an empty directory) [E103]"$'\n' \
+	-- "$OSB" check ./hidefile.policy
+run "$OSB" explain --host --workspace ws ./hidefile.policy
+if [ "$rc" = 2 ] && grep -q 'hide /etc/passwd' "$tmp/err"; then ok "explain --host: hide of a file fails (exit 2)"; else
+	not_ok "explain --host: hide of a file (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
+printf 'osb-policy 1\nroot none\nro-bind /usr\nproc /proc\nlimit wall 1m\n' >noloader.policy
+run "$OSB" explain --host --workspace ws ./noloader.policy
+if [ "$rc" = 2 ] && grep -q 'dynamic loader' "$tmp/err"; then ok "explain --host: a view without the loader fails (exit 2)"; else
+	not_ok "explain --host: a view without the loader (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
+expect_rc "explain --host: strict's view has the loader" 0 -- "$OSB" explain --host --workspace ws strict
+printf 'osb-policy 1\nproc /proc\n' >bare.policy
+expect "check: a bare file name gets a hint" 2 "bare.policy: error: $OSB_ISOLATE_POLICY_DIR/bare.policy: cannot read policy: No such file or directory [E012]
+bare.policy: hint: a name without '/' is a shipped policy; write ./bare.policy for the file here
+" -- "$OSB" check bare.policy
+dates=$(sed -n 's/^\.TH [^ ]* [0-9] \([0-9-]*\) .*/\1/p' "$OSB_SRCDIR"/man/*.[0-9] | sort -u | wc -l)
+if [ "$dates" = 1 ]; then ok "man pages: one date"; else not_ok "man pages: $dates different dates"; fi
+
+# ---- JSON outputs against their schemas (docs/*.schema.json) ---------------------
+# valid SCHEMA NAME: $tmp/out is one JSON document valid against docs/SCHEMA.
+valid() {
+	if ! python3 -c 'import jsonschema' 2>/dev/null; then
+		echo "ok - $2 # SKIP python3-jsonschema is not installed"; pass=$((pass + 1)); return
+	fi
+	if python3 - "$OSB_SRCDIR/docs/$1" "$tmp/out" <<'EOF'
+import json, sys, jsonschema
+s = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(s)
+jsonschema.Draft7Validator(s).validate(json.load(open(sys.argv[2])))
+EOF
+	then ok "$2"; else not_ok "$2"; fi
+}
+run "$OSB" check --json ./safe.policy ./typo.policy ./nowall.policy bare.policy
+valid check.schema.json "check --json: valid (exit $rc)"
+if [ "$rc" = 2 ] && python3 - "$tmp/out" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == 2 and [p["status"] for p in d["policies"]] == [0, 2, 1, 2], d
+t = d["policies"][1]["diagnostics"][0]
+assert (t["line"], t["column"], t["code"], t["severity"]) == (2, 3, "E003", "error"), t
+w = d["policies"][2]["diagnostics"][0]
+assert w["code"] == "W114" and w["severity"] == "warning", w
+assert d["policies"][3]["diagnostics"][0]["hint"].startswith("a name without '/'")
+EOF
+then ok "check --json: statuses, positions, codes, hint"; else not_ok "check --json: content (exit $rc)"; fi
+run "$OSB" lint --json ./waived.policy
+valid lint.schema.json "lint --json: valid (exit $rc)"
+if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["findings"][0]; assert (d["open"],d["waived"],f["code"],f["waiver"],f["waiver_line"])==(0,1,"W107","talks to the package registry",16), d' "$tmp/out"; then
+	ok "lint --json: the waived finding"; else not_ok "lint --json: content (exit $rc)"; fi
+run "$OSB" lint --json --no-waivers ./waived.policy
+if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert (d["open"],d["waived"],d["findings"][0]["waiver"])==(1,0,None), d' "$tmp/out"; then
+	ok "lint --no-waivers: a waiver does not make lint pass"; else not_ok "lint --no-waivers (exit $rc)"; fi
+expect_rc "lint --allow-waivers=W107 honours W107" 0 -- "$OSB" lint --allow-waivers=W107 ./waived.policy
+expect_rc "lint --allow-waivers=W115,W111 refuses W107" 1 -- "$OSB" lint --allow-waivers=W115,W111 ./waived.policy
+expect_rc "lint --allow-waivers of an unknown code is a usage error" 2 -- "$OSB" lint --allow-waivers=W999 ./waived.policy
+expect_rc "lint --allow-waivers of an error code is a usage error" 2 -- "$OSB" lint --allow-waivers=E101 ./waived.policy
+run "$OSB" lint --no-waivers "$OSB_SRCDIR/policy/balanced.policy"
+if [ "$rc" = 1 ]; then ok "lint --no-waivers: balanced's own waivers no longer make it pass"; else
+	not_ok "lint --no-waivers balanced (exit $rc)"; fi
+run "$OSB" audit --json ./base.policy
+valid audit.schema.json "audit --json: valid"
+run "$OSB" audit --checks --json
+valid audit.schema.json "audit --checks --json: valid"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==12 and sum(c["weight"] for c in d)==100' "$tmp/out"; then
+	ok "audit --checks: every check, weights add up to 100"; else not_ok "audit --checks: weights"; fi
+run "$OSB" diff --json ./base.policy ./wider.policy
+valid diff.schema.json "diff --json: valid (exit $rc)"
+if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"]=="wider" and len(d["changes"])==2 and d["changes"][0]["from_origin"]=="./base.policy:8", d' "$tmp/out"; then
+	ok "diff --json: changes, origins, verdict"; else not_ok "diff --json: content (exit $rc)"; fi
+# diff --narrower-ok: 0 for equal or narrower, 1 for wider or mixed.
+sed 's/^network none/network host/; /^limit output/d' base.policy >mixed.policy
+printf 'limit nofile 64\n' >>mixed.policy
+expect_rc "diff --narrower-ok: equal" 0 -- "$OSB" diff --narrower-ok ./base.policy ./reordered.policy
+expect_rc "diff --narrower-ok: narrower" 0 -- "$OSB" diff --narrower-ok ./wider.policy ./base.policy
+expect_rc "diff --narrower-ok: wider" 1 -- "$OSB" diff --narrower-ok ./base.policy ./wider.policy
+run "$OSB" diff --narrower-ok ./base.policy ./mixed.policy
+if [ "$rc" = 1 ] && grep -qx 'verdict: mixed' "$tmp/out"; then ok "diff --narrower-ok: mixed exits 1"; else
+	not_ok "diff --narrower-ok: mixed (exit $rc)"; sed 's/^/#   /' "$tmp/out" | head -n 8; fi
+run "$OSB" diff ./wider.policy ./base.policy
+if [ "$rc" = 1 ] && grep -qx 'verdict: narrower' "$tmp/out"; then ok "diff: verdict narrower"; else
+	not_ok "diff: verdict narrower (exit $rc)"; fi
+
+# ---- balanced's deny list against real CI variable names ---------------------------
+# The environment a run of balanced would give, by name (explain --host builds
+# it with the library's own rules): every secret of the CI systems below goes,
+# the variables builds need stay.
+secrets=(GITHUB_TOKEN github_token ACTIONS_RUNTIME_TOKEN ACTIONS_ID_TOKEN_REQUEST_TOKEN
+	CI_JOB_TOKEN CI_JOB_JWT CI_JOB_JWT_V2 CI_REGISTRY_PASSWORD CI_DEPLOY_PASSWORD
+	DOCKER_AUTH_CONFIG SYSTEM_ACCESSTOKEN BUILDKITE_AGENT_ACCESS_TOKEN CIRCLE_TOKEN
+	CODECOV_TOKEN SONAR_TOKEN NODE_AUTH_TOKEN npm_config__authToken NPM_CONFIG__AUTH
+	npm_config_//registry.npmjs.org/:_authToken TWINE_PASSWORD PASSWORD TOKEN SECRET_KEY
+	DJANGO_SECRET_KEY HEROKU_API_KEY VAULT_TOKEN AWS_SECRET_ACCESS_KEY GOOGLE_CREDENTIALS
+	PYPI_API_TOKEN Gitlab_Token password)
+keep=(PATH LANG CI GITHUB_ACTIONS GITHUB_SHA GITHUB_REF_NAME CI_COMMIT_SHA CI_JOB_ID
+	RUNNER_OS TOKENIZERS_PARALLELISM GIT_AUTHOR_NAME BUILDKITE_BUILD_NUMBER)
+envs=()
+for n in "${secrets[@]}" "${keep[@]}"; do [ "$n" = PATH ] || envs+=("$n=x"); done
+envs+=("PATH=$PATH")
+run env -i "${envs[@]}" "$OSB" explain --json --host --workspace ws "$OSB_SRCDIR/policy/balanced.policy"
+if [ "$rc" = 0 ] && python3 - "$tmp/out" "${#secrets[@]}" "${secrets[@]}" "${keep[@]}" <<'EOF'
+import json, sys
+env = set(json.load(open(sys.argv[1]))["host"]["environment"])
+n = int(sys.argv[2])
+secrets, keep = sys.argv[3:3 + n], sys.argv[3 + n:]
+leaked = [s for s in secrets if s in env]
+lost = [k for k in keep if k not in env]
+assert not leaked and not lost, ("leaked", leaked, "lost", lost)
+EOF
+then ok "balanced: CI secrets removed (any case), build variables kept"; else
+	not_ok "balanced: CI secrets (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
+
+# ---- request: what an execd request makes of a baseline ---------------------------
+printf 'osb-policy 1\ninclude strict\nwrite-root /srv/jobs\n' >jobs.policy
+printf '{ "extra_writable": [ "/srv/jobs/42/repo/.git/hooks" ] }\n' >hooks.json
+printf '{ "workspace": { "mode": "ro" }, "network": "none" }\n' >narrow.json
+printf '{ "network": "host" }\n' >widen.json
+run "$OSB" request lint ./jobs.policy hooks.json
+if [ "$rc" = 1 ] && grep -q 'warning: "write /srv/jobs/42/repo/.git/hooks" makes git hooks or git configuration writable \[W105 ' "$tmp/out"; then
+	ok "request lint: a request's writable .git/hooks is W105"; else not_ok "request lint (exit $rc)"; sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -n 4; fi
+expect_rc "request lint: the baseline alone is clean" 0 -- "$OSB" lint ./jobs.policy
+run "$OSB" request explain ./jobs.policy hooks.json
+if [ "$rc" = 0 ] && grep -qx 'write /srv/jobs/42/repo/.git/hooks  # api' "$tmp/out"; then
+	ok "request explain: the request's rules with origin api"; else not_ok "request explain (exit $rc)"; fi
+base_score=$(score ./jobs.policy)
+run "$OSB" request audit --json ./jobs.policy hooks.json
+req_score=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"])' "$tmp/out" 2>/dev/null)
+if [ "$rc" = 0 ] && [ -n "$req_score" ] && [ "$req_score" -gt "$base_score" ]; then
+	ok "request audit: the request's grant raises the score ($base_score -> $req_score)"; else
+	not_ok "request audit (exit $rc, $base_score -> $req_score)"; fi
+run "$OSB" request diff ./jobs.policy hooks.json
+if [ "$rc" = 1 ] && grep -qx '+ write /srv/jobs/42/repo/.git/hooks  (wider)  # api' "$tmp/out" &&
+   grep -qx 'verdict: wider' "$tmp/out"; then ok "request diff: the request's widening, with origin"; else
+	not_ok "request diff (exit $rc)"; sed 's/^/#   /' "$tmp/out" | head -n 6; fi
+expect_rc "request diff --narrower-ok: a narrowing request passes" 0 -- "$OSB" request diff --narrower-ok ./jobs.policy narrow.json
+expect_rc "request diff --narrower-ok: a widening request fails" 1 -- "$OSB" request diff --narrower-ok ./jobs.policy hooks.json
+run "$OSB" request audit ./jobs.policy widen.json
+if [ "$rc" = 2 ] && grep -q 'request: widen.json: "network": the host network is refused' "$tmp/err"; then
+	ok "request: a request the library refuses is an error (exit 2)"; else not_ok "request: refused request (exit $rc)"; fi
+expect_rc "request: without the request file" 2 -- "$OSB" request lint ./jobs.policy
+expect_rc "request: an unknown subcommand" 2 -- "$OSB" request run ./jobs.policy hooks.json
+expect_rc "request: an unreadable request" 2 -- "$OSB" request lint ./jobs.policy ./nosuch.json
 
 # ---- usage errors ----------------------------------------------------------------
 expect_rc "check without a policy" 2 -- "$OSB" check

@@ -354,12 +354,27 @@ static const struct lint_case {
 	  "(GITHUB_TOKEN, GH_TOKEN, GITLAB_TOKEN, NPM_TOKEN, ...)\n" },
 	{ "inherit with deny list", NULL, "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\n"
 	  "env deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_*\n"
-	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n", NULL, "" },
+	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n"
+	  "env deny PASSWORD TOKEN *TOKEN SECRET_KEY *_JWT *_JWT_* *_AUTH_*\n", NULL, "" },
 	{ "inherit with a partial deny list", NULL,
 	  "osb-policy 1\nproc /proc\nenv inherit\nenv deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD\n"
+	  "env deny PASSWORD TOKEN *TOKEN SECRET_KEY *_JWT *_JWT_* *_AUTH_*\n"
 	  "env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\nlimit wall 1m\n", NULL,
 	  "W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
 	  "(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)\n" },
+	/* Deny patterns ignore case, as the library applies them; bare and
+	 * lower-case names of real CI systems count as secrets. */
+	{ "inherit, a deny list in lower case", NULL,
+	  "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\nenv deny *_token *_api_key *_secret_key\n"
+	  "env deny *_secret *_password aws_* azure_* vault_* google_application_credentials\n"
+	  "env deny pgpassword mysql_pwd ssh_auth_sock kubeconfig password token *token secret_key\n"
+	  "env deny *_jwt *_jwt_* *_auth_*\n", NULL, "" },
+	{ "inherit, the bare names let through", NULL,
+	  "osb-policy 1\nproc /proc\nenv inherit\nlimit wall 1m\nenv deny *_TOKEN *_API_KEY *_SECRET_KEY\n"
+	  "env deny *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_* GOOGLE_APPLICATION_CREDENTIALS\n"
+	  "env deny PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n", NULL,
+	  "W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
+	  "(PASSWORD, TOKEN, SECRET_KEY, npm_config__authToken, ...)\n" },
 	{ "pass a token", NULL, "osb-policy 1\nproc /proc\nenv pass GITHUB_TOKEN\nlimit wall 1m\n", NULL,
 	  "W112 \"env pass GITHUB_TOKEN\" passes a credential-shaped variable\n" },
 	{ "pass a lower-case secret", NULL, "osb-policy 1\nproc /proc\nenv pass db_password\nlimit wall 1m\n", NULL,
@@ -687,6 +702,7 @@ static const struct grant {
 	{ "user root 0 0\n", "user u 1000 1000\n", NULL, true },
 	{ NULL, NULL, g_write_plain, true },
 	{ NULL, NULL, g_write_home, true },
+	{ "write-root /srv\n", NULL, NULL, true },
 	{ NULL, NULL, g_seccomp_allow, true },
 	{ NULL, NULL, g_seccomp_none, true },
 	{ NULL, NULL, set_landlock_off, true },
@@ -834,6 +850,42 @@ START_TEST(test_audit_json_has_checks_total_and_threshold)
 }
 END_TEST
 
+/* A02: a write-root is a grant the caller can use (run --rw, a request's
+ * extra_writable): it counts as a writable path, and over a home or the
+ * host's configuration as much as writing them. */
+START_TEST(test_audit_counts_write_roots)
+{
+	static const struct {
+		const char *text;
+		unsigned points;
+		const char *detail;
+	} cases[] = {
+		{ "", 0, "no writable host path beyond the workspace" },
+		{ "write-root /srv/data\n", 5, "1 writable host path beyond the workspace (write-root "
+		  "/srv/data: callers may grant paths beneath it)" },
+		{ "write-root /home\n", 15, "write-root /home: callers may make a path whose change runs "
+		  "code or changes the host writable" },
+		{ "write-root /srv/data\nwrite /srv/data/out\n", 10, "2 writable host paths beyond the "
+		  "workspace (write-root /srv/data: callers may grant paths beneath it)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		review_policy *p;
+		audit_report r;
+
+		snprintf(text, sizeof(text), "osb-policy 1\nproc /proc\nlimit wall 1m\n%s", cases[i].text);
+		p = parse(text);
+		ck_assert_int_eq(audit_policy(p, &r), 0);
+		ck_assert_str_eq(r.v[1].id, "A02");
+		ck_assert_msg(r.v[1].points == cases[i].points, "case %zu: %u points", i, r.v[1].points);
+		ck_assert_str_eq(r.v[1].detail, cases[i].detail);
+		audit_report_free(&r);
+		free_model(p);
+	}
+}
+END_TEST
+
 /* A06: a group that allows what its libseccomp does not know weighs 5. */
 START_TEST(test_audit_weighs_the_seccomp_group)
 {
@@ -974,6 +1026,24 @@ START_TEST(test_diff_narrowing_and_defaults)
 }
 END_TEST
 
+/* A bigger tmpfs, a higher or best-effort limit are wider; a tmpfs keyed by
+ * its path, whatever its size. */
+START_TEST(test_diff_tmpfs_sizes_and_best_effort_have_a_direction)
+{
+	char *d = diff_of("osb-policy 1\ntmpfs /tmp size=64MiB\nlimit memory 1GiB\nlimit pids 50\n",
+	                  "osb-policy 1\ntmpfs /tmp\nlimit memory 1GiB best-effort\nlimit pids 20\n");
+	char *e = diff_of("osb-policy 1\ntmpfs /tmp\n", "osb-policy 1\ntmpfs /tmp size=1MiB\n");
+
+	ck_assert_str_eq(d,
+		"~ limit memory 1GiB => limit memory 1GiB best-effort wider t.policy:3 => t.policy:3\n"
+		"~ limit pids 50 => limit pids 20 narrower t.policy:4 => t.policy:4\n"
+		"~ tmpfs /tmp size=64MiB => tmpfs /tmp wider t.policy:2 => t.policy:2\n");
+	ck_assert_str_eq(e, "~ tmpfs /tmp => tmpfs /tmp size=1MiB narrower t.policy:2 => t.policy:2\n");
+	free(d);
+	free(e);
+}
+END_TEST
+
 /* An older group allows more (what it did not know); no filter most. */
 START_TEST(test_diff_seccomp_groups_have_a_direction)
 {
@@ -1100,6 +1170,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(t, test_audit_shipped_strict_score_pinned);
 	tcase_add_test(t, test_audit_view_rebuilt_from_binds_scores_as_host_ro);
 	tcase_add_test(t, test_audit_weighs_the_seccomp_group);
+	tcase_add_test(t, test_audit_counts_write_roots);
 	tcase_add_test(t, test_audit_weighs_pinned_account_ids);
 	tcase_add_test(t, test_audit_score_monotonic_over_every_grant_set);
 	tcase_add_test(t, test_audit_json_has_checks_total_and_threshold);
@@ -1110,6 +1181,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(t, test_diff_reports_changes_with_direction_and_origin);
 	tcase_add_test(t, test_diff_narrowing_and_defaults);
 	tcase_add_test(t, test_diff_seccomp_groups_have_a_direction);
+	tcase_add_test(t, test_diff_tmpfs_sizes_and_best_effort_have_a_direction);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("explain");

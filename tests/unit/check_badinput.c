@@ -235,7 +235,7 @@ START_TEST(test_includes_nested_too_deep_refused)
 	write_text(c, "osb-policy 1\ninclude ./deep-d\n");
 	write_text(d, "osb-policy 1\n");
 	snprintf(want, sizeof(want), "%s:2:9: include nested too deeply: \"./deep-d\" would be at "
-	         "depth 3 (at most 2 levels of include)", c);
+	         "depth 3 (at most 2 levels of include); included from %s:2, from %s:2", c, b, a);
 	expect_load_error(a, 0, want);
 }
 END_TEST
@@ -253,7 +253,8 @@ START_TEST(test_include_cycles_refused)
 	path_of(y, sizeof(y), "cycle-y.policy");
 	write_text(x, "osb-policy 1\ninclude ./cycle-y\n");
 	write_text(y, "osb-policy 1\ninclude ./cycle-x\n");
-	snprintf(want, sizeof(want), "%s:2:9: include cycle: %s -> %s -> %s", y, x, y, x);
+	snprintf(want, sizeof(want), "%s:2:9: include cycle: %s -> %s -> %s; included from %s:2", y, x, y,
+	         x, x);
 	expect_load_error(x, 0, want);
 }
 END_TEST

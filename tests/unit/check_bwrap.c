@@ -33,12 +33,12 @@ static osb_origin O(unsigned line) { return (osb_origin){ "t.policy", line, 0 };
 START_TEST(test_argv_segment_order_independent_of_file_order)
 {
 	pol_mount mounts[] = {
-		{ MNT_HIDE, "/srv", O(2), NULL },     /* hides come last */
-		{ MNT_TMPFS, "/tmp", O(3), NULL },
-		{ MNT_RO_BIND, "/usr", O(4), NULL },
-		{ MNT_PROC, "/proc", O(5), NULL },
-		{ MNT_DEV, "/dev", O(6), NULL },
-		{ MNT_TMPFS, "/run", O(7), NULL },
+		{ MNT_HIDE, "/srv", O(2), NULL, 0 },     /* hides come last */
+		{ MNT_TMPFS, "/tmp", O(3), NULL, 0 },
+		{ MNT_RO_BIND, "/usr", O(4), NULL, 0 },
+		{ MNT_PROC, "/proc", O(5), NULL, 0 },
+		{ MNT_DEV, "/dev", O(6), NULL, 0 },
+		{ MNT_TMPFS, "/run", O(7), NULL, 1048576 },
 	};
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
@@ -70,6 +70,7 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 	pl.binds = binds;
 	pl.n_binds = 2;
 	pl.cwd = "/home/u/ws";
+	pl.wall_ms = 5000;   /* kept by the init as well */
 
 	ck_assert_int_eq(bwrap_argv_run(&pl, (const char *const[]){ "id", "-u", NULL }, &argv, &err), 0);
 	s = join(&argv);
@@ -78,18 +79,18 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--unshare-pid --unshare-ipc --unshare-uts --unshare-net --hostname sandbox "
 		"--die-with-parent --new-session --json-status-fd 3 "
 		"--ro-bind / / "
-		"--dev /dev --perms 1777 --tmpfs /run --perms 1777 --tmpfs /tmp --proc /proc "
+		"--dev /dev --perms 1777 --size 1048576 --tmpfs /run --perms 1777 --tmpfs /tmp --proc /proc "
 		"--ro-bind-fd 11 /usr "
 		"--bind-fd 12 /home/u/ws "
 		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
 		"--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group "
-		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 1 --stderr-fd 4 --seccomp-fd 7 "
+		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 2 --stderr-fd 4 --seccomp-fd 7 "
 		"--audit-mounts --writable /home/u/ws --writable /tmp --writable /proc --writable /run "
 		"--expect-bind 0:0:0:/usr --expect-bind 254:1:4242:/home/u/ws "
 		"--dev-mount /dev --landlock auto --landlock-rw /home/u/ws --landlock-rw /tmp "
 		"--landlock-rw /proc --landlock-rw /run --landlock-rw /dev "
 		"--rlimit=nofile=64 --expect-uid 1000 --expect-gid 1000 --chdir /home/u/ws "
-		"--env-fd 10 -- id -u");
+		"--env-fd 10 --deadline-ms=5000 -- id -u");
 	free(s);
 	strv_free(&argv);
 }
@@ -100,7 +101,7 @@ END_TEST
  * outside a tmpfs the plan mounts. */
 START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 {
-	pol_mount mounts[] = { { MNT_TMPFS, "/tmp", O(3), NULL }, { MNT_PROC, "/proc", O(4), NULL } };
+	pol_mount mounts[] = { { MNT_TMPFS, "/tmp", O(3), NULL, 0 }, { MNT_PROC, "/proc", O(4), NULL, 0 } };
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
 		{ .fd = -1, .target = 11, .dest = "/tmp/a/b/ws", .writable = true },
@@ -130,7 +131,7 @@ START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 	ck_assert_str_eq(from, "--proc /proc --perms 0755 --dir /tmp/a --perms 0755 --dir /tmp/a/b "
 	                 "--bind-fd 11 /tmp/a/b/ws --bind-fd 12 /srv/data/x "
 	                 "--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 "
-	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 1 --stderr-fd 4");
+	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 2 --stderr-fd 4");
 	free(s);
 	strv_free(&argv);
 }
@@ -141,7 +142,7 @@ END_TEST
  * sandbox's uid in root mode), but never inside a bound host directory. */
 START_TEST(test_root_none_bind_parents_made_reachable)
 {
-	pol_mount mounts[] = { { MNT_RO_BIND, "/usr", O(3), NULL }, { MNT_PROC, "/proc", O(4), NULL } };
+	pol_mount mounts[] = { { MNT_RO_BIND, "/usr", O(3), NULL, 0 }, { MNT_PROC, "/proc", O(4), NULL, 0 } };
 	osb_policy p = { 0 };
 	plan_bind binds[] = {
 		{ .fd = -1, .target = 11, .dest = "/usr", .writable = false },
@@ -182,7 +183,7 @@ END_TEST
  * to audit each cover. */
 START_TEST(test_proc_cover_and_audit)
 {
-	pol_mount mounts[] = { { MNT_PROC, "/proc", O(4), NULL } };
+	pol_mount mounts[] = { { MNT_PROC, "/proc", O(4), NULL, 0 } };
 	osb_policy p = { 0 };
 	plan pl = { 0 };
 	strv argv = { 0 };
@@ -221,8 +222,8 @@ END_TEST
 START_TEST(test_view_files_masks_and_symlinks)
 {
 	pol_mount mounts[] = {
-		{ MNT_SYMLINK, "/bin", O(5), "usr/bin" }, { MNT_RO_BIND, "/usr", O(3), NULL },
-		{ MNT_PROC, "/proc", O(4), NULL },
+		{ MNT_SYMLINK, "/bin", O(5), "usr/bin", 0 }, { MNT_RO_BIND, "/usr", O(3), NULL, 0 },
+		{ MNT_PROC, "/proc", O(4), NULL, 0 },
 	};
 	osb_policy p = { 0 };
 	plan_bind binds[] = { { .fd = -1, .target = 11, .dest = "/usr", .writable = false } };

@@ -35,8 +35,8 @@
 
 static const char *const expected_ids[] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
-	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "overlayfs",
-	"root",
+	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
+	"overlayfs", "root",
 };
 #define N_IDS (sizeof(expected_ids) / sizeof(expected_ids[0]))
 

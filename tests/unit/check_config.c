@@ -79,7 +79,13 @@ static const struct {
 	{ "osb-config 1\nworkspace-rot /srv\n",
 	  "2:1: unknown directive \"workspace-rot\" (did you mean \"workspace-root\"?)" },
 	{ "osb-config 1\npolicy-dir /srv\n",
-	  "2:1: unknown directive \"policy-dir\" (expected workspace-root)" },
+	  "2:1: unknown directive \"policy-dir\" (expected workspace-root or cgroup-parent)" },
+	{ "osb-config 1\ncgroup-parent\n", "2:1: missing argument: usage is \"cgroup-parent DIR\"" },
+	{ "osb-config 1\ncgroup-parent /a /b\n",
+	  "2:18: unexpected argument \"/b\" (usage is \"cgroup-parent DIR\")" },
+	{ "osb-config 1\ncgroup-parent sys/fs/cgroup\n", "2:15: path must be absolute: \"sys/fs/cgroup\"" },
+	{ "osb-config 1\ncgroup-parent /\n", "2:15: \"/\" is no cgroup directory: \"/\"" },
+	{ "osb-config 1\ncgroup-parent /c\ncgroup-parent /c\n", "3:1: duplicate \"cgroup-parent /c\"" },
 	{ "osb-config 1\nworkspace-root\n",
 	  "2:1: missing argument: usage is \"workspace-root DIR\"" },
 	{ "osb-config 1\nworkspace-root /a /b\n",
@@ -95,6 +101,33 @@ static const struct {
 	{ "osb-config 1\nworkspace-root /srv\xe2\x80\xae\n",
 	  "2:1: the line contains an invisible or bidirectional control character" },
 };
+
+/* cgroup-parent lines, and the policy that takes them. */
+START_TEST(test_config_cgroup_parents)
+{
+	osb_error err = { 0 };
+	const char *path = put_config("osb-config 1\ncgroup-parent /sys/fs/cgroup/pids/jobs\n"
+	                              "cgroup-parent /sys/fs/cgroup/memory/jobs\n");
+	osb_config *c = osb_config_load(path, &err);
+	osb_policy *p = osb_policy_parse("osb-policy 1\n", 13, "t.policy", &err);
+
+	ck_assert_msg(c != NULL, "%s", err.message);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(osb_config_cgroup_parent_count(c), 2);
+	ck_assert_str_eq(osb_config_cgroup_parent(c, 1), "/sys/fs/cgroup/memory/jobs");
+	ck_assert_ptr_null(osb_config_cgroup_parent(c, 2));
+	ck_assert_int_eq(osb_config_add_cgroup_parent(c, "/sys/fs/cgroup/cpu/jobs", &err), 0);
+	ck_assert_int_eq(osb_config_add_cgroup_parent(c, "cpu", &err), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_set_config(p, c, &err), 0);
+	ck_assert_str_eq(p->cg_parents[0], "/sys/fs/cgroup/pids/jobs");
+	ck_assert_str_eq(p->cg_parents[2], "/sys/fs/cgroup/cpu/jobs");
+	ck_assert_ptr_null(p->cg_parents[3]);
+	ck_assert_int_eq(osb_policy_set_config(p, NULL, &err), 0);
+	ck_assert_ptr_null(p->cg_parents);
+	osb_policy_free(p);
+	osb_config_free(c);
+}
+END_TEST
 
 START_TEST(test_config_grammar_errors_are_positioned)
 {
@@ -194,6 +227,7 @@ static Suite *config_suite(void)
 
 	tcase_add_checked_fixture(t, dir_setup, dir_teardown);
 	tcase_add_test(t, test_config_file_read_with_its_roots);
+	tcase_add_test(t, test_config_cgroup_parents);
 	tcase_add_loop_test(t, test_config_grammar_errors_are_positioned, 0,
 	                    (int)(sizeof(bad_files) / sizeof(bad_files[0])));
 	tcase_add_test(t, test_config_file_must_be_trusted_and_present_when_named);

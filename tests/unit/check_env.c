@@ -69,6 +69,20 @@ START_TEST(test_deny_beats_inherit)
 }
 END_TEST
 
+/* Deny patterns ignore case: CI systems and tools spell secrets both ways
+ * (npm_config__authToken, github_token). */
+START_TEST(test_deny_ignores_case)
+{
+	pol_str deny[] = { RULE("*_TOKEN", 5), RULE("*TOKEN", 6), RULE("CI_JOB_JWT", 7) };
+	osb_policy p = { .env_base = ENV_INHERIT, .env_deny = deny, .n_env_deny = N(deny) };
+	const char *envp[] = { "github_token=g", "Gitlab_Token=l", "npm_config__authToken=n",
+	                       "ci_job_jwt=j", "HOME=/home/u", "tokenizers_parallelism=1", NULL };
+	const char *want[] = { "HOME=/home/u", "tokenizers_parallelism=1" };
+
+	build_ok(&p, envp, NULL, want, N(want));
+}
+END_TEST
+
 START_TEST(test_token_set_outside_absent_under_clear)
 {
 	pol_str pass[] = { RULE("PATH", 3), RULE("HOME", 4), RULE("LC_*", 5) };
@@ -214,6 +228,7 @@ static Suite *env_suite(void)
 	tcase_add_test(tc, test_clear_keeps_only_pass_patterns);
 	tcase_add_test(tc, test_deny_beats_pass);
 	tcase_add_test(tc, test_deny_beats_inherit);
+	tcase_add_test(tc, test_deny_ignores_case);
 	tcase_add_test(tc, test_token_set_outside_absent_under_clear);
 	tcase_add_test(tc, test_set_beats_deny_and_caller_value);
 	tcase_add_test(tc, test_set_rules_apply_in_order_last_wins);

@@ -62,7 +62,7 @@ static int build(const osb_policy *p, const host_facts *h, bool session, plan *p
 {
 	hostid ids = ids_for(h);
 
-	return plan_build(p, h, &ids, &(plan_request){ NULL, NULL, session }, pl, err);
+	return plan_build(p, h, &ids, &(plan_request){ NULL, NULL, session, 0 }, pl, err);
 }
 
 static char *join(const strv *v)

@@ -220,8 +220,8 @@ static const struct reject {
 	{ "osb-policy 1\nworkspace none /x\n", 0,
 	  "t.policy:2:16: unexpected argument \"/x\" (usage is \"workspace rw|ro|none [DEST]\")" },
 	{ "osb-policy 1\nlimit wall\n", 0,
-	  "t.policy:2:1: missing argument: usage is \"limit wall|cpu|as|nofile|fsize|nproc|output VALUE\"" },
-	{ "osb-policy 1\ntmpfs /a /b\n", 0, "t.policy:2:10: unexpected argument \"/b\" (usage is \"tmpfs PATH\")" },
+	  "t.policy:2:1: missing argument: usage is \"limit wall|cputime|as|nofile|fsize|nproc|output|memory|pids|cpu VALUE\"" },
+	{ "osb-policy 1\ntmpfs /a /b\n", 0, "t.policy:2:10: unexpected argument \"/b\" (usage is \"tmpfs PATH [size=SIZE]\")" },
 	{ "osb-policy 1\nenv deny\n", 0, "t.policy:2:1: missing argument: usage is \"env deny PATTERN...\"" },
 	{ "osb-policy 1\nenv set\n", 0, "t.policy:2:1: missing argument: usage is \"env set NAME=VALUE\"" },
 	{ "osb-policy 1\nenv clear now\n", 0,
@@ -232,7 +232,7 @@ static const struct reject {
 	  "t.policy:4:1: duplicate \"network\" (first set at t.policy:2)" },
 	{ "osb-policy 1\nnetwork none\nnetwork none\n", 0,
 	  "t.policy:3:1: duplicate \"network\" (first set at t.policy:2)" },
-	{ "osb-policy 1\nlimit wall 1s\nlimit cpu 1s\nlimit wall 2s\n", 0,
+	{ "osb-policy 1\nlimit wall 1s\nlimit cputime 1s\nlimit wall 2s\n", 0,
 	  "t.policy:4:1: duplicate \"limit wall\" (first set at t.policy:2)" },
 	{ "osb-policy 1\nenv clear\nenv inherit\n", 0,
 	  "t.policy:3:1: duplicate \"env inherit\" (first set at t.policy:2)" },
@@ -281,7 +281,7 @@ static const struct reject {
 	{ "osb-policy 1\nlimit wall 10x\n", 0, "t.policy:2:12: unknown unit in \"10x\" (use ms, s, m or h)" },
 	{ "osb-policy 1\nlimit wall 1.5m\n", 0, "t.policy:2:12: unknown unit in \"1.5m\" (use ms, s, m or h)" },
 	{ "osb-policy 1\nlimit wall 10 m\n", 0,
-	  "t.policy:2:15: unexpected argument \"m\" (usage is \"limit wall|cpu|as|nofile|fsize|nproc|output VALUE\")" },
+	  "t.policy:2:15: unexpected argument \"m\" (usage is \"limit wall VALUE\")" },
 	{ "osb-policy 1\nlimit wall ten\n", 0,
 	  "t.policy:2:12: invalid value \"ten\" for \"limit wall\" (expected a whole number with a unit: "
 	  "ms, s, m or h or \"unlimited\")" },
@@ -297,10 +297,38 @@ static const struct reject {
 	  "t.policy:2:10: \"limit as\" value \"16777216TiB\" is out of range" },
 	{ "osb-policy 1\nlimit nofile 18446744073709551615\n", 0,
 	  "t.policy:2:14: \"limit nofile\" value \"18446744073709551615\" is out of range" },
-	{ "osb-policy 1\nlimit cpu -5s\n", 0, "t.policy:2:11: \"limit cpu\" must not be negative: \"-5s\"" },
+	{ "osb-policy 1\nlimit cputime -5s\n", 0, "t.policy:2:15: \"limit cputime\" must not be negative: \"-5s\"" },
 	{ "osb-policy 1\nlimit nproc -1\n", 0, "t.policy:2:13: \"limit nproc\" must not be negative: \"-1\"" },
-	{ "osb-policy 1\nlimit cpu 1500ms\n", 0, "t.policy:2:11: \"limit cpu\" must be whole seconds: \"1500ms\"" },
+	{ "osb-policy 1\nlimit cputime 1500ms\n", 0, "t.policy:2:15: \"limit cputime\" must be whole seconds: \"1500ms\"" },
+	/* resource limits: "limit cpu" is a share of CPU; the old seconds form is refused */
+	{ "osb-policy 1\nlimit cpu 2m\n", 0,
+	  "t.policy:2:11: \"limit cpu\" is a share of CPU (\"0.5\" or \"50%\"); for CPU seconds (RLIMIT_CPU) write \"limit cputime 2m\"" },
+	{ "osb-policy 1\nlimit cpu 0\n", 0, "t.policy:2:11: \"limit cpu\" must be greater than zero" },
+	{ "osb-policy 1\nlimit cpu 0.0001\n", 0,
+	  "t.policy:2:11: invalid value \"0.0001\" for \"limit cpu\" (expected a share of CPU: a fraction with at most 3 decimals such as \"0.5\", a percentage with at most 1 decimal such as \"50%\", or \"unlimited\")" },
+	{ "osb-policy 1\nlimit cpu 5000\n", 0, "t.policy:2:11: \"limit cpu\" value \"5000\" is out of range (at most 1024 CPUs)" },
+	{ "osb-policy 1\nlimit memory 2\n", 0,
+	  "t.policy:2:14: missing unit in \"2\" (use B, KiB, MiB, GiB, TiB, K, M or G)" },
+	{ "osb-policy 1\nlimit pids 0\n", 0, "t.policy:2:12: \"limit pids\" must be greater than zero" },
+	{ "osb-policy 1\nlimit memory 1GiB best\n", 0,
+	  "t.policy:2:19: unexpected argument \"best\" (usage is \"limit memory VALUE [best-effort]\")" },
+	{ "osb-policy 1\nlimit nofile 10 best-effort\n", 0,
+	  "t.policy:2:17: \"best-effort\" is only for the limits the kernel enforces per sandbox (memory, pids, cpu): \"limit nofile\" always holds" },
+	{ "osb-policy 1\ntmpfs /tmp size=\n", 0,
+	  "t.policy:2:12: invalid tmpfs size \"size=\" (expected size=SIZE with B, KiB, MiB, GiB, TiB, K, M or G)" },
+	{ "osb-policy 1\ntmpfs /tmp mode=1\n", 0,
+	  "t.policy:2:12: unexpected argument \"mode=1\" (usage is \"tmpfs PATH [size=SIZE]\")" },
+	{ "osb-policy 1\ntmpfs /tmp size=0B\n", 0, "t.policy:2:12: \"tmpfs\" size must be greater than zero" },
 	{ "osb-policy 1\nlimit wall 0s\n", 0, "t.policy:2:12: \"limit wall\" must be greater than zero" },
+	/* Finding: these passed check, then every run exited 127 (the loader's). */
+	{ "osb-policy 1\nlimit nofile 3\n", 0, "t.policy:2:14: \"limit nofile 3\" is too small to "
+	  "start a program: stdin, stdout and stderr take 3 descriptors and the dynamic loader needs "
+	  "one more (at least 4)" },
+	{ "osb-policy 1\nlimit nofile 0\n", 0, "t.policy:2:14: \"limit nofile 0\" is too small to "
+	  "start a program: stdin, stdout and stderr take 3 descriptors and the dynamic loader needs "
+	  "one more (at least 4)" },
+	{ "osb-policy 1\nlimit as 1MiB\n", 0, "t.policy:2:10: \"limit as 1MiB\" is too small to "
+	  "load a program: the C library alone maps about 2 MiB (at least 4MiB)" },
 	/* environment */
 	{ "osb-policy 1\nenv set 1A=x\n", 0,
 	  "t.policy:2:9: invalid environment variable name \"1A\" (letters, digits and \"_\", not starting with a digit)" },
@@ -607,7 +635,7 @@ START_TEST(test_every_directive_sets_its_field_with_origin)
 		"user builder 0 4294967294\n"
 		"hostname box.example\n"
 		"limit wall 10m\n"
-		"limit cpu 2m\n"
+		"limit cputime 2m\n"
 		"limit as 4GiB\n"
 		"limit nofile 256\n"
 		"limit fsize unlimited\n"
@@ -646,7 +674,7 @@ START_TEST(test_every_directive_sets_its_field_with_origin)
 	ck_assert_uint_eq(p->gid, 4294967294u);
 	ck_assert_str_eq(p->hostname, "box.example");
 	ck_assert_uint_eq(p->limits[LIM_WALL], 600000);
-	ck_assert_uint_eq(p->limits[LIM_CPU], 120);
+	ck_assert_uint_eq(p->limits[LIM_CPUTIME], 120);
 	ck_assert_uint_eq(p->limits[LIM_AS], 4ULL << 30);
 	ck_assert_uint_eq(p->limits[LIM_NOFILE], 256);
 	ck_assert_uint_eq(p->limits[LIM_FSIZE], UINT64_MAX);
@@ -738,6 +766,28 @@ END_TEST
 
 /* ---- includes ------------------------------------------------------------ */
 
+/* A tmpfs size of the includer overrides the included one's (never dropped
+ * silently); two sizes at one depth conflict. */
+START_TEST(test_include_tmpfs_size_overridden_by_includer)
+{
+	osb_error err;
+	osb_policy *p;
+
+	put("a.policy", "osb-policy 1\ninclude ./b\ntmpfs /tmp size=8MiB\n");
+	put("b.policy", "osb-policy 1\ntmpfs /tmp size=512MiB\n");
+	p = must_load("a.policy");
+	ck_assert_uint_eq(p->n_mounts, 1);
+	ck_assert_uint_eq(p->mounts[0].size, 8ULL << 20);
+	ck_assert_uint_eq(p->mounts[0].o.line, 3);
+	osb_policy_free(p);
+	put("c.policy", "osb-policy 1\ninclude ./b\ninclude ./d\n");
+	put("d.policy", "osb-policy 1\ntmpfs /tmp size=1MiB\n");
+	p = load("c.policy", &err);
+	ck_assert_ptr_null(p);
+	ck_assert_ptr_nonnull(strstr(err.message, "d.policy:2:12: tmpfs /tmp: a different size is set at "));
+}
+END_TEST
+
 START_TEST(test_include_override_by_includer_recorded)
 {
 	char a[PATH_MAX], b[PATH_MAX];
@@ -771,7 +821,11 @@ START_TEST(test_include_sibling_conflict_refused)
 	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
 	put("b.policy", "osb-policy 1\nnetwork none\n");
 	put("c.policy", "osb-policy 1\n\nnetwork host\n");
-	snprintf(want, sizeof(want), "%s/c.policy:3:1: \"network\" conflicts with %s/b.policy:2", dir, dir);
+	/* At the include that brought the second rule in: the includer is where
+	 * the author settles it. */
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"network\" of %s/c.policy:3 conflicts with "
+	         "%s/b.policy:2 (both included at depth 1; set \"network\" in this file to choose)",
+	         dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* The same value at the same depth is still two rules for one place. */
@@ -780,7 +834,23 @@ START_TEST(test_include_sibling_conflict_refused)
 
 	put("b.policy", "osb-policy 1\nenv set X=1\n");
 	put("c.policy", "osb-policy 1\nenv set X=2\n");
-	snprintf(want, sizeof(want), "%s/c.policy:2:1: \"env set X\" conflicts with %s/b.policy:2", dir, dir);
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"env set X\" of %s/c.policy:2 conflicts with "
+	         "%s/b.policy:2 (both included at depth 1; set \"env set X\" in this file to choose)",
+	         dir, dir, dir);
+	expect_load_error("a.policy", want);
+}
+END_TEST
+
+/* An error inside an included file names the includes that reached it. */
+START_TEST(test_include_error_shows_chain)
+{
+	char want[MSG_MAX];
+
+	put("a.policy", "osb-policy 1\n\ninclude ./b\n");
+	put("b.policy", "osb-policy 1\ninclude ./c\n");
+	put("c.policy", "osb-policy 1\nnetwork hots\n");
+	snprintf(want, sizeof(want), "%s/c.policy:2:9: unknown argument \"hots\" to \"network\" (did "
+	         "you mean \"host\"?); included from %s/b.policy:2, from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -806,8 +876,8 @@ START_TEST(test_include_cycle_reports_chain)
 
 	put("a.policy", "osb-policy 1\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\ninclude ./a.policy\n");
-	snprintf(want, sizeof(want), "%s/b.policy:2:9: include cycle: %s/a.policy -> %s/b.policy -> %s/a.policy",
-	         dir, dir, dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: include cycle: %s/a.policy -> %s/b.policy -> %s/a.policy"
+	         "; included from %s/a.policy:2", dir, dir, dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	put("self.policy", "osb-policy 1\n\n  include   ./self\n");
@@ -846,7 +916,8 @@ START_TEST(test_include_depth_above_two_refused)
 	put("c.policy", "osb-policy 1\ninclude ./d\n");
 	put("d.policy", "osb-policy 1\n");
 	snprintf(want, sizeof(want), "%s/c.policy:2:9: include nested too deeply: \"./d\" would be at depth 3 "
-	         "(at most 2 levels of include)", dir);
+	         "(at most 2 levels of include); included from %s/b.policy:2, from %s/a.policy:2", dir, dir,
+	         dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -933,26 +1004,27 @@ START_TEST(test_include_errors_point_into_included_file)
 	put("a.policy", "osb-policy 1\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nnetwork nne\n");
 	snprintf(want, sizeof(want), "%s/b.policy:2:9: unknown argument \"nne\" to \"network\" "
-	         "(did you mean \"none\"?)", dir);
+	         "(did you mean \"none\"?); included from %s/a.policy:2", dir, dir);
 	expect_load_error("a.policy", want);
 
 	put("b.policy", "hostname x\n");
-	snprintf(want, sizeof(want), "%s/b.policy:1:1: expected version line \"osb-policy 1\" first", dir);
+	snprintf(want, sizeof(want), "%s/b.policy:1:1: expected version line \"osb-policy 1\" first; "
+	         "included from %s/a.policy:2", dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* A duplicate inside an included file is an error even where the
 	 * includer overrides the value. */
 	put("a.policy", "osb-policy 1\nnetwork host\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nnetwork none\nnetwork none\n");
-	snprintf(want, sizeof(want), "%s/b.policy:3:1: duplicate \"network\" (first set at %s/b.policy:2)",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:3:1: duplicate \"network\" (first set at %s/b.policy:2); "
+	         "included from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* Mount paths are unique across files. */
 	put("a.policy", "osb-policy 1\ntmpfs /x\ninclude ./b\n");
 	put("b.policy", "osb-policy 1\nro-bind /x\n");
-	snprintf(want, sizeof(want), "%s/b.policy:2:9: duplicate path \"/x\" (first set at %s/a.policy:2)",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/b.policy:2:9: duplicate path \"/x\" (first set at %s/a.policy:2); "
+	         "included from %s/a.policy:3", dir, dir, dir);
 	expect_load_error("a.policy", want);
 }
 END_TEST
@@ -990,7 +1062,8 @@ START_TEST(test_include_unreadable_files_refused)
 		ck_assert_int_eq(write(fd, "tmpfs /\0x\n", 10), 10);
 		close(fd);
 	}
-	snprintf(want, sizeof(want), "%s/nul.policy:2:8: NUL byte in policy text", dir);
+	snprintf(want, sizeof(want), "%s/nul.policy:2:8: NUL byte in policy text; included from %s/a.policy:2",
+	         dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* The top file itself. */
@@ -1314,7 +1387,12 @@ START_TEST(test_hash_changes_with_every_semantic_change)
 		{ "limit wall 600s\n", "limit wall unlimited\n" },
 		{ "limit wall 600s\n", "" },
 		{ "limit output 1MiB\n", "limit output 2MiB\n" },
-		{ "", "limit cpu 10s\n" },
+		{ "", "limit cputime 10s\n" },
+		{ "", "limit cpu 50%\n" },
+		{ "", "limit memory 1GiB\n" },
+		{ "", "limit memory 1GiB best-effort\n" },
+		{ "", "limit pids 50\n" },
+		{ "tmpfs /tmp\n", "tmpfs /tmp size=1MiB\n" },
 		{ "", "limit as 1GiB\n" },
 		{ "", "limit nofile 10\n" },
 		{ "", "limit fsize 1MiB\n" },
@@ -1716,8 +1794,9 @@ START_TEST(test_seccomp_rule_overridden_by_includer)
 	/* Two siblings disagreeing about one name, with nobody to settle it. */
 	put("a.policy", "osb-policy 1\ninclude ./b\ninclude ./c\n");
 	put("c.policy", "osb-policy 1\nseccomp allow   bpf\n");
-	snprintf(want, sizeof(want), "%s/c.policy:2:17: \"seccomp allow bpf\" conflicts with %s/b.policy:2",
-	         dir, dir);
+	snprintf(want, sizeof(want), "%s/a.policy:3:9: \"seccomp allow bpf\" of %s/c.policy:2 conflicts "
+	         "with %s/b.policy:2 (both included at depth 1; set \"seccomp allow bpf\" in this file "
+	         "to choose)", dir, dir, dir);
 	expect_load_error("a.policy", want);
 
 	/* "seccomp none" above a deny it includes cannot drop it silently. */
@@ -1849,6 +1928,33 @@ static const char open_base[] =
 	"env set HOME=${WORKSPACE}\n"
 	"write-root /data\n"
 	"write-root /srv/jobs\n";
+
+static const char limits_base[] =
+	"osb-policy 1\n"
+	"limit memory 2GiB\n"
+	"limit pids 100\n"
+	"limit cpu 50%\n"
+	"limit wall 1h\n";
+
+/* A request lowers limits (memory, pids, cpu, the wall clock) and may set
+ * one the policy leaves unlimited; the changes are the api's. */
+START_TEST(test_request_lowers_limits)
+{
+	osb_policy *p = must_parse(limits_base);
+	osb_error err = { 0 };
+
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"limits\": {\"memory\": \"512MiB\", "
+	                                          "\"pids\": \"100\", \"cpu\": \"0.25\", "
+	                                          "\"nofile\": \"64\"}}", &err), 0);
+	ck_assert_uint_eq(p->limits[LIM_MEMORY], 512ULL << 20);
+	ck_assert(policy_origin_is_api(&p->limit_set[LIM_MEMORY].o));
+	ck_assert_uint_eq(p->limits[LIM_PIDS], 100);
+	ck_assert(!policy_origin_is_api(&p->limit_set[LIM_PIDS].o));   /* unchanged */
+	ck_assert_uint_eq(p->limits[LIM_CPU], 250);
+	ck_assert_uint_eq(p->limits[LIM_NOFILE], 64);
+	osb_policy_free(p);
+}
+END_TEST
 
 static const char closed_base[] =
 	"osb-policy 1\n"
@@ -2031,6 +2137,22 @@ static const struct refused_request {
 	{ open_base, "{\"idle_timeout\": \"10\"}",
 	  "\"idle_timeout\": invalid duration \"10\" (a whole number with a unit: ms, s, m or h)" },
 	{ open_base, "{\"idle_timeout\": \"0s\"}", "\"idle_timeout\" must be greater than zero" },
+	/* limits: lower only, in the policy's grammar */
+	{ limits_base, "{\"limits\": {\"memory\": \"4GiB\"}}",
+	  "\"limits.memory\": 4GiB would raise the policy's \"limit memory 2GiB\" (t.policy:2); a "
+	  "request may only lower a limit" },
+	{ limits_base, "{\"limits\": {\"cpu\": \"unlimited\"}}",
+	  "\"limits.cpu\": unlimited would raise the policy's \"limit cpu 50%\" (t.policy:4); a "
+	  "request may only lower a limit" },
+	{ limits_base, "{\"limits\": {\"wall\": \"2h\"}}",
+	  "\"limits.wall\": 2h would raise the policy's \"limit wall 1h\" (t.policy:5); a "
+	  "request may only lower a limit" },
+	{ limits_base, "{\"limits\": {\"memroy\": \"1GiB\"}}",
+	  "unknown key \"memroy\" in \"limits\" (a limit's name, as in \"limit NAME VALUE\")" },
+	{ limits_base, "{\"limits\": {\"pids\": 10}}", "\"limits.pids\" must be a string, not a number" },
+	{ limits_base, "{\"limits\": {\"cpu\": \"60s\"}}",
+	  "\"limits.cpu\": invalid value \"60s\" (as the policy writes \"limit cpu\")" },
+	{ limits_base, "{\"limits\": [\"memory\"]}", "\"limits\" must be an object, not an array" },
 	/* not a JSON object */
 	{ open_base, "[1]", "the request must be a JSON object, not an array" },
 	{ open_base, "", "the request is not valid JSON: unexpected end of input" },
@@ -2154,17 +2276,20 @@ START_TEST(test_strict_policy_parses_as_documented)
 		static const char *const view[] = {
 			"ro-bind /usr", "symlink usr/bin /bin", "symlink usr/sbin /sbin",
 			"symlink usr/lib /lib", "symlink usr/lib64 /lib64", "ro-bind /etc",
-			"tmpfs /tmp", "tmpfs /var/tmp", "tmpfs /run", "dev /dev", "proc /proc",
+			"tmpfs /tmp size=512MiB", "tmpfs /var/tmp size=512MiB", "tmpfs /run size=16MiB",
+			"dev /dev", "proc /proc",
 		};
 		const pol_mount *m = &p->mounts[i];
 		char rule[64];
 
 		if (m->kind == MNT_SYMLINK)
 			snprintf(rule, sizeof(rule), "symlink %s %s", m->target, m->path);
+		else if (m->kind == MNT_TMPFS)
+			snprintf(rule, sizeof(rule), "tmpfs %s size=%lluMiB", m->path,
+			         (unsigned long long)(m->size >> 20));
 		else
 			snprintf(rule, sizeof(rule), "%s %s", m->kind == MNT_RO_BIND ? "ro-bind" :
-			         m->kind == MNT_TMPFS ? "tmpfs" : m->kind == MNT_DEV ? "dev" :
-			         m->kind == MNT_PROC ? "proc" : "?", m->path);
+			         m->kind == MNT_DEV ? "dev" : m->kind == MNT_PROC ? "proc" : "?", m->path);
 		ck_assert_str_eq(rule, view[i]);
 		expect_origin(m->o, path, line_of(path, view[i]), 0);
 	}
@@ -2232,7 +2357,7 @@ START_TEST(test_man_page_example_policy_parses)
 	p = osb_policy_parse(start, (size_t)(end - start), "review.policy", &err);
 	ck_assert_msg(p != NULL, "%s", err.message);
 	ck_assert_int_eq(p->ws_mode, WS_RO);
-	ck_assert_uint_eq(p->limits[LIM_CPU], 60);
+	ck_assert_uint_eq(p->limits[LIM_CPUTIME], 60);
 	osb_policy_free(p);
 	free(man);
 }
@@ -2265,6 +2390,56 @@ START_TEST(test_man_page_jobs_example_parses)
 }
 END_TEST
 
+/* ---- resource limits ------------------------------------------------------ */
+
+START_TEST(test_resource_limits_parse_with_units_and_best_effort)
+{
+	osb_policy *p = must_parse("osb-policy 1\n"
+	                           "limit memory 2GiB best-effort\n"
+	                           "limit pids 50\n"
+	                           "limit cpu 0.5\n"
+	                           "limit cputime 90s\n"
+	                           "tmpfs /tmp size=256MiB\n"
+	                           "tmpfs /run\n");
+	char *canon;
+
+	ck_assert_uint_eq(p->limits[LIM_MEMORY], 2ULL << 30);
+	ck_assert(p->limit_best_effort[LIM_MEMORY]);
+	ck_assert_uint_eq(p->limits[LIM_PIDS], 50);
+	ck_assert(!p->limit_best_effort[LIM_PIDS]);
+	ck_assert_uint_eq(p->limits[LIM_CPU], 500);
+	ck_assert_uint_eq(p->limits[LIM_CPUTIME], 90);
+	ck_assert_uint_eq(p->n_mounts, 2);
+	ck_assert_uint_eq(p->mounts[0].size, 256ULL << 20);
+	ck_assert_uint_eq(p->mounts[1].size, 0);
+	canon = osb_policy_explain(p, 0);
+	ck_assert_ptr_nonnull(strstr(canon, "limit memory 2GiB best-effort  #"));
+	ck_assert_ptr_nonnull(strstr(canon, "limit cpu 50%  #"));
+	ck_assert_ptr_nonnull(strstr(canon, "limit cputime 90s  #"));
+	ck_assert_ptr_nonnull(strstr(canon, "tmpfs /tmp size=256MiB  #"));
+	ck_assert_ptr_nonnull(strstr(canon, "tmpfs /run  #"));
+	free(canon);
+	osb_policy_free(p);
+	{
+		char h0[72], h1[72];
+
+		p = must_parse("osb-policy 1\nlimit memory 1GiB\n");
+		osb_policy_hash(p, h0);
+		osb_policy_free(p);
+		p = must_parse("osb-policy 1\nlimit memory 1GiB best-effort\n");
+		osb_policy_hash(p, h1);
+		osb_policy_free(p);
+		ck_assert_str_ne(h0, h1);
+	}
+	p = must_parse("osb-policy 1\nlimit cpu 12.5%\n");
+	ck_assert_uint_eq(p->limits[LIM_CPU], 125);
+	osb_policy_free(p);
+	p = must_parse("osb-policy 1\nlimit cpu 2\n");
+	ck_assert_uint_eq(p->limits[LIM_CPU], 2000);
+	osb_policy_free(p);
+}
+END_TEST
+
 /* ---- runner -------------------------------------------------------------- */
 
 static Suite *policy_suite(void)
@@ -2292,7 +2467,9 @@ static Suite *policy_suite(void)
 	t = tcase_create("includes");
 	tcase_add_checked_fixture(t, dir_setup, dir_teardown);
 	tcase_add_test(t, test_include_override_by_includer_recorded);
+	tcase_add_test(t, test_include_tmpfs_size_overridden_by_includer);
 	tcase_add_test(t, test_include_sibling_conflict_refused);
+	tcase_add_test(t, test_include_error_shows_chain);
 	tcase_add_test(t, test_include_sibling_conflict_settled_by_includer);
 	tcase_add_test(t, test_include_cycle_reports_chain);
 	tcase_add_test(t, test_include_cycle_detected_through_other_spelling);
@@ -2335,6 +2512,7 @@ static Suite *policy_suite(void)
 	tcase_add_loop_test(t, test_request_refused_names_key_and_reason, 0,
 	                    (int)(sizeof(refused_requests) / sizeof(refused_requests[0])));
 	tcase_add_test(t, test_request_null_arguments_are_usage_errors);
+	tcase_add_test(t, test_request_lowers_limits);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("sha256");
@@ -2346,6 +2524,7 @@ static Suite *policy_suite(void)
 	tcase_add_test(t, test_strict_policy_parses_as_documented);
 	tcase_add_test(t, test_balanced_policy_overrides_strict_network);
 	tcase_add_test(t, test_man_page_example_policy_parses);
+	tcase_add_test(t, test_resource_limits_parse_with_units_and_best_effort);
 	tcase_add_test(t, test_man_page_jobs_example_parses);
 	suite_add_tcase(s, t);
 	return s;

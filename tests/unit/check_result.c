@@ -113,6 +113,40 @@ START_TEST(test_capture_short_output_kept_whole)
 }
 END_TEST
 
+/* Finding: the clip cut multi-byte characters at the byte level and joined
+ * the halves, inventing a character ("\xe2\x82" + "\x82" is U+2082). A clip
+ * keeps whole characters only: a split one is dropped on both sides. */
+START_TEST(test_capture_clip_keeps_whole_characters)
+{
+	static const char euros[] = "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+	                            "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac";   /* 6 x U+20AC */
+	capture c;
+
+	for (size_t i = 0; i < sizeof(chunk_sizes) / sizeof(chunk_sizes[0]); i++) {
+		/* Head "\xe2\x82\xac\xe2", tail "\xac\xe2\x82\xac": one euro each. */
+		capture_init(&c, 8);
+		feed(&c, euros, 18, chunk_sizes[i]);
+		take_expect(&c, "\xe2\x82\xac\xe2\x82\xac", 6, true);
+		capture_free(&c);
+		/* Head "\xe2\x82\xac\xe2\x82", tail "\x82\xac\xe2\x82\xac". */
+		capture_init(&c, 10);
+		feed(&c, euros, 18, chunk_sizes[i]);
+		take_expect(&c, "\xe2\x82\xac\xe2\x82\xac", 6, true);
+		capture_free(&c);
+	}
+	/* Not clipped: nothing is touched, even a character cut by the command. */
+	capture_init(&c, 10);
+	feed(&c, "a\xe2\x82", 3, 1);
+	take_expect(&c, "a\xe2\x82", 3, false);
+	capture_free(&c);
+	/* Binary output is kept as it is but for at most 3 bytes at each side. */
+	capture_init(&c, 4);
+	feed(&c, "\xff\xfe\xfd\xfc\xfb\xfa", 6, 1);
+	take_expect(&c, "\xff\xfe\xfb\xfa", 4, true);
+	capture_free(&c);
+}
+END_TEST
+
 START_TEST(test_capture_limit_zero_counts_only)
 {
 	capture c;
@@ -339,14 +373,54 @@ START_TEST(test_json_normal_exit_exact)
 	json_expect(r, "{\"ok\":true,\"exit_code\":0,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"hello\\n\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,"
-	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"host_ids\":null,\"hint\":null,"
+	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"host_ids\":null,\"limits\":null,\"hint\":null,"
 	            "\"status\":0}");
 	result_set_host_ids(r, 1879048200, 1879048201, "allocated");
 	json_expect(r, "{\"ok\":true,\"exit_code\":0,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"hello\\n\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,"
 	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"host_ids\":{\"uid\":1879048200,"
-	            "\"gid\":1879048201,\"kind\":\"allocated\"},\"hint\":null,\"status\":0}");
+	            "\"gid\":1879048201,\"kind\":\"allocated\"},\"limits\":null,\"hint\":null,\"status\":0}");
+	osb_result_free(r);
+}
+END_TEST
+
+/* A sandbox the OOM killer ended at "limit memory": status 137 like any
+ * SIGKILL, and the limits member says why; counters this host does not keep
+ * are null, and a best-effort limit that did not hold is named. */
+START_TEST(test_json_limits_oom_killed_exact)
+{
+	osb_result *r = mk_exit(0);
+	limits_state ls = { .skipped = CG_BIT(CG_CPU) };
+	cgroup_outcome o = {
+		.known = CG_KNOW_OOM | CG_KNOW_PEAK | CG_KNOW_PIDS,
+		.oom_kills = 1, .memory_peak = 67108864,
+	};
+	uint64_t v = 0;
+
+	r->exit_code = -1;
+	r->signal = 9;
+	snprintf(ls.skipped_why, sizeof(ls.skipped_why), "limit cpu: no cpu controller");
+	ls.cg = (cgroup *)&o;   /* only its presence is read */
+	ck_assert_int_eq(result_set_limits(r, &ls, &o), 0);
+	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":false,"
+	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
+	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
+	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":{\"cgroup\":true,"
+	            "\"oom_killed\":true,\"pids_limited\":false,\"memory_peak_bytes\":67108864,"
+	            "\"pids_peak\":null,\"cpu_usage_ms\":null,\"cpu_throttled_ms\":null,"
+	            "\"not_enforced\":[\"cpu\"],\"not_enforced_reason\":\"limit cpu: no cpu controller\"},"
+	            "\"hint\":null,\"status\":137}");
+	ck_assert_int_eq(osb_result_oom_killed(r), 1);
+	ck_assert_int_eq(osb_result_pids_limited(r), 0);
+	ck_assert_int_eq(osb_result_memory_peak(r, &v), 0);
+	ck_assert_uint_eq(v, 67108864);
+	ck_assert_int_eq(osb_result_cpu_throttled_us(r, &v), -1);
+	ck_assert_uint_eq(osb_result_limits_not_enforced(r), OSB_LIMIT_CPU);
+	osb_result_free(r);
+	r = mk_exit(0);
+	ck_assert_int_eq(osb_result_oom_killed(r), -1);
+	ck_assert_uint_eq(osb_result_limits_not_enforced(r), 0);
 	osb_result_free(r);
 }
 END_TEST
@@ -361,7 +435,7 @@ START_TEST(test_json_nonzero_exit_not_ok)
 	json_expect(r, "{\"ok\":false,\"exit_code\":3,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"boom/x\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":6,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"hint\":null,\"status\":3}");
+	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":null,\"hint\":null,\"status\":3}");
 	osb_result_free(r);
 }
 END_TEST
@@ -376,7 +450,7 @@ START_TEST(test_json_signal_exact)
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":5,"
-	            "\"policy_hash\":null,\"mode\":\"root\",\"host_ids\":null,\"hint\":null,\"status\":137}");
+	            "\"policy_hash\":null,\"mode\":\"root\",\"host_ids\":null,\"limits\":null,\"hint\":null,\"status\":137}");
 	osb_result_free(r);
 }
 END_TEST
@@ -393,7 +467,7 @@ START_TEST(test_json_timeout_exact)
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":true,"
 	            "\"error\":null,\"stdout\":\"partial\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":7,\"stderr_bytes\":0,\"duration_ms\":2001,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,"
+	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":null,"
 	            "\"hint\":\"raise the wall limit or make the command faster\","
 	            "\"status\":124}");
 	osb_result_free(r);
@@ -414,7 +488,7 @@ START_TEST(test_json_error_with_stage_exact)
 	            "\\\"write\\\"?)\",\"errno\":0},"
 	            "\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"hint\":\"fix the policy file\","
+	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":null,\"hint\":\"fix the policy file\","
 	            "\"status\":125}");
 	osb_result_free(r);
 }
@@ -433,7 +507,7 @@ START_TEST(test_json_exec_not_found_status_127)
 	            "\"cannot execute \\\"nosuch\\\": No such file or directory\",\"errno\":2},"
 	            "\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":\"userns\",\"host_ids\":null,\"hint\":null,\"status\":127}");
+	            "\"policy_hash\":null,\"mode\":\"userns\",\"host_ids\":null,\"limits\":null,\"hint\":null,\"status\":127}");
 	osb_result_free(r);
 }
 END_TEST
@@ -559,6 +633,7 @@ static Suite *result_suite(void)
 	tcase_add_test(tc, test_capture_one_over_limit_drops_middle_byte);
 	tcase_add_test(tc, test_capture_odd_limit_head_gets_extra_byte);
 	tcase_add_test(tc, test_capture_short_output_kept_whole);
+	tcase_add_test(tc, test_capture_clip_keeps_whole_characters);
 	tcase_add_test(tc, test_capture_limit_zero_counts_only);
 	tcase_add_test(tc, test_capture_huge_limit_allocates_lazily);
 	suite_add_tcase(s, tc);
@@ -572,6 +647,7 @@ static Suite *result_suite(void)
 
 	tc = tcase_create("json");
 	tcase_add_test(tc, test_json_normal_exit_exact);
+	tcase_add_test(tc, test_json_limits_oom_killed_exact);
 	tcase_add_test(tc, test_json_nonzero_exit_not_ok);
 	tcase_add_test(tc, test_json_signal_exact);
 	tcase_add_test(tc, test_json_timeout_exact);
