@@ -170,8 +170,11 @@ static bool help_is_usage(host_facts *h)
 	if (strncmp(t, "usage: ", 7) == 0 && help_has(t, "--help"))
 		return true;
 	/* Quote its first line, printable ASCII only. */
-	for (; t[n] && t[n] != '\n' && n + 1 < sizeof(first); n++)
-		first[n] = t[n] >= 0x20 && t[n] < 0x7f ? t[n] : '?';
+	for (; t[n] && t[n] != '\n' && n + 1 < sizeof(first); n++) {
+		first[n] = '?';
+		if (t[n] >= 0x20 && t[n] < 0x7f)
+			first[n] = t[n];
+	}
 	first[n] = '\0';
 	h->bwrap_state = BWRAP_NO_HELP;
 	h->bwrap_errno = 0;

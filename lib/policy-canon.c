@@ -194,7 +194,7 @@ static void walk_scalars(walk *w, const osb_policy *p)
 		if (!p->limit_set[i].set)
 			continue;
 		policy_format_limit((unsigned)i, p->limits[i], v, sizeof(v));
-		if (p->limit_best_effort[i])
+		if (p->limit_best_effort & LIM_BIT(i))
 			EMIT(w, &p->limit_set[i].o, p->limits[i], "limit", osb_limit_names[i], v,
 			     "best-effort");
 		else

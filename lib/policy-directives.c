@@ -626,7 +626,10 @@ static int d_limit(parser *ps, frame *f, int n, tok *t)
 	if (apply) {
 		ps->p->limits[k] = v;
 		ps->p->limit_set[k] = (pol_set){ true, s->win };
-		ps->p->limit_best_effort[k] = be;
+		if (be)
+			ps->p->limit_best_effort |= LIM_BIT(k);
+		else
+			ps->p->limit_best_effort &= ~LIM_BIT(k);
 	}
 	return 0;
 }

@@ -63,7 +63,9 @@ const char *policy_dir(void)
 
 static char ascii_upper(char c)
 {
-	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+	if (c >= 'a' && c <= 'z')
+		return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[c - 'a'];
+	return c;
 }
 
 static bool glob_match(const char *pattern, const char *name, bool nocase)

@@ -87,6 +87,8 @@ enum limit_id {
 	LIM__COUNT
 };
 
+#define LIM_BIT(id) (1u << (id))
+
 /* After parsing, SET is true for every scalar (origin "default" when the
  * policy left it unset); for limits, SET false means "no limit". A limit
  * value of UINT64_MAX means "unlimited" (RLIM_INFINITY). */
@@ -97,10 +99,6 @@ typedef struct pol_scalar_origin {
 
 struct osb_policy {
 	int version;
-	/* "limit memory|pids|cpu V best-effort": when the host cannot enforce
-	 * it, run anyway and say so in the result (else refuse, exit 125).
-	 * Beside VERSION, where it fills what would be padding. */
-	bool limit_best_effort[LIM__COUNT];
 
 	enum root_kind root;           pol_set root_set;
 	pol_mount *mounts; size_t n_mounts;
@@ -141,7 +139,12 @@ struct osb_policy {
 	enum sc_mode sc_mode;          pol_set sc_mode_set;
 	unsigned sc_group;             /* N of osb-default-N (lib/filter.h); 0: the newest */
 	pol_sc *sc_rules; size_t n_sc_rules;
-	enum ll_mode landlock;         pol_set landlock_set;
+	enum ll_mode landlock;
+	/* "limit memory|pids|cpu V best-effort" (LIM_BIT()s): when the host
+	 * cannot enforce it, run anyway and say so in the result (else refuse,
+	 * exit 125). Here it fills what would be padding. */
+	unsigned limit_best_effort;
+	pol_set landlock_set;
 	uint64_t limits[LIM__COUNT];   pol_set limit_set[LIM__COUNT];
 
 	char **files; size_t n_files;  /* provenance table: every file read */

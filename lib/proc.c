@@ -317,8 +317,9 @@ int spawn_with_fds(const char *const *argv, const char *const *envp, const int *
 		else
 			ret = osb_err_set(err, a.step == STEP_UID || a.step == STEP_GID ||
 			                       a.step == STEP_CGROUP ? OSB_E_HOST : OSB_E_SPAWN,
-			                  a.err, a.step == STEP_CGROUP ? "cgroup" : "spawn", "cannot start %s: %s failed: %s", argv[0],
-			                  step_name(a.step), strerror(a.err));
+			                  a.err, a.step == STEP_CGROUP ? "cgroup" : "spawn",
+			                  "cannot start %s: %s failed: %s", argv[0], step_name(a.step),
+			                  strerror(a.err));
 	}
 out:
 	for (size_t i = 0; i < made; i++)

@@ -102,7 +102,7 @@ int limits_decide(const osb_policy *p, const cgroup_host *h, limits_state *ls, o
 		if (!limit_on(p, id) || cgroup_host_ctrl(h, (enum cg_ctrl)c, NULL, &why) > 0)
 			continue;
 		why = why && *why ? why : "no cgroup hierarchy here carries the controller";
-		if (p->limit_best_effort[id]) {
+		if (p->limit_best_effort & LIM_BIT(id)) {
 			skip_ctrl(ls, (enum cg_ctrl)c, why);
 			continue;
 		}

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -160,6 +161,101 @@ static enum diff_dir added_dir(const char *rule)
 	return DIFF_NEUTRAL;
 }
 
+/* ---- context: what the other policy shows ------------------------------------------- */
+
+static char upper_c(char c)
+{
+	if (c >= 'a' && c <= 'z')
+		return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[c - 'a'];
+	return c;
+}
+
+/* Can one name match both env patterns ('*', '?'; case ignored, as deny
+ * patterns match)? Dynamic programming over both patterns' positions. */
+static bool globs_intersect(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	bool *t;
+	bool r;
+
+	if (la > 255 || lb > 255)
+		return true;   /* cannot tell: assume they meet */
+	t = calloc((la + 1) * (lb + 1), sizeof(*t));
+	if (!t)
+		return true;
+#define T(i, j) t[(i) * (lb + 1) + (j)]
+	for (size_t i = la + 1; i-- > 0;)
+		for (size_t j = lb + 1; j-- > 0;) {
+			if (i == la && j == lb)
+				T(i, j) = true;
+			else if (i < la && a[i] == '*')
+				T(i, j) = T(i + 1, j) || (j < lb && T(i, j + 1));
+			else if (j < lb && b[j] == '*')
+				T(i, j) = T(i, j + 1) || (i < la && T(i + 1, j));
+			else if (i < la && j < lb)
+				T(i, j) = (a[i] == '?' || b[j] == '?' || upper_c(a[i]) == upper_c(b[j])) &&
+				          T(i + 1, j + 1);
+		}
+	r = T(0, 0);
+#undef T
+	free(t);
+	return r;
+}
+
+/* Does a deny PATTERN matter in P: could P let a matching name in? */
+static bool deny_matters(const review_policy *p, const char *pattern)
+{
+	if (p->env_base == ENV_INHERIT)
+		return true;
+	for (size_t i = 0; i < p->n_env_pass; i++)
+		if (globs_intersect(pattern, p->env_pass[i].s))
+			return true;
+	return false;
+}
+
+/* Does P show the host's PATH: a bind at or above it, or root host-ro
+ * without a private mount over it? */
+static bool host_shows(const review_policy *p, const char *path)
+{
+	bool covered = false;
+
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const rv_mount *m = &p->mounts[i];
+
+		if (!rv_path_within(path, m->path))
+			continue;
+		if (m->kind == MNT_RO_BIND)
+			return true;
+		if (m->kind != MNT_SYMLINK)
+			covered = true;
+	}
+	for (size_t i = 0; i < p->n_writes; i++)
+		if (rv_path_within(path, p->writes[i].s))
+			return true;
+	return p->root == ROOT_HOST_RO && !covered;
+}
+
+/* DIR of a rule added to B (or, ADDED false, removed from A), judged by
+ * what the other policy shows. */
+static enum diff_dir in_context(const review_policy *a, const review_policy *b, const char *rule,
+                                bool added, enum diff_dir dir)
+{
+	const review_policy *other = added ? a : b;
+	const char *sp = strchr(rule, ' ');
+	char arg[PATH_MAX];
+
+	/* The path: the first argument ("tmpfs /tmp size=64MiB"). */
+	snprintf(arg, sizeof(arg), "%.*s", sp ? (int)strcspn(sp + 1, " ") : 0, sp ? sp + 1 : "");
+
+	if (strncmp(rule, "env deny ", 9) == 0)
+		return deny_matters(b, rule + 9) ? dir : DIFF_NEUTRAL;
+	if (strncmp(rule, "ro-bind ", 8) == 0 || strncmp(rule, "tmpfs ", 6) == 0 ||
+	    strncmp(rule, "hide ", 5) == 0 || strncmp(rule, "dev ", 4) == 0)
+		return host_shows(other, arg) == (strncmp(rule, "ro-bind ", 8) == 0) ? DIFF_NEUTRAL
+		                                                                    : dir;
+	return dir;
+}
+
 static enum diff_dir flip(enum diff_dir d)
 {
 	return d == DIFF_WIDER ? DIFF_NARROWER : d == DIFF_NARROWER ? DIFF_WIDER : d;
@@ -222,7 +318,8 @@ static int diff_views(const review_policy *a, const review_policy *b, const rv_s
 		const rv_rule *ra = &a->rules[i];
 
 		if (j < 0)
-			e = diff_add(r, DIFF_REMOVED, flip(added_dir(ra->text)), ra->text,
+			e = diff_add(r, DIFF_REMOVED, in_context(a, b, ra->text, false,
+			                                         flip(added_dir(ra->text))), ra->text,
 			             origin_of(a, i, oa, sizeof(oa)), NULL, NULL);
 		else if (strcmp(ra->text, b->rules[j].text) != 0)
 			e = diff_add(r, DIFF_CHANGED, changed_dir(ka->v[i], ra->text, b->rules[j].text,
@@ -232,7 +329,8 @@ static int diff_views(const review_policy *a, const review_policy *b, const rv_s
 	}
 	for (size_t j = 0; j < b->n_rules && e == 0; j++)
 		if (key_index(ka->v, ka->n, kb->v[j]) < 0)
-			e = diff_add(r, DIFF_ADDED, added_dir(b->rules[j].text), NULL, NULL,
+			e = diff_add(r, DIFF_ADDED, in_context(a, b, b->rules[j].text, true,
+			                                       added_dir(b->rules[j].text)), NULL, NULL,
 			             b->rules[j].text, origin_of(b, j, ob, sizeof(ob)));
 	return e;
 }

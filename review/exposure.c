@@ -56,8 +56,11 @@ static void upper(const char *s, char *out, size_t size)
 {
 	size_t i;
 
-	for (i = 0; s[i] && i + 1 < size; i++)
-		out[i] = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 'a' + 'A') : s[i];
+	for (i = 0; s[i] && i + 1 < size; i++) {
+		out[i] = s[i];
+		if (s[i] >= 'a' && s[i] <= 'z')
+			out[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[s[i] - 'a'];
+	}
 	out[i] = '\0';
 }
 

@@ -30,7 +30,7 @@ static bool elf_interp(const char *path, char *buf, size_t size)
 
 	if (fd < 0)
 		return false;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph))
 		goto out;
 	for (unsigned i = 0; i < eh.e_phnum && !found; i++) {
@@ -50,26 +50,33 @@ out:
 }
 
 /* Is PATH in the view of a "root none" policy: beneath an ro-bind, after
- * the policy's symlinks above it are followed? */
-static bool view_shows(const review_policy *p, const char *path, int links)
+ * the policy's symlinks above it are followed (at most MAX_LINKS)? */
+static bool view_shows(const review_policy *p, const char *start)
 {
-	char next[PATH_MAX];
+	char path[PATH_MAX], next[PATH_MAX];
 
-	for (size_t i = 0; i < p->n_mounts; i++) {
-		const rv_mount *m = &p->mounts[i];
+	snprintf(path, sizeof(path), "%s", start);
+	for (int links = 0; links <= MAX_LINKS; links++) {
+		const rv_mount *link = NULL;
 
-		if (!rv_path_within(path, m->path))
-			continue;
-		if (m->kind == MNT_RO_BIND)
-			return true;
-		if (m->kind != MNT_SYMLINK || links <= 0 || !m->target)
-			continue;
-		if (m->target[0] == '/')
-			snprintf(next, sizeof(next), "%s%s", m->target, path + strlen(m->path));
+		for (size_t i = 0; i < p->n_mounts && !link; i++) {
+			const rv_mount *m = &p->mounts[i];
+
+			if (!rv_path_within(path, m->path))
+				continue;
+			if (m->kind == MNT_RO_BIND)
+				return true;
+			if (m->kind == MNT_SYMLINK && m->target)
+				link = m;
+		}
+		if (!link)
+			return false;
+		if (link->target[0] == '/')
+			snprintf(next, sizeof(next), "%s%s", link->target, path + strlen(link->path));
 		else   /* relative to the directory that holds the link */
-			snprintf(next, sizeof(next), "%.*s/%s%s", (int)(strrchr(m->path, '/') - m->path),
-			         m->path, m->target, path + strlen(m->path));
-		return view_shows(p, next, links - 1);
+			snprintf(next, sizeof(next), "%.*s/%s%s", (int)(strrchr(link->path, '/') - link->path),
+			         link->path, link->target, path + strlen(link->path));
+		snprintf(path, sizeof(path), "%s", next);
 	}
 	return false;
 }
@@ -100,7 +107,7 @@ int launch_problem(const review_policy *p, char *buf, size_t size)
 	/* The loader this host's dynamically linked programs name (this
 	 * program is one of them). */
 	if (p->root != ROOT_NONE || !elf_interp("/proc/self/exe", interp, sizeof(interp)) ||
-	    view_shows(p, interp, MAX_LINKS))
+	    view_shows(p, interp))
 		return 0;
 	rv_origin_str(&p->root_set.o, at, sizeof(at));
 	snprintf(buf, size, "\"root none\" (%s) shows no %s, the dynamic loader of this host's "

@@ -18,7 +18,9 @@
  * Feature names: "ia32" (int $0x80 works), "x32" (the x32 system call ABI),
  * "cgroup-v1" and "cgroup-v2" (the memory, pids and cpu controllers in that
  * cgroup version, where this caller may create cgroups), "test-user" (the
- * unprivileged user OSB_TEST_USER, default osb-test).
+ * unprivileged user OSB_TEST_USER, default osb-test), "quiet-host" (a host
+ * idle enough to give a CPU burner more than half a CPU, which showing a
+ * CPU quota at work needs).
  */
 #ifndef OSB_TEST_SKIP_H
 #define OSB_TEST_SKIP_H

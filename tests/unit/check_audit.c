@@ -1005,8 +1005,8 @@ START_TEST(test_diff_reports_changes_with_direction_and_origin)
 		"~ network none => network host wider t.policy:2 => t.policy:5\n"
 		"~ limit wall 10m => limit wall 1h wider t.policy:6 => t.policy:2\n"
 		"~ tmpfs /x => ro-bind /x wider t.policy:3 => t.policy:4\n"
-		"- env deny *_TOKEN wider t.policy:5\n"
-		"+ tmpfs /y narrower t.policy:3\n"
+		"- env deny *_TOKEN neutral t.policy:5\n"
+		"+ tmpfs /y neutral t.policy:3\n"
 		"+ env pass B wider t.policy:6\n");
 	free(d);
 }
@@ -1023,6 +1023,34 @@ START_TEST(test_diff_narrowing_and_defaults)
 		"~ user sandbox 1000 1000 => user u 1000 1000 neutral default => t.policy:3\n"
 		"~ limit output 4MiB => limit output 1MiB narrower t.policy:4 => default\n");
 	free(d);
+}
+END_TEST
+
+/* Each change judged by what the other policy shows: a deny no pass rule
+ * can reach under env clear, a bind of what root host-ro showed anyway, a
+ * private mount over a path the new view does not have, change nothing. */
+START_TEST(test_diff_judges_in_context)
+{
+	char *d = diff_of("osb-policy 1\nenv pass LANG PATH\nenv deny *_TOKEN\n",
+	                  "osb-policy 1\nenv pass LANG PATH\n");
+	char *e = diff_of("osb-policy 1\nenv pass LANG *_KEY\nenv deny *_TOKEN AWS_*\n",
+	                  "osb-policy 1\nenv pass LANG *_KEY\n");
+	char *f = diff_of("osb-policy 1\nroot host-ro\ntmpfs /run\ntmpfs /tmp\n",
+	                  "osb-policy 1\nroot none\nro-bind /usr\nro-bind /tmp\n");
+	char *g = diff_of("osb-policy 1\nenv inherit\n", "osb-policy 1\nenv inherit\nenv deny *_token\n");
+
+	ck_assert_str_eq(d, "- env deny *_TOKEN neutral t.policy:3\n");
+	ck_assert_str_eq(e, "- env deny *_TOKEN neutral t.policy:3\n- env deny AWS_* wider t.policy:3\n");
+	ck_assert_str_eq(f,
+		"~ root host-ro => root none narrower t.policy:2 => t.policy:2\n"
+		"- tmpfs /run neutral t.policy:3\n"
+		"~ tmpfs /tmp => ro-bind /tmp wider t.policy:4 => t.policy:4\n"
+		"+ ro-bind /usr neutral t.policy:3\n");
+	ck_assert_str_eq(g, "+ env deny *_token narrower t.policy:3\n");
+	free(d);
+	free(e);
+	free(f);
+	free(g);
 }
 END_TEST
 
@@ -1181,6 +1209,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(t, test_diff_reports_changes_with_direction_and_origin);
 	tcase_add_test(t, test_diff_narrowing_and_defaults);
 	tcase_add_test(t, test_diff_seccomp_groups_have_a_direction);
+	tcase_add_test(t, test_diff_judges_in_context);
 	tcase_add_test(t, test_diff_tmpfs_sizes_and_best_effort_have_a_direction);
 	suite_add_tcase(s, t);
 

@@ -2404,9 +2404,9 @@ START_TEST(test_resource_limits_parse_with_units_and_best_effort)
 	char *canon;
 
 	ck_assert_uint_eq(p->limits[LIM_MEMORY], 2ULL << 30);
-	ck_assert(p->limit_best_effort[LIM_MEMORY]);
+	ck_assert(p->limit_best_effort & LIM_BIT(LIM_MEMORY));
 	ck_assert_uint_eq(p->limits[LIM_PIDS], 50);
-	ck_assert(!p->limit_best_effort[LIM_PIDS]);
+	ck_assert(!(p->limit_best_effort & LIM_BIT(LIM_PIDS)));
 	ck_assert_uint_eq(p->limits[LIM_CPU], 500);
 	ck_assert_uint_eq(p->limits[LIM_CPUTIME], 90);
 	ck_assert_uint_eq(p->n_mounts, 2);
