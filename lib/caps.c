@@ -240,7 +240,7 @@ int osb_caps_find(const osb_caps *c, const char *id)
 	for (size_t i = 0; c && id && i < IT__COUNT; i++)
 		if (strcmp(caps_item_names[i], id) == 0)
 			return (int)i;
-	return -1;
+	return -OSB_E_USAGE;
 }
 
 const char *osb_caps_id(const osb_caps *c, size_t i)

@@ -57,19 +57,23 @@ enum {
 	OSB_EXIT_SIGNAL_BASE = 128,  /* 128+N: killed by signal N */
 };
 
-/* Error codes. Their numeric values never change meaning. */
+/* Error codes. A call that fails returns one negated (-OSB_E_*) and fills
+ * its osb_error; the errno of a failing system call is only ever in
+ * osb_error.sys_errno. The codes lie above every errno value (the kernel's
+ * are below 4096), so a -OSB_E_* never reads as a -errno. Their numeric
+ * values never change meaning. */
 enum {
 	OSB_OK = 0,
-	OSB_E_USAGE = 1,     /* invalid argument from the caller */
-	OSB_E_POLICY = 2,    /* policy text or a narrowing request is invalid */
-	OSB_E_PATH = 3,      /* a path failed verification */
-	OSB_E_HOST = 4,      /* the host lacks something the policy needs */
-	OSB_E_SECCOMP = 5,   /* the seccomp filter could not be built */
-	OSB_E_SPAWN = 6,     /* bwrap could not be started */
-	OSB_E_SANDBOX = 7,   /* bwrap or the in-sandbox init refused to set up */
-	OSB_E_NOMEM = 8,
-	OSB_E_IO = 9,
-	OSB_E_INTERNAL = 10,
+	OSB_E_USAGE = 4097,     /* invalid argument from the caller */
+	OSB_E_POLICY = 4098,    /* policy text or a narrowing request is invalid */
+	OSB_E_PATH = 4099,      /* a path failed verification */
+	OSB_E_HOST = 4100,      /* the host lacks something the policy needs */
+	OSB_E_SECCOMP = 4101,   /* the seccomp filter could not be built */
+	OSB_E_SPAWN = 4102,     /* bwrap could not be started */
+	OSB_E_SANDBOX = 4103,   /* bwrap or the in-sandbox init refused to set up */
+	OSB_E_NOMEM = 4104,
+	OSB_E_IO = 4105,
+	OSB_E_INTERNAL = 4106,
 };
 
 /* The step of the pipeline an error comes from: osb_error.stage names it,
@@ -352,12 +356,13 @@ OSB_WARN_UNUSED int osb_run(const osb_policy *policy, const osb_exec *exec,
  *
  * All take an open directory fd ROOT_FD (any kind, O_PATH is fine) and a
  * relative path under the rule above, never follow a symlink anywhere, and
- * never cross a mount. They return a non-negative value on success and a
- * negative errno on failure (-ELOOP symlink, -EXDEV mount, -EINVAL lexical
- * or argument error, -EMLINK hard link, -ENXIO not a regular file or
- * directory, or the system call's own errno), filling ERR (may be NULL)
- * with code OSB_E_PATH (OSB_E_USAGE for bad arguments, OSB_E_IO for write
- * errors, OSB_E_NOMEM) and a message naming the path and the rule.
+ * never cross a mount. They return a non-negative value on success and, as
+ * every call, a negative OSB_E_* code on failure: -OSB_E_PATH (-OSB_E_USAGE
+ * for bad arguments, -OSB_E_IO for write errors, -OSB_E_NOMEM), filling ERR
+ * (may be NULL) with a message naming the path and the rule, and with the
+ * errno in sys_errno (ELOOP symlink, EXDEV mount, EINVAL lexical or
+ * argument error, EMLINK hard link, ENXIO not a regular file or directory,
+ * or the system call's own errno).
  * MODE arguments may only hold permission bits (0777): setuid, setgid and
  * sticky bits are never granted through this API; the process umask
  * applies on creation as with open(2). */
@@ -434,7 +439,8 @@ OSB_WARN_UNUSED char *osb_caps_table(const osb_caps *caps);
 int osb_caps_available(const osb_caps *caps);
 /* OSB_CAPS_MODE_* bits of the usable modes. */
 unsigned osb_caps_modes(const osb_caps *caps);
-/* Items: index I from 0 to osb_caps_count()-1, or found by id (-1 if none). */
+/* Items: index I from 0 to osb_caps_count()-1, or found by id
+ * (-OSB_E_USAGE when CAPS or ID is NULL or no item has that id). */
 size_t osb_caps_count(const osb_caps *caps);
 int osb_caps_find(const osb_caps *caps, const char *id);
 const char *osb_caps_id(const osb_caps *caps, size_t i);
@@ -607,7 +613,7 @@ int osb_proc_close_stdin(osb_proc *proc);
 /* Transfer the proc's stdin (WHICH 0), stdout (1) or stderr (2) fd to the
  * caller, who then owns it (closes it; osb_proc_free no longer does). For
  * runtimes whose file objects close their fd, such as Go's os.File. The fd
- * is close-on-exec and blocking. Returns the fd, or -OSB_E_USAGE (-1) when
+ * is close-on-exec and blocking. Returns the fd, or -OSB_E_USAGE when
  * the proc has none (the exec gave its own fd, or it was taken already) or
  * WHICH is not 0, 1 or 2. */
 int osb_proc_take_fd(osb_proc *proc, int which);

@@ -656,7 +656,7 @@ static int precheck_open(struct beneath *b, const char *rel, bool writing, bool 
 	return check_type(b, fd, rel, writing, NULL);
 }
 
-int osb_open_beneath(int root_fd, const char *rel, int flags, unsigned mode, osb_error *err)
+static int open_beneath_errno(int root_fd, const char *rel, int flags, unsigned mode, osb_error *err)
 {
 	osb_error local;
 	struct beneath b;
@@ -702,7 +702,7 @@ int osb_open_beneath(int root_fd, const char *rel, int flags, unsigned mode, osb
 	return fd;
 }
 
-int osb_mkdir_beneath(int root_fd, const char *rel, unsigned mode, osb_error *err)
+static int mkdir_beneath_errno(int root_fd, const char *rel, unsigned mode, osb_error *err)
 {
 	_cleanup_close_ int parent = -1;
 	osb_error local;
@@ -721,7 +721,7 @@ int osb_mkdir_beneath(int root_fd, const char *rel, unsigned mode, osb_error *er
 	return 0;
 }
 
-int osb_unlink_beneath(int root_fd, const char *rel, int is_dir, osb_error *err)
+static int unlink_beneath_errno(int root_fd, const char *rel, int is_dir, osb_error *err)
 {
 	_cleanup_close_ int parent = -1;
 	osb_error local;
@@ -738,7 +738,7 @@ int osb_unlink_beneath(int root_fd, const char *rel, int is_dir, osb_error *err)
 	return 0;
 }
 
-int osb_rename_beneath(int root_fd, const char *from, const char *to, osb_error *err)
+static int rename_beneath_errno(int root_fd, const char *from, const char *to, osb_error *err)
 {
 	_cleanup_close_ int pfrom = -1, pto = -1;
 	const char *bfrom, *bto;
@@ -871,8 +871,8 @@ static int check_write_target(struct beneath *b, int parent, const char *base, c
 	return 0;
 }
 
-int osb_write_file_beneath(int root_fd, const char *rel, const void *data, size_t len,
-                           unsigned mode, osb_error *err)
+static int write_file_beneath_errno(int root_fd, const char *rel, const void *data,
+                                    size_t len, unsigned mode, osb_error *err)
 {
 	_cleanup_close_ int parent = -1;
 	osb_error local;
@@ -947,7 +947,7 @@ static int chmod_fd(int fd, mode_t mode)
 	return 0;
 }
 
-int osb_fchmod_beneath(int root_fd, const char *rel, unsigned mode, osb_error *err)
+static int fchmod_beneath_errno(int root_fd, const char *rel, unsigned mode, osb_error *err)
 {
 	_cleanup_close_ int fd = -1;
 	osb_error local;
@@ -966,8 +966,8 @@ int osb_fchmod_beneath(int root_fd, const char *rel, unsigned mode, osb_error *e
 	return 0;
 }
 
-int osb_fchown_beneath(int root_fd, const char *rel, uint32_t uid, uint32_t gid,
-                       osb_error *err)
+static int fchown_beneath_errno(int root_fd, const char *rel, uint32_t uid, uint32_t gid,
+                                osb_error *err)
 {
 	_cleanup_close_ int fd = -1;
 	osb_error local;
@@ -1036,7 +1036,7 @@ static int read_names(int fd, strv *v)
 	return r;
 }
 
-int osb_list_beneath(int root_fd, const char *rel, char ***names, osb_error *err)
+static int list_beneath_errno(int root_fd, const char *rel, char ***names, osb_error *err)
 {
 	strv v = { 0 };
 	osb_error local;
@@ -1069,4 +1069,90 @@ int osb_list_beneath(int root_fd, const char *rel, char ***names, osb_error *err
 	if (!*names)
 		return bfail(&b, OSB_E_NOMEM, ENOMEM, NULL, 0, "out of memory");
 	return r;
+}
+
+/* ---- the public file API: one error convention ------------------------------
+ *
+ * The steps above speak -errno, as the system calls they wrap; the public
+ * calls answer as every call of the library does (libosb-isolate(3),
+ * "ERRORS"): -OSB_E_* with the errno in osb_error.sys_errno. */
+
+static int api_result(int r, osb_error *e)
+{
+	char buf[128];
+
+	if (r >= 0)
+		return r;
+	if (e->code == OSB_OK)
+		osb_err_set(e, r == -ENOMEM ? OSB_E_NOMEM : OSB_E_PATH, -r, "paths", "%s",
+		            errstr(-r, buf, sizeof(buf)));
+	if (e->sys_errno == 0)
+		e->sys_errno = -r;
+	return -e->code;
+}
+
+int osb_open_beneath(int root_fd, const char *rel, int flags, unsigned mode, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(open_beneath_errno(root_fd, rel, flags, mode, e), e);
+}
+
+int osb_mkdir_beneath(int root_fd, const char *rel, unsigned mode, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(mkdir_beneath_errno(root_fd, rel, mode, e), e);
+}
+
+int osb_unlink_beneath(int root_fd, const char *rel, int is_dir, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(unlink_beneath_errno(root_fd, rel, is_dir, e), e);
+}
+
+int osb_rename_beneath(int root_fd, const char *from, const char *to, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(rename_beneath_errno(root_fd, from, to, e), e);
+}
+
+int osb_write_file_beneath(int root_fd, const char *rel, const void *data, size_t len,
+                           unsigned mode, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(write_file_beneath_errno(root_fd, rel, data, len, mode, e), e);
+}
+
+int osb_fchmod_beneath(int root_fd, const char *rel, unsigned mode, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(fchmod_beneath_errno(root_fd, rel, mode, e), e);
+}
+
+int osb_fchown_beneath(int root_fd, const char *rel, uint32_t uid, uint32_t gid,
+                       osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(fchown_beneath_errno(root_fd, rel, uid, gid, e), e);
+}
+
+int osb_list_beneath(int root_fd, const char *rel, char ***names, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(list_beneath_errno(root_fd, rel, names, e), e);
 }

@@ -223,14 +223,17 @@ void osb_result_free(osb_result *r)
 const char *result_code_name(int code)
 {
 	static const char *const names[] = {
-		[OSB_OK] = "none",         [OSB_E_USAGE] = "usage",
-		[OSB_E_POLICY] = "policy", [OSB_E_PATH] = "path",
-		[OSB_E_HOST] = "host",     [OSB_E_SECCOMP] = "seccomp",
-		[OSB_E_SPAWN] = "spawn",   [OSB_E_SANDBOX] = "sandbox",
-		[OSB_E_NOMEM] = "nomem",   [OSB_E_IO] = "io",
-		[OSB_E_INTERNAL] = "internal",
+		[0] = "usage",      /* OSB_E_USAGE, the first code: the index is CODE - OSB_E_USAGE */
+		[OSB_E_POLICY - OSB_E_USAGE] = "policy", [OSB_E_PATH - OSB_E_USAGE] = "path",
+		[OSB_E_HOST - OSB_E_USAGE] = "host",     [OSB_E_SECCOMP - OSB_E_USAGE] = "seccomp",
+		[OSB_E_SPAWN - OSB_E_USAGE] = "spawn",   [OSB_E_SANDBOX - OSB_E_USAGE] = "sandbox",
+		[OSB_E_NOMEM - OSB_E_USAGE] = "nomem",   [OSB_E_IO - OSB_E_USAGE] = "io",
+		[OSB_E_INTERNAL - OSB_E_USAGE] = "internal",
 	};
 
+	if (code == OSB_OK)
+		return "none";
+	code -= OSB_E_USAGE;
 	if (code < 0 || (size_t)code >= sizeof(names) / sizeof(names[0]))
 		return "unknown";
 	return names[code];

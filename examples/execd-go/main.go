@@ -224,7 +224,7 @@ func baseline(req []byte, offered []string) (string, *Policy, error) {
 	}
 	list := strings.Join(offered, ", ")
 	if err := json.Unmarshal(req, &head); err != nil || head.Profile == "" {
-		return "", nil, &Error{Code: 2, Stage: "execd",
+		return "", nil, &Error{Code: CodePolicy, Stage: "execd",
 			Message: fmt.Sprintf("the request must be a JSON object naming a \"profile\" (offered: %s)", list)}
 	}
 	for _, p := range offered {
@@ -233,7 +233,7 @@ func baseline(req []byte, offered []string) (string, *Policy, error) {
 			return p, pol, err
 		}
 	}
-	return head.Profile, nil, &Error{Code: 2, Stage: "execd",
+	return head.Profile, nil, &Error{Code: CodePolicy, Stage: "execd",
 		Message: fmt.Sprintf("profile %q is not offered (offered: %s)", head.Profile, list)}
 }
 

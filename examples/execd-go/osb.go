@@ -61,6 +61,9 @@ type Error struct {
 	Message string
 }
 
+// CodePolicy is OSB_E_POLICY, for refusals made here in the library's terms.
+const CodePolicy = int(C.OSB_E_POLICY)
+
 var codeNames = map[int]string{
 	int(C.OSB_E_USAGE): "usage", int(C.OSB_E_POLICY): "policy", int(C.OSB_E_PATH): "path",
 	int(C.OSB_E_HOST): "host", int(C.OSB_E_SECCOMP): "seccomp", int(C.OSB_E_SPAWN): "spawn",

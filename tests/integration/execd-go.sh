@@ -207,7 +207,7 @@ for f, (stage, msg) in refused.items():
     r = request(d + "/req/" + f)
     eq(f + " is refused", False, r.get("accepted"))
     err = r.get("error") or {}
-    eq(f + ": error code 2 (OSB_E_POLICY)", (2, "policy"), (err.get("code"), err.get("code_name")))
+    eq(f + ": error code 4098 (OSB_E_POLICY)", (4098, "policy"), (err.get("code"), err.get("code_name")))
     eq(f + ": stage", stage, err.get("stage"))
     eq(f + ": message", msg, err.get("message"))
 
@@ -252,7 +252,7 @@ demo = [e for e in events if e.get("event") == "thread_exit_demo"]
 dm = demo[0] if demo else {}
 eq("a session whose starting thread exits ends with it", True, dm.get("sandbox_ended"))
 se = dm.get("spawn_error") or {}
-eq("... and refuses the next command", (7, "session",
+eq("... and refuses the next command", (4103, "session",
    "the session's sandbox has ended (no status, -1); start a new one"),
    (se.get("code"), se.get("stage"), se.get("message")))
 PY

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <regex.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -138,6 +139,26 @@ START_TEST(test_caps_probe_refuses_unknown_flags)
 	ck_assert_int_eq(osb_caps_probe(&c, 1u << 1, &err), -OSB_E_USAGE);
 	ck_assert_ptr_null(c);
 	ck_assert_int_eq(err.code, OSB_E_USAGE);
+}
+END_TEST
+
+START_TEST(test_error_codes_are_disjoint_from_errno)
+{
+	static const int codes[] = { OSB_E_USAGE, OSB_E_POLICY, OSB_E_PATH, OSB_E_HOST,
+	                             OSB_E_SECCOMP, OSB_E_SPAWN, OSB_E_SANDBOX, OSB_E_NOMEM,
+	                             OSB_E_IO, OSB_E_INTERNAL };
+	osb_error err;
+	int r;
+
+	/* The kernel's errno values are below 4096 (MAX_ERRNO 4095). */
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		ck_assert_int_gt(codes[i], 4095);
+	/* The file API answers as every call: -OSB_E_*, errno in the error. */
+	r = osb_open_beneath(-1, "x", O_RDONLY, 0, &err);
+	ck_assert_int_eq(r, -err.code);
+	ck_assert_int_gt(err.code, 4095);
+	ck_assert_int_ne(err.sys_errno, 0);
+	ck_assert_int_lt(osb_mkdir_beneath(-1, "../x", 0700, NULL), -4095);
 }
 END_TEST
 
@@ -318,6 +339,7 @@ static Suite *abi_suite(void)
 	tcase_add_test(t, test_version_constants_agree);
 	tcase_add_test(t, test_hash_len_is_the_hash_and_its_nul);
 	tcase_add_test(t, test_exit_constants_match_the_cli);
+	tcase_add_test(t, test_error_codes_are_disjoint_from_errno);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("arguments");

@@ -114,7 +114,9 @@ START_TEST(test_items_have_stable_ids_in_fixed_order)
 		/* A remedy exactly when the item is not ok. */
 		ck_assert_int_eq(osb_caps_remedy(c, i) == NULL, osb_caps_status(c, i) == OSB_CAPS_OK);
 	}
-	ck_assert_int_eq(osb_caps_find(c, "no-such-item"), -1);
+	ck_assert_int_eq(osb_caps_find(c, "no-such-item"), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_caps_find(c, NULL), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_caps_find(NULL, "bwrap"), -OSB_E_USAGE);
 	ck_assert_ptr_null(osb_caps_id(c, N_IDS));
 	ck_assert_int_eq(osb_caps_status(c, N_IDS), -1);
 	osb_caps_free(c);

@@ -2498,7 +2498,7 @@ START_TEST(test_resource_limits_parse_with_units_and_best_effort)
 	free(canon);
 	osb_policy_free(p);
 	{
-		char h0[72], h1[72];
+		char h0[OSB_POLICY_HASH_LEN], h1[OSB_POLICY_HASH_LEN];
 
 		p = must_parse("osb-policy 1\nlimit memory 1GiB\n");
 		osb_policy_hash(p, h0);

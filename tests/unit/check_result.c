@@ -331,9 +331,11 @@ START_TEST(test_code_names_stable)
 		"sandbox", "nomem", "io", "internal",
 	};
 
-	for (int i = 0; i < 11; i++)
-		ck_assert_str_eq(result_code_name(i), want[i]);
-	ck_assert_str_eq(result_code_name(11), "unknown");
+	ck_assert_str_eq(result_code_name(OSB_OK), want[0]);
+	for (int i = 1; i < 11; i++)
+		ck_assert_str_eq(result_code_name(OSB_E_USAGE + i - 1), want[i]);
+	ck_assert_str_eq(result_code_name(OSB_E_INTERNAL + 1), "unknown");
+	ck_assert_str_eq(result_code_name(1), "unknown");
 	ck_assert_str_eq(result_code_name(-2), "unknown");
 }
 END_TEST
