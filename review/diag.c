@@ -20,7 +20,7 @@
 typedef struct diag_class {
 	const char *code;
 	const char *name;
-	const char *const pats[9];
+	const char *const pats[12];
 } diag_class;
 
 /* Matched in this order against the parser's message: the first class with
@@ -40,7 +40,8 @@ static const diag_class diag_table[] = {
 	{ "E009", "conflict", { "conflicts with" } },
 	{ "E006", "path", { "path must", "glob characters" } },
 	{ "E007", "value", { "invalid", "unit", "out of range", "negative", "greater than zero",
-	                     "whole seconds", "expected NAME=VALUE", "environment variable name" } },
+	                     "whole seconds", "expected NAME=VALUE", "environment variable name", "too small",
+	                     "\"best-effort\" is only for" } },
 	{ "E099", "policy", { NULL } },
 };
 

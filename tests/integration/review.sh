@@ -441,6 +441,8 @@ then ok "explain --json --host: plan fields"; else not_ok "explain --json --host
 # ---- regressions: codes by kind, sockets, launch-time failures known early ------
 bad syscall.policy 'osb-policy 1\nseccomp deny frobnicate\n' './syscall.policy:2:14: error: unknown system call "frobnicate" (libseccomp 2.5.4 does not know it; check the spelling) [E011]'
 bad errno.policy 'osb-policy 1\nseccomp deny ptrace errno=EPERN\n' './errno.policy:2:27: error: unknown errno "EPERN" (did you mean "EPERM"?) [E007]'
+bad nofile.policy 'osb-policy 1\nlimit nofile 3\n' './nofile.policy:2:14: error: "limit nofile 3" is too small to start a program: stdin, stdout and stderr take 3 descriptors and the dynamic loader needs one more (at least 4) [E007]'
+bad besteffort.policy 'osb-policy 1\nlimit cputime 60s best-effort\n' './besteffort.policy:2:19: error: "best-effort" is only for the limits the kernel enforces per sandbox (memory, pids, cpu): "limit cputime" always holds [E007]'
 lint_case "per-user runtime directory bound" W106 "ro-bind /run/user/1000"
 lint_case "osb-isolate's own runtime directory bound" W106 "ro-bind /run/osb-isolate"
 lint_case "comment inside an env set value" W119 "env set FOO=bar # the default"
