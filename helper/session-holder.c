@@ -58,7 +58,15 @@ struct holder {
 	pthread_mutex_t lock;
 	int running;
 	bool stopping;       /* a stop request owns the exit */
+	int clients;         /* connections being served, one thread each */
+	int wake;            /* written when one ends: the accept loop may go on */
 };
+
+/* At most this many connections are served at once (one thread each);
+ * further clients wait in the listen backlog, then in connect(), until one
+ * ends — a flood of connections cannot make the holder grow without bound,
+ * and an idle one is dropped after 10 s (holder_accept). */
+#define HOLDER_MAX_CLIENTS 128
 
 static char *holder_info(struct holder *h)
 {
@@ -208,6 +216,12 @@ static void *client_main(void *arg)
 	}
 	wire_request_free(&rq);
 	close(c->conn);
+	pthread_mutex_lock(&c->h->lock);
+	c->h->clients--;
+	pthread_mutex_unlock(&c->h->lock);
+	if (write(c->h->wake, "x", 1) < 0) {
+		/* full: the accept loop has wake-ups pending already */
+	}
 	free(c);
 	return NULL;
 }
@@ -243,7 +257,13 @@ static void holder_accept(struct holder *h, int lsock)
 	*c = (struct client){ .h = h, .conn = conn };
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_mutex_lock(&h->lock);
+	h->clients++;
+	pthread_mutex_unlock(&h->lock);
 	if (pthread_create(&th, &attr, client_main, c) != 0) {
+		pthread_mutex_lock(&h->lock);
+		h->clients--;
+		pthread_mutex_unlock(&h->lock);
 		close(conn);
 		free(c);
 	}
@@ -254,12 +274,26 @@ static void holder_accept(struct holder *h, int lsock)
 __attribute__((noreturn))
 static void holder_serve(struct holder *h, int lsock)
 {
-	for (;;) {
-		struct pollfd p[2] = { { .fd = lsock, .events = POLLIN },
-		                       { .fd = osb_session_fd(h->s), .events = POLLIN } };
+	int wake[2];
 
-		if (poll(p, 2, -1) < 0)
+	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) < 0)
+		_exit(OSB_EXIT_SETUP);
+	h->wake = wake[1];
+	for (;;) {
+		struct pollfd p[3] = { { .fd = lsock, .events = POLLIN },
+		                       { .fd = osb_session_fd(h->s), .events = POLLIN },
+		                       { .fd = wake[0], .events = POLLIN } };
+		char drain[64];
+
+		pthread_mutex_lock(&h->lock);
+		if (h->clients >= HOLDER_MAX_CLIENTS)
+			p[0].events = 0;     /* full: leave new ones in the backlog */
+		pthread_mutex_unlock(&h->lock);
+		if (poll(p, 3, -1) < 0)
 			continue;
+		if (p[2].revents)
+			while (read(wake[0], drain, sizeof(drain)) > 0)
+				;
 		if (p[1].revents) {
 			osb_error err;
 			bool stopping;
@@ -273,7 +307,7 @@ static void holder_serve(struct holder *h, int lsock)
 			osb_session_destroy(h->s, &err);
 			_exit(0);
 		}
-		if (p[0].revents)
+		if (p[0].events && p[0].revents)
 			holder_accept(h, lsock);
 	}
 }

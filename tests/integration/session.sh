@@ -255,9 +255,52 @@ t_idle_timeout() {
 	gone_within "$marker" 1000 && ok "the idle timeout leaves no process of the session" || not_ok "the idle timeout leaves no process of the session"
 }
 
+# A flood of idle connections: the holder serves at most 128 at once (one
+# thread each, helper/session-holder.c); the rest wait, and once the flood
+# is gone the session serves again.
+t_connection_flood() {
+	local pid base peak out rc
+	start_session "$TAG-f" >/dev/null
+	pid=$(holder_pid "$TAG-f")
+	base=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status")
+	peak=$(python3 - "$RUNDIR/$TAG-f.sock" "$pid" <<'PY'
+import socket, sys, time
+path, pid = sys.argv[1], sys.argv[2]
+socks = []
+for _ in range(1000):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.setblocking(False)
+    try:
+        s.connect(path)
+    except (BlockingIOError, InterruptedError):
+        pass
+    except OSError:
+        s.close()
+        continue
+    socks.append(s)
+peak = 0
+for _ in range(30):
+    with open("/proc/%s/status" % pid) as f:
+        for line in f:
+            if line.startswith("Threads:"):
+                peak = max(peak, int(line.split()[1]))
+    time.sleep(0.05)
+for s in socks:
+    s.close()
+print(peak)
+PY
+)
+	if [ -n "$peak" ] && [ "$peak" -le $((base + 128)) ]; then
+		ok "1,000 idle connections: the holder's threads stay bounded ($base before, $peak at most)"
+	else not_ok "1,000 idle connections: the holder's threads stay bounded" "$base before, ${peak:-?} at most"; fi
+	out=$(timeout 30 "$OSB" session exec "$TAG-f" -- echo served 2>&1); rc=$?
+	expect_eq "after the flood the session serves again" "0 served" "$rc $out"
+	"$OSB" session stop "$TAG-f" >/dev/null 2>&1
+}
+
 echo "# session suite as $WHO (sockets in $RUNDIR)"
 for t in t_start_and_socket t_state_across_execs t_exit_codes t_timeout t_json_and_stdin t_list \
-	t_client_gone_kills_command t_stop t_kill_holder t_stale_socket t_idle_timeout; do
+	t_client_gone_kills_command t_stop t_kill_holder t_stale_socket t_idle_timeout t_connection_flood; do
 	"$t"
 done
 for s in "${started[@]}"; do "$OSB" session stop "$s" >/dev/null 2>&1; done
