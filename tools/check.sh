@@ -3,7 +3,7 @@
 # Copyright The osb-isolate authors
 # check.sh — every quality gate, from a fresh clone. README's test command;
 # .ci/run runs exactly this (2 CPUs, 90 minutes for everything; this takes
-# about 15). Gates, in order:
+# about 25). Gates, in order:
 #   deps        tools/install-deps.sh (apt packages, only if missing)
 #   check       out-of-tree build (--enable-werror), `make check`: unit
 #               tests (the leak and bad-input tests among them), init tests,
