@@ -402,18 +402,6 @@ static json_object *origin_json(const rv_origin *o)
 	return *buf ? json_object_new_string(buf) : NULL;
 }
 
-static char *json_take(json_object *o)
-{
-	char *s = NULL;
-
-	if (o)
-		s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-		                                             JSON_C_TO_STRING_SPACED |
-		                                             JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
-	return s;
-}
-
 char *audit_render_json(const audit_report *r, const char *name, const char *hash, int threshold)
 {
 	json_object *o = json_object_new_object(), *checks = json_object_new_array();
@@ -445,7 +433,7 @@ char *audit_render_json(const audit_report *r, const char *name, const char *has
 	json_object_object_add(o, "threshold", threshold < 0 ? NULL : json_object_new_int(threshold));
 	json_object_object_add(o, "above_threshold",
 	                       json_object_new_boolean(threshold >= 0 && r->total > (unsigned)threshold));
-	return json_take(o);
+	return rv_json_take(o);
 }
 
 
@@ -480,5 +468,5 @@ char *audit_checks_json(void)
 		json_object_object_add(c, "weight", json_object_new_int((int)audit_defs[k].weight));
 		json_object_array_add(a, c);
 	}
-	return json_take(a);
+	return rv_json_take(a);
 }

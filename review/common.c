@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <json-c/json.h>
 
 char *rv_vfmt(const char *fmt, va_list ap)
 {
@@ -198,4 +199,17 @@ char *rv_render(int (*fn)(FILE *, const void *), const void *arg)
 		return NULL;
 	}
 	return buf;
+}
+
+/* The pretty JSON text of O (which is released), or NULL. */
+char *rv_json_take(json_object *o)
+{
+	char *s = NULL;
+
+	if (o)
+		s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+		                                             JSON_C_TO_STRING_SPACED |
+		                                             JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return s;
 }

@@ -63,4 +63,8 @@ void rv_strv_free(rv_strv *s);
 /* What FN writes to a memory stream, as a malloc'd string (NULL on error). */
 char *rv_render(int (*fn)(FILE *, const void *), const void *arg);
 
+/* The pretty JSON text of O (released, even on failure), or NULL. */
+struct json_object;
+char *rv_json_take(struct json_object *o);
+
 #endif /* OSB_REVIEW_COMMON_H */

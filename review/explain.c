@@ -261,18 +261,6 @@ static json_object *rule_json(const rv_rule *r)
 	return o;
 }
 
-static char *json_take(json_object *o)
-{
-	char *s = NULL;
-
-	if (o)
-		s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-		                                             JSON_C_TO_STRING_SPACED |
-		                                             JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
-	return s;
-}
-
 char *explain_render_json(const review_policy *p, const char *name, const char *host_json)
 {
 	json_object *o, *files, *rules, *host = NULL;
@@ -294,7 +282,7 @@ char *explain_render_json(const review_policy *p, const char *name, const char *
 	json_object_object_add(o, "rules", rules);
 	if (host)
 		json_object_object_add(o, "host", host);
-	return json_take(o);
+	return rv_json_take(o);
 }
 
 char *explain_render_text(const review_policy *p, const char *name)

@@ -16,18 +16,6 @@ struct check_json {
 	json_object *root, *policies, *current;
 };
 
-static char *json_take(json_object *o)
-{
-	char *s = NULL;
-
-	if (o)
-		s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-		                                             JSON_C_TO_STRING_SPACED |
-		                                             JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
-	return s;
-}
-
 /* A string member, null for NULL. */
 static void add_str(json_object *o, const char *key, const char *s)
 {
@@ -99,7 +87,7 @@ char *check_json_finish(check_json *j, int status)
 
 	json_object_object_add(root, "status", json_object_new_int(status));
 	free(j);
-	return json_take(root);
+	return rv_json_take(root);
 }
 
 char *lint_render_json(const lint_report *r, const char *name)
@@ -136,7 +124,7 @@ char *lint_render_json(const lint_report *r, const char *name)
 	json_object_object_add(o, "total", json_object_new_int((int)r->n));
 	json_object_object_add(o, "waived", json_object_new_int((int)r->n_waived));
 	json_object_object_add(o, "open", json_object_new_int((int)open));
-	return json_take(o);
+	return rv_json_take(o);
 }
 
 const char *diff_verdict(const diff_report *d)
@@ -195,5 +183,5 @@ char *diff_render_json(const diff_report *d, const char *a, const char *ha, unsi
 	}
 	json_object_object_add(o, "changes", list);
 	add_str(o, "verdict", diff_verdict(d));
-	return json_take(o);
+	return rv_json_take(o);
 }
