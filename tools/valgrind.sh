@@ -30,8 +30,12 @@ set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 b=$(cd "${1:?usage: tools/valgrind.sh BUILDDIR}" && pwd) || exit 1
 command -v valgrind >/dev/null || { echo "valgrind: not installed (tools/install-deps.sh)"; exit 1; }
-logs=$b/valgrind-logs
-rm -rf "$logs" && mkdir -p "$logs" || exit 1
+# The logs live where every process can write its own: tests that drop root
+# (check_plan runs as 65534) fork children whose valgrind opens its log
+# after the drop, and the build directory may be private (mode 0700). A
+# symbolic link in the build directory points to them.
+logs=$(mktemp -d /tmp/osb-valgrind.XXXXXX) && chmod 1777 "$logs" || exit 1
+rm -rf "$b/valgrind-logs" && ln -s "$logs" "$b/valgrind-logs" || exit 1
 
 mapfile -t tests < <(find "$b/tests/unit" -maxdepth 1 -type f -name 'check_*' -perm -u+x ! -name '*.*' | sort)
 [ ${#tests[@]} -gt 0 ] || { echo "valgrind: no unit tests built in $b/tests/unit (run make check first)"; exit 1; }
@@ -89,6 +93,7 @@ unhandled=$(cat "$logs"/*.log 2>/dev/null | sed -n 's/.*unhandled amd64-linux sy
 [ -n "$unhandled" ] && echo "valgrind: note: system calls valgrind does not implement were answered ENOSYS: $unhandled(437 is openat2)"
 if [ "$rc" -eq 0 ]; then
 	echo "valgrind: $(( ${#tests[@]} - skipped )) unit test programs clean, $skipped skipped (see above)"
+	rm -rf "$logs" "$b/valgrind-logs"
 else
 	echo "valgrind: FAILED (logs: $logs)"
 fi
