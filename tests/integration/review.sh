@@ -544,7 +544,7 @@ keep=(PATH LANG CI GITHUB_ACTIONS GITHUB_SHA GITHUB_REF_NAME CI_COMMIT_SHA CI_JO
 envs=()
 for n in "${secrets[@]}" "${keep[@]}"; do [ "$n" = PATH ] || envs+=("$n=x"); done
 envs+=("PATH=$PATH")
-run env -i OSB_ISOLATE_POLICY_DIR="$OSB_SRCDIR/policy" "${envs[@]}" "$OSB" explain --json --host --workspace ws "$OSB_SRCDIR/policy/balanced.policy"
+run env -i OSB_ISOLATE_POLICY_DIR="$OSB_SRCDIR/policy" OSB_ISOLATE_INIT="$OSB_ISOLATE_INIT" "${envs[@]}" "$OSB" explain --json --host --workspace ws "$OSB_SRCDIR/policy/balanced.policy"
 if [ "$rc" = 0 ] && python3 - "$tmp/out" "${#secrets[@]}" "${secrets[@]}" "${keep[@]}" <<'EOF'
 import json, sys
 env = set(json.load(open(sys.argv[1]))["host"]["environment"])
