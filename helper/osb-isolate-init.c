@@ -34,6 +34,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -79,6 +80,8 @@ struct init_opts {
 	bool has_uid, has_gid, switch_ids;
 	uid_t uid;
 	gid_t gid;
+	const char *watch_full[INIT_MAX_WATCH]; /* --watch-full: sized tmpfs mounts */
+	size_t n_watch;
 	bool rl_set[N_RLIMITS];
 	rlim_t rl_val[N_RLIMITS];
 	char **cmd;
@@ -288,6 +291,18 @@ static bool guard_option(struct init_opts *o, const char *name, const char *v)
 }
 
 /* One option, as "--name VALUE" or "--name=VALUE"; repeats are refused. */
+static void add_watch(struct init_opts *o, const char *v)
+{
+	if (v[0] != '/')
+		fail("init:args", EINVAL, "--watch-full: \"%s\" is not an absolute path", v);
+	for (size_t k = 0; k < o->n_watch; k++)
+		if (strcmp(o->watch_full[k], v) == 0)
+			fail("init:args", EINVAL, "--watch-full: \"%s\" given twice", v);
+	if (o->n_watch == INIT_MAX_WATCH)
+		fail("init:args", EINVAL, "--watch-full: more than %d paths", INIT_MAX_WATCH);
+	o->watch_full[o->n_watch++] = v;
+}
+
 static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 {
 	char name[32];
@@ -361,7 +376,9 @@ static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 			fail("init:args", EINVAL, "--deadline-ms: \"%s\" is not a number of milliseconds", v);
 		o->deadline_ms = n;
 		o->has_deadline = true;
-	} else
+	} else if (strcmp(name, "--watch-full") == 0)
+		add_watch(o, v);
+	else
 		fail("init:args", EINVAL, "unknown or repeated option \"%s\"", name);
 }
 
@@ -386,6 +403,8 @@ static void parse_args(int argc, char **argv, struct init_opts *o)
 	if (o->has_deadline && o->session_fd >= 0)
 		fail("init:args", EINVAL, "--deadline-ms is for a command; a session's commands have "
 		     "their own");
+	if (o->n_watch && o->session_fd >= 0)
+		fail("init:args", EINVAL, "--watch-full is for a command");
 	if (o->env_fd >= 0 && o->session_fd >= 0)
 		fail("init:args", EINVAL, "--env-fd is for a command; a session's commands bring "
 		     "their environment with each request");
@@ -800,19 +819,40 @@ static void close_all_but(int keep)
  * would keep root's uid in root mode). It exits with the command's status,
  * 128+N for a signal as bwrap reports it, which ends the pid namespace and
  * every process left in it. With DEADLINE_MS, it also keeps the wall limit. */
-__attribute__((noreturn))
-static void run_as_pid1(char **cmd, char **env, uint64_t deadline_ms)
+/* The sized tmpfs mounts (--watch-full) with no block or inode left once
+ * the command has ended, one INIT_MSG_FULL message each. Best effort: the
+ * launcher may be gone, and the exit status matters more. */
+static void report_full(const struct init_opts *o)
 {
+	char msg[1 + 4096];
+
+	for (size_t k = 0; k < o->n_watch && error_fd >= 0; k++) {
+		struct statvfs sv;
+		int n;
+
+		if (statvfs(o->watch_full[k], &sv) != 0 || (sv.f_bavail > 0 && sv.f_favail > 0))
+			continue;
+		n = snprintf(msg, sizeof(msg), "%c%s", INIT_MSG_FULL, o->watch_full[k]);
+		if (n > 0 && (size_t)n < sizeof(msg) && write(error_fd, msg, (size_t)n) < 0)
+			return;
+	}
+}
+
+__attribute__((noreturn))
+static void run_as_pid1(const struct init_opts *o)
+{
+	uint64_t deadline_ms = o->has_deadline ? o->deadline_ms : 0;
 	pid_t child = fork();
 	int st;
 
 	if (child < 0)
 		fail("init:fork", errno, "cannot start the command: fork: %s", strerror(errno));
 	if (child == 0)
-		exec_command(cmd, env);
+		exec_command(o->cmd, o->env);
 	/* Hold nothing of the command's: its pipes reach EOF when it and its
-	 * own children close them. The report channel stays for the deadline. */
-	if (!deadline_ms && error_fd >= 0)
+	 * own children close them. The report channel stays for the deadline
+	 * and the full tmpfs report. */
+	if (!deadline_ms && !o->n_watch && error_fd >= 0)
 		error_fd = -1;
 	close_all_but(error_fd);
 	if (deadline_ms)
@@ -826,8 +866,10 @@ static void run_as_pid1(char **cmd, char **env, uint64_t deadline_ms)
 			continue;
 		if (w < 0)
 			_exit(INIT_EXIT_FAILURE);
-		if (w == child)
+		if (w == child) {
+			report_full(o);
 			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		}
 	}
 }
 
@@ -887,6 +929,6 @@ int main(int argc, char **argv)
 	if (o.session_fd >= 0)
 		serve_session(&o);
 	if (getpid() == 1)
-		run_as_pid1(o.cmd, o.env, o.has_deadline ? o.deadline_ms : 0);
+		run_as_pid1(&o);
 	exec_command(o.cmd, o.env);
 }

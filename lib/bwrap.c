@@ -434,6 +434,13 @@ static int segment_init(const plan *pl, const target *t, strv *argv)
 	/* The wall limit, kept inside as well (lib/init-proto.h). */
 	if (pl->wall_ms && pl->wall_ms != UINT64_MAX)
 		PUSHF("--deadline-ms=%llu", (unsigned long long)pl->wall_ms);
+	/* The sized tmpfs mounts, for the result's tmpfs_full (at most
+	 * INIT_MAX_WATCH: the first ones, in the policy's order). */
+	for (size_t i = 0, n = 0; i < pl->p->n_mounts && n < INIT_MAX_WATCH; i++)
+		if (pl->p->mounts[i].kind == MNT_TMPFS && pl->p->mounts[i].size) {
+			PUSH("--watch-full"); PUSH(pl->p->mounts[i].path);
+			n++;
+		}
 	PUSH("--");
 	for (size_t i = 0; t->cmd[i]; i++)
 		PUSH(t->cmd[i]);

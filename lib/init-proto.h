@@ -62,6 +62,14 @@
  *                      which pid 1 keeps open for this, and SIGKILL every
  *                      other process of the sandbox: the wall limit holds
  *                      even while the launcher is stopped or starved.
+ *   --watch-full PATH  command mode only (protocol 3), repeatable (at most
+ *                      INIT_MAX_WATCH): a size-bounded tmpfs. When the
+ *                      command has ended, pid 1 sends INIT_MSG_FULL ("F"
+ *                      followed by PATH, one message each) on the report
+ *                      channel for every PATH with no block or no inode
+ *                      left (statvfs), before it exits: the result can say
+ *                      the command ran out of room rather than leave a bare
+ *                      ENOSPC to guess from.
  *   --idle-ms MS       session mode only: exit INIT_EXIT_IDLE after MS
  *                      milliseconds without a running command or a request.
  *   --audit-mounts     (no value) audit /proc/self/mountinfo, see below.
@@ -163,13 +171,15 @@
 #include <stdint.h>
 
 /* The version of this contract; see --proto above for when to bump it. */
-#define INIT_PROTO_VERSION 2
+#define INIT_PROTO_VERSION 3
 
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'
 #define INIT_MSG_READY 'R'
 #define INIT_MSG_GO 'G'
 #define INIT_MSG_DEADLINE 'T'
+#define INIT_MSG_FULL 'F'
+#define INIT_MAX_WATCH 16
 #define ENV_MAX_BYTES (16u * 1024u * 1024u)
 #define INIT_EXIT_FAILURE 125
 #define INIT_EXIT_IDLE 124

@@ -513,6 +513,11 @@ int osb_result_pids_limited(const osb_result *r);
  * throttled it in microseconds, or -1 when unknown. */
 int osb_result_memory_peak(const osb_result *r, uint64_t *bytes);
 int osb_result_cpu_throttled_us(const osb_result *r, uint64_t *usec);
+/* The size-bounded tmpfs mounts ("tmpfs PATH size=SIZE") that had no block
+ * or inode left when the command ended: their number, or -1 when not
+ * watched (a session command); path I (0 .. count-1), owned by R, or NULL. */
+int osb_result_tmpfs_full_count(const osb_result *r);
+const char *osb_result_tmpfs_full(const osb_result *r, size_t i);
 /* The best-effort limits this host could not enforce: OSB_LIMIT_* bits. */
 #define OSB_LIMIT_MEMORY 1u
 #define OSB_LIMIT_PIDS 2u

@@ -21,6 +21,9 @@ static const char *hint_for(const osb_result *res)
 	if (osb_result_pids_limited(res) == 1 && !res->has_error)
 		return "a fork failed at the policy's \"limit pids\": raise it if the command needs "
 		       "more processes or threads";
+	if (osb_result_tmpfs_full_count(res) > 0 && !res->has_error && !osb_result_ok(res))
+		return "a size-bounded tmpfs was full when the command ended (tmpfs_full): raise "
+		       "its \"size=\" in the policy if the command needs more room";
 	if (!res->has_error)
 		return NULL;
 	if (stage == OSB_STAGE_EXEC && res->error.sys_errno == ENOENT)

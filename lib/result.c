@@ -217,6 +217,7 @@ void osb_result_free(osb_result *r)
 	free(r->hint);
 	free(r->mode);
 	free(r->limits_skipped_why);
+	strv_free(&r->tmpfs_full);
 	free(r);
 }
 
@@ -347,6 +348,16 @@ int osb_result_cpu_throttled_us(const osb_result *r, uint64_t *usec)
 		return -1;
 	*usec = r->cg_out.cpu_throttled_usec;
 	return 0;
+}
+
+int osb_result_tmpfs_full_count(const osb_result *r)
+{
+	return !r || !r->tmpfs_known ? -1 : (int)r->tmpfs_full.n;
+}
+
+const char *osb_result_tmpfs_full(const osb_result *r, size_t i)
+{
+	return r && r->tmpfs_known && i < r->tmpfs_full.n ? r->tmpfs_full.v[i] : NULL;
 }
 
 unsigned osb_result_limits_not_enforced(const osb_result *r)
@@ -552,6 +563,20 @@ static bool put_skipped(json_object *o, const osb_result *r)
 	       put_str_or_null(o, "not_enforced_reason", r->limits_skipped_why, 0);
 }
 
+/* "tmpfs_full": the sized tmpfs mounts with no room left when the command
+ * ended; null where they are not watched (a session's commands). */
+static bool put_tmpfs_full(json_object *o, const osb_result *r)
+{
+	json_object *a = r->tmpfs_known ? json_object_new_array() : NULL;
+
+	for (size_t i = 0; a && i < r->tmpfs_full.n; i++)
+		if (json_object_array_add(a, json_utf8(r->tmpfs_full.v[i], strlen(r->tmpfs_full.v[i]))) < 0) {
+			json_object_put(a);
+			return false;
+		}
+	return put(o, "tmpfs_full", a, r->tmpfs_known);
+}
+
 /* {"cgroup": true, "oom_killed": B, "pids_limited": B, "memory_peak_bytes":
  * N, "pids_peak": N, "cpu_usage_ms": N, "cpu_throttled_ms": N,
  * "not_enforced": [...], "not_enforced_reason": S}: null counters are
@@ -606,6 +631,7 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	ok = put(o, "host_ids", r->host_uid ? json_host_ids(r) : NULL, r->host_uid != 0) && ok;
 	ok = put(o, "limits", r->cg || r->limits_skipped ? json_limits(r) : NULL,
 	         r->cg || r->limits_skipped) && ok;
+	ok = put_tmpfs_full(o, r) && ok;
 	ok = put_str_or_null(o, "hint", r->hint, 0) && ok;
 	ok = put(o, "status", json_object_new_int(osb_result_cli_status(r)), true) && ok;
 	return ok;

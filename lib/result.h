@@ -52,6 +52,10 @@ struct osb_result {
 	cgroup_outcome cg_out;
 	unsigned limits_skipped;
 	char *limits_skipped_why;
+	/* The sized tmpfs mounts with no room left when the command ended
+	 * (one-shot runs; TMPFS_KNOWN false for session commands). */
+	bool tmpfs_known;
+	strv tmpfs_full;
 };
 
 osb_result *result_new(void);

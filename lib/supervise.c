@@ -40,6 +40,7 @@ typedef struct sup {
 	bool timed_out;
 	uint64_t wall_ms;            /* the limit supervise() enforced (0: none) */
 	bool deadline_hit;           /* the init's own wall limit fired ("T") */
+	strv full;                   /* sized tmpfs mounts full at the end ("F") */
 	hostid host;                 /* the ids the init must have on the host (a copy: no lock) */
 	bool id_checked;             /* its "X" or "R" was verified (or refused) */
 	char id_error[512];          /* why it was refused; "" when it was not */
@@ -271,6 +272,12 @@ static void read_init(sup *s)
 	 * checked with "X"), a message of its own. */
 	if (n == 1 && buf[0] == INIT_MSG_DEADLINE && s->id_checked && !s->id_error[0]) {
 		s->deadline_hit = true;
+		return;
+	}
+	/* A full tmpfs, named by pid 1 when the command has ended. */
+	if (n > 1 && buf[0] == INIT_MSG_FULL && s->id_checked && !s->id_error[0]) {
+		if (s->full.n < INIT_MAX_WATCH && !memchr(buf + 1, '\0', (size_t)n - 1))
+			strv_pushf(&s->full, "%.*s", (int)(n - 1), buf + 1);
 		return;
 	}
 	check_init_sender(s, buf, (size_t)n, uc);
@@ -590,6 +597,7 @@ static void sup_free(sup *s)
 		close(s->pid1_pidfd);
 	capture_free(&s->cap[0]);
 	capture_free(&s->cap[1]);
+	strv_free(&s->full);
 }
 
 /* What the sandbox's cgroup says, once everything in it is gone (bwrap has
@@ -626,6 +634,10 @@ int supervise_run(const plan *pl, const osb_exec *e, uint64_t limit, osb_result 
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	if (r == 0) {
 		fill_result(&s, status, res);
+		/* A one-shot run watches its sized tmpfs mounts (lib/init-proto.h). */
+		res->tmpfs_known = true;
+		res->tmpfs_full = s.full;
+		s.full = (strv){ 0 };
 		if (output_take(s.cap, s.capture_on, res) < 0)
 			r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	}

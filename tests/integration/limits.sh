@@ -132,7 +132,8 @@ if [ "$rc" = 0 ]; then
 	out=$("$OSB" session exec "$sid" --json -- python3 -c 'a = b"x" * (300 << 20)'); rc=$?
 	out2=$("$OSB" session exec "$sid" --json -- echo still); rc2=$?
 	if [ "$rc" = 137 ] && [ "$(field "$out" "r['limits']['oom_killed']")" = True ] &&
-	   [ "$rc2" = 0 ] && [ "$(field "$out2" "r['limits']['oom_killed']")" = False ]; then
+	   [ "$rc2" = 0 ] && [ "$(field "$out2" "r['limits']['oom_killed']")" = False ] &&
+	   [ "$(field "$out2" "r['tmpfs_full']")" = None ]; then
 		ok "session under limit memory 64MiB: the bomb is OOM-killed (137, oom_killed), the session serves the next command"
 	else
 		bad "session under limit memory 64MiB: $rc $out / $rc2 $out2"
@@ -147,8 +148,9 @@ fi
 policy 'tmpfs /tmp size=8MiB'
 before=$(df -k --output=used /tmp | tail -1)
 out=$("$OSB" run --json --policy "$WS/p.policy" -- sh -c 'dd if=/dev/zero of=/tmp/fill bs=1M count=64 2>&1 | head -1; ls -l /tmp/fill | cut -d" " -f5'); rc=$?
-if [[ $(field "$out" "r['stdout']") == *"No space left on device"* ]] && [ "$(field "$out" "r['stdout'].split()[-1]")" = 8388608 ]; then
-	ok "tmpfs /tmp size=8MiB: ENOSPC inside after 8 MiB"
+if [[ $(field "$out" "r['stdout']") == *"No space left on device"* ]] && [ "$(field "$out" "r['stdout'].split()[-1]")" = 8388608 ] &&
+   [ "$(field "$out" "r['tmpfs_full']")" = "['/tmp']" ]; then
+	ok "tmpfs /tmp size=8MiB: ENOSPC inside after 8 MiB, the result names /tmp in tmpfs_full"
 else
 	bad "tmpfs /tmp size=8MiB: status $rc, result $out"
 fi
@@ -159,6 +161,7 @@ after=$(df -k --output=used /tmp | tail -1)
 	bad "the host's /tmp changed: $before KiB -> $after KiB used"
 out=$("$OSB" run --json -- df -k --output=size /tmp /run); rc=$?
 [ "$(field "$out" "' '.join(r['stdout'].split()[1:])")" = "524288 16384" ] &&
+	[ "$(field "$out" "r['tmpfs_full']")" = "[]" ] &&
 	ok "strict sizes /tmp (512 MiB) and /run (16 MiB)" || bad "strict's /tmp and /run: $out"
 
 # ---- "limit cpu 0.5" --------------------------------------------------------------
