@@ -326,7 +326,7 @@ START_TEST(test_missing_bwrap_is_a_fact)
 	host_facts h;
 	osb_error err;
 
-	ck_assert_int_eq(host_facts_get(&(host_paths){ "/nonexistent/bwrap", NULL }, &h, &err), 0);
+	ck_assert_int_eq(host_facts_get(&(host_paths){ .bwrap = (char *)"/nonexistent/bwrap" }, &h, &err), 0);
 	ck_assert_int_eq(h.bwrap_state, BWRAP_MISSING);
 	ck_assert_int_eq(h.bwrap_from, BWRAP_FROM_CONFIG);
 	ck_assert_int_eq(h.bwrap_errno, ENOENT);
