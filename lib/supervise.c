@@ -28,22 +28,24 @@
 enum { CH_OUT, CH_ERR, CH_DIAG, CH_STATUS, CH_INIT, CH__COUNT };
 
 typedef struct sup {
+	size_t diag_len, status_len, init_len;
+	uint64_t wall_ms;            /* the limit supervise() enforced (0: none) */
+	strv full;                   /* sized tmpfs mounts full at the end ("F") */
+	capture cap[2];
 	int fd[CH__COUNT];
 	int sink[2];                 /* stream copies for CH_OUT, CH_ERR */
-	capture cap[2];
-	bool capture_on;
-	char diag[2048]; size_t diag_len;
-	char status[4096]; size_t status_len;
-	char init[2048]; size_t init_len;
 	int bwrap_pidfd, pid1_pidfd;
-	bool have_exit; int exit_code;
-	bool timed_out;
-	uint64_t wall_ms;            /* the limit supervise() enforced (0: none) */
-	bool deadline_hit;           /* the init's own wall limit fired ("T") */
-	strv full;                   /* sized tmpfs mounts full at the end ("F") */
+	int exit_code;
 	hostid host;                 /* the ids the init must have on the host (a copy: no lock) */
+	bool capture_on;
+	bool have_exit;
+	bool timed_out;
+	bool deadline_hit;           /* the init's own wall limit fired ("T") */
 	bool id_checked;             /* its "X" or "R" was verified (or refused) */
 	char id_error[512];          /* why it was refused; "" when it was not */
+	char diag[2048];
+	char status[4096];
+	char init[2048];
 } sup;
 
 /* Returns 0 or the errno of the failed write. A sink someone made

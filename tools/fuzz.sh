@@ -101,7 +101,7 @@ build_lib() {
 (build_lib) || { echo "fuzz: building the library failed"; exit 1; }
 for t in "${targets[@]}"; do
 	[ -f "tests/fuzz/$t.c" ] || { echo "fuzz: no harness tests/fuzz/$t.c"; exit 1; }
-	"$CC" -g -O1 -std=gnu11 -Wall -Wextra "${san[@]}" -fsanitize=fuzzer \
+	"$CC" -g -O1 -std=gnu11 -Wall -Wextra -Werror "${san[@]}" -fsanitize=fuzzer \
 		-Ilib -I"$work/build" -include config.h "-DFUZZ_POLICY_DIR=\"$src/policy\"" \
 		$(pkg-config --cflags json-c) "tests/fuzz/$t.c" "$work/build/.libs/libosb-isolate-core.a" \
 		"${deps_libs[@]}" -o "$work/bin/$t" ||

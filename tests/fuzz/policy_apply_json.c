@@ -14,6 +14,7 @@
  * still has a canonical form that parses back to the same hash.
  */
 #include "policy.h"
+#include "policy-canon.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,6 +17,8 @@
  * passes on is NAME=VALUE with a name of [A-Za-z0-9_].
  */
 #include "policy.h"
+#include "env.h"
+#include "policy-canon.h"
 
 #include <stdio.h>
 #include <stdlib.h>

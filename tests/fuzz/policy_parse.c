@@ -14,6 +14,7 @@
  * exist, so the input itself is the only top-level file.
  */
 #include "policy.h"
+#include "policy-canon.h"
 
 #include <stdio.h>
 #include <stdlib.h>
