@@ -360,13 +360,11 @@ static int read_request(request *rq, json_object *top, osb_error *err)
 	return 0;
 }
 
-/* ---- checking it against the policy --------------------------------------- */
+/* ---- what a request may ask for at all --------------------------------------- */
 
-static const char *origin_of(const osb_origin *o, char *buf, size_t size)
-{
-	policy_origin_format(o, buf, size);
-	return buf;
-}
+/* Everything a request can be refused for without a policy is checked here,
+ * as it is read, for both entry points: a request osb_session_opts_apply_json
+ * accepts is one osb_policy_apply_json reads the same way (libosb-isolate(3)). */
 
 /* The early, lexical refusal of a system directory; the plan repeats it
  * by inode. */
@@ -378,6 +376,139 @@ static int check_system(const char *key, const char *path, osb_error *err)
 	if (why)
 		return rerr(err, "\"%s\": \"%s\": %s", key, path, why);
 	return 0;
+}
+
+/* A check of policy.c, reported as a refused request: "KEY": message. */
+static int as_request(int r, const char *key, osb_error *err)
+{
+	char msg[sizeof(err->message)];
+
+	if (r >= 0)
+		return r;
+	if (r == -OSB_E_NOMEM)
+		return r;
+	snprintf(msg, sizeof(msg), "%s", err->message);
+	return rerr(err, "\"%s\": %s", key, msg);
+}
+
+/* The string at index I of array ARR (named KEY), into *OUT. */
+static int want_item(json_object *arr, size_t i, const char *key, const char **out, osb_error *err)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "%s[%zu]", key, i);
+	return want_string(json_object_array_get_idx(arr, i), name, out, err);
+}
+
+static int valid_workspace(const request *rq, osb_error *err)
+{
+	const char *why;
+
+	if (!rq->ws_path)
+		return 0;
+	why = policy_path_problem(rq->ws_path, true);
+	if (why)
+		return rerr(err, "\"workspace.path\": %s: \"%s\" (pass a canonical absolute path)", why,
+		            rq->ws_path);
+	if (strlen(rq->ws_path) >= PATH_MAX)
+		return rerr(err, "\"workspace.path\": path is longer than %d bytes", PATH_MAX - 1);
+	return check_system("workspace.path", rq->ws_path, err);
+}
+
+static int valid_paths(const request *rq, osb_error *err)
+{
+	size_t n = rq->extra ? json_object_array_length(rq->extra) : 0;
+	char key[48], quoted[sizeof(key) + 2];
+	const char *path;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "extra_writable[%zu]", i);
+		snprintf(quoted, sizeof(quoted), "\"%s\"", key);
+		if ((r = want_item(rq->extra, i, "extra_writable", &path, err)) < 0 ||
+		    (r = policy_check_writable_path(path, quoted, OSB_E_POLICY, err)) < 0 ||
+		    (r = check_system(key, path, err)) < 0)
+			return r;
+	}
+	n = rq->read_only ? json_object_array_length(rq->read_only) : 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "read_only[%zu]", i);
+		if ((r = want_item(rq->read_only, i, "read_only", &path, err)) < 0 ||
+		    (r = as_request(policy_check_read_only_path(path, err), key, err)) < 0 ||
+		    (r = check_system(key, path, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A name a request adds (pass or set) is a plain name, not a pattern. */
+static int valid_env_name(const char *key, const char *name, osb_error *err)
+{
+	if (!policy_env_name_ok(name, strlen(name)))
+		return rerr(err, "\"%s\": invalid environment variable name \"%s\" (letters, digits and "
+		            "\"_\", not starting with a digit; a request names variables, not patterns)",
+		            key, name);
+	return 0;
+}
+
+/* The value becomes an "env set" rule of the canonical form, which must
+ * read back as the same policy and cannot be made to show a forged line. */
+static int check_env_value(const char *key, const char *value, osb_error *err)
+{
+	const char *why = policy_text_problem(value, false);
+	size_t len = strlen(value);
+
+	if (why)
+		return rerr(err, "\"%s\": value %s", key, why);
+	if (len > 0 && (value[len - 1] == ' ' || value[len - 1] == '\t'))
+		return rerr(err, "\"%s\": value ends with a space or tab, which a policy line cannot hold",
+		            key);
+	return 0;
+}
+
+static int valid_env(const request *rq, osb_error *err)
+{
+	size_t n = rq->env_pass ? json_object_array_length(rq->env_pass) : 0;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		char key[48];
+		const char *name;
+
+		snprintf(key, sizeof(key), "env.pass[%zu]", i);
+		if ((r = want_item(rq->env_pass, i, "env.pass", &name, err)) < 0 ||
+		    (r = valid_env_name(key, name, err)) < 0)
+			return r;
+	}
+	if (!rq->env_set)
+		return 0;
+	json_object_object_foreach(rq->env_set, k, v) {
+		char key[sizeof("env.set.") + 64];
+		const char *value;
+
+		snprintf(key, sizeof(key), "env.set.%.64s", k);
+		if ((r = want_string(v, key, &value, err)) < 0 || (r = valid_env_name(key, k, err)) < 0 ||
+		    (r = check_env_value(key, value, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int validate(const request *rq, osb_error *err)
+{
+	int r;
+
+	if ((r = valid_workspace(rq, err)) < 0 || (r = valid_paths(rq, err)) < 0)
+		return r;
+	return valid_env(rq, err);
+}
+
+/* ---- checking it against the policy --------------------------------------- */
+
+static const char *origin_of(const osb_origin *o, char *buf, size_t size)
+{
+	policy_origin_format(o, buf, size);
+	return buf;
 }
 
 /* A workspace must lie strictly beneath a configured root, if any. */
@@ -407,8 +538,6 @@ static int check_roots(const osb_policy *p, const char *path, osb_error *err)
 static int check_workspace(const osb_policy *p, const request *rq, osb_error *err)
 {
 	char o[POLICY_ORIGIN_MAX];
-	const char *why;
-	int r;
 
 	if (!rq->ws_path && rq->ws_mode < 0)
 		return 0;
@@ -418,17 +547,7 @@ static int check_workspace(const osb_policy *p, const request *rq, osb_error *er
 	if (rq->ws_mode == WS_RW && p->ws_mode == WS_RO)
 		return rerr(err, "\"workspace.mode\": \"rw\" is refused: the policy has \"workspace ro\" "
 		            "(%s), and a request may only narrow it", origin_of(&p->ws_set.o, o, sizeof(o)));
-	if (!rq->ws_path)
-		return 0;
-	why = policy_path_problem(rq->ws_path, true);
-	if (why)
-		return rerr(err, "\"workspace.path\": %s: \"%s\" (pass a canonical absolute path)", why,
-		            rq->ws_path);
-	if (strlen(rq->ws_path) >= PATH_MAX)
-		return rerr(err, "\"workspace.path\": path is longer than %d bytes", PATH_MAX - 1);
-	if ((r = check_system("workspace.path", rq->ws_path, err)) < 0)
-		return r;
-	return check_roots(p, rq->ws_path, err);
+	return rq->ws_path ? check_roots(p, rq->ws_path, err) : 0;
 }
 
 static int check_extra(const osb_policy *p, const request *rq, osb_error *err)
@@ -436,34 +555,15 @@ static int check_extra(const osb_policy *p, const request *rq, osb_error *err)
 	size_t n = rq->extra ? json_object_array_length(rq->extra) : 0;
 
 	for (size_t i = 0; i < n; i++) {
+		const char *path = json_object_get_string(json_object_array_get_idx(rq->extra, i));
 		char key[48];
-		const char *path;
 		int r;
 
-		snprintf(key, sizeof(key), "extra_writable[%zu]", i);
-		if ((r = want_string(json_object_array_get_idx(rq->extra, i), key, &path, err)) < 0)
-			return r;
 		snprintf(key, sizeof(key), "\"extra_writable[%zu]\"", i);
 		if ((r = policy_check_writable(p, path, key, OSB_E_POLICY, err)) < 0)
 			return r;
-		snprintf(key, sizeof(key), "extra_writable[%zu]", i);
-		if ((r = check_system(key, path, err)) < 0)
-			return r;
 	}
 	return 0;
-}
-
-/* A check of policy.c, reported as a refused request: "KEY": message. */
-static int as_request(int r, const char *key, osb_error *err)
-{
-	char msg[sizeof(err->message)];
-
-	if (r >= 0)
-		return r;
-	if (r == -OSB_E_NOMEM)
-		return r;
-	snprintf(msg, sizeof(msg), "%s", err->message);
-	return rerr(err, "\"%s\": %s", key, msg);
 }
 
 static int check_read_only(const osb_policy *p, const request *rq, osb_error *err)
@@ -471,14 +571,12 @@ static int check_read_only(const osb_policy *p, const request *rq, osb_error *er
 	size_t n = rq->read_only ? json_object_array_length(rq->read_only) : 0;
 
 	for (size_t i = 0; i < n; i++) {
+		const char *path = json_object_get_string(json_object_array_get_idx(rq->read_only, i));
 		char key[48];
-		const char *path;
 		int r;
 
 		snprintf(key, sizeof(key), "read_only[%zu]", i);
-		if ((r = want_string(json_object_array_get_idx(rq->read_only, i), key, &path, err)) < 0 ||
-		    (r = as_request(policy_check_read_only(p, path, err), key, err)) < 0 ||
-		    (r = check_system(key, path, err)) < 0)
+		if ((r = as_request(policy_check_read_only(p, path, err), key, err)) < 0)
 			return r;
 	}
 	return 0;
@@ -499,36 +597,16 @@ static const pol_str *deny_match(const osb_policy *p, const char *name)
 	return NULL;
 }
 
-/* A name a request adds (pass or set): a plain name, not matched by the
- * policy's deny list (deny wins over a request, as over inherit). */
+/* A name a request adds (pass or set) must not match the policy's deny
+ * list: deny wins over a request, as over inherit. */
 static int check_env_name(const osb_policy *p, const char *key, const char *name, osb_error *err)
 {
 	char o[POLICY_ORIGIN_MAX];
-	const pol_str *d;
+	const pol_str *d = deny_match(p, name);
 
-	if (!policy_env_name_ok(name, strlen(name)))
-		return rerr(err, "\"%s\": invalid environment variable name \"%s\" (letters, digits and "
-		            "\"_\", not starting with a digit; a request names variables, not patterns)",
-		            key, name);
-	d = deny_match(p, name);
 	if (d)
 		return rerr(err, "\"%s\": \"%s\" is refused: it matches \"env deny %s\" (%s), and deny "
 		            "wins over a request", key, name, d->s, origin_of(&d->o, o, sizeof(o)));
-	return 0;
-}
-
-/* The value becomes an "env set" rule of the canonical form, which must
- * read back as the same policy and cannot be made to show a forged line. */
-static int check_env_value(const char *key, const char *value, osb_error *err)
-{
-	const char *why = policy_text_problem(value, false);
-	size_t len = strlen(value);
-
-	if (why)
-		return rerr(err, "\"%s\": value %s", key, why);
-	if (len > 0 && (value[len - 1] == ' ' || value[len - 1] == '\t'))
-		return rerr(err, "\"%s\": value ends with a space or tab, which a policy line cannot hold",
-		            key);
 	return 0;
 }
 
@@ -542,23 +620,21 @@ static int check_env(const osb_policy *p, const request *rq, osb_error *err)
 		return rerr(err, "\"env.mode\": \"inherit\" is refused: the policy has \"env clear\" (%s), "
 		            "and a request may only narrow it", origin_of(&p->env_base_set.o, o, sizeof(o)));
 	for (size_t i = 0; i < n; i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(rq->env_pass, i));
 		char key[48];
-		const char *name;
 
 		snprintf(key, sizeof(key), "env.pass[%zu]", i);
-		if ((r = want_string(json_object_array_get_idx(rq->env_pass, i), key, &name, err)) < 0 ||
-		    (r = check_env_name(p, key, name, err)) < 0)
+		if ((r = check_env_name(p, key, name, err)) < 0)
 			return r;
 	}
 	if (!rq->env_set)
 		return 0;
 	json_object_object_foreach(rq->env_set, k, v) {
 		char key[sizeof("env.set.") + 64];
-		const char *value;
 
+		(void)v;
 		snprintf(key, sizeof(key), "env.set.%.64s", k);
-		if ((r = want_string(v, key, &value, err)) < 0 || (r = check_env_name(p, key, k, err)) < 0 ||
-		    (r = check_env_value(key, value, err)) < 0)
+		if ((r = check_env_name(p, key, k, err)) < 0)
 			return r;
 	}
 	return 0;
@@ -826,9 +902,9 @@ static int load_request(const char *json, request *rq, json_object **top, osb_er
 
 	if (strlen(json) > REQUEST_MAX_BYTES)
 		return rerr(err, "the request is larger than 1 MiB");
-	if ((r = parse_json(json, top, err)) < 0)
+	if ((r = parse_json(json, top, err)) < 0 || (r = read_request(rq, *top, err)) < 0)
 		return r;
-	return read_request(rq, *top, err);
+	return validate(rq, err);
 }
 
 int osb_policy_apply_json(osb_policy *p, const char *json, osb_error *err)

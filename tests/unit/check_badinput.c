@@ -652,6 +652,88 @@ START_TEST(test_cli_hostile_environment_filtered)
 }
 END_TEST
 
+/* ---- requests ---------------------------------------------------------------- */
+
+/* One reading of a request: everything a request can be refused for without
+ * looking at a policy is refused by osb_session_opts_apply_json exactly as
+ * by osb_policy_apply_json (libosb-isolate(3)), duplicate keys at any depth
+ * included; and neither entry point changes anything when it refuses. */
+START_TEST(test_bad_requests_refused_alike_by_both_entry_points)
+{
+	static const char *const bad[][2] = {
+		{ "{\"extra_writable\": [1]}", "\"extra_writable[0]\" must be a string, not a number" },
+		{ "{\"extra_writable\": [\"tmp/x\"]}", "\"extra_writable[0]\": path must be absolute: "
+		  "\"tmp/x\" (pass a canonical absolute path, e.g. from realpath(3))" },
+		{ "{\"extra_writable\": [\"/tmp/../etc\"]}", "\"extra_writable[0]\": path must not contain "
+		  "\"..\": \"/tmp/../etc\" (pass a canonical absolute path, e.g. from realpath(3))" },
+		{ "{\"extra_writable\": [\"/proc/sys\"]}", "\"extra_writable[0]\": \"/proc/sys\": inside "
+		  "/proc (the host's process and kernel interfaces); choose a project directory" },
+		{ "{\"extra_writable\": \"/tmp/x\"}",
+		  "\"extra_writable\" must be an array of strings, not a string" },
+		{ "{\"read_only\": [null]}", "\"read_only[0]\" must be a string, not null" },
+		{ "{\"read_only\": [\"x/y\"]}", "\"read_only[0]\": read-only path: path must be absolute: "
+		  "\"x/y\" (pass a canonical absolute path, e.g. from realpath(3))" },
+		{ "{\"read_only\": [\"/a\\u0000b\"]}", "\"read_only[0]\" contains a NUL byte" },
+		{ "{\"workspace\": {\"path\": \"work/here\"}}", "\"workspace.path\": path must be absolute: "
+		  "\"work/here\" (pass a canonical absolute path)" },
+		{ "{\"workspace\": {\"path\": \"/work/./here\"}}", "\"workspace.path\": path must be "
+		  "normalized (no \".\" components, \"//\" or trailing \"/\"): \"/work/./here\" (pass a "
+		  "canonical absolute path)" },
+		{ "{\"workspace\": {\"path\": \"/proc\"}}", "\"workspace.path\": \"/proc\": inside /proc "
+		  "(the host's process and kernel interfaces); choose a project directory" },
+		{ "{\"workspace\": {\"path\": \"/\"}}",
+		  "\"workspace.path\": \"/\": the root directory; choose a project directory beneath it" },
+		{ "{\"env\": {\"pass\": [1]}}", "\"env.pass[0]\" must be a string, not a number" },
+		{ "{\"env\": {\"pass\": [\"1BAD\"]}}", "\"env.pass[0]\": invalid environment variable name "
+		  "\"1BAD\" (letters, digits and \"_\", not starting with a digit; a request names "
+		  "variables, not patterns)" },
+		{ "{\"env\": {\"pass\": [\"LC_*\"]}}", "\"env.pass[0]\": invalid environment variable name "
+		  "\"LC_*\" (letters, digits and \"_\", not starting with a digit; a request names "
+		  "variables, not patterns)" },
+		{ "{\"env\": {\"set\": {\"A\": \"x\\u0001y\"}}}",
+		  "\"env.set.A\": value contains a control character" },
+		{ "{\"env\": {\"set\": {\"A\": \"a\\u0000b\"}}}", "\"env.set.A\" contains a NUL byte" },
+		{ "{\"env\": {\"set\": {\"A\": \"line\\nbreak\"}}}",
+		  "\"env.set.A\": value contains a control character" },
+		{ "{\"env\": {\"set\": {\"A\": \"trailing \"}}}",
+		  "\"env.set.A\": value ends with a space or tab, which a policy line cannot hold" },
+		{ "{\"env\": {\"set\": {\"A\": 1}}}", "\"env.set.A\" must be a string, not a number" },
+		{ "{\"env\": {\"set\": {\"A=B\": \"v\"}}}", "\"env.set.A=B\": invalid environment variable "
+		  "name \"A=B\" (letters, digits and \"_\", not starting with a digit; a request names "
+		  "variables, not patterns)" },
+		{ "{\"env\": {\"set\": {\"A\": \"1\", \"A\": \"2\"}}}",
+		  "the request repeats the key \"A\" (at byte 27)" },
+		{ "{\"workspace\": {\"path\": \"/a\", \"path\": \"/a\"}}",
+		  "the request repeats the key \"path\" (at byte 29)" },
+		{ "{\"network\": \"none\", \"network\": \"none\"}",
+		  "the request repeats the key \"network\" (at byte 20)" },
+		{ "{\"uid\": 0}", "\"uid\": 0 is refused: a request may only choose a non-zero uid" },
+		{ "1", "the request must be a JSON object, not a number" },
+	};
+	osb_session_opts *o = osb_session_opts_new();
+	char before[72], after[72];
+
+	ck_assert_ptr_nonnull(o);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		osb_error perr = { 0 }, oerr = { 0 };
+		osb_policy *p = osb_policy_load("strict", &perr);
+
+		ck_assert_msg(p, "%s", perr.message);
+		ck_assert_int_eq(osb_policy_hash(p, before), 0);
+		ck_assert_int_eq(osb_policy_apply_json(p, bad[i][0], &perr), -OSB_E_POLICY);
+		ck_assert_str_eq(perr.message, bad[i][1]);
+		ck_assert_int_eq(osb_policy_hash(p, after), 0);
+		ck_assert_str_eq(after, before);
+		ck_assert_int_eq(osb_session_opts_apply_json(o, bad[i][0], &oerr), -OSB_E_POLICY);
+		ck_assert_int_eq(oerr.code, OSB_E_POLICY);
+		ck_assert_str_eq(oerr.stage, "policy");
+		ck_assert_str_eq(oerr.message, bad[i][1]);
+		osb_policy_free(p);
+	}
+	osb_session_opts_free(o);
+}
+END_TEST
+
 /* ---- suite ------------------------------------------------------------------ */
 
 static Suite *badinput_suite(void)
@@ -678,6 +760,7 @@ static Suite *badinput_suite(void)
 	tcase_add_test(tc, test_env_names_with_newline_or_equals_are_dropped);
 	tcase_add_test(tc, test_exec_accepts_any_env_bytes_and_refuses_empty_argv);
 	tcase_add_test(tc, test_exec_new_copies_hundred_thousand_args);
+	tcase_add_test(tc, test_bad_requests_refused_alike_by_both_entry_points);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("sandbox");
