@@ -361,8 +361,9 @@ static void detach_fds(int keep1, int keep2)
 		closedir(d);
 }
 
-static void report_ready(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void report_ready(int fd, const char *fmt, ...)
+/* Tell `start` how it went; false when it is gone (SIGPIPE is ignored). */
+static bool report_ready(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool report_ready(int fd, const char *fmt, ...)
 {
 	char buf[1200];
 	va_list ap;
@@ -371,11 +372,15 @@ static void report_ready(int fd, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n > 0 && write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
-		return;
+	return n > 0 && write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) >= 0;
 }
 
-/* The holder: listen, start the session, say "ok" (or why not) on READY. */
+/* The holder: start the session, listen, say "ok" (or why not) on READY.
+ * It listens only once the session is up, so that a client never waits on
+ * a startup (session_open says the session is not ready instead); and a
+ * session whose `start` died before it could be told "ok" (kill -9) is
+ * ended: nobody asked for it any more, and with a random id nobody could
+ * find it. */
 __attribute__((noreturn))
 static void holder_main(struct holder *h, osb_policy *policy, osb_session_opts *opts,
                         int ready, int lock)
@@ -384,22 +389,24 @@ static void holder_main(struct holder *h, osb_policy *policy, osb_session_opts *
 	int lsock;
 
 	detach_fds(ready, lock);
-	lsock = listen_on(&h->w);
-	if (lsock < 0) {
-		report_ready(ready, "cannot listen on %s: %s", h->w.sock, strerror(-lsock));
-		_exit(OSB_EXIT_SETUP);
-	}
 	h->s = osb_session_start_opts(policy, opts, &err);
 	if (!h->s) {
-		unlink(h->w.sock);
 		report_ready(ready, "%s: %s", err.stage[0] ? err.stage : "error", err.message);
 		_exit(OSB_EXIT_SETUP);
 	}
 	osb_policy_free(policy);
 	osb_session_opts_free(opts);
-	if (chdir("/") < 0)
+	lsock = chdir("/") < 0 ? -errno : listen_on(&h->w);
+	if (lsock < 0) {
+		report_ready(ready, "cannot listen on %s: %s", h->w.sock, strerror(-lsock));
+		osb_session_destroy(h->s, &err);
 		_exit(OSB_EXIT_SETUP);
-	report_ready(ready, "ok");
+	}
+	if (!report_ready(ready, "ok")) {
+		unlink(h->w.sock);
+		osb_session_destroy(h->s, &err);
+		_exit(OSB_EXIT_SETUP);
+	}
 	close(ready);
 	holder_serve(h, lsock);
 }
