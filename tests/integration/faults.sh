@@ -148,6 +148,27 @@ t_json_non_utf8_paths() {
 	cd / || exit 99
 }
 
+# capabilities --json names host paths (bwrap, the policy directory, reasons
+# that quote them): a path that is not UTF-8 is still valid JSON, U+FFFD for
+# each bad byte.
+t_caps_json_non_utf8_paths() {
+	local bw="$stage/bw-"$'\xff' pd="$stage/pol-"$'\xfe' out rc
+	local fffd=$'\xef\xbf\xbd'
+	mkdir -p "$bw" "$pd" && cp "$stage"/policy/*.policy "$pd/" || { not_ok "non-UTF-8 directories"; return; }
+	ln -sf "$(command -v bwrap)" "$bw/bwrap"
+	out=$(OSB_ISOLATE_BWRAP="$bw/bwrap" OSB_ISOLATE_POLICY_DIR="$pd" "$OSB" capabilities --json); rc=$?
+	expect_eq "capabilities --json with non-UTF-8 bwrap and policy paths: 0" "0" "$rc"
+	expect_eq "... bwrap.path valid, U+FFFD for the bad byte" "$stage/bw-$fffd/bwrap" \
+		"$(strict_json bwrap.path <<<"$out")"
+	expect_eq "... policy_dir valid, U+FFFD for the bad byte" "$stage/pol-$fffd" \
+		"$(strict_json policy_dir <<<"$out")"
+	out=$(OSB_ISOLATE_BWRAP="$bw/nothing" "$OSB" capabilities --json); rc=$?
+	expect_eq "... a reason quoting a missing non-UTF-8 bwrap: 1, valid" \
+		"1 OSB_ISOLATE_BWRAP=$stage/bw-$fffd/nothing is not executable: No such file or directory" \
+		"$rc $(strict_json items.0.reason <<<"$out")"
+	rm -rf "$bw" "$pd"
+}
+
 # ---- results that say what happened ------------------------------------------------
 # An init that never starts the command is a setup failure (125, an error
 # naming the init), not the command's timeout.
@@ -276,6 +297,7 @@ t_long_session_name
 t_hanging_init
 t_timeout_same_everywhere
 t_json_non_utf8_paths
+t_caps_json_non_utf8_paths
 t_fake_bwraps
 t_missing_values
 t_subreaper_zombies
