@@ -18,12 +18,14 @@
 #include "session-holder.h"
 #include "cli-common.h"
 #include "relay.h"
+#include "result.h"
 #include "session-wire.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -132,6 +134,11 @@ static osb_exec *exec_from(const struct wire_request *rq, int conn)
 	return e;
 }
 
+static int send_json_piece(void *ctx, const char *buf, size_t len)
+{
+	return wire_send_tagged(*(int *)ctx, 'o', buf, len);
+}
+
 static void holder_exec(struct holder *h, int conn, struct wire_request *rq)
 {
 	osb_exec *e = exec_from(rq, conn);
@@ -159,20 +166,19 @@ static void holder_exec(struct holder *h, int conn, struct wire_request *rq)
 	for (int i = 0; i < rq->nfds; i++)
 		close(rq->fds[i]);
 	rq->nfds = 0;
-	if (res && (rq->h.flags & CLI_JSON)) {
-		char *json = osb_result_json(res);
-
-		if (json) {
-			wire_send_tagged(conn, 'o', json, strlen(json));
-			wire_send_tagged(conn, 'o', "\n", 1);
-		}
-		osb_free(json);
-	}
+	/* The JSON goes out as it is made: with its control characters
+	 * escaped it is up to six times the clipped output, and a flood of
+	 * --json clients must cost the holder no more than their output. */
+	if (res && (rq->h.flags & CLI_JSON) && result_json_stream(res, send_json_piece, &conn) == 0)
+		wire_send_tagged(conn, 'o', "\n", 1);
 	if (r < 0 || !res || osb_result_error(res))
 		reply_error(conn, res && osb_result_error(res) ? osb_result_error(res) : &err);
 	wire_send_status(conn, res ? osb_result_cli_status(res) : OSB_EXIT_SETUP);
 	osb_result_free(res);
 	osb_exec_free(e);
+	/* Each thread's allocations go to an arena of its own, which glibc
+	 * keeps once freed: give a command's output back to the system. */
+	malloc_trim(0);
 }
 
 /* Stop: the socket goes first so that nobody connects to a dying holder;

@@ -349,10 +349,42 @@ t_killed_start() {
 	rm -f "$slow"
 }
 
+# Concurrent `exec --json` floods: the holder keeps each command's clipped
+# output (twice the policy's "limit output", 1 MiB under strict) and writes
+# the JSON result to the client as it goes, never whole; its peak stays under
+# 64 MiB for 8 floods at once (it was about 40 MiB per flood), and once they
+# end it gives the memory back (resident under 32 MiB).
+t_json_flood_memory() {
+	local id="$TAG-m" pid hwm rss i out ok_all=1
+	new_ws
+	start_session "$id" >/dev/null
+	pid=$(holder_pid "$id")
+	for i in 1 2 3 4 5 6 7 8; do
+		"$OSB" session exec "$id" --json -- sh -c 'head -c 30000000 /dev/zero; head -c 30000000 /dev/zero >&2' \
+			>"$WS/flood.$i" 2>/dev/null &
+	done
+	wait
+	hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
+	rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
+	[ -n "$hwm" ] && [ "$hwm" -le 65536 ] && ok "8 concurrent --json floods: the holder's peak stays under 64 MiB (${hwm} kB)" \
+		|| not_ok "8 concurrent --json floods: the holder's peak stays under 64 MiB" "VmHWM ${hwm:-?} kB"
+	[ -n "$rss" ] && [ "$rss" -le 32768 ] && ok "... and afterwards it keeps under 32 MiB (${rss} kB)" \
+		|| not_ok "... and afterwards it keeps under 32 MiB" "VmRSS ${rss:-?} kB"
+	for i in 1 2 3 4 5 6 7 8; do
+		out=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["ok"], d["truncated"], d["stdout_bytes"], d["stderr_bytes"], len(d["stdout"]), len(d["stderr"]), d["stdout"][:2] == "\0\0")' "$WS/flood.$i" 2>&1)
+		[ "$out" = "True True 30000000 30000000 1048576 1048576 True" ] || { ok_all=0; not_ok "flood $i: a whole, valid JSON result, clipped as run --json clips" "$out"; }
+	done
+	[ "$ok_all" -eq 1 ] && ok "... each flood gets its whole JSON result, clipped as run --json clips"
+	"$OSB" session stop "$id" >/dev/null 2>&1
+}
+
 echo "# session suite as $WHO (sockets in $RUNDIR)"
 for t in t_start_and_socket t_state_across_execs t_exit_codes t_timeout t_json_and_stdin t_list \
 	t_client_gone_kills_command t_stop t_kill_holder t_stale_socket t_idle_timeout t_connection_flood \
-	t_killed_start; do
+	t_killed_start t_json_flood_memory; do
 	"$t"
 done
 for s in "${started[@]}"; do "$OSB" session stop "$s" >/dev/null 2>&1; done
