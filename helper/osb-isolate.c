@@ -33,9 +33,6 @@
 
 extern char **environ;
 
-/* Internal helpers shared with the library (parsing of units). */
-int parse_duration_ms(const char *s, uint64_t *out);
-
 static const char *prog = "osb-isolate";
 
 __attribute__((format(printf, 1, 2)))
@@ -290,7 +287,7 @@ static int narrow_policy(osb_policy *p, const struct run_opts *o, osb_error *err
 	if (o->timeout) {
 		uint64_t ms;
 
-		if (parse_duration_ms(o->timeout, &ms) < 0 || ms == 0) {
+		if (osb_parse_duration(o->timeout, &ms) < 0 || ms == 0) {
 			snprintf(err->stage, sizeof(err->stage), "usage");
 			snprintf(err->message, sizeof(err->message),
 			         "--timeout '%s': expected a positive duration with a unit (500ms, 30s, 5m, 1h)",
@@ -456,6 +453,8 @@ fail:
 
 int main(int argc, char **argv)
 {
+	osb_error err;
+
 	/* A setuid or setgid install would hand the caller our privileges. */
 	if (getuid() != geteuid() || getgid() != getegid()) {
 		fprintf(stderr, "%s: refusing to run setuid or setgid\n", prog);
@@ -472,6 +471,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		print_version();
 		return EXIT_SUCCESS;
+	}
+	if (cli_set_programs(&err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.message);
+		return OSB_EXIT_SETUP;
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);

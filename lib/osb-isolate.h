@@ -46,6 +46,13 @@ extern "C" {
 /* "MAJOR.MINOR.PATCH" of the library loaded, e.g. "0.1.0". Static. */
 const char *osb_version(void);
 
+/* A duration as policies and requests spell it (osb-isolate.policy(5)):
+ * digits and a unit, "ms", "s", "m" or "h" ("90s", "2m"), into *MS. 0, or
+ * -OSB_E_USAGE for anything else (no unit, a sign, a fraction, overflow);
+ * *MS is left alone then. Zero is a duration: a caller that needs a
+ * positive one checks. */
+OSB_WARN_UNUSED int osb_parse_duration(const char *text, uint64_t *ms);
+
 /* The exit statuses of the osb-isolate command that are its own
  * (osb-isolate(1), "EXIT STATUS"); any other is the command's. */
 enum {
@@ -242,6 +249,27 @@ const char *osb_config_file(const osb_config *config);
  * at once; sandbox cgroups are made in the cgroup parents. Host
  * settings are not rules: the policy hash does not change. */
 int osb_policy_set_config(osb_policy *policy, const osb_config *config, osb_error *err);
+
+/* ---- The programs a sandbox runs -------------------------------------------
+ *
+ * Which bwrap and which in-sandbox init this process executes. The library
+ * reads no environment variable to decide it: by default bwrap is the one
+ * fixed at build time (./configure --with-bwrap) or found on PATH, and the
+ * init is the one installed with the library. osb-isolate(1) reads
+ * OSB_ISOLATE_BWRAP and OSB_ISOLATE_INIT and calls this. */
+typedef enum osb_program {
+	OSB_PROGRAM_BWRAP = 1,
+	OSB_PROGRAM_INIT = 2,
+} osb_program;
+
+/* Run PATH (absolute; NULL or "": the default) as PROGRAM from now on, in
+ * every thread of this process; sandboxes already running keep theirs and
+ * the cached capabilities probe is done again at its next use. ORIGIN names
+ * the setting in messages ("OSB_ISOLATE_BWRAP=/x is not executable"; NULL:
+ * "osb_set_program()"). The path is checked by the probe and each launch,
+ * not here. OSB_E_USAGE for an unknown PROGRAM or a relative path. */
+OSB_WARN_UNUSED int osb_set_program(osb_program which, const char *path, const char *origin,
+                                    osb_error *err);
 
 /* The size of a policy hash with its NUL: "sha256:" + 64 hex digits. */
 #define OSB_POLICY_HASH_LEN 72
