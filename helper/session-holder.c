@@ -18,7 +18,6 @@
 #include "session-holder.h"
 #include "cli-common.h"
 #include "relay.h"
-#include "result.h"
 #include "session-wire.h"
 
 #include <dirent.h>
@@ -166,7 +165,7 @@ static void holder_exec(struct holder *h, int conn, struct wire_request *rq)
 	/* The JSON goes out as it is made: with its control characters
 	 * escaped it is up to six times the clipped output, and a flood of
 	 * --json clients must cost the holder no more than their output. */
-	if (res && (rq->h.flags & CLI_JSON) && result_json_stream(res, send_json_piece, &conn) == 0)
+	if (res && (rq->h.flags & CLI_JSON) && osb_result_json_write(res, send_json_piece, &conn) == 0)
 		wire_send_tagged(conn, 'o', "\n", 1);
 	if (r < 0 || !res || osb_result_error(res))
 		reply_error(conn, res && osb_result_error(res) ? osb_result_error(res) : &err);

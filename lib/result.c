@@ -495,7 +495,7 @@ static bool put_str_or_null(json_object *o, const char *key, const char *s, size
 }
 
 /* The output strings are left empty here and written in place by
- * result_json_stream, a piece at a time. */
+ * osb_result_json_write, a piece at a time. */
 static bool put_output(json_object *o, const char *key)
 {
 	return put(o, key, json_object_new_string(""), true);
@@ -617,7 +617,7 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 
 /* Where the document goes, in pieces of at most sizeof(buf) bytes. */
 typedef struct jsink {
-	result_sink fn;
+	osb_json_write_fn fn;
 	void *ctx;
 	int err;
 	size_t n;
@@ -626,8 +626,8 @@ typedef struct jsink {
 
 static void sink_flush(jsink *k)
 {
-	if (k->n && !k->err)
-		k->err = k->fn(k->ctx, k->buf, k->n);
+	if (k->n && !k->err && k->fn(k->ctx, k->buf, k->n) != 0)
+		k->err = -OSB_E_IO;
 	k->n = 0;
 }
 
@@ -722,17 +722,19 @@ static char *json_frame(const osb_result *r, char **out_at, char **err_at)
 	return text;
 }
 
-int result_json_stream(const osb_result *r, result_sink fn, void *ctx)
+int osb_result_json_write(const osb_result *r, osb_json_write_fn fn, void *ctx)
 {
 	char *out_at, *err_at, *frame;
 	jsink *k;
 	int e;
 
-	if (!r || !(frame = json_frame(r, &out_at, &err_at)))
-		return -ENOMEM;
+	if (!r || !fn)
+		return -OSB_E_USAGE;
+	if (!(frame = json_frame(r, &out_at, &err_at)))
+		return -OSB_E_NOMEM;
 	if (!(k = malloc(sizeof(*k)))) {
 		free(frame);
-		return -ENOMEM;
+		return -OSB_E_NOMEM;
 	}
 	*k = (jsink){ .fn = fn, .ctx = ctx };
 	sink_put(k, frame, (size_t)(out_at - frame));
@@ -749,7 +751,7 @@ int result_json_stream(const osb_result *r, result_sink fn, void *ctx)
 
 static int to_stream(void *ctx, const char *buf, size_t len)
 {
-	return fwrite(buf, 1, len, ctx) == len ? 0 : -ENOMEM;
+	return fwrite(buf, 1, len, ctx) == len ? 0 : -1;
 }
 
 char *osb_result_json(const osb_result *r)
@@ -761,7 +763,7 @@ char *osb_result_json(const osb_result *r)
 
 	if (!r || !(f = open_memstream(&buf, &size)))
 		return NULL;
-	e = result_json_stream(r, to_stream, f);
+	e = osb_result_json_write(r, to_stream, f);
 	if (stream_close(f, &buf) < 0 || e < 0) {
 		free(buf);
 		return NULL;

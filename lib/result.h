@@ -60,15 +60,6 @@ void result_set_host_ids(osb_result *r, uint32_t uid, uint32_t gid, const char *
  * after the sandbox ended). 0 or -ENOMEM. */
 int result_set_limits(osb_result *r, const limits_state *ls, const cgroup_outcome *out);
 
-/* Where result_json_stream writes: 0, or a negative errno that ends it. */
-typedef int (*result_sink)(void *ctx, const char *buf, size_t len);
-
-/* osb_result_json()'s document, written to FN in pieces of at most 64 KiB
- * as it is made, never whole: a holder serving many --json clients keeps
- * only their clipped output (helper/session-holder.c). 0, -ENOMEM, or what
- * FN returned. */
-int result_json_stream(const osb_result *r, result_sink fn, void *ctx);
-
 /* The stable names of error codes used in JSON: "usage", "policy", ... */
 const char *result_code_name(int code);
 

@@ -7,7 +7,6 @@
 #include "utf8.h"
 
 #include <check.h>
-#include <errno.h>
 #include <json-c/json.h>
 
 static const char ALPHA25[] = "ABCDEFGHIJKLMNOPQRSTUVWXY";
@@ -599,7 +598,7 @@ static int count_piece(void *ctx, const char *buf, size_t len)
 
 	(void)buf;
 	if ((int)p->n == p->fail_at)
-		return -EPIPE;
+		return 1;
 	p->n++;
 	p->total += len;
 	if (len > p->max)
@@ -631,13 +630,15 @@ START_TEST(test_json_stream_pieces_match_whole_document)
 	want = reference_member(data, len);
 	ck_assert_str_eq(got, want);
 	js = osb_result_json(r);
-	ck_assert_int_eq(result_json_stream(r, count_piece, &p), 0);
+	ck_assert_int_eq(osb_result_json_write(r, count_piece, &p), 0);
 	ck_assert_uint_eq(p.total, strlen(js));
 	ck_assert_uint_le(p.max, 65536);
 	ck_assert_uint_gt(p.n, 3);
 	p = (struct pieces){ .fail_at = 2 };
-	ck_assert_int_eq(result_json_stream(r, count_piece, &p), -EPIPE);
+	ck_assert_int_eq(osb_result_json_write(r, count_piece, &p), -OSB_E_IO);
 	ck_assert_uint_eq(p.n, 2);
+	ck_assert_int_eq(osb_result_json_write(NULL, count_piece, &p), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_result_json_write(r, NULL, &p), -OSB_E_USAGE);
 	osb_free(js);
 	free(got);
 	free(want);
