@@ -527,6 +527,12 @@ unsigned osb_result_limits_not_enforced(const osb_result *r);
 int osb_result_cli_status(const osb_result *r);
 /* One JSON object (see osb-isolate(1), "RESULT"). */
 OSB_WARN_UNUSED char *osb_result_json(const osb_result *r);
+/* The same document handed to WRITE in pieces of at most 64 KiB as it is
+ * made, never whole (its escapes make it up to six times the output). WRITE
+ * returns 0, or anything else to stop. 0, -OSB_E_USAGE (NULL), -OSB_E_NOMEM,
+ * or -OSB_E_IO when WRITE stopped it. */
+typedef int (*osb_json_write_fn)(void *ctx, const char *buf, size_t len);
+OSB_WARN_UNUSED int osb_result_json_write(const osb_result *r, osb_json_write_fn write, void *ctx);
 void osb_result_free(osb_result *r);
 
 /* ---- Sessions -----------------------------------------------------------

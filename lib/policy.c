@@ -306,9 +306,14 @@ static int read_only_grant_problem(const osb_policy *p, const char *path, osb_er
 	                   policy_name(p), list);
 }
 
+int policy_check_read_only_path(const char *path, osb_error *err)
+{
+	return api_path("read-only path", path, true, err);
+}
+
 int policy_check_read_only(const osb_policy *p, const char *path, osb_error *err)
 {
-	int r = api_path("read-only path", path, true, err);
+	int r = policy_check_read_only_path(path, err);
 
 	return r < 0 ? r : read_only_grant_problem(p, path, err);
 }
@@ -338,10 +343,8 @@ int osb_policy_add_readonly(osb_policy *p, const char *path, osb_error *err)
 	return policy_add_read_only(p, path, err);
 }
 
-int policy_check_writable(const osb_policy *p, const char *path, const char *what, int usage_code,
-                          osb_error *err)
+int policy_check_writable_path(const char *path, const char *what, int usage_code, osb_error *err)
 {
-	char why[900];
 	const char *problem;
 
 	if (!path)
@@ -357,6 +360,18 @@ int policy_check_writable(const osb_policy *p, const char *path, const char *wha
 	if (problem)
 		return osb_err_set(err, usage_code, EINVAL, "policy", "%s: path %s: \"%s\"", what,
 		                   problem, path);
+	return 0;
+}
+
+int policy_check_writable(const osb_policy *p, const char *path, const char *what, int usage_code,
+                          osb_error *err)
+{
+	char why[900];
+	const char *problem;
+	int r;
+
+	if ((r = policy_check_writable_path(path, what, usage_code, err)) < 0)
+		return r;
 	for (size_t i = 0; i < p->n_writes; i++)
 		if (strcmp(p->writes[i].s, path) == 0)
 			return 1;

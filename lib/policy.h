@@ -173,6 +173,12 @@ void policy_roots_list(const osb_policy *p, char *buf, size_t size);
  * write-root, or under a read-only path), written into BUF; NULL if none. */
 const char *policy_write_problem(const osb_policy *p, const char *path, char *buf, size_t size);
 
+/* Is PATH, by itself, a path a caller may ask to write (absolute,
+ * normalized, a rule the canonical form can hold)? 0, or -USAGE_CODE with
+ * WHAT starting the message. Needs no policy: requests are checked so
+ * before they meet one (request.c). */
+int policy_check_writable_path(const char *path, const char *what, int usage_code, osb_error *err);
+
 /* May PATH be granted writable by a caller? 0 yes, 1 it already is, or
  * -OSB_E_*: WHAT starts every message; a malformed PATH is reported with
  * USAGE_CODE, a refused one (not beneath a write-root, under a read-only
@@ -189,6 +195,10 @@ int policy_add_writable(osb_policy *p, const char *path, const char *what, int u
  * "allow-caller network": 0, or -OSB_E_POLICY naming the policy and its
  * network rule. */
 int policy_check_network(const osb_policy *p, osb_error *err);
+
+/* Is PATH, by itself, a path a caller may bind read-only? 0, or
+ * -OSB_E_USAGE; needs no policy. */
+int policy_check_read_only_path(const char *path, osb_error *err);
 
 /* May a caller bind PATH read-only? 0 yes, 1 it already is, or -OSB_E_*
  * as below. */
