@@ -181,7 +181,8 @@ int osb_policy_set_network(osb_policy *policy, osb_network network, osb_error *e
  * account uses. Never 0. An unprivileged caller's launch refuses pinned ids
  * (its sandbox can only be itself). */
 int osb_policy_set_host_ids(osb_policy *policy, uint32_t uid, uint32_t gid, osb_error *err);
-/* Lower the wall limit (never raises it). */
+/* Lower the wall limit. MS above the policy's limit is refused
+ * (OSB_E_POLICY, naming both limits), never quietly kept. */
 int osb_policy_set_wall_ms(osb_policy *policy, uint64_t ms, osb_error *err);
 /* Grant PATH writable (a "write" rule). Narrow-only: PATH must be absolute,
  * normalized, free of * ? [, blanks and control characters (it must be
@@ -618,7 +619,10 @@ typedef struct osb_session_opts osb_session_opts;
 typedef struct osb_proc osb_proc;
 
 /* Per-exec settings (osb_run honours the first two as well). Each only
- * lowers the policy's limit; 0 leaves the policy's. */
+ * lowers the policy's limit; 0 leaves the policy's. A timeout above the
+ * policy's wall limit is refused (osb_run, osb_session_spawn and
+ * osb_session_run fail with OSB_E_POLICY, stage "policy", naming both), not
+ * lowered. */
 int osb_exec_set_timeout_ms(osb_exec *exec, uint64_t ms);
 int osb_exec_set_output_limit(osb_exec *exec, uint64_t bytes);
 /* osb_session_spawn: stdin is a pipe whose write end osb_proc_stdin()
@@ -630,9 +634,11 @@ int osb_exec_set_cancel_fd(osb_exec *exec, int fd);
 
 /* In a session, osb_exec_set_env() entries are added to the session's
  * environment (computed from the policy at start), replacing entries of the
- * same name, except names the policy's "env deny" patterns match, which are
- * dropped. osb_exec_set_cwd() must be absolute; the default is the
- * workspace (or /). */
+ * same name. An entry whose name an "env deny" pattern of the policy
+ * matches, or that is not NAME=VALUE with a name of letters, digits and
+ * '_', is refused, never dropped: spawn and run fail with OSB_E_POLICY,
+ * stage "env", naming the variable and the pattern's line. osb_exec_set_cwd()
+ * must be absolute; the default is the workspace (or /). */
 
 /* Session options; NULL options mean the defaults. */
 OSB_WARN_UNUSED osb_session_opts *osb_session_opts_new(void);

@@ -243,6 +243,13 @@ t_timeout() {
 	else ok "no process outlives the timeout"; fi
 	local j; j=$("$OSB" run --json --timeout 500ms -- sleep 5)
 	expect_eq "json: timed_out" "true" "$(json_field "$j" timed_out)"
+	# Above the policy's wall limit: refused, not quietly lowered.
+	local err
+	err=$("$OSB" run --timeout 11m -- true 2>&1); rc=$?
+	expect_eq "a --timeout above the policy's wall limit gives 125" "125" "$rc"
+	expect_eq "... naming both limits" "osb-isolate: policy: timeout 11m would raise the policy's \"limit wall 10m\" ($OSB_ISOLATE_POLICY_DIR/strict.policy:172); a caller may only lower the wall limit" "$err"
+	"$OSB" run --timeout 10m -- true; rc=$?
+	expect_eq "a --timeout equal to the wall limit runs" "0" "$rc"
 }
 
 t_background_killed() {

@@ -1576,10 +1576,15 @@ START_TEST(test_api_network_and_wall_record_origin)
 	ck_assert_str_ne(h0, h1);
 	ck_assert_int_eq(osb_policy_set_network(p, 2, &err), -OSB_E_USAGE);
 
-	/* Wall only goes down. */
-	ck_assert_int_eq(osb_policy_set_wall_ms(p, 900000, &err), 0);
+	/* Wall only goes down; asking for more is refused, never quietly cut. */
+	ck_assert_int_eq(osb_policy_set_wall_ms(p, 900000, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.stage, "policy");
+	ck_assert_str_eq(err.message, "timeout 15m would raise the policy's \"limit wall 10m\" "
+	                              "(t.policy:2); a caller may only lower the wall limit");
 	ck_assert_uint_eq(p->limits[LIM_WALL], 600000);
 	expect_origin(p->limit_set[LIM_WALL].o, "t.policy", 2, 0);
+	ck_assert_int_eq(osb_policy_set_wall_ms(p, 600000, &err), 0);
+	ck_assert_uint_eq(p->limits[LIM_WALL], 600000);
 	ck_assert_int_eq(osb_policy_set_wall_ms(p, 1500, &err), 0);
 	ck_assert_uint_eq(p->limits[LIM_WALL], 1500);
 	expect_origin(p->limit_set[LIM_WALL].o, "api", 0, 0);
