@@ -1293,8 +1293,10 @@ static int readdir_beneath_errno(int root_fd, const char *rel, size_t max,
 	if (!entries)
 		return bfail(&b, OSB_E_USAGE, EINVAL, NULL, 0, "no place to store the entries");
 	*entries = NULL;
-	if (max == 0 || max > READDIR_DEFAULT_MAX)
-		max = max ? (size_t)INT_MAX < max ? (size_t)INT_MAX : max : READDIR_DEFAULT_MAX;
+	if (max == 0)
+		max = READDIR_DEFAULT_MAX;
+	if (max > (size_t)INT_MAX)
+		max = INT_MAX;    /* the count is returned as an int */
 	r = check_rel(&b, rel, true);
 	if (r >= 0)
 		r = open_beneath(&b, rel, O_RDONLY | O_DIRECTORY, 0, &fd);
@@ -1383,8 +1385,16 @@ static int writer_create_tmp(osb_file_writer *w, mode_t mode)
 		if (w->fd < 0 && (errno != EEXIST || tries >= 8))
 			return -errno;
 	}
-	if (fstat(w->fd, &w->tmp_st) < 0)
-		return -errno;
+	if (fstat(w->fd, &w->tmp_st) < 0) {
+		int e = errno;
+
+		/* Not yet identified, so writer_discard would leave it: remove it
+		 * by the name we just created. */
+		unlinkat(w->parent, w->tmp, 0);
+		close(w->fd);
+		w->fd = -1;
+		return -e;
+	}
 	if (asprintf(&w->tmp_rel, "%.*s%s%s", slash ? (int)(slash - w->rel) : 0, w->rel,
 	             slash ? "/" : "", w->tmp) < 0) {
 		w->tmp_rel = NULL;
@@ -1612,6 +1622,7 @@ struct rmlevel {
 	DIR *d;
 	char *name;
 	char *path;
+	bool rewound;   /* read once more after the end (see rm_step) */
 };
 
 static void rm_pop(struct rmtree *t)
@@ -1688,8 +1699,17 @@ static int rm_step(struct rmtree *t)
 	do
 		de = readdir(l->d);
 	while (de && (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0));
+	if (!de && errno)
+		return rm_fail(t, l->path, errno, "cannot list: ");
+	/* Entries removed while reading may make readdir skip others on some
+	 * file systems: read once more from the start before the rmdir. */
+	if (!de && !l->rewound) {
+		l->rewound = true;
+		rewinddir(l->d);
+		return 0;
+	}
 	if (!de)
-		return errno ? rm_fail(t, l->path, errno, "cannot list: ") : rm_finish_level(t);
+		return rm_finish_level(t);
 	name = strdup(de->d_name);
 	if (!name || asprintf(&path, "%s/%s", l->path, de->d_name) < 0) {
 		free(name);
