@@ -257,11 +257,12 @@ t_timeout() {
 	local j; j=$("$OSB" run --json --timeout 500ms -- sleep 5)
 	expect_eq "json: timed_out" "true" "$(json_field "$j" timed_out)"
 	# Above the policy's wall limit: refused, not quietly lowered.
-	local err wall_line
-	wall_line=$(grep -n '^limit wall ' "$OSB_ISOLATE_POLICY_DIR/strict.policy" | cut -d: -f1)
+	# The shipped file holds the line (SUITE_POLICY_DIR's strict includes it).
+	local err wall_line shipped="$STAGE/policy/strict.policy"
+	wall_line=$(grep -n '^limit wall ' "$shipped" | cut -d: -f1)
 	err=$("$OSB" run --timeout 11m -- true 2>&1); rc=$?
 	expect_eq "a --timeout above the policy's wall limit gives 125" "125" "$rc"
-	expect_eq "... naming both limits" "osb-isolate: policy: timeout 11m would raise the policy's \"limit wall 10m\" ($OSB_ISOLATE_POLICY_DIR/strict.policy:$wall_line); a caller may only lower the wall limit" "$err"
+	expect_eq "... naming both limits" "osb-isolate: policy: timeout 11m would raise the policy's \"limit wall 10m\" ($shipped:$wall_line); a caller may only lower the wall limit" "$err"
 	"$OSB" run --timeout 10m -- true; rc=$?
 	expect_eq "a --timeout equal to the wall limit runs" "0" "$rc"
 }
