@@ -464,7 +464,18 @@ int osb_policy_set_wall_ms(osb_policy *p, uint64_t ms, osb_error *err)
 	if (!p || ms == 0)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
 		                   "set_wall_ms: expected a policy and a limit greater than zero");
-	if (p->limit_set[LIM_WALL].set && p->limits[LIM_WALL] <= ms)
+	if (p->limit_set[LIM_WALL].set && p->limits[LIM_WALL] < ms) {
+		char want[32], have[32], o[POLICY_ORIGIN_MAX];
+
+		/* Refused, not kept quietly: the caller would believe it got MS. */
+		policy_format_limit(LIM_WALL, ms, want, sizeof(want));
+		policy_format_limit(LIM_WALL, p->limits[LIM_WALL], have, sizeof(have));
+		policy_origin_format(&p->limit_set[LIM_WALL].o, o, sizeof(o));
+		return osb_err_set(err, OSB_E_POLICY, EPERM, "policy",
+		                   "timeout %s would raise the policy's \"limit wall %s\" (%s); a "
+		                   "caller may only lower the wall limit", want, have, o);
+	}
+	if (p->limit_set[LIM_WALL].set && p->limits[LIM_WALL] == ms)
 		return 0;
 	p->limits[LIM_WALL] = ms;
 	p->limit_set[LIM_WALL] = (pol_set){ true, policy_api_origin };

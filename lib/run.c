@@ -14,6 +14,7 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	plan pl;
 	int r;
 	uint64_t start = now_ms(), lim;
+	char wall_origin[POLICY_ORIGIN_MAX];
 
 	osb_err_clear(err);
 	if (out)
@@ -33,6 +34,9 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 		goto done;
 	}
 	if ((r = exec_check_direct(e, &res->error)) < 0)
+		goto done;
+	policy_wall_origin(p, wall_origin, sizeof(wall_origin));
+	if ((r = exec_check_timeout(policy_wall_ms(p), wall_origin, e, &res->error)) < 0)
 		goto done;
 	lim = exec_output_limit(policy_output_limit(p), e);
 	osb_policy_hash(p, res->policy_hash);

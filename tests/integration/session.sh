@@ -114,9 +114,8 @@ $WS" "$out"
 	out=$("$OSB" session exec "$TAG-a" -- sh -c 'mkdir -p d/e && touch d/e/f && stat -c "%a %a" d d/e/f')
 	expect_eq "files are created with the caller's umask, as in run" \
 		"$("$OSB" run -- sh -c 'mkdir -p r/e && touch r/e/f && stat -c "%a %a" r r/e/f')" "$out"
-	out=$("$OSB" session exec "$TAG-a" --cwd /tmp --env FOO=bar --env AWS_SECRET_ACCESS_KEY=x -- \
-		sh -c 'echo "$PWD ${FOO:-} ${AWS_SECRET_ACCESS_KEY:-unset}"')
-	expect_eq "--cwd and --env apply; deny patterns still remove" "/tmp bar unset" "$out"
+	out=$("$OSB" session exec "$TAG-a" --cwd /tmp --env FOO=bar -- sh -c 'echo "$PWD ${FOO:-}"')
+	expect_eq "--cwd and --env apply" "/tmp bar" "$out"
 }
 
 t_exit_codes() {
@@ -126,12 +125,15 @@ t_exit_codes() {
 	out=$("$OSB" session exec "$TAG-a" -- osb-no-such-cmd 2>&1); rc=$?
 	expect_eq "a missing command gives 127" "127" "$rc"
 	expect_eq "... with the reason" "osb-isolate: exec: osb-no-such-cmd: No such file or directory" "$out"
-	# A PATH directory the sandbox's ids cannot search (the session's PATH
-	# is the starting caller's) does not turn "not found" into 126.
+	# strict's PATH is fixed: a starting caller's PATH with a directory the
+	# sandbox's ids cannot search does not reach the commands.
 	mkdir -m 000 "locked-$TAG"
 	PATH="$PWD/locked-$TAG:$PATH" start_session "$TAG-p" >/dev/null
 	"$OSB" session exec "$TAG-p" -- osb-no-such-cmd 2>/dev/null; rc=$?
 	expect_eq "a missing command with an unsearchable PATH directory gives 127" "127" "$rc"
+	out=$("$OSB" session exec "$TAG-p" -- sh -c 'echo "$PATH"; command -v ls')
+	expect_eq "the session's PATH is strict's, not the caller's" \
+		"/usr/local/bin:/usr/bin:/bin"$'\n'"/usr/bin/ls" "$out"
 	"$OSB" session stop "$TAG-p" >/dev/null 2>&1
 	rmdir "locked-$TAG"
 	"$OSB" session exec "$TAG-a" -- sh -c 'kill -TERM $$'; rc=$?
@@ -156,6 +158,25 @@ t_timeout() {
 	gone_within "sleep $marker" 1000 && ok "the timeout kills the whole process group" || not_ok "the timeout kills the whole process group" "$(pgrep -af "$marker")"
 	out=$("$OSB" session exec "$TAG-a" -- echo alive)
 	expect_eq "the session survives an exec timeout" "alive" "$out"
+	# Above the policy's wall limit: refused, not quietly lowered.
+	local wall_line
+	wall_line=$(grep -n '^limit wall ' "$OSB_ISOLATE_POLICY_DIR/strict.policy" | cut -d: -f1)
+	out=$("$OSB" session exec "$TAG-a" --timeout 11m -- echo ran 2>&1); rc=$?
+	expect_eq "an exec --timeout above the wall limit gives 125" "125" "$rc"
+	expect_eq "... naming both limits, and nothing ran" "osb-isolate: policy: timeout 11m would raise the policy's \"limit wall 10m\" ($OSB_ISOLATE_POLICY_DIR/strict.policy:$wall_line); a command's timeout may only lower the wall limit" "$out"
+}
+
+t_env_refused() {
+	local rc out deny_line
+	deny_line=$(grep -n '^env deny \*_TOKEN ' "$OSB_ISOLATE_POLICY_DIR/strict.policy" | cut -d: -f1)
+	out=$("$OSB" session exec "$TAG-a" -e FOO=1 -e GITHUB_TOKEN=x -- echo ran 2>&1); rc=$?
+	expect_eq "an --env name the policy denies gives 125" "125" "$rc"
+	expect_eq "... naming the variable and the rule, and nothing ran" "osb-isolate: env: environment variable GITHUB_TOKEN matches the policy's \"env deny *_TOKEN\" ($OSB_ISOLATE_POLICY_DIR/strict.policy:$deny_line); remove it from the command's environment" "$out"
+	out=$("$OSB" session exec "$TAG-a" -e bad-name=1 -- echo ran 2>&1); rc=$?
+	expect_eq "a malformed --env gives 125" "125" "$rc"
+	expect_eq "... naming the entry" "osb-isolate: env: environment entry \"bad-name=1\" is not NAME=VALUE with a name of letters, digits and '_'; fix it" "$out"
+	out=$("$OSB" session exec "$TAG-a" -e FOO=1 -- sh -c 'echo "$FOO"')
+	expect_eq "an allowed --env reaches the command" "1" "$out"
 }
 
 t_json_and_stdin() {
@@ -382,7 +403,7 @@ print(d["ok"], d["truncated"], d["stdout_bytes"], d["stderr_bytes"], len(d["stdo
 }
 
 echo "# session suite as $WHO (sockets in $RUNDIR)"
-for t in t_start_and_socket t_state_across_execs t_exit_codes t_timeout t_json_and_stdin t_list \
+for t in t_start_and_socket t_state_across_execs t_exit_codes t_timeout t_env_refused t_json_and_stdin t_list \
 	t_client_gone_kills_command t_stop t_kill_holder t_stale_socket t_idle_timeout t_connection_flood \
 	t_killed_start t_json_flood_memory; do
 	"$t"

@@ -1576,10 +1576,15 @@ START_TEST(test_api_network_and_wall_record_origin)
 	ck_assert_str_ne(h0, h1);
 	ck_assert_int_eq(osb_policy_set_network(p, 2, &err), -OSB_E_USAGE);
 
-	/* Wall only goes down. */
-	ck_assert_int_eq(osb_policy_set_wall_ms(p, 900000, &err), 0);
+	/* Wall only goes down; asking for more is refused, never quietly cut. */
+	ck_assert_int_eq(osb_policy_set_wall_ms(p, 900000, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.stage, "policy");
+	ck_assert_str_eq(err.message, "timeout 15m would raise the policy's \"limit wall 10m\" "
+	                              "(t.policy:2); a caller may only lower the wall limit");
 	ck_assert_uint_eq(p->limits[LIM_WALL], 600000);
 	expect_origin(p->limit_set[LIM_WALL].o, "t.policy", 2, 0);
+	ck_assert_int_eq(osb_policy_set_wall_ms(p, 600000, &err), 0);
+	ck_assert_uint_eq(p->limits[LIM_WALL], 600000);
 	ck_assert_int_eq(osb_policy_set_wall_ms(p, 1500, &err), 0);
 	ck_assert_uint_eq(p->limits[LIM_WALL], 1500);
 	expect_origin(p->limit_set[LIM_WALL].o, "api", 0, 0);
@@ -2384,8 +2389,14 @@ START_TEST(test_strict_policy_parses_as_documented)
 	ck_assert_uint_eq(p->uid, 1000);
 	for (size_t i = 0; i < p->n_mounts; i++)
 		ck_assert_msg(p->mounts[i].kind != MNT_HIDE, "strict hides %s", p->mounts[i].path);
-	ck_assert_uint_eq(p->n_env_set, 1);
-	ck_assert_str_eq(p->env_set[0].s, "HOME=${WORKSPACE}");
+	ck_assert_uint_eq(p->n_env_set, 2);
+	ck_assert_str_eq(p->env_set[1].s, "HOME=${WORKSPACE}");
+	/* A fixed system PATH, never the caller's. */
+	ck_assert_str_eq(p->env_set[0].s, "PATH=/usr/local/bin:/usr/bin:/bin");
+	expect_origin(p->env_set[0].o, path,
+	              line_of(path, "env set PATH=/usr/local/bin:/usr/bin:/bin"), 0);
+	for (size_t i = 0; i < p->n_env_pass; i++)
+		ck_assert_str_ne(p->env_pass[i].s, "PATH");
 	/* The deny list catches credentials, not ordinary variables. */
 	ck_assert(denied(p, "GITHUB_TOKEN") && denied(p, "AWS_SECRET_ACCESS_KEY") &&
 	          denied(p, "OPENAI_API_KEY") && denied(p, "DB_PASSWORD") && denied(p, "SSH_AUTH_SOCK") &&
