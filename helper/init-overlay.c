@@ -200,9 +200,12 @@ int overlay_mount(const struct overlay_opts *o, struct guard_error *e)
 
 	if (!o->dest)
 		return 0;
-	if (stat(o->dest, &lower) != 0 || !S_ISDIR(lower.st_mode))
-		return oerr(e, errno ? errno : ENOTDIR, "cannot mount the overlay workspace: %s is "
-			    "not a directory", o->dest);
+	if (stat(o->dest, &lower) != 0)
+		return oerr(e, errno, "cannot mount the overlay workspace: %s: %s", o->dest,
+			    strerror(errno));
+	if (!S_ISDIR(lower.st_mode))
+		return oerr(e, ENOTDIR, "cannot mount the overlay workspace: %s is not a directory",
+			    o->dest);
 	/* fsopen(2) needs CAP_SYS_ADMIN over the mount namespace's owner:
 	 * ours, once unshared. Then overlayfs first: the fact a host without
 	 * it is refused for. */
