@@ -71,6 +71,18 @@ osb_config *cli_load_config(osb_error *err)
 	return osb_config_load(path && *path ? path : NULL, err);
 }
 
+int cli_set_programs(osb_error *err)
+{
+	/* secure_getenv, as for the configuration: which programs run is
+	 * never a setuid caller's choice. */
+	if (osb_set_program(OSB_PROGRAM_BWRAP, secure_getenv("OSB_ISOLATE_BWRAP"),
+	                    "OSB_ISOLATE_BWRAP", err) < 0 ||
+	    osb_set_program(OSB_PROGRAM_INIT, secure_getenv("OSB_ISOLATE_INIT"),
+	                    "OSB_ISOLATE_INIT", err) < 0)
+		return -1;
+	return 0;
+}
+
 int cli_apply_config(osb_policy *policy, osb_error *err)
 {
 	osb_config *cfg = cli_load_config(err);

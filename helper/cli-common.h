@@ -20,6 +20,11 @@ char *cli_abs_path(const char *arg);
  * (missing: nothing configured). NULL with ERR filled when it is invalid. */
 osb_config *cli_load_config(osb_error *err);
 
+/* Name the bwrap and the init this process runs from OSB_ISOLATE_BWRAP and
+ * OSB_ISOLATE_INIT (secure_getenv; unset or empty: the library's default).
+ * Returns 0 or -1 (ERR: a relative path). */
+int cli_set_programs(osb_error *err);
+
 /* Load the configuration and apply it to POLICY. Returns 0 or -1 (ERR). */
 int cli_apply_config(osb_policy *policy, osb_error *err);
 

@@ -462,6 +462,8 @@ fail:
 
 int main(int argc, char **argv)
 {
+	osb_error err;
+
 	/* A setuid or setgid install would hand the caller our privileges. */
 	if (getuid() != geteuid() || getgid() != getegid()) {
 		fprintf(stderr, "%s: refusing to run setuid or setgid\n", prog);
@@ -478,6 +480,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		print_version();
 		return EXIT_SUCCESS;
+	}
+	if (cli_set_programs(&err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.message);
+		return OSB_EXIT_SETUP;
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);

@@ -133,8 +133,9 @@ static void bwrap_not_found(osb_caps *c)
 	char reason[512];
 
 	if (h->bwrap_from == BWRAP_FROM_CONFIG)
-		caps_fmt(reason, sizeof(reason), "OSB_ISOLATE_BWRAP=%s is not executable: %s",
-		    h->bwrap_tried, strerror(h->bwrap_errno));
+		caps_fmt(reason, sizeof(reason), "%s=%s is not executable: %s",
+		    h->bwrap_origin ? h->bwrap_origin : "osb_set_program()", h->bwrap_tried,
+		    strerror(h->bwrap_errno));
 	else if (h->bwrap_from == BWRAP_FROM_BUILD)
 		caps_fmt(reason, sizeof(reason), "the bwrap configured at build time, %s, is not "
 		    "executable: %s", h->bwrap_tried, strerror(h->bwrap_errno));

@@ -127,7 +127,6 @@ static osb_caps *probe_new(osb_error *err)
 	uint64_t start = now_ms();
 	osb_caps *c = calloc(1, sizeof(*c));
 	caps_probe *p = calloc(1, sizeof(*p));
-	host_paths paths = host_paths_default();
 
 	if (!c || !p) {
 		free(c);
@@ -135,7 +134,7 @@ static osb_caps *probe_new(osb_error *err)
 		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "probe", "out of memory");
 		return NULL;
 	}
-	if (host_facts_get(&paths, &c->host, err) < 0) {
+	if (host_facts_now(&c->host, &c->generation, err) < 0) {
 		free(c);
 		free(p);
 		return NULL;
@@ -171,7 +170,7 @@ int osb_caps_probe(osb_caps **out, unsigned flags, osb_error *err)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
 		                   "osb_caps_probe: unknown flags 0x%x", flags);
 	pthread_mutex_lock(&cache_lock);
-	if (!cache || (flags & OSB_CAPS_REFRESH)) {
+	if (!cache || (flags & OSB_CAPS_REFRESH) || cache->generation != host_paths_generation()) {
 		fresh = probe_new(err);
 		if (!fresh) {
 			pthread_mutex_unlock(&cache_lock);
@@ -317,7 +316,7 @@ static osb_caps *cached(void)
 	osb_caps *c;
 
 	pthread_mutex_lock(&cache_lock);
-	c = cache;
+	c = cache && cache->generation == host_paths_generation() ? cache : NULL;
 	if (c)
 		__atomic_add_fetch(&c->refs, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&cache_lock);

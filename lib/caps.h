@@ -75,6 +75,7 @@ typedef struct caps_stop {
 
 struct osb_caps {
 	int refs;
+	unsigned generation;   /* of the programs probed (host_paths_generation) */
 	caps_item items[IT__COUNT];
 	char *bwrap_path, *bwrap_version;
 	bool bwrap_usable, bwrap_setuid, have_help;

@@ -16,6 +16,7 @@
 #include "hostid.h"
 #include "proc.h"
 
+#include <limits.h>
 #include <linux/landlock.h>
 #include <pthread.h>
 #include <sys/capability.h>
@@ -325,11 +326,86 @@ static bool root_caps_ok(void)
 
 /* ---- the facts -------------------------------------------------------------- */
 
-host_paths host_paths_default(void)
-{
-	const char *bwrap = getenv("OSB_ISOLATE_BWRAP"), *init = getenv("OSB_ISOLATE_INIT");
+/* ---- the programs the caller named ---------------------------------------- */
 
-	return (host_paths){ bwrap && *bwrap ? bwrap : NULL, init && *init ? init : NULL };
+/* Process-wide, as the capabilities cache is: set by osb_set_program(),
+ * copied under the lock by each launch and probe. */
+static pthread_mutex_t programs_lock = PTHREAD_MUTEX_INITIALIZER;
+static host_paths programs;
+
+static int dup_or_null(const char *s, char **out)
+{
+	*out = NULL;
+	return s && !(*out = strdup(s)) ? -ENOMEM : 0;
+}
+
+int host_paths_get(host_paths *out)
+{
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&programs_lock);
+	out->generation = programs.generation;
+	r = dup_or_null(programs.bwrap, &out->bwrap);
+	if (r == 0)
+		r = dup_or_null(programs.bwrap_origin, &out->bwrap_origin);
+	if (r == 0)
+		r = dup_or_null(programs.init, &out->init);
+	if (r == 0)
+		r = dup_or_null(programs.init_origin, &out->init_origin);
+	pthread_mutex_unlock(&programs_lock);
+	if (r < 0)
+		host_paths_free(out);
+	return r;
+}
+
+void host_paths_free(host_paths *p)
+{
+	free(p->bwrap);
+	free(p->bwrap_origin);
+	free(p->init);
+	free(p->init_origin);
+	memset(p, 0, sizeof(*p));
+}
+
+unsigned host_paths_generation(void)
+{
+	unsigned g;
+
+	pthread_mutex_lock(&programs_lock);
+	g = programs.generation;
+	pthread_mutex_unlock(&programs_lock);
+	return g;
+}
+
+int osb_set_program(osb_program which, const char *path, const char *origin, osb_error *err)
+{
+	char *p = NULL, *o = NULL, **slot, **oslot;
+
+	osb_err_clear(err);
+	if (which != OSB_PROGRAM_BWRAP && which != OSB_PROGRAM_INIT)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
+		                   "osb_set_program: unknown program %d", (int)which);
+	if (!origin || !*origin)
+		origin = "osb_set_program()";
+	if (path && *path && (path[0] != '/' || strlen(path) >= PATH_MAX))
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "%s=%s: %s", origin, path,
+		                   path[0] != '/' ? "the path must be absolute" :
+		                   "the path is too long");
+	if (path && *path && (!(p = strdup(path)) || !(o = strdup(origin)))) {
+		free(p);
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "usage", "out of memory");
+	}
+	pthread_mutex_lock(&programs_lock);
+	slot = which == OSB_PROGRAM_BWRAP ? &programs.bwrap : &programs.init;
+	oslot = which == OSB_PROGRAM_BWRAP ? &programs.bwrap_origin : &programs.init_origin;
+	free(*slot);
+	free(*oslot);
+	*slot = p;
+	*oslot = o;
+	programs.generation++;
+	pthread_mutex_unlock(&programs_lock);
+	return 0;
 }
 
 int host_facts_get(const host_paths *paths, host_facts *h, osb_error *err)
@@ -353,11 +429,32 @@ int host_facts_get(const host_paths *paths, host_facts *h, osb_error *err)
 		r = bwrap_read_help(h);
 	if (r == 0 && !(h->init = strdup(init)))
 		r = -ENOMEM;
+	if (r == 0 && paths && paths->bwrap && paths->bwrap_origin &&
+	    !(h->bwrap_origin = strdup(paths->bwrap_origin)))
+		r = -ENOMEM;
+	if (r == 0 && paths && paths->init && paths->init_origin &&
+	    !(h->init_origin = strdup(paths->init_origin)))
+		r = -ENOMEM;
 	if (r < 0) {
 		host_facts_free(h);
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "probe", "out of memory");
 	}
 	return 0;
+}
+
+int host_facts_now(host_facts *h, unsigned *generation, osb_error *err)
+{
+	host_paths paths;
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	if (host_paths_get(&paths) < 0)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "probe", "out of memory");
+	r = host_facts_get(&paths, h, err);
+	if (generation)
+		*generation = paths.generation;
+	host_paths_free(&paths);
+	return r;
 }
 
 void host_facts_free(host_facts *h)
@@ -366,7 +463,10 @@ void host_facts_free(host_facts *h)
 	free(h->bwrap_tried);
 	free(h->bwrap_help);
 	free(h->init);
+	free(h->bwrap_origin);
+	free(h->init_origin);
 	h->bwrap = h->bwrap_tried = h->bwrap_help = h->init = NULL;
+	h->bwrap_origin = h->init_origin = NULL;
 }
 
 enum id_mode host_mode(const osb_policy *p, const host_facts *h)

@@ -50,10 +50,13 @@ typedef struct proc_facts {
 	bool loadavg;          /* /proc/loadavg exists (a synthesized one replaces it) */
 } proc_facts;
 
-/* Paths of the programs a launch runs; NULL: the default lookup. */
+/* Paths of the programs a launch runs, as osb_set_program() named them
+ * (copies owned by the struct); NULL: the default lookup. ORIGIN is the
+ * name the caller gave the setting, for messages ("OSB_ISOLATE_BWRAP"). */
 typedef struct host_paths {
-	const char *bwrap;
-	const char *init;
+	char *bwrap, *bwrap_origin;
+	char *init, *init_origin;
+	unsigned generation;   /* bumped by every osb_set_program() */
 } host_paths;
 
 typedef struct host_facts {
@@ -67,6 +70,7 @@ typedef struct host_facts {
 	enum bwrap_state bwrap_state;
 	char *bwrap;           /* the path (BWRAP_OK, SETUID, NO_HELP); else NULL */
 	char *bwrap_tried;     /* what was tried: a path, or PATH's value */
+	char *bwrap_origin;    /* BWRAP_FROM_CONFIG: who named it */
 	int bwrap_errno;
 	char bwrap_why[1024];  /* BWRAP_NO_HELP: what running --help said */
 	char *bwrap_help;      /* its --help text (BWRAP_OK) */
@@ -79,6 +83,7 @@ typedef struct host_facts {
 	int landlock_errno;
 	proc_facts proc;
 	char *init;            /* the sandbox init's path */
+	char *init_origin;     /* who named it; NULL: the installed one */
 } host_facts;
 
 /* Gather the facts (the probes run once per process; bwrap's --help once
@@ -86,9 +91,18 @@ typedef struct host_facts {
  * only for memory: 0 or -OSB_E_NOMEM. Free with host_facts_free(). */
 int host_facts_get(const host_paths *paths, host_facts *out, osb_error *err);
 void host_facts_free(host_facts *h);
+/* host_facts_get() with the programs osb_set_program() names now; their
+ * generation in *GENERATION when not NULL. */
+int host_facts_now(host_facts *out, unsigned *generation, osb_error *err);
 
-/* Where the launch's programs are when the caller says nothing. */
-host_paths host_paths_default(void);
+/* The programs osb_set_program() named so far (a consistent copy; free
+ * with host_paths_free()): 0 or -ENOMEM. The library reads no environment
+ * variable for them; the CLI reads OSB_ISOLATE_BWRAP and OSB_ISOLATE_INIT
+ * and calls osb_set_program(). */
+int host_paths_get(host_paths *out);
+void host_paths_free(host_paths *p);
+/* The current generation: a cached probe of an older one is stale. */
+unsigned host_paths_generation(void);
 
 /* The identity mode POLICY runs in on a host with these facts: its
  * "identity" directive, or for auto: userns where the sandbox's bwrap can

@@ -76,7 +76,10 @@ static int open_lock_file(osb_error *err)
 	struct stat st;
 	int fd;
 
-	if (mkdir(HOSTID_LOCK_DIR, 0755) < 0 && errno != EEXIST)
+	/* 0700: the directory is also root's session directory when
+	 * XDG_RUNTIME_DIR is unset (helper/session-wire.c), which must be
+	 * private; one an older version made 0755 is narrowed below. */
+	if (mkdir(HOSTID_LOCK_DIR, 0700) < 0 && errno != EEXIST)
 		return osb_err_set(err, OSB_E_HOST, errno, "identity",
 		                   "cannot create %s for the host-id locks: %s", HOSTID_LOCK_DIR,
 		                   strerror(errno));
@@ -89,6 +92,9 @@ static int open_lock_file(osb_error *err)
 		                   "%s is owned by uid %u with mode %04o; it must be root's and not "
 		                   "writable by others (remove it; osb-isolate recreates it)",
 		                   HOSTID_LOCK_DIR, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	if ((st.st_mode & 07777) != 0700 && fchmod(dfd, 0700) < 0)
+		return osb_err_set(err, OSB_E_HOST, errno, "identity", "%s: chmod 0700: %s",
+		                   HOSTID_LOCK_DIR, strerror(errno));
 	fd = openat(dfd, "hostids.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return osb_err_set(err, OSB_E_HOST, errno, "identity", "%s: %s", HOSTID_LOCK_FILE,

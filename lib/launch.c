@@ -16,13 +16,12 @@
 
 int launch_prepare(const osb_policy *p, const plan_request *rq, plan *out, osb_error *err)
 {
-	host_paths paths = host_paths_default();
 	hostid ids = HOSTID_INIT;
 	host_facts h;
 	bool userns;
 	int r;
 
-	if ((r = plan_check_policy(p, err)) < 0 || (r = host_facts_get(&paths, &h, err)) < 0)
+	if ((r = plan_check_policy(p, err)) < 0 || (r = host_facts_now(&h, NULL, err)) < 0)
 		return r;
 	if ((r = caps_check_policy(p, &h, err)) == 0 &&
 	    (r = plan_mode(p, &h, &userns, err)) == 0 &&

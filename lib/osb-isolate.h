@@ -257,6 +257,27 @@ const char *osb_config_file(const osb_config *config);
  * settings are not rules: the policy hash does not change. */
 int osb_policy_set_config(osb_policy *policy, const osb_config *config, osb_error *err);
 
+/* ---- The programs a sandbox runs -------------------------------------------
+ *
+ * Which bwrap and which in-sandbox init this process executes. The library
+ * reads no environment variable to decide it: by default bwrap is the one
+ * fixed at build time (./configure --with-bwrap) or found on PATH, and the
+ * init is the one installed with the library. osb-isolate(1) reads
+ * OSB_ISOLATE_BWRAP and OSB_ISOLATE_INIT and calls this. */
+typedef enum osb_program {
+	OSB_PROGRAM_BWRAP = 1,
+	OSB_PROGRAM_INIT = 2,
+} osb_program;
+
+/* Run PATH (absolute; NULL or "": the default) as PROGRAM from now on, in
+ * every thread of this process; sandboxes already running keep theirs and
+ * the cached capabilities probe is done again at its next use. ORIGIN names
+ * the setting in messages ("OSB_ISOLATE_BWRAP=/x is not executable"; NULL:
+ * "osb_set_program()"). The path is checked by the probe and each launch,
+ * not here. OSB_E_USAGE for an unknown PROGRAM or a relative path. */
+OSB_WARN_UNUSED int osb_set_program(osb_program which, const char *path, const char *origin,
+                                    osb_error *err);
+
 /* The size of a policy hash with its NUL: "sha256:" + 64 hex digits. */
 #define OSB_POLICY_HASH_LEN 72
 /* "sha256:" + 64 hex digits of the canonical effective policy. */

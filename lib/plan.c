@@ -35,10 +35,15 @@ static int open_init(plan *pl, const host_facts *h, osb_error *err)
 	struct stat st;
 
 	pl->init_fd = open(path, O_PATH | O_CLOEXEC);
+	if (pl->init_fd < 0 && h->init_origin)
+		return osb_err_set(err, OSB_E_HOST, errno, "plan",
+		                   "cannot open the sandbox init %s=%s: %s", h->init_origin, path,
+		                   strerror(errno));
 	if (pl->init_fd < 0)
 		return osb_err_set(err, OSB_E_HOST, errno, "plan",
 		                   "cannot open the sandbox init %s: %s (is osb-isolate installed? "
-		                   "OSB_ISOLATE_INIT overrides the path)", path, strerror(errno));
+		                   "OSB_ISOLATE_INIT or osb_set_program() names another)", path,
+		                   strerror(errno));
 	if (fstat(pl->init_fd, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR))
 		return osb_err_set(err, OSB_E_HOST, 0, "plan",
 		                   "the sandbox init %s is not an executable file", path);

@@ -307,8 +307,9 @@ func runConcurrently(sess *Session, timeout time.Duration, em *emitter) error {
 func main() {
 	timeout := flag.Duration("exec-timeout", 30*time.Second, "kill a command after this long")
 	demo := flag.String("demo-thread-exit", "", "with this request, show a session dying with its thread")
+	initPath := flag.String("init", "", "the in-sandbox init to run (default: the installed one)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: execd-go [-exec-timeout D] [-demo-thread-exit REQUEST] REQUEST.json...\n")
+		fmt.Fprintf(os.Stderr, "usage: execd-go [-exec-timeout D] [-init PATH] [-demo-thread-exit REQUEST] REQUEST.json...\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -317,6 +318,10 @@ func main() {
 		os.Exit(2)
 	}
 	em := newEmitter(os.Stdout)
+	if err := SetInit(*initPath); err != nil {
+		fmt.Fprintf(os.Stderr, "execd-go: -init: %v\n", err)
+		os.Exit(2)
+	}
 	caps, err := ProbeCaps()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "execd-go: capabilities: %v\n", err)

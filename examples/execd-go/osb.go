@@ -107,6 +107,17 @@ func fromC(rc C.int, e *C.osb_error, what string) error {
 	return &Error{Code: int(-rc), Stage: "api", Message: what + " failed"}
 }
 
+// SetInit names the in-sandbox init this process runs (osb_set_program; ""
+// is the one installed with the library). The library reads no environment
+// variable for it: choosing what runs is the daemon's, by its own flags.
+func SetInit(path string) error {
+	cp, co := C.CString(path), C.CString("-init")
+	defer C.free(unsafe.Pointer(cp))
+	defer C.free(unsafe.Pointer(co))
+	var e C.osb_error
+	return fromC(C.osb_set_program(C.OSB_PROGRAM_INIT, cp, co, &e), &e, "osb_set_program")
+}
+
 // cString refuses what C would silently cut at the first NUL byte.
 func cString(s, what string) (*C.char, error) {
 	if strings.IndexByte(s, 0) >= 0 {

@@ -236,6 +236,22 @@ t_bwrap_not_on_path() {
 	EXTRA_ENV=()
 }
 
+# The CLI hands the library the programs it names (osb_set_program); a
+# relative one is refused before anything runs, whichever command.
+t_relative_program() {
+	local var out rc
+	for var in OSB_ISOLATE_BWRAP OSB_ISOLATE_INIT; do
+		for cmd in "run -- true" "capabilities" "session start"; do
+			# shellcheck disable=SC2086
+			out=$(cd "$stage/work" && env -i "${BASE_ENV[@]}" "$var=bin/x" "$OSB" $cmd 2>&1)
+			rc=$?
+			expect_eq "$var=bin/x, $cmd: exit 125" 125 "$rc"
+			expect_eq "$var=bin/x, $cmd: says why" \
+				"osb-isolate: $var=bin/x: the path must be absolute" "$out"
+		done
+	done
+}
+
 t_no_bind_fd() {
 	local n="bwrap without --bind-fd"
 	local reason="bwrap --help lacks --bind-fd and --ro-bind-fd: paths cannot be bound by their verified fd, and binding by name is refused"
@@ -337,6 +353,7 @@ t_host_root
 t_not_root
 t_no_bwrap
 t_bwrap_not_on_path
+t_relative_program
 t_no_bind_fd
 t_nouserns_root
 t_nouserns_user

@@ -135,8 +135,8 @@ EOF
 	(cd "$dir/ws" && "${user_wrap[@]}" env -i PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
 		HOME=/nonexistent EXECD_DEMO=hello DEMO_API_TOKEN=s3cret \
 		GORACE="halt_on_error=1 exitcode=66" \
-		OSB_ISOLATE_INIT="$stage/bin/osb-isolate-init" OSB_ISOLATE_POLICY_DIR="$stage/policy" \
-		"$stage/bin/execd-go" -exec-timeout 20s -demo-thread-exit "$dir/req/good.json" \
+		OSB_ISOLATE_POLICY_DIR="$stage/policy" \
+		"$stage/bin/execd-go" -exec-timeout 20s -init "$stage/bin/osb-isolate-init" -demo-thread-exit "$dir/req/good.json" \
 		"$dir/req/good.json" "$dir/req/widen-network.json" "$dir/req/widen-write.json" \
 		"$dir/req/denied-env.json" "$dir/req/profile-path.json") >"$dir/out.jsonl" 2>"$dir/err.txt"
 	rc=$?

@@ -95,6 +95,12 @@ int main(int argc, char **argv)
 	int i = 1, rc = 0;
 	int session = 0;
 
+	/* The init the test staged, named as osb-isolate(1) takes it. */
+	if (osb_set_program(OSB_PROGRAM_INIT, getenv("OSB_ISOLATE_INIT"), "OSB_ISOLATE_INIT",
+	                    &err) < 0) {
+		fprintf(stderr, "reqrun: %s\n", err.message);
+		return 2;
+	}
 	for (; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
 		if (!strcmp(argv[i], "--session"))
 			session = 1;

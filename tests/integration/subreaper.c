@@ -90,6 +90,12 @@ int main(int argc, char **argv)
 		perror("subreaper: prctl(PR_SET_CHILD_SUBREAPER)");
 		return 2;
 	}
+	/* The init the test staged, named as osb-isolate(1) takes it. */
+	if (osb_set_program(OSB_PROGRAM_INIT, getenv("OSB_ISOLATE_INIT"), "OSB_ISOLATE_INIT",
+	                    &err) < 0) {
+		fprintf(stderr, "subreaper: %s\n", err.message);
+		return 2;
+	}
 	p = osb_policy_load("strict", &err);
 	if (!p || osb_policy_set_workspace(p, argv[1], &err) < 0) {
 		fprintf(stderr, "subreaper: %s: %s\n", err.stage, err.message);

@@ -709,6 +709,7 @@ static void setup_env(void)
 	putenv(init);
 	putenv(pdir);
 	setenv("OSB_ISOLATE_BWRAP", "/usr/bin/bwrap", 1);
+	test_use_env_programs();
 	cli_env[0] = init;
 	cli_env[1] = pdir;
 	cli_env[2] = (char *)"OSB_ISOLATE_BWRAP=/usr/bin/bwrap";

@@ -46,6 +46,15 @@ static void setup(void)
 	unsetenv("OSB_ISOLATE_BWRAP");
 }
 
+/* The bwrap this process runs, as osb-isolate(1) names it from its
+ * environment. */
+static void set_bwrap(const char *path)
+{
+	osb_error err;
+
+	ck_assert_int_eq(osb_set_program(OSB_PROGRAM_BWRAP, path, "OSB_ISOLATE_BWRAP", &err), 0);
+}
+
 static osb_caps *probe(unsigned flags)
 {
 	osb_caps *c = NULL;
@@ -67,9 +76,8 @@ static int item(const osb_caps *c, const char *id)
 /* The launch's gate, with this host's facts as a launch gathers them. */
 static int check_policy(const osb_policy *p, osb_error *err)
 {
-	host_paths paths = host_paths_default();
 	host_facts h;
-	int r = host_facts_get(&paths, &h, err);
+	int r = host_facts_now(&h, NULL, err);
 
 	if (r == 0)
 		r = caps_check_policy(p, &h, err);
@@ -80,12 +88,11 @@ static int check_policy(const osb_policy *p, osb_error *err)
 /* The identity mode P runs in here (host_mode). */
 static enum id_mode mode_here(const osb_policy *p)
 {
-	host_paths paths = host_paths_default();
 	host_facts h;
 	osb_error err;
 	enum id_mode m;
 
-	ck_assert_int_eq(host_facts_get(&paths, &h, &err), 0);
+	ck_assert_int_eq(host_facts_now(&h, NULL, &err), 0);
 	m = host_mode(p, &h);
 	host_facts_free(&h);
 	return m;
@@ -212,12 +219,71 @@ START_TEST(test_second_call_is_served_from_the_cache)
 }
 END_TEST
 
+/* The library decides which bwrap runs from its caller's calls, never from
+ * the environment: OSB_ISOLATE_BWRAP is osb-isolate(1)'s to read. */
+START_TEST(test_environment_names_no_program)
+{
+	osb_caps *c;
+
+	setenv("OSB_ISOLATE_BWRAP", "/nonexistent/bwrap", 1);
+	setenv("OSB_ISOLATE_INIT", "/nonexistent/init", 1);
+	c = probe(0);
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "bwrap")), OSB_CAPS_OK);
+	ck_assert_str_ne(osb_caps_bwrap_path(c), "/nonexistent/bwrap");
+	osb_caps_free(c);
+}
+END_TEST
+
+/* Naming another program makes the cached probe stale: the next call
+ * probes again without OSB_CAPS_REFRESH, and so does the launch gate. */
+START_TEST(test_set_program_reprobes_and_reverts)
+{
+	osb_policy *p = policy("osb-policy 1\n");
+	osb_caps *a = probe(0), *b;
+	unsigned runs = caps_probe_runs();
+	osb_error err;
+
+	ck_assert_int_eq(check_policy(p, &err), 0);
+	set_bwrap("/nonexistent/bwrap");
+	b = probe(0);
+	ck_assert_uint_eq(caps_probe_runs(), runs + 1);
+	ck_assert_int_eq(osb_caps_status(b, (size_t)item(b, "bwrap")), OSB_CAPS_UNAVAILABLE);
+	ck_assert_int_eq(check_policy(p, &err), -OSB_E_HOST);
+	osb_caps_free(b);
+	set_bwrap(NULL);
+	b = probe(0);
+	ck_assert_uint_eq(caps_probe_runs(), runs + 2);
+	ck_assert_int_eq(osb_caps_status(b, (size_t)item(b, "bwrap")), OSB_CAPS_OK);
+	ck_assert_str_eq(osb_caps_bwrap_path(b), osb_caps_bwrap_path(a));
+	ck_assert_int_eq(check_policy(p, &err), 0);
+	osb_caps_free(a);
+	osb_caps_free(b);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_set_program_refuses_what_it_cannot_use)
+{
+	osb_error err;
+
+	ck_assert_int_eq(osb_set_program(OSB_PROGRAM_INIT, "bin/init", "OSB_ISOLATE_INIT", &err),
+	                 -OSB_E_USAGE);
+	ck_assert_str_eq(err.message, "OSB_ISOLATE_INIT=bin/init: the path must be absolute");
+	ck_assert_str_eq(err.stage, "usage");
+	ck_assert_int_eq(osb_set_program((osb_program)7, "/usr/bin/bwrap", NULL, &err),
+	                 -OSB_E_USAGE);
+	ck_assert_str_eq(err.message, "osb_set_program: unknown program 7");
+	ck_assert_int_eq(osb_set_program(OSB_PROGRAM_BWRAP, "relative", NULL, &err), -OSB_E_USAGE);
+	ck_assert_str_eq(err.message, "osb_set_program()=relative: the path must be absolute");
+}
+END_TEST
+
 START_TEST(test_refresh_probes_again_and_old_handles_stay_valid)
 {
 	osb_caps *a = probe(0), *b;
 	unsigned runs = caps_probe_runs();
 
-	setenv("OSB_ISOLATE_BWRAP", "/nonexistent/bwrap", 1);
+	set_bwrap("/nonexistent/bwrap");
 	b = probe(OSB_CAPS_REFRESH);
 	ck_assert_uint_eq(caps_probe_runs(), runs + 1);
 	ck_assert_ptr_ne(a, b);
@@ -288,7 +354,7 @@ START_TEST(test_missing_bwrap_named_with_remedy_and_refused)
 	osb_error err;
 	int b;
 
-	setenv("OSB_ISOLATE_BWRAP", "/nonexistent/bwrap", 1);
+	set_bwrap("/nonexistent/bwrap");
 	c = probe(0);
 	b = item(c, "bwrap");
 	ck_assert_int_eq(osb_caps_status(c, (size_t)b), OSB_CAPS_UNAVAILABLE);
@@ -341,7 +407,7 @@ START_TEST(test_bwrap_without_bind_fd_found_from_help_not_version)
 	osb_error err;
 	int b;
 
-	setenv("OSB_ISOLATE_BWRAP", TEST_SRCDIR "/tests/integration/bwrap-no-bind-fd", 1);
+	set_bwrap(TEST_SRCDIR "/tests/integration/bwrap-no-bind-fd");
 	c = probe(0);
 	/* Same version as the real one: only --help tells them apart. */
 	ck_assert_str_eq(osb_caps_bwrap_version(c), "0.8.0");
@@ -523,7 +589,7 @@ START_TEST(test_launch_check_failure_probes_and_names_the_item)
 	osb_policy *p = policy("osb-policy 1\n");
 	osb_error err = { 0 };
 
-	setenv("OSB_ISOLATE_BWRAP", TEST_SRCDIR "/tests/integration/bwrap-no-bind-fd", 1);
+	set_bwrap(TEST_SRCDIR "/tests/integration/bwrap-no-bind-fd");
 	ck_assert_int_eq(check_policy(p, &err), -OSB_E_HOST);
 	ck_assert_str_eq(err.stage, "probe");
 	ck_assert_str_eq(err.message, "bwrap_bind_fd unavailable: " NO_BIND_FD "; remedy: "
@@ -684,7 +750,7 @@ START_TEST(test_table_shows_status_reason_and_remedy)
 	osb_caps *c;
 	char *t;
 
-	setenv("OSB_ISOLATE_BWRAP", "/nonexistent/bwrap", 1);
+	set_bwrap("/nonexistent/bwrap");
 	c = probe(0);
 	t = osb_caps_table(c);
 	ck_assert_ptr_nonnull(t);
@@ -839,6 +905,9 @@ static Suite *caps_suite(void)
 	tcase_add_test(host, test_landlock_abi_is_the_kernels);
 	tcase_add_test(host, test_second_call_is_served_from_the_cache);
 	tcase_add_test(host, test_refresh_probes_again_and_old_handles_stay_valid);
+	tcase_add_test(host, test_environment_names_no_program);
+	tcase_add_test(host, test_set_program_reprobes_and_reverts);
+	tcase_add_test(host, test_set_program_refuses_what_it_cannot_use);
 	tcase_add_test(host, test_concurrent_first_calls_probe_once);
 	tcase_add_test(host, test_unknown_flag_refused);
 	tcase_add_test(host, test_json_carries_compat_fields_and_every_item);

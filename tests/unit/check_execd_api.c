@@ -312,6 +312,7 @@ int main(void)
 
 	setenv("OSB_ISOLATE_INIT", TEST_BUILDDIR "/helper/osb-isolate-init", 1);
 	setenv("OSB_ISOLATE_POLICY_DIR", TEST_SRCDIR "/policy", 1);
+	test_use_env_programs();
 	if (!test_can_sandbox())
 		return 77;
 	sr = srunner_create(execd_api_suite());

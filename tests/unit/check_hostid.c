@@ -102,7 +102,11 @@ START_TEST(test_lock_file_is_roots_only)
 	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), 0);
 	hostid_release(&a);
 	ck_assert_int_eq(lstat(HOSTID_LOCK_DIR, &st), 0);
-	ck_assert(S_ISDIR(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022));
+	/* 0700: it is also root's session directory without XDG_RUNTIME_DIR
+	 * (helper/session-wire.c), which refuses any other mode; a run must not
+	 * make a later `session start` fail, nor may an older 0755 one. */
+	ck_assert(S_ISDIR(st.st_mode) && st.st_uid == 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
 	ck_assert_int_eq(lstat(HOSTID_LOCK_FILE, &st), 0);
 	ck_assert(S_ISREG(st.st_mode) && st.st_uid == 0 && (st.st_mode & 07777) == 0600);
 	osb_policy_free(p);

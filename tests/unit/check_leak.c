@@ -426,6 +426,7 @@ static void setup_env(void)
 	snprintf(init, sizeof(init), "%s/helper/osb-isolate-init", b && *b ? b : ".");
 	setenv("OSB_ISOLATE_INIT", init, 1);
 	setenv("OSB_ISOLATE_POLICY_DIR", TEST_SRCDIR "/policy", 1);
+	test_use_env_programs();
 	setenv("TMPDIR", tmpdir, 1);
 }
 

@@ -235,6 +235,9 @@ int main(void)
 	 * ignores SIGPIPE, as the CLI does (libosb-isolate(3)). */
 	signal(SIGPIPE, SIG_IGN);
 	setenv("OSB_ISOLATE_INIT", TEST_BUILDDIR "/helper/osb-isolate-init", 1);
+	if (osb_set_program(OSB_PROGRAM_INIT, getenv("OSB_ISOLATE_INIT"), "OSB_ISOLATE_INIT",
+	                    &(osb_error){ 0 }) < 0)
+		return 1;
 	setenv("OSB_ISOLATE_POLICY_DIR", TEST_SRCDIR "/policy", 1);
 	sr = srunner_create(output_suite());
 	srunner_run_all(sr, CK_NORMAL);

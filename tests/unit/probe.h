@@ -100,6 +100,22 @@ static inline bool test_have_landlock(void)
 	return osb_test_have("landlock", h->landlock, h->landlock_why);
 }
 
+/* Hand the library the programs OSB_ISOLATE_BWRAP and OSB_ISOLATE_INIT name,
+ * as osb-isolate(1) does: the library reads no environment for them. */
+static inline void test_use_env_programs(void)
+{
+	static const struct { osb_program which; const char *var; } progs[] = {
+		{ OSB_PROGRAM_BWRAP, "OSB_ISOLATE_BWRAP" }, { OSB_PROGRAM_INIT, "OSB_ISOLATE_INIT" },
+	};
+	osb_error err;
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		if (osb_set_program(progs[i].which, getenv(progs[i].var), progs[i].var, &err) < 0) {
+			fprintf(stderr, "%s\n", err.message);
+			abort();
+		}
+}
+
 /* Can this user start a sandbox under the shipped policies (identity auto)?
  * Root can without user namespaces (root mode); anyone else needs them. */
 static inline bool test_can_sandbox(void)
