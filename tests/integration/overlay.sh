@@ -190,6 +190,10 @@ $VIEW" 2>&1); rc=$?
 		"0:$WANT_VIEW" "$rc:$out"
 	host_unchanged "run: the host workspace is unchanged byte for byte"
 	expect_eq "run: no mount namespace holds the overlay after the run" "" "$(overlay_holders)"
+	out=$(cd / && "$OSB" explain --host --workspace "$WS" "$pol" 2>&1 | grep '^workspace: ')
+	expect_eq "explain --host names the overlay" \
+		"workspace: $WS (overlay: the read-only lower layer; writes go to a private layer that ends with the sandbox)" \
+		"$out"
 	out=$(cd / && "$OSB" run --json -p "$pol" -w "$WS" -- true 2>&1)
 	expect_eq "run --json: the result says workspace_mode overlay" "overlay" \
 		"$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("workspace_mode"))' 2>&1)"
