@@ -112,6 +112,14 @@ stage() {
 	cp "$SRC"/policy/*.policy "$STAGE/policy/"
 	printf 'osb-policy 1\ninclude strict\nseccomp none\n' >"$STAGE/policy/nofilter.policy"
 	cp "$B/bench/sysloop" "$STAGE/ws/"
+	# The command itself, not libtool's wrapper script around it (whose
+	# shell would be timed too), loading the library it was built with.
+	mkdir -p "$STAGE/bin" "$STAGE/lib"
+	cp "$(readlink -f "$B/.libs/libosb-isolate.so.0")" "$STAGE/lib/libosb-isolate.so.0"
+	cp "$B/helper/.libs/osb-isolate" "$STAGE/bin/osb-isolate"
+	patchelf --set-rpath "$STAGE/lib" "$STAGE/bin/osb-isolate" ||
+		die "patchelf failed (tools/install-deps.sh installs it)"
+	OSB=$STAGE/bin/osb-isolate
 	chmod -R a+rX "$STAGE"
 	export OSB_ISOLATE_INIT=$B/helper/osb-isolate-init OSB_ISOLATE_POLICY_DIR=$STAGE/policy
 	unset OSB_ISOLATE_BWRAP

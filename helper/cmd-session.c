@@ -34,9 +34,6 @@
 #include <sys/socket.h>
 #include <json-c/json.h>
 
-/* Internal helper shared with the library (parsing of units). */
-int parse_duration_ms(const char *s, uint64_t *out);
-
 /* ---- exec ---------------------------------------------------------------------------- */
 
 static void print_exec_help(void)
@@ -126,7 +123,7 @@ static int build_exec(const struct exec_opts *o, char **argv, int argc, struct c
 	uint64_t ms = 0;
 	int r;
 
-	if (o->timeout && (parse_duration_ms(o->timeout, &ms) < 0 || ms == 0))
+	if (o->timeout && (osb_parse_duration(o->timeout, &ms) < 0 || ms == 0))
 		return session_fail("--timeout '%s': expected a positive duration with a unit (500ms, "
 		                    "30s, 5m, 1h)", o->timeout);
 	*h = (struct cli_req){ .magic = CLI_MAGIC, .type = CLI_EXEC, .timeout_ms = ms,

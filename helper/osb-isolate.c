@@ -33,9 +33,6 @@
 
 extern char **environ;
 
-/* Internal helpers shared with the library (parsing of units). */
-int parse_duration_ms(const char *s, uint64_t *out);
-
 static const char *prog = "osb-isolate";
 
 __attribute__((format(printf, 1, 2)))
@@ -296,7 +293,7 @@ static int narrow_policy(osb_policy *p, const struct run_opts *o, osb_error *err
 	if (o->timeout) {
 		uint64_t ms;
 
-		if (parse_duration_ms(o->timeout, &ms) < 0 || ms == 0) {
+		if (osb_parse_duration(o->timeout, &ms) < 0 || ms == 0) {
 			snprintf(err->stage, sizeof(err->stage), "usage");
 			snprintf(err->message, sizeof(err->message),
 			         "--timeout '%s': expected a positive duration with a unit (500ms, 30s, 5m, 1h)",

@@ -41,9 +41,6 @@
 
 extern char **environ;
 
-/* Internal helper shared with the library (parsing of units). */
-int parse_duration_ms(const char *s, uint64_t *out);
-
 /* ---- the holder ------------------------------------------------------------------ */
 
 struct holder {
@@ -478,7 +475,7 @@ static int prepare(const struct start_opts *o, struct holder *h, osb_policy **po
 	osb_error err;
 	uint64_t idle = 0;
 
-	if (o->idle && (parse_duration_ms(o->idle, &idle) < 0 || idle == 0))
+	if (o->idle && (osb_parse_duration(o->idle, &idle) < 0 || idle == 0))
 		return session_fail("--idle-timeout '%s': expected a positive duration with a unit (500ms, 30s, "
 		            "5m, 1h)", o->idle);
 	*policy = osb_policy_load(o->policy, &err);

@@ -92,7 +92,9 @@ static int find_on_path(const char *path, const char *name, char **out)
 static int bwrap_locate(const char *configured, host_facts *h)
 {
 	const char *fixed = configured && *configured ? configured : OSB_BWRAP_PATH;
-	const char *path = getenv("PATH");
+	/* secure_getenv: the library's only look at the environment for what it
+	 * executes is this default, and never for a setuid caller. */
+	const char *path = secure_getenv("PATH");
 	int r;
 
 	h->bwrap_from = configured && *configured ? BWRAP_FROM_CONFIG : BWRAP_FROM_BUILD;

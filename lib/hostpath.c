@@ -220,7 +220,7 @@ static char *passwd_home(void)
 static int hp_setup(hp_walk *w)
 {
 	const path_roots *roots = w->r->roots;
-	const char *env_home = getenv("HOME");
+	const char *env_home = secure_getenv("HOME");
 	struct stat st;
 
 	w->caller = geteuid();

@@ -46,6 +46,13 @@ extern "C" {
 /* "MAJOR.MINOR.PATCH" of the library loaded, e.g. "0.1.0". Static. */
 const char *osb_version(void);
 
+/* A duration as policies and requests spell it (osb-isolate.policy(5)):
+ * digits and a unit, "ms", "s", "m" or "h" ("90s", "2m"), into *MS. 0, or
+ * -OSB_E_USAGE for anything else (no unit, a sign, a fraction, overflow);
+ * *MS is left alone then. Zero is a duration: a caller that needs a
+ * positive one checks. */
+OSB_WARN_UNUSED int osb_parse_duration(const char *text, uint64_t *ms);
+
 /* The exit statuses of the osb-isolate command that are its own
  * (osb-isolate(1), "EXIT STATUS"); any other is the command's. */
 enum {

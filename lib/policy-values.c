@@ -247,6 +247,16 @@ int parse_duration_ms(const char *s, uint64_t *out)
 	return qerr_to_errno(policy_parse_quantity(s, policy_duration_units, ARRAY_SIZE(policy_duration_units), out));
 }
 
+int osb_parse_duration(const char *text, uint64_t *ms)
+{
+	uint64_t v;
+
+	if (!text || !ms || parse_duration_ms(text, &v) < 0)
+		return -OSB_E_USAGE;
+	*ms = v;
+	return 0;
+}
+
 int parse_size_bytes(const char *s, uint64_t *out)
 {
 	return qerr_to_errno(policy_parse_quantity(s, policy_size_units, ARRAY_SIZE(policy_size_units), out));

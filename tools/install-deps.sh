@@ -7,11 +7,13 @@
 # libFuzzer and its sanitizer runtimes (libclang-rt-14-dev), llvm for
 # llvm-symbolizer (readable sanitizer stacks), valgrind, cppcheck,
 # clang-tidy; and the Debian packaging tools of the package gate
-# (dpkg-buildpackage, debhelper, lintian, fakeroot).
+# (dpkg-buildpackage, debhelper, lintian, fakeroot). patchelf points the
+# test suite's staged copy of the command at the staged shared library.
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config make gcc
   bubblewrap libseccomp-dev libcap-dev libmount-dev libjson-c-dev check
   python3 python3-jsonschema python3-venv python3-pip git iproute2 procps util-linux passwd mandoc libcap2-bin golang-go
+  patchelf
   clang libclang-rt-14-dev llvm valgrind cppcheck clang-tidy
   dpkg-dev debhelper lintian fakeroot"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else

@@ -323,10 +323,11 @@ t_nouserns_user() {
 t_nested() {
 	local who=$1 owner=$2 n="nested in an osb-isolate sandbox ($2)"
 	new_ws "$owner"
-	mkdir "$WS/bin"
+	mkdir "$WS/bin" "$WS/lib"
 	cp "$OSB" "$OSB_ISOLATE_INIT" "$WS/bin/"
+	cp "$stage/lib/libosb-isolate.so.0" "$WS/lib/"
 	cp -r "$stage/policy" "$WS/"
-	chown -R "$owner" "$WS/bin" "$WS/policy"
+	chown -R "$owner" "$WS/bin" "$WS/lib" "$WS/policy"
 	local inner=(OSB_ISOLATE_INIT="$WS/bin/osb-isolate-init" OSB_ISOLATE_POLICY_DIR="$WS/policy")
 	EXTRA_ENV=()
 	TABLE=$("$who" "$OSB" run --policy balanced -- env "${inner[@]}" "$WS/bin/osb-isolate" capabilities 2>&1)

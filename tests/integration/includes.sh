@@ -55,4 +55,10 @@ t=$(tree spaced lib/p.h:q.h lib/q.h:)
 printf '  #  include   "p.h" /* back */\n' >>"$t/lib/q.h"
 expect "an indented '#  include' is read" 1 "cycle: lib/p.h -> lib/q.h -> lib/p.h" "$t"
 expect "a missing tree is a usage error" 2 "" "$tmp/none"
+
+# The library takes what it executes from calls (osb_set_program), not from
+# the environment: secure_getenv at most (docs/ARCHITECTURE.md, "Host facts").
+plain=$(grep -nE '(^|[^_[:alnum:]])getenv[[:space:]]*\(' "$OSB_SRCDIR"/lib/*.c || true)
+if [ -z "$plain" ]; then ok "lib/ reads the environment only with secure_getenv"
+else not_ok "lib/ calls getenv" "$plain"; fi
 finish_suite "$pass" "$fail"

@@ -123,6 +123,30 @@ finish_suite() {
 }
 
 # ---- staging ----------------------------------------------------------------------
+# The command links the shared library: in the build tree helper/osb-isolate
+# is libtool's wrapper script around helper/.libs/osb-isolate. Stage the
+# program itself and the library it was linked with, and make the staged
+# program find that library (its RUNPATH, set with patchelf): never an
+# installed libosb-isolate, and no LD_LIBRARY_PATH for an env -i to lose.
+# The RUNPATH is $ORIGIN/../lib: a test that copies bin/osb-isolate copies
+# lib/libosb-isolate.so.0 beside it (caps.sh runs such a copy nested).
+stage_cli() {
+	local stage=$1 bin=$OSB_BUILDDIR/helper/.libs/osb-isolate so
+	[ -x "$bin" ] || die "$bin is missing: build first (make check builds it)"
+	command -v patchelf >/dev/null || die "patchelf is missing: run tools/install-deps.sh"
+	so=$(readlink -f "$OSB_BUILDDIR/.libs/libosb-isolate.so.0") ||
+		die "$OSB_BUILDDIR/.libs/libosb-isolate.so.0 is missing: build first"
+	cp "$so" "$stage/lib/libosb-isolate.so.0"
+	cp "$bin" "$stage/bin/osb-isolate"
+	# shellcheck disable=SC2016
+	patchelf --set-rpath '$ORIGIN/../lib' "$stage/bin/osb-isolate" ||
+		die "patchelf could not set the staged command's RUNPATH"
+	# The staged command must load the staged library, nothing else.
+	[ "$(readlink -f "$(ldd "$stage/bin/osb-isolate" |
+		awk '$1 == "libosb-isolate.so.0" { print $3 }')")" = "$stage/lib/libosb-isolate.so.0" ] ||
+		die "the staged command does not load $stage/lib/libosb-isolate.so.0"
+}
+
 # Copy the programs, policies and test helpers into a world-readable
 # directory: the build tree may sit under a 0700 home directory.
 stage_artifacts() {
@@ -131,11 +155,12 @@ stage_artifacts() {
 	: "${OSB_SRCDIR:?OSB_SRCDIR must point at the source tree (make check sets it)}"
 	stage=$(mktemp -d /tmp/osb-it.XXXXXX) || die "mktemp failed"
 	chmod 755 "$stage"
-	mkdir -p "$stage/bin" "$stage/policy" "$stage/work"
-	for f in helper/osb-isolate helper/osb-isolate-init tests/integration/fdcheck; do
+	mkdir -p "$stage/bin" "$stage/lib" "$stage/policy" "$stage/work"
+	for f in helper/osb-isolate-init tests/integration/fdcheck; do
 		[ -x "$OSB_BUILDDIR/$f" ] || die "$OSB_BUILDDIR/$f is missing: build first (make check builds it)"
 		cp "$OSB_BUILDDIR/$f" "$stage/bin/"
 	done
+	stage_cli "$stage"
 	for f in tests/escape/escape tests/escape/dump-filter; do
 		[ -x "$OSB_BUILDDIR/$f" ] || die "$OSB_BUILDDIR/$f is missing: build first (make check builds it)"
 		cp "$OSB_BUILDDIR/$f" "$stage/bin/"

@@ -213,6 +213,51 @@ else
 	bad "--timeout 2s with the CLI stopped: last stamp at $ms ms, status $rc, result $out"
 fi
 
+# ---- the wall limit holds while the session holder is stopped -------------------------
+# The same in a session: the holder (the session's supervisor on the host)
+# is stopped at 0.5 s for 4 s; the session's pid 1 ends the command at its
+# 2 s limit, and the exec reports 124 once the holder runs again.
+sid=$("$OSB" session start 2>&1); rc=$?
+holder=$([ "$rc" = 0 ] && "$OSB" session list --json | python3 -c 'import json,sys
+print(next(s["pid"] for s in json.load(sys.stdin) if s["id"] == sys.argv[1]))' "$sid")
+if [ -n "$holder" ]; then
+	rm -f "$WS/stamp"
+	t0=$(date +%s%N)
+	"$OSB" session exec "$sid" --json --timeout 2s -- sh -c 'while :; do date +%s%N >stamp; sleep 0.1; done' \
+		>"$WS/hstopped.json" &
+	cli=$!
+	sleep 0.5
+	kill -STOP "$holder"
+	sleep 4
+	last=$(cat "$WS/stamp" 2>/dev/null || echo 0)
+	kill -CONT "$holder"
+	wait "$cli"; rc=$?
+	out=$(cat "$WS/hstopped.json")
+	ms=$(( (last - t0) / 1000000 ))
+	if [ "$last" != 0 ] && [ "$ms" -lt 3000 ] && [ "$rc" = 124 ] && [ "$(field "$out" "r['timed_out']")" = True ]; then
+		ok "session exec --timeout 2s with the holder stopped for 4 s: last sign of life at $ms ms, status 124, timed_out"
+	else
+		bad "session exec --timeout 2s with the holder stopped: last stamp at $ms ms, status $rc, result $out"
+	fi
+	"$OSB" session stop "$sid"
+else
+	bad "session start for the stopped-holder case: status $rc: $sid"
+fi
+
+# ---- the wall limit holds against a fork bomb under a CPU quota -------------------------
+# The bomb spends the sandbox's whole quota; the deadline is kept by what does
+# not share it: the CLI outside the sandbox's cgroup, and pid 1's own timer.
+policy $'limit cpu 1\nlimit pids 400'
+t0=$(date +%s%N)
+out=$("$OSB" run --json --policy "$WS/p.policy" --timeout 2s -- sh -c 'b() { b | b & }; b; sleep 30'); rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ "$rc" = 124 ] && [ "$ms" -lt 3000 ] && [ "$(field "$out" "r['timed_out']")" = True ]; then
+	ok "a fork bomb under limit cpu 1 and --timeout 2s: ended after $ms ms, status 124, timed_out"
+else
+	bad "a fork bomb under limit cpu 1 and --timeout 2s: $ms ms, status $rc, result $out"
+fi
+[ -z "$(leftovers)" ] && ok "no sandbox cgroup left after the fork bomb under a CPU quota" || bad "left over: $(leftovers)"
+
 # ---- the cgroup of a SIGKILLed caller ------------------------------------------------
 policy 'limit pids 30'
 "$OSB" run --policy "$WS/p.policy" -- sleep 30 >/dev/null 2>&1 &

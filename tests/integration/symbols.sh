@@ -75,6 +75,24 @@ unversioned=$(grep -v '^OSB_ISOLATE_' "$tmp/dynsym" | grep -v '@@OSB_ISOLATE_0\.
 if [ -z "$unversioned" ]; then ok "every export carries the version node OSB_ISOLATE_0.1"
 else not_ok "exports without the version node OSB_ISOLATE_0.1" "$(echo $unversioned)"; fi
 
+# The command is the library's first user: it links the shared library and
+# reaches it only through the header (no copy of the library inside it), so
+# the ABI a daemon gets is the one every run of the command exercises.
+cli=$OSB_BUILDDIR/helper/.libs/osb-isolate
+[ -x "$cli" ] || cli=$OSB_BUILDDIR/helper/osb-isolate
+if readelf -d "$cli" 2>/dev/null | grep -q 'NEEDED.*\[libosb-isolate\.so\.0\]'; then
+	ok "the command needs libosb-isolate.so.0"
+else not_ok "the command does not link libosb-isolate.so.0" "$(readelf -d "$cli" 2>&1 | grep NEEDED)"; fi
+own=$(nm --defined-only "$cli" 2>/dev/null | awk '$3 ~ /^osb_/ { print $3 }' | sort -u)
+if [ -z "$own" ]; then ok "the command defines none of the library's functions"
+else not_ok "the command carries its own copy of $(echo "$own" | wc -l) library functions" \
+	"$(echo $own | head -c 300)"; fi
+nm -D --undefined-only "$cli" | awk '$2 ~ /^osb_/ { sub(/@.*/, "", $2); print $2 }' | sort -u >"$tmp/cli-uses"
+extra=$(comm -23 "$tmp/cli-uses" "$tmp/header")
+if [ -s "$tmp/cli-uses" ] && [ -z "$extra" ]; then
+	ok "the command uses $(wc -l <"$tmp/cli-uses") library functions, all from the header"
+else not_ok "the command's library functions are not the header's" "outside the header: $(echo $extra)"; fi
+
 # A static archive links its objects' globals into whoever uses it. It is
 # not built by default (--disable-static); built on request, every global
 # outside the API must at least be hidden (-fvisibility=hidden), so that a

@@ -35,6 +35,7 @@
 
 static char dir[64] = "/tmp/osb-badinput.XXXXXX";   /* policy files */
 static char ws[64] = "/tmp/osb-badinput-ws.XXXXXX"; /* workspace */
+static char cli_stage[64] = "/tmp/osb-badinput-cli.XXXXXX"; /* the staged command */
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -489,11 +490,28 @@ static char *memfd_text(int fd)
 	return buf;
 }
 
+/* The command as the integration suite stages it (stage_cli in
+ * tests/integration/lib.sh): the program itself, not libtool's wrapper
+ * script around it (which adds LD_LIBRARY_PATH and its shell's variables to
+ * the environment a test inspects), loading the library it was built with. */
+static int stage_cli(void)
+{
+	const char *b = getenv("OSB_BUILDDIR");
+	char cmd[4 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd),
+	         "set -e; b='%s'; d='%s'; mkdir \"$d/bin\" \"$d/lib\"; "
+	         "cp \"$(readlink -f \"$b/.libs/libosb-isolate.so.0\")\" \"$d/lib/libosb-isolate.so.0\"; "
+	         "cp \"$b/helper/.libs/osb-isolate\" \"$d/bin/\"; "
+	         "patchelf --set-rpath \"$d/lib\" \"$d/bin/osb-isolate\"; chmod -R a+rX \"$d\"",
+	         b && *b ? b : ".", cli_stage);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 /* Run the built osb-isolate with ARGV (argv[0] is replaced) and ENVP, in the
  * workspace, stdout and stderr captured. */
 static void run_cli(const char **argv, char *const *envp, cli_out *o)
 {
-	const char *b = getenv("OSB_BUILDDIR");
 	char cli[PATH_MAX];
 	posix_spawn_file_actions_t fa;
 	int out = memfd_create("out", MFD_CLOEXEC), err = memfd_create("err", MFD_CLOEXEC);
@@ -501,7 +519,7 @@ static void run_cli(const char **argv, char *const *envp, cli_out *o)
 
 	ck_assert_int_ge(out, 0);
 	ck_assert_int_ge(err, 0);
-	snprintf(cli, sizeof(cli), "%s/helper/osb-isolate", b && *b ? b : ".");
+	snprintf(cli, sizeof(cli), "%s/bin/osb-isolate", cli_stage);
 	argv[0] = cli;
 	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
 	ck_assert_int_eq(posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0), 0);
@@ -735,12 +753,19 @@ static void remove_dir(const char *path)
 int main(void)
 {
 	SRunner *sr;
+	char cleanup[128];
 	int failed;
 
 	/* A root caller's sandbox runs as host ids allocated for it: the
 	 * workspace must be writable by others (sticky, like /tmp). */
-	if (!mkdtemp(dir) || !mkdtemp(ws) || chmod(ws, geteuid() == 0 ? 01777 : 0755) < 0) {
+	if (!mkdtemp(dir) || !mkdtemp(ws) || chmod(ws, geteuid() == 0 ? 01777 : 0755) < 0 ||
+	    !mkdtemp(cli_stage)) {
 		perror("check_badinput: mkdtemp");
+		return EXIT_FAILURE;
+	}
+	if (stage_cli() < 0) {
+		fprintf(stderr, "check_badinput: cannot stage the command in %s (patchelf: "
+		        "tools/install-deps.sh)\n", cli_stage);
 		return EXIT_FAILURE;
 	}
 	setup_env();
@@ -751,5 +776,8 @@ int main(void)
 	srunner_free(sr);
 	remove_dir(dir);
 	rmdir(ws);
+	snprintf(cleanup, sizeof(cleanup), "rm -rf '%s'", cli_stage);
+	if (system(cleanup) != 0)
+		fprintf(stderr, "check_badinput: could not remove %s\n", cli_stage);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
