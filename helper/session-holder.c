@@ -434,21 +434,25 @@ static void print_start_help(void)
 	       "Start a persistent sandbox and print its id; a holder process keeps it.\n\n"
 	       "  -p, --policy NAME|FILE  policy to apply (default: strict)\n"
 	       "  -w, --workspace DIR     workspace directory (default: the current directory)\n"
+	       "      --workspace-mode MODE  ro, overlay (writes go to a private layer that\n"
+	       "                          ends with the session) or rw; only narrows the\n"
+	       "                          policy's\n"
 	       "  -n, --name ID           the session id (default: a random one)\n"
 	       "      --idle-timeout DUR  end the session after DUR without a running command\n"
 	       "  -h, --help              display this help and exit\n", SESSION_PROG);
 }
 
 struct start_opts {
-	const char *policy, *workspace, *name, *idle;
+	const char *policy, *workspace, *ws_mode, *name, *idle;
 };
 
 static int parse_start(int argc, char **argv, struct start_opts *o)
 {
-	enum { OPT_IDLE = 256 };
+	enum { OPT_IDLE = 256, OPT_WS_MODE };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "workspace", required_argument, NULL, 'w' },
+		{ "workspace-mode", required_argument, NULL, OPT_WS_MODE },
 		{ "name", required_argument, NULL, 'n' },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
 		{ "help", no_argument, NULL, 'h' },
@@ -465,6 +469,7 @@ static int parse_start(int argc, char **argv, struct start_opts *o)
 		case 'w': o->workspace = optarg; break;
 		case 'n': o->name = optarg; break;
 		case OPT_IDLE: o->idle = optarg; break;
+		case OPT_WS_MODE: o->ws_mode = optarg; break;
 		case 'h': print_start_help(); return -1;
 		default:
 			return session_fail("start: unknown option or missing argument '%s'", argv[optind - 1]);
@@ -494,6 +499,8 @@ static int prepare(const struct start_opts *o, struct holder *h, osb_policy **po
 	if (!h->workspace)
 		return session_fail("cannot resolve the workspace against the current directory");
 	if (o->workspace && osb_policy_set_workspace(*policy, h->workspace, &err) < 0)
+		return session_fail("%s: %s", err.stage, err.message);
+	if (o->ws_mode && cli_set_workspace_mode(*policy, o->ws_mode, &err) < 0)
 		return session_fail("%s: %s", err.stage, err.message);
 	osb_policy_hash(*policy, h->hash);
 	*opts = osb_session_opts_new();

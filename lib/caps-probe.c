@@ -13,6 +13,7 @@
  * only to *name* what blocked an attempt. Judging is caps-judge.c's.
  */
 #include "caps-probe.h"
+#include "caps-overlay.h"
 #include "cgroup.h"
 #include "filter.h"
 #include "proc.h"
@@ -887,6 +888,21 @@ static void probe_profiles(osb_caps *c)
 }
 
 
+/* ---- the overlay workspace ---------------------------------------------------------- */
+
+/* The init's overlay sequence in each mode this process can run. */
+static void probe_overlay(osb_caps *c)
+{
+	for (int m = 0; m < M__COUNT; m++) {
+		enum ovt_step step = OVT_USERNS;
+
+		c->overlay_err[m] = CAPS_NOT_TRIED;
+		if (m == M_USERNS || c->euid == 0)
+			c->overlay_err[m] = caps_overlay_try(m == M_USERNS, &step);
+		c->overlay_step[m] = (int)step;
+	}
+}
+
 /* ---- the whole probe ----------------------------------------------------------- */
 
 void caps_probe_run(osb_caps *c, caps_probe *p)
@@ -906,5 +922,6 @@ void caps_probe_run(osb_caps *c, caps_probe *p)
 	probe_profiles(c);
 	probe_cgroup(c);
 	probe_cgroup_limits(c);
+	probe_overlay(c);
 	finish_attempts(c, p);
 }

@@ -18,6 +18,7 @@
 #include "caps.h"
 #include "caps-judge.h"
 #include "caps-probe.h"
+#include "caps-overlay.h"
 #include "proc.h"
 
 #include <pthread.h>
@@ -28,7 +29,7 @@
 const char *const caps_item_names[IT__COUNT] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
-	"overlayfs", "root",
+	"overlayfs", "root", "overlay",
 };
 
 const char *const caps_mode_names[M__COUNT] = { "userns", "root" };
@@ -108,7 +109,8 @@ caps_needs caps_needs_of(const osb_policy *pol)
 {
 	return (caps_needs){ .id = pol->id_mode, .netns = pol->net == NET_NONE,
 	                .seccomp = pol->sc_mode != SC_NONE,
-	                .landlock = pol->landlock == LL_REQUIRED };
+	                .landlock = pol->landlock == LL_REQUIRED,
+	                .overlay = pol->ws_mode == WS_OVERLAY };
 }
 
 /* ---- the probe -------------------------------------------------------------------- */
@@ -197,6 +199,8 @@ void osb_caps_free(osb_caps *c)
 		free(c->mode_stop[m].remedy);
 		free(c->net_stop[m].reason);
 		free(c->net_stop[m].remedy);
+		free(c->overlay_stop[m].reason);
+		free(c->overlay_stop[m].remedy);
 	}
 	for (size_t i = 0; i < c->n_profiles; i++) {
 		free(c->profiles[i].name);
@@ -334,6 +338,12 @@ static bool launch_checks_pass(const osb_policy *p, const host_facts *h)
 	if (mode_of(p, h) == M_USERNS ? h->userns_errno != 0 || !h->feat.disable_userns
 	                              : !h->root_caps)
 		return false;
+	if (p->ws_mode == WS_OVERLAY) {
+		enum ovt_step step;
+
+		if (caps_overlay_try(mode_of(p, h) == M_USERNS, &step) != 0)
+			return false;
+	}
 	return p->landlock != LL_REQUIRED || h->landlock_abi > 0;
 }
 

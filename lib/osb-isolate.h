@@ -125,6 +125,7 @@ typedef enum osb_stage {
 	OSB_STAGE_RESULT,        /* building the result */
 	OSB_STAGE_EXPLAIN,       /* describing the launch plan */
 	OSB_STAGE_CGROUP,        /* the sandbox's cgroup: resource limits */
+	OSB_STAGE_INIT_OVERLAY,  /* "init:overlay": the overlay workspace */
 } osb_stage;
 
 /* The name of STAGE as osb_error.stage spells it ("policy", "init:seccomp";
@@ -188,6 +189,19 @@ int osb_policy_set_network(osb_policy *policy, osb_network network, osb_error *e
  * account uses. Never 0. An unprivileged caller's launch refuses pinned ids
  * (its sandbox can only be itself). */
 int osb_policy_set_host_ids(osb_policy *policy, uint32_t uid, uint32_t gid, osb_error *err);
+/* The workspace mode (osb-isolate.policy(5), "workspace"): RO binds it
+ * read-only, RW writable, OVERLAY shows it with every write going to a
+ * private upper layer that is gone when the run or session ends. Narrow-only
+ * (none < ro < overlay < rw): a wider mode, or any mode under "workspace
+ * none", is OSB_E_POLICY; a value outside the enum OSB_E_USAGE. An overlay
+ * the policy did not size gets the default size (1 GiB). */
+typedef enum osb_workspace_mode {
+	OSB_WORKSPACE_NONE = 0,
+	OSB_WORKSPACE_RO = 1,
+	OSB_WORKSPACE_RW = 2,
+	OSB_WORKSPACE_OVERLAY = 3,
+} osb_workspace_mode;
+int osb_policy_set_workspace_mode(osb_policy *policy, osb_workspace_mode mode, osb_error *err);
 /* Lower the wall limit. MS above the policy's limit is refused
  * (OSB_E_POLICY, naming both limits), never quietly kept. */
 int osb_policy_set_wall_ms(osb_policy *policy, uint64_t ms, osb_error *err);
@@ -594,6 +608,9 @@ uint64_t osb_result_stdout_bytes(const osb_result *r);
 uint64_t osb_result_stderr_bytes(const osb_result *r);
 uint64_t osb_result_duration_ms(const osb_result *r);
 const char *osb_result_policy_hash(const osb_result *r);
+/* The workspace mode the run or session used: "none", "ro", "rw" or
+ * "overlay" (static); NULL when the run failed before its policy was read. */
+const char *osb_result_workspace_mode(const osb_result *r);
 /* The host uid/gid the sandbox ran as (root callers: allocated or pinned,
  * never 0; unprivileged callers: their own). 0, or -OSB_E_USAGE when the
  * run failed before its identity was decided. */

@@ -31,7 +31,7 @@
 /* What a request asks for, read and type-checked; NULL or -1: not asked. */
 typedef struct request {
 	const char *ws_path;
-	int ws_mode;                /* WS_RO, WS_RW */
+	int ws_mode;                /* WS_RO, WS_RW, WS_OVERLAY; -1: not given */
 	json_object *extra;         /* array of strings */
 	json_object *read_only;     /* array of strings */
 	int net;                    /* NET_NONE, NET_HOST */
@@ -113,6 +113,9 @@ static int want_word(json_object *v, const char *key, const char *const *words, 
 	near = policy_suggest(s, words, n);
 	if (near)
 		return rerr(err, "\"%s\": unknown value \"%s\" (did you mean \"%s\"?)", key, s, near);
+	if (n == 3)
+		return rerr(err, "\"%s\": unknown value \"%s\" (expected \"%s\", \"%s\" or \"%s\")", key,
+		            s, words[0], words[1], words[2]);
 	return rerr(err, "\"%s\": unknown value \"%s\" (expected \"%s\" or \"%s\")", key, s,
 	            words[0], words[1]);
 }
@@ -175,10 +178,11 @@ static int k_ws_path(request *rq, json_object *v, osb_error *err)
 
 static int k_ws_mode(request *rq, json_object *v, osb_error *err)
 {
-	static const char *const modes[] = { "ro", "rw" };
-	int k = 0, r = want_word(v, "workspace.mode", modes, 2, &k, err);
+	static const char *const modes[] = { "ro", "rw", "overlay" };
+	static const enum ws_mode mode_of[] = { WS_RO, WS_RW, WS_OVERLAY };
+	int k = 0, r = want_word(v, "workspace.mode", modes, 3, &k, err);
 
-	rq->ws_mode = k == 0 ? WS_RO : WS_RW;
+	rq->ws_mode = (int)mode_of[k];
 	return r;
 }
 
@@ -606,15 +610,17 @@ static int check_roots(const osb_policy *p, const char *path, osb_error *err)
 static int check_workspace(const osb_policy *p, const request *rq, osb_error *err)
 {
 	char o[POLICY_ORIGIN_MAX];
+	int r;
 
 	if (!rq->ws_path && rq->ws_mode < 0)
 		return 0;
 	if (p->ws_mode == WS_NONE)
 		return rerr(err, "\"workspace\" is refused: the policy has \"workspace none\" (%s), so a "
 		            "request cannot add a workspace", origin_of(&p->ws_set.o, o, sizeof(o)));
-	if (rq->ws_mode == WS_RW && p->ws_mode == WS_RO)
-		return rerr(err, "\"workspace.mode\": \"rw\" is refused: the policy has \"workspace ro\" "
-		            "(%s), and a request may only narrow it", origin_of(&p->ws_set.o, o, sizeof(o)));
+	if (rq->ws_mode >= 0 &&
+	    (r = policy_check_ws_mode(p, (enum ws_mode)rq->ws_mode, "\"workspace.mode\"", "request",
+	                              err)) < 0)
+		return r;
 	return rq->ws_path ? check_roots(p, rq->ws_path, err) : 0;
 }
 
@@ -905,10 +911,8 @@ static int apply(osb_policy *p, const request *rq, osb_error *err)
 
 	if (rq->ws_path && (r = osb_policy_set_workspace(p, rq->ws_path, err)) < 0)
 		return r;
-	if (rq->ws_mode >= 0 && (enum ws_mode)rq->ws_mode != p->ws_mode) {
-		p->ws_mode = (enum ws_mode)rq->ws_mode;
-		p->ws_set = api;
-	}
+	if (rq->ws_mode >= 0)
+		policy_set_ws_mode(p, (enum ws_mode)rq->ws_mode);
 	if (apply_lists(p, rq) < 0)
 		return nomem(err);
 	if (rq->net >= 0 && (enum net_mode)rq->net != p->net) {

@@ -378,6 +378,11 @@ const char *osb_result_policy_hash(const osb_result *r)
 	return r ? r->policy_hash : "";
 }
 
+const char *osb_result_workspace_mode(const osb_result *r)
+{
+	return r ? r->ws_mode : NULL;
+}
+
 /* 127/126 follow the shell's convention for a command that could not be
  * executed, so scripts can tell "missing" from "not runnable". */
 static int error_status(const osb_error *e)
@@ -630,6 +635,7 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	ok = put(o, "duration_ms", json_object_new_uint64(r->duration_ms), true) && ok;
 	ok = put_str_or_null(o, "policy_hash", r->policy_hash, sizeof(r->policy_hash)) && ok;
 	ok = put_str_or_null(o, "mode", r->mode, 0) && ok;
+	ok = put_str_or_null(o, "workspace_mode", r->ws_mode, 0) && ok;
 	ok = put(o, "host_ids", r->host_uid ? json_host_ids(r) : NULL, r->host_uid != 0) && ok;
 	ok = put(o, "limits", r->cg || r->limits_skipped ? json_limits(r) : NULL,
 	         r->cg || r->limits_skipped) && ok;

@@ -40,6 +40,7 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 		goto done;
 	lim = exec_output_limit(policy_output_limit(p), e);
 	osb_policy_hash(p, res->policy_hash);
+	res->ws_mode = policy_ws_names[p->ws_mode];
 	r = launch_prepare(p, &(plan_request){ e->env_set ? (const char *const *)e->env.v : NULL,
 	                                       e->cwd, false, exec_wall_ms(policy_wall_ms(p), e) },
 	                   &pl, &res->error);

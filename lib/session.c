@@ -55,6 +55,7 @@ struct osb_session {
 	uint64_t wall_ms, output_limit;
 	char wall_origin[POLICY_ORIGIN_MAX];
 	char policy_hash[OSB_POLICY_HASH_LEN];
+	const char *ws_mode;      /* the policy's workspace mode (static) */
 	char *mode;
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
@@ -137,6 +138,7 @@ static int session_copy(osb_session *s, const osb_policy *p, const plan *pl, osb
 	policy_wall_origin(p, s->wall_origin, sizeof(s->wall_origin));
 	s->output_limit = policy_output_limit(p);
 	osb_policy_hash(p, s->policy_hash);
+	s->ws_mode = policy_ws_names[p->ws_mode];
 	s->mode = strdup(pl->userns ? "userns" : "root");
 	s->host = pl->host;
 	if (!s->mode)
@@ -921,6 +923,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	if ((r = exec_check_direct(e, &res->error)) < 0)
 		goto done;
 	memcpy(res->policy_hash, s->policy_hash, sizeof(res->policy_hash));
+	res->ws_mode = s->ws_mode;
 	res->mode = strdup(s->mode);
 	result_set_host_ids(res, s->host.uid, s->host.gid, hostid_kind_name(s->host.kind));
 	lim = exec_output_limit(s->output_limit, e);

@@ -375,13 +375,13 @@ START_TEST(test_json_normal_exit_exact)
 	json_expect(r, "{\"ok\":true,\"exit_code\":0,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"hello\\n\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,"
-	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,"
+	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,"
 	            "\"status\":0}");
 	result_set_host_ids(r, 1879048200, 1879048201, "allocated");
 	json_expect(r, "{\"ok\":true,\"exit_code\":0,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"hello\\n\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,"
-	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"host_ids\":{\"uid\":1879048200,"
+	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"workspace_mode\":null,\"host_ids\":{\"uid\":1879048200,"
 	            "\"gid\":1879048201,\"kind\":\"allocated\"},\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":0}");
 	osb_result_free(r);
 }
@@ -408,7 +408,7 @@ START_TEST(test_json_limits_oom_killed_exact)
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":{\"cgroup\":true,"
+	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":{\"cgroup\":true,"
 	            "\"oom_killed\":true,\"pids_limited\":false,\"memory_peak_bytes\":67108864,"
 	            "\"pids_peak\":null,\"cpu_usage_ms\":null,\"cpu_throttled_ms\":null,"
 	            "\"not_enforced\":[\"cpu\"],\"not_enforced_reason\":\"limit cpu: no cpu controller\"},"
@@ -437,7 +437,7 @@ START_TEST(test_json_nonzero_exit_not_ok)
 	json_expect(r, "{\"ok\":false,\"exit_code\":3,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"boom/x\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":6,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":3}");
+	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":3}");
 	osb_result_free(r);
 }
 END_TEST
@@ -452,7 +452,7 @@ START_TEST(test_json_signal_exact)
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":5,"
-	            "\"policy_hash\":null,\"mode\":\"root\",\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":137}");
+	            "\"policy_hash\":null,\"mode\":\"root\",\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":137}");
 	osb_result_free(r);
 }
 END_TEST
@@ -469,7 +469,7 @@ START_TEST(test_json_timeout_exact)
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":true,"
 	            "\"error\":null,\"stdout\":\"partial\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":7,\"stderr_bytes\":0,\"duration_ms\":2001,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":null,"
+	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,"
 	            "\"tmpfs_full\":null,\"hint\":\"raise the wall limit or make the command faster\","
 	            "\"status\":124}");
 	osb_result_free(r);
@@ -490,7 +490,7 @@ START_TEST(test_json_error_with_stage_exact)
 	            "\\\"write\\\"?)\",\"errno\":0},"
 	            "\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":\"fix the policy file\","
+	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":\"fix the policy file\","
 	            "\"status\":125}");
 	osb_result_free(r);
 }
@@ -509,7 +509,7 @@ START_TEST(test_json_exec_not_found_status_127)
 	            "\"cannot execute \\\"nosuch\\\": No such file or directory\",\"errno\":2},"
 	            "\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":\"userns\",\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":127}");
+	            "\"policy_hash\":null,\"mode\":\"userns\",\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":127}");
 	osb_result_free(r);
 }
 END_TEST
