@@ -39,8 +39,8 @@ typedef struct sup {
 	bool have_exit; int exit_code;
 	bool timed_out;
 	uint64_t wall_ms;            /* the limit supervise() enforced (0: none) */
-	bool deadline_hit;           /* the init's own wall limit fired ("T") */
 	strv full;                   /* sized tmpfs mounts full at the end ("F") */
+	bool deadline_hit;           /* the init's own wall limit fired ("T") */
 	hostid host;                 /* the ids the init must have on the host (a copy: no lock) */
 	bool id_checked;             /* its "X" or "R" was verified (or refused) */
 	char id_error[512];          /* why it was refused; "" when it was not */
