@@ -739,7 +739,10 @@ static void probe_cgroup_limits(osb_caps *c)
 	size_t used = 0;
 	int n_ok = 0;
 
-	if (cgroup_host_probe(&(cgroup_probe_opts){ 0 }, &h, &err) < 0) {
+	/* With the configured parents, as a launch given that configuration
+	 * uses them (osb_caps_probe_config). */
+	if (cgroup_host_probe(&(cgroup_probe_opts){ .parents = (const char *const *)c->cg_parents },
+	                      &h, &err) < 0) {
 		caps_item_set(c, IT_CGROUP_LIMITS, OSB_CAPS_UNAVAILABLE, err.message,
 		              "mount cgroup v2 (or the v1 memory, pids and cpu hierarchies) with this "
 		              "process's cgroup visible; policies without \"limit memory|pids|cpu\" do "

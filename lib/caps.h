@@ -76,6 +76,9 @@ typedef struct caps_stop {
 struct osb_caps {
 	int refs;
 	unsigned generation;   /* of the programs probed (host_paths_generation) */
+	/* The configured cgroup parents the cgroup_limits item was judged with
+	 * (NULL-terminated, or NULL). */
+	char **cg_parents;
 	caps_item items[IT__COUNT];
 	char *bwrap_path, *bwrap_version;
 	bool bwrap_usable, bwrap_setuid, have_help;

@@ -564,6 +564,12 @@ enum { OSB_CAPS_MODE_USERNS = 1u << 0, OSB_CAPS_MODE_ROOT = 1u << 1 };
 
 /* FLAGS: OSB_CAPS_REFRESH or 0; any other bit is -OSB_E_USAGE. */
 OSB_WARN_UNUSED int osb_caps_probe(osb_caps **out, unsigned flags, osb_error *err);
+/* osb_caps_probe() for a host configuration: the cgroup_limits item is
+ * judged with CONFIG's cgroup parents (osb_config_add_cgroup_parent), where
+ * a launch given CONFIG makes sandbox cgroups. NULL: osb_caps_probe(). The
+ * cache holds one probe: asking with other parents probes again. */
+OSB_WARN_UNUSED int osb_caps_probe_config(osb_caps **out, const osb_config *config,
+                                          unsigned flags, osb_error *err);
 void osb_caps_free(osb_caps *caps);
 /* One JSON object (schema: docs/capabilities.schema.json). Its
  * "allowed_workspaces" is ["/"] (any directory the path rules allow);
