@@ -5,6 +5,7 @@
  */
 #include "cli-common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -92,4 +93,30 @@ int cli_apply_config(osb_policy *policy, osb_error *err)
 	r = osb_policy_set_config(policy, cfg, err);
 	osb_config_free(cfg);
 	return r < 0 ? -1 : 0;
+}
+
+int cli_set_workspace_mode(osb_policy *policy, const char *word, osb_error *err)
+{
+	static const struct { const char *word; osb_workspace_mode mode; } modes[] = {
+		{ "ro", OSB_WORKSPACE_RO }, { "rw", OSB_WORKSPACE_RW },
+		{ "overlay", OSB_WORKSPACE_OVERLAY }, { "none", OSB_WORKSPACE_NONE },
+	};
+	char msg[sizeof(err->message)];
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (strcmp(word, modes[i].word) != 0)
+			continue;
+		if (osb_policy_set_workspace_mode(policy, modes[i].mode, err) == 0)
+			return 0;
+		/* The library says "workspace mode: ...": name the option. */
+		snprintf(msg, sizeof(msg), "%s", err->message);
+		if (strncmp(msg, "workspace mode", 14) == 0 &&
+		    snprintf(err->message, sizeof(err->message), "--workspace-mode%s", msg + 14) < 0)
+			snprintf(err->message, sizeof(err->message), "--workspace-mode: refused");
+		return -1;
+	}
+	snprintf(err->stage, sizeof(err->stage), "usage");
+	snprintf(err->message, sizeof(err->message), "--workspace-mode '%.64s': expected ro, rw, "
+	         "overlay or none", word);
+	return -1;
 }

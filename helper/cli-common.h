@@ -28,4 +28,9 @@ int cli_set_programs(osb_error *err);
 /* Load the configuration and apply it to POLICY. Returns 0 or -1 (ERR). */
 int cli_apply_config(osb_policy *policy, osb_error *err);
 
+/* --workspace-mode WORD (ro, rw, overlay or none), applied to POLICY
+ * through osb_policy_set_workspace_mode (narrow-only). Returns 0 or -1
+ * with ERR's message starting "--workspace-mode". */
+int cli_set_workspace_mode(osb_policy *policy, const char *word, osb_error *err);
+
 #endif /* OSB_CLI_COMMON_H */

@@ -59,7 +59,7 @@ int cmd_capabilities(int argc, char **argv)
 		        "Try 'osb-isolate capabilities --help' for more information.\n", argv[optind]);
 		return OSB_EXIT_SETUP;
 	}
-	if (!(cfg = cli_load_config(&err)) || osb_caps_probe(&caps, 0, &err) < 0) {
+	if (!(cfg = cli_load_config(&err)) || osb_caps_probe_config(&caps, cfg, 0, &err) < 0) {
 		fprintf(stderr, "osb-isolate: %s: %s\n", err.stage[0] ? err.stage : "probe",
 		        err.message);
 		osb_config_free(cfg);

@@ -41,13 +41,14 @@ static void print_exec_help(void)
 	printf("Usage: %s session exec ID [OPTION]... [--] CMD [ARG]...\n"
 	       "Run CMD in session ID; output streams, the exit status is the one `run` gives.\n\n"
 	       "      --json              capture output and print one JSON result object\n"
-	       "  -t, --timeout DUR       wall limit of this command (only lowers the policy's)\n"
+	       "  -t, --timeout DUR       wall limit of this command (only lowers the policy's;\n"
+	       "                          a longer one is refused)\n"
 	       "      --stdin             relay standard input through a pipe (default: /dev/null)\n"
 	       "      --tty               give CMD a terminal of its own (a pseudo-terminal\n"
 	       "                          relayed to this one, as ssh -t does)\n"
 	       "      --cwd DIR           working directory inside (absolute; default: the workspace)\n"
-	       "  -e, --env NAME=VALUE    set a variable for this command (repeatable; the\n"
-	       "                          policy's env deny patterns still apply)\n"
+	       "  -e, --env NAME=VALUE    set a variable for this command (repeatable; a name\n"
+	       "                          the policy's env deny patterns match is refused)\n"
 	       "  -h, --help              display this help and exit\n", SESSION_PROG);
 }
 

@@ -299,6 +299,9 @@ static int check_fs(const struct guard_opts *g, const struct mountinfo_entry *fs
 	if (paths_has(&g->writable, fs->target) || paths_has(&g->dev, fs->target) ||
 	    dev_child_ok(g, fs->target, fs->fstype, &sx))
 		return 0;
+	if (g->overlay && strcmp(fs->target, g->overlay) == 0 && fs->fstype &&
+	    strcmp(fs->fstype, "overlay") == 0)
+		return 0;
 	return gerr(e, EPERM, "policy error: writable mount at %s (type %s, source %s, root %s) "
 		    "is not one the plan expects; refusing to run the command (if it lies beneath a "
 		    "granted path on the host, unmount it there or grant another path)",
@@ -390,6 +393,29 @@ int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e)
 	for (size_t i = 0; i < g->n_binds; i++)
 		if ((r = check_bind(&g->binds[i], e)) < 0)
 			return r;
+	if ((r = read_mountinfo(&buf, &len, e)) < 0)
+		return r;
+	r = audit_table(g, buf, len, e);
+	free(buf);
+	return r;
+}
+
+int guard_audit_overlay(const struct guard_opts *g, struct guard_error *e)
+{
+	struct statfs sf;
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!g->overlay)
+		return 0;
+	if (statfs(g->overlay, &sf) != 0)
+		return gerr(e, errno, "cannot check the overlay workspace at %s: %s; refusing to run "
+			    "the command", g->overlay, strerror(errno));
+	if (sf.f_type != OVERLAYFS_SUPER_MAGIC)
+		return gerr(e, EPERM, "policy error: %s is not the overlay the init mounted (file "
+			    "system magic %#lx); refusing to run the command", g->overlay,
+			    (unsigned long)sf.f_type);
 	if ((r = read_mountinfo(&buf, &len, e)) < 0)
 		return r;
 	r = audit_table(g, buf, len, e);

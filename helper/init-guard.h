@@ -41,6 +41,9 @@ struct guard_opts {
 	struct guard_paths synth;    /* --synthesized PATH */
 	struct guard_bind *binds;    /* --expect-bind MAJ:MIN:INO:PATH */
 	size_t n_binds;
+	/* The overlay workspace (helper/init-overlay.h), once mounted: the one
+	 * writable mount there may be at this path, and only of type overlay. */
+	const char *overlay;
 };
 
 /* errno-style code and a message that says what failed and what to do. */
@@ -63,6 +66,11 @@ int guard_check_opts(const struct guard_opts *g, struct guard_error *e);
  * be at a --writable or --dev-mount path, or be a device node or the devpts
  * that bwrap's --dev creates directly beneath a --dev-mount. 0 or -errno. */
 int guard_audit_mounts(const struct guard_opts *g, struct guard_error *e);
+
+/* "init:overlay", after overlay_mount(): the table again, with the overlay
+ * at G->overlay the one writable mount added, and that path showing an
+ * overlayfs. 0 or -errno. */
+int guard_audit_overlay(const struct guard_opts *g, struct guard_error *e);
 
 /* "init:proc": every --proc-ro PATH is on a read-only mount and not
  * writable by this process; every --proc-masked and --masked PATH is

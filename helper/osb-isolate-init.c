@@ -6,7 +6,8 @@
  * of the file system, /lib or not, and loads nothing at start) against no
  * library but libc, and shares no code with the library. It first checks
  * that the launcher speaks its protocol version (--proto), then audits the
- * writable mounts (helper/mountinfo.c reads the table), checks (or, in root
+ * writable mounts (helper/mountinfo.c reads the table), mounts an overlay
+ * workspace when asked (helper/init-overlay.c) and audits again, checks (or, in root
  * mode, switches) the uid/gid, verifies that no capability survived
  * (helper/init-caps.c), applies Landlock (helper/init-guard.c) and rlimits,
  * marks every inherited fd close-on-exec, loads the seccomp program last and
@@ -46,6 +47,7 @@
 #include "exec-path.h"
 #include "init-caps.h"
 #include "init-guard.h"
+#include "init-overlay.h"
 
 /* The kernel's default overflow gid (kernel.overflowgid). */
 #define OVERFLOW_GID 65534
@@ -86,6 +88,7 @@ struct init_opts {
 	rlim_t rl_val[N_RLIMITS];
 	char **cmd;
 	struct guard_opts guard; /* mount audit and Landlock (init-guard.h) */
+	struct overlay_opts overlay; /* --overlay (init-overlay.h) */
 };
 
 /* The report channel; -1 until --error-fd is parsed (reports then go to
@@ -167,6 +170,9 @@ static void usage(void)
 	      "                      a --dev-mount included)\n"
 	      "  --writable PATH     a writable mount the plan expects (repeatable)\n"
 	      "  --dev-mount PATH    a bwrap --dev mount the plan expects (repeatable)\n"
+	      "  --overlay SIZE:user|trusted:DEST  mount the workspace bind at DEST as\n"
+	      "                      the lower layer of an overlay (upper layer: a private\n"
+	      "                      tmpfs of SIZE bytes)\n"
 	      "  --landlock MODE     auto, required or off: confine writes with Landlock\n"
 	      "  --landlock-rw PATH  writes allowed beneath PATH (repeatable)\n"
 	      "  --env-fd N          the command's environment (NUL-separated entries),\n"
@@ -290,6 +296,29 @@ static bool guard_option(struct init_opts *o, const char *name, const char *v)
 	return r > 0;
 }
 
+static bool overlay_option(struct init_opts *o, const char *name, const char *v)
+{
+	struct guard_error ge;
+	int r = overlay_parse(&o->overlay, name, v, &ge);
+
+	guard_or_fail("init:args", r, &ge);
+	return r > 0;
+}
+
+/* The overlay's lower layer is the workspace bind the audit verifies first. */
+static void check_overlay_opts(const struct init_opts *o)
+{
+	bool bound = false;
+
+	if (!o->overlay.dest)
+		return;
+	for (size_t i = 0; i < o->guard.n_binds; i++)
+		bound = bound || strcmp(o->guard.binds[i].path, o->overlay.dest) == 0;
+	if (!o->guard.audit_mounts || !bound)
+		fail("init:args", EINVAL, "--overlay %s: its lower layer must be a bind the audit "
+		     "verifies: pass --audit-mounts and --expect-bind for it", o->overlay.dest);
+}
+
 /* One option, as "--name VALUE" or "--name=VALUE"; repeats are refused. */
 static void add_watch(struct init_opts *o, const char *v)
 {
@@ -338,6 +367,8 @@ static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 		return;
 	}
 	if (guard_option(o, name, v))
+		return;
+	if (overlay_option(o, name, v))
 		return;
 
 	if (strcmp(name, "--error-fd") == 0)
@@ -409,6 +440,7 @@ static void parse_args(int argc, char **argv, struct init_opts *o)
 		fail("init:args", EINVAL, "--env-fd is for a command; a session's commands bring "
 		     "their environment with each request");
 	guard_or_fail("init:args", guard_check_opts(&o->guard, &ge), &ge);
+	check_overlay_opts(o);
 	if (o->switch_ids && (o->has_uid || o->has_gid))
 		fail("init:args", EINVAL, "--switch-ids already names the ids; do not combine it with --expect-uid/--expect-gid");
 	if ((o->stderr_fd >= 0 && (o->stderr_fd == error_fd || o->stderr_fd == o->seccomp_fd ||
@@ -461,6 +493,28 @@ static void switch_ids(uid_t uid, gid_t gid)
 	 * every set needs no privilege and also empties the ambient set. */
 	if ((r = caps_clear()) < 0)
 		fail("init:caps", -r, "cannot clear capabilities after switching ids: %s",
+		     strerror(-r));
+}
+
+/* Stage "init:overlay": mounted once the binds are verified, audited again,
+ * and in user namespace mode the capabilities granted for it dropped at
+ * once, bounding set included (root mode drops them when switching ids);
+ * check_caps then verifies every set, the bounding set too. */
+static void mount_overlay(struct init_opts *o)
+{
+	struct guard_error ge;
+	int r;
+
+	if (!o->overlay.dest)
+		return;
+	guard_or_fail("init:overlay", overlay_mount(&o->overlay, &ge), &ge);
+	o->guard.overlay = o->overlay.dest;
+	guard_or_fail("init:overlay", guard_audit_overlay(&o->guard, &ge), &ge);
+	if (o->switch_ids)
+		return;
+	drop_bounding_set();
+	if ((r = caps_clear()) < 0)
+		fail("init:caps", -r, "cannot drop the capabilities of the overlay step: %s",
 		     strerror(-r));
 }
 
@@ -911,12 +965,13 @@ int main(int argc, char **argv)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		fail("init:caps", errno, "cannot set no_new_privs: %s", strerror(errno));
 	guard_or_fail("init:mounts", guard_audit_mounts(&o.guard, &ge), &ge);
+	mount_overlay(&o);
 	if (o.switch_ids) {
 		switch_ids(o.uid, o.gid);
 		o.has_uid = o.has_gid = true; /* verify the switch like an expectation */
 	}
 	check_identity(&o);
-	check_caps(o.switch_ids);
+	check_caps(o.switch_ids || o.overlay.dest);
 	guard_or_fail("init:proc", guard_audit_proc(&o.guard, &ge), &ge);
 	enter_dir(o.chdir);
 	guard_or_fail("init:landlock", guard_landlock(&o.guard, &ge), &ge);

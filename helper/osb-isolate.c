@@ -76,13 +76,16 @@ static void print_run_help(void)
 	       "Run CMD (an argv, not a shell string) in a one-shot sandbox.\n\n"
 	       "  -p, --policy NAME|FILE  policy to apply (default: strict)\n"
 	       "  -w, --workspace DIR     workspace directory (default: the current directory)\n"
+	       "      --workspace-mode MODE  ro, overlay (writes go to a private layer that\n"
+	       "                          ends with the run) or rw; only narrows the policy's\n"
 	       "      --ro PATH           also bind PATH read-only; it must lie beneath a\n"
 	       "                          read-root the policy declares (repeatable)\n"
 	       "      --write PATH        also bind PATH writable; it must lie beneath a\n"
 	       "                          write-root the policy declares (repeatable)\n"
 	       "      --net               share the host network, where the policy says\n"
 	       "                          \"allow-caller network\"\n"
-	       "  -t, --timeout DUR       wall limit, e.g. 30s; only lowers the policy's\n"
+	       "  -t, --timeout DUR       wall limit, e.g. 30s; only lowers the policy's (a\n"
+	       "                          longer one is refused)\n"
 	       "      --stdin             relay standard input through a pipe (default: /dev/null)\n"
 	       "      --tty               give CMD a terminal of its own (a pseudo-terminal\n"
 	       "                          relayed to this one, as ssh -t does)\n"
@@ -102,7 +105,7 @@ static void print_version(void)
 }
 
 struct run_opts {
-	const char *policy, *workspace, *timeout;
+	const char *policy, *workspace, *ws_mode, *timeout;
 	const char *ro[64]; size_t n_ro;
 	const char *write[64]; size_t n_write;
 	int net, use_stdin, tty, shell, json, result_fd;
@@ -148,10 +151,11 @@ static int check_run_opts(const struct run_opts *o)
 static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_index)
 {
 	enum { OPT_RO = 256, OPT_WRITE, OPT_NET, OPT_STDIN, OPT_TTY, OPT_SHELL, OPT_JSON,
-	       OPT_RESULT_FD };
+	       OPT_RESULT_FD, OPT_WS_MODE };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "workspace", required_argument, NULL, 'w' },
+		{ "workspace-mode", required_argument, NULL, OPT_WS_MODE },
 		{ "ro", required_argument, NULL, OPT_RO },
 		{ "write", required_argument, NULL, OPT_WRITE },
 		{ "net", no_argument, NULL, OPT_NET },
@@ -177,6 +181,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 		switch (c) {
 		case 'p': o->policy = optarg; break;
 		case 'w': o->workspace = optarg; break;
+		case OPT_WS_MODE: o->ws_mode = optarg; break;
 		case 't': o->timeout = optarg; break;
 		case OPT_RO:
 			if (o->n_ro == sizeof(o->ro) / sizeof(o->ro[0]))
@@ -260,6 +265,8 @@ static int narrow_policy(osb_policy *p, const struct run_opts *o, osb_error *err
 		if (r < 0)
 			return -1;
 	}
+	if (o->ws_mode && cli_set_workspace_mode(p, o->ws_mode, err) < 0)
+		return -1;
 	for (size_t i = 0; i < o->n_ro; i++) {
 		char *abs = cli_abs_path(o->ro[i]);
 		int r;

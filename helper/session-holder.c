@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -129,6 +130,11 @@ static osb_exec *exec_from(const struct wire_request *rq, int conn)
 	return e;
 }
 
+static int send_json_piece(void *ctx, const char *buf, size_t len)
+{
+	return wire_send_tagged(*(int *)ctx, 'o', buf, len);
+}
+
 static void holder_exec(struct holder *h, int conn, struct wire_request *rq)
 {
 	osb_exec *e = exec_from(rq, conn);
@@ -156,20 +162,19 @@ static void holder_exec(struct holder *h, int conn, struct wire_request *rq)
 	for (int i = 0; i < rq->nfds; i++)
 		close(rq->fds[i]);
 	rq->nfds = 0;
-	if (res && (rq->h.flags & CLI_JSON)) {
-		char *json = osb_result_json(res);
-
-		if (json) {
-			wire_send_tagged(conn, 'o', json, strlen(json));
-			wire_send_tagged(conn, 'o', "\n", 1);
-		}
-		osb_free(json);
-	}
+	/* The JSON goes out as it is made: with its control characters
+	 * escaped it is up to six times the clipped output, and a flood of
+	 * --json clients must cost the holder no more than their output. */
+	if (res && (rq->h.flags & CLI_JSON) && osb_result_json_write(res, send_json_piece, &conn) == 0)
+		wire_send_tagged(conn, 'o', "\n", 1);
 	if (r < 0 || !res || osb_result_error(res))
 		reply_error(conn, res && osb_result_error(res) ? osb_result_error(res) : &err);
 	wire_send_status(conn, res ? osb_result_cli_status(res) : OSB_EXIT_SETUP);
 	osb_result_free(res);
 	osb_exec_free(e);
+	/* Each thread's allocations go to an arena of its own, which glibc
+	 * keeps once freed: give a command's output back to the system. */
+	malloc_trim(0);
 }
 
 /* Stop: the socket goes first so that nobody connects to a dying holder;
@@ -358,8 +363,9 @@ static void detach_fds(int keep1, int keep2)
 		closedir(d);
 }
 
-static void report_ready(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void report_ready(int fd, const char *fmt, ...)
+/* Tell `start` how it went; false when it is gone (SIGPIPE is ignored). */
+static bool report_ready(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool report_ready(int fd, const char *fmt, ...)
 {
 	char buf[1200];
 	va_list ap;
@@ -368,11 +374,15 @@ static void report_ready(int fd, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n > 0 && write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
-		return;
+	return n > 0 && write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) >= 0;
 }
 
-/* The holder: listen, start the session, say "ok" (or why not) on READY. */
+/* The holder: start the session, listen, say "ok" (or why not) on READY.
+ * It listens only once the session is up, so that a client never waits on
+ * a startup (session_open says the session is not ready instead); and a
+ * session whose `start` died before it could be told "ok" (kill -9) is
+ * ended: nobody asked for it any more, and with a random id nobody could
+ * find it. */
 __attribute__((noreturn))
 static void holder_main(struct holder *h, osb_policy *policy, osb_session_opts *opts,
                         int ready, int lock)
@@ -381,22 +391,24 @@ static void holder_main(struct holder *h, osb_policy *policy, osb_session_opts *
 	int lsock;
 
 	detach_fds(ready, lock);
-	lsock = listen_on(&h->w);
-	if (lsock < 0) {
-		report_ready(ready, "cannot listen on %s: %s", h->w.sock, strerror(-lsock));
-		_exit(OSB_EXIT_SETUP);
-	}
 	h->s = osb_session_start_opts(policy, opts, &err);
 	if (!h->s) {
-		unlink(h->w.sock);
 		report_ready(ready, "%s: %s", err.stage[0] ? err.stage : "error", err.message);
 		_exit(OSB_EXIT_SETUP);
 	}
 	osb_policy_free(policy);
 	osb_session_opts_free(opts);
-	if (chdir("/") < 0)
+	lsock = chdir("/") < 0 ? -errno : listen_on(&h->w);
+	if (lsock < 0) {
+		report_ready(ready, "cannot listen on %s: %s", h->w.sock, strerror(-lsock));
+		osb_session_destroy(h->s, &err);
 		_exit(OSB_EXIT_SETUP);
-	report_ready(ready, "ok");
+	}
+	if (!report_ready(ready, "ok")) {
+		unlink(h->w.sock);
+		osb_session_destroy(h->s, &err);
+		_exit(OSB_EXIT_SETUP);
+	}
 	close(ready);
 	holder_serve(h, lsock);
 }
@@ -422,21 +434,25 @@ static void print_start_help(void)
 	       "Start a persistent sandbox and print its id; a holder process keeps it.\n\n"
 	       "  -p, --policy NAME|FILE  policy to apply (default: strict)\n"
 	       "  -w, --workspace DIR     workspace directory (default: the current directory)\n"
+	       "      --workspace-mode MODE  ro, overlay (writes go to a private layer that\n"
+	       "                          ends with the session) or rw; only narrows the\n"
+	       "                          policy's\n"
 	       "  -n, --name ID           the session id (default: a random one)\n"
 	       "      --idle-timeout DUR  end the session after DUR without a running command\n"
 	       "  -h, --help              display this help and exit\n", SESSION_PROG);
 }
 
 struct start_opts {
-	const char *policy, *workspace, *name, *idle;
+	const char *policy, *workspace, *ws_mode, *name, *idle;
 };
 
 static int parse_start(int argc, char **argv, struct start_opts *o)
 {
-	enum { OPT_IDLE = 256 };
+	enum { OPT_IDLE = 256, OPT_WS_MODE };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "workspace", required_argument, NULL, 'w' },
+		{ "workspace-mode", required_argument, NULL, OPT_WS_MODE },
 		{ "name", required_argument, NULL, 'n' },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
 		{ "help", no_argument, NULL, 'h' },
@@ -453,6 +469,7 @@ static int parse_start(int argc, char **argv, struct start_opts *o)
 		case 'w': o->workspace = optarg; break;
 		case 'n': o->name = optarg; break;
 		case OPT_IDLE: o->idle = optarg; break;
+		case OPT_WS_MODE: o->ws_mode = optarg; break;
 		case 'h': print_start_help(); return -1;
 		default:
 			return session_fail("start: unknown option or missing argument '%s'", argv[optind - 1]);
@@ -482,6 +499,8 @@ static int prepare(const struct start_opts *o, struct holder *h, osb_policy **po
 	if (!h->workspace)
 		return session_fail("cannot resolve the workspace against the current directory");
 	if (o->workspace && osb_policy_set_workspace(*policy, h->workspace, &err) < 0)
+		return session_fail("%s: %s", err.stage, err.message);
+	if (o->ws_mode && cli_set_workspace_mode(*policy, o->ws_mode, &err) < 0)
 		return session_fail("%s: %s", err.stage, err.message);
 	osb_policy_hash(*policy, h->hash);
 	*opts = osb_session_opts_new();

@@ -125,6 +125,20 @@ bool session_clean_if_stale(const struct where *w)
 	return stale;
 }
 
+/* Does a holder (or its janitor) hold ID's lock? Then a missing or refused
+ * socket means it is still starting the session, or ending it. */
+static bool session_lock_held(const struct where *w)
+{
+	int fd = open(w->lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	bool held;
+
+	if (fd < 0)
+		return false;
+	held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
 /* ---- wire format between client and holder ------------------------------------ */
 
 int wire_send_tagged(int fd, char tag, const void *data, size_t len)
@@ -178,6 +192,11 @@ int session_open(const char *id, struct where *w, int *fd)
 	*fd = session_connect(w);
 	if (*fd == -ECONNREFUSED && session_clean_if_stale(w))
 		return session_fail("no session named %s (its holder had died; removed its stale socket)", id);
+	/* The holder listens only once its session is up: asking now would
+	 * wait for a startup whose outcome nobody here can know. */
+	if ((*fd == -ENOENT || *fd == -ECONNREFUSED) && session_lock_held(w))
+		return session_fail("session %s is not ready: its holder is starting or ending it; try again "
+		                    "in a moment", id);
 	if (*fd == -ENOENT || *fd == -ECONNREFUSED)
 		return session_fail("no session named %s (osb-isolate session list shows the running ones)", id);
 	if (*fd < 0)

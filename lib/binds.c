@@ -183,8 +183,13 @@ static int plan_workspace(plan *pl, osb_error *err)
 		return r;
 	if (p->ws_mode == WS_RW && (r = path_check_no_mounts_beneath(fd, err)) < 0)
 		goto fail;
-	if (p->ws_mode == WS_RW && (r = check_writable_by(pl, fd, canon, err)) < 0)
+	/* An overlay shows the workspace's own owner and mode: what the command
+	 * may write there is what it could write in rw mode. */
+	if ((p->ws_mode == WS_RW || p->ws_mode == WS_OVERLAY) &&
+	    (r = check_writable_by(pl, fd, canon, err)) < 0)
 		goto fail;
+	if (p->ws_mode == WS_OVERLAY)
+		pl->overlay_size = p->ws_size;
 	pl->ws_dest = strdup(p->ws_dest ? p->ws_dest : canon);
 	if (pl->ws_dest && (r = check_reachable(pl, pl->ws_dest, err)) < 0)
 		goto fail;
@@ -405,7 +410,8 @@ static int plan_read_only(plan *pl, osb_error *err)
 		int fd = -1, r;
 
 		if (strncmp(ro->s, "workspace:", 10) == 0) {
-			/* A read-only or absent workspace protects it already. */
+			/* A read-only or absent workspace protects it already, and
+			 * an overlay's writes never reach the host. */
 			if (p->ws_mode != WS_RW)
 				continue;
 			if (asprintf(&dest, "%s/%s", pl->ws_dest, ro->s + 10) < 0)

@@ -25,6 +25,26 @@ typedef struct target {
 #define PUSH(...) do { if (strv_push(argv, __VA_ARGS__) < 0) goto nomem; } while (0)
 #define PUSHF(...) do { if (strv_pushf(argv, __VA_ARGS__) < 0) goto nomem; } while (0)
 
+/* The capabilities the init holds for its overlay step alone
+ * (lib/init-proto.h, --overlay): to mount, and for overlayfs's copy-up,
+ * which runs with the mounter's credentials; CAP_SETPCAP to empty the
+ * bounding set afterwards. bwrap grants them in the sandbox's user namespace
+ * (userns mode) or keeps them of root's (root mode); the init drops them
+ * before anything untrusted runs and verifies every set empty. */
+static const char *const overlay_caps[] = {
+	"CAP_SYS_ADMIN", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_SETPCAP",
+};
+
+static int segment_overlay_caps(const plan *pl, strv *argv)
+{
+	for (size_t i = 0; pl->overlay_size && i < sizeof(overlay_caps) / sizeof(overlay_caps[0]); i++) {
+		PUSH("--cap-add"); PUSH(overlay_caps[i]);
+	}
+	return 0;
+nomem:
+	return -ENOMEM;
+}
+
 static int segment_namespaces(const plan *pl, strv *argv)
 {
 	const osb_policy *p = pl->p;
@@ -51,6 +71,8 @@ static int segment_namespaces(const plan *pl, strv *argv)
 		PUSH("--cap-add"); PUSH("CAP_SETPCAP");
 		PUSH("--cap-add"); PUSH("CAP_DAC_READ_SEARCH");
 	}
+	if (segment_overlay_caps(pl, argv) < 0)
+		goto nomem;
 	PUSH("--unshare-pid");
 	PUSH("--unshare-ipc");
 	PUSH("--unshare-uts");
@@ -269,9 +291,17 @@ static int segment_guards(const plan *pl, strv *argv)
 	for (size_t i = 0; i < dev.n; i++) {
 		PUSH("--dev-mount"); PUSH(dev.v[i]);
 	}
+	if (pl->overlay_size) {
+		PUSH("--overlay");
+		PUSHF("%llu:%s:%s", (unsigned long long)pl->overlay_size,
+		      pl->userns ? "user" : "trusted", pl->ws_dest);
+	}
 	PUSH("--landlock"); PUSH(ll[p->landlock]);
 	for (size_t i = 0; i < rw.n; i++) {
 		PUSH("--landlock-rw"); PUSH(rw.v[i]);
+	}
+	if (pl->overlay_size) {
+		PUSH("--landlock-rw"); PUSH(pl->ws_dest);
 	}
 	for (size_t i = 0; i < dev.n; i++) {
 		PUSH("--landlock-rw"); PUSH(dev.v[i]);

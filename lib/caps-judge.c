@@ -11,6 +11,7 @@
  * unit tests with facts the test host cannot produce.
  */
 #include "caps-judge.h"
+#include "caps-overlay.h"
 #include "filter.h"
 
 #include <sys/capability.h>
@@ -458,6 +459,8 @@ bool caps_policy_stopped(const osb_caps *c, const caps_needs *nd, enum mode m, c
 		s = &c->net_stop[m];
 	else if (nd->landlock && c->items[IT_LANDLOCK].status != OSB_CAPS_OK)
 		why_item(c, IT_LANDLOCK, w);
+	else if (nd->overlay && c->overlay_err[m] != 0)
+		s = &c->overlay_stop[m];
 	else
 		return false;
 	if (s)
@@ -476,6 +479,54 @@ static void judge_profiles(osb_caps *c)
 			        !caps_policy_stopped(c, &c->profiles[i].nd, (enum mode)m, &w);
 }
 
+/* What to do when the overlay workspace cannot be mounted in mode M. */
+static const char *overlay_remedy(int e, enum mode m)
+{
+	if (e == ENODEV)
+		return "load overlayfs (modprobe overlay) or use a kernel built with CONFIG_OVERLAY_FS; "
+		       "until then use \"workspace ro\" or \"workspace rw\"";
+	if (e == ENOSYS)
+		return "the new mount API (fsopen, Linux 5.2) is missing or refused by an enclosing "
+		       "seccomp filter: allow it there, or use \"workspace ro\" or \"workspace rw\"";
+	if (m == M_USERNS)
+		return "overlayfs in a user namespace needs Linux 5.11 or later (userxattr) and a "
+		       "host that lets user namespaces mount it; run as root (root mode), or use "
+		       "\"workspace ro\" or \"workspace rw\"";
+	return "root mode mounts overlayfs with root's capabilities: check that this process holds "
+	       "CAP_SYS_ADMIN and that no enclosing seccomp filter refuses mounts; or use "
+	       "\"workspace ro\" or \"workspace rw\"";
+}
+
+/* "overlay": the init's overlay sequence, tried per mode (caps-overlay.c). */
+static void judge_overlay_ws(osb_caps *c)
+{
+	char reason[600] = "", part[300], remedy[400] = "";
+	int ok = 0, tried = 0;
+
+	for (int m = 0; m < M__COUNT; m++) {
+		int e = c->overlay_err[m];
+
+		if (e == CAPS_NOT_TRIED)
+			continue;
+		tried++;
+		if (e == 0) {
+			ok++;
+			snprintf(part, sizeof(part), "%s mode: overlayfs mounts over a private tmpfs%s",
+			         caps_mode_names[m], m == M_USERNS ? " (userxattr)" : "");
+		} else {
+			snprintf(part, sizeof(part), "%s mode: %s fails: %s", caps_mode_names[m],
+			         caps_overlay_try_steps[c->overlay_step[m] % OVT__COUNT], strerror(e));
+			snprintf(remedy, sizeof(remedy), "%s", overlay_remedy(e, (enum mode)m));
+			stop_set(c, &c->overlay_stop[m], caps_item_names[IT_OVERLAY_WS],
+			         OSB_CAPS_UNAVAILABLE, part, remedy);
+		}
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason), "%s%s",
+		         tried > 1 ? "; " : "", part);
+	}
+	caps_item_set(c, IT_OVERLAY_WS, ok == tried ? OSB_CAPS_OK : ok ? OSB_CAPS_DEGRADED :
+	              OSB_CAPS_UNAVAILABLE, reason, ok == tried ? NULL : remedy);
+}
+
 /* ---- the whole judgement ---------------------------------------------------------- */
 
 static void judge_all(osb_caps *c, const caps_probe *p)
@@ -490,6 +541,7 @@ static void judge_all(osb_caps *c, const caps_probe *p)
 	judge_landlock(c, p);
 	judge_overlay(c, p);
 	judge_root(c, p);
+	judge_overlay_ws(c);
 }
 
 void caps_judge(osb_caps *c, const caps_probe *p)

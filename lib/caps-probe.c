@@ -13,6 +13,7 @@
  * only to *name* what blocked an attempt. Judging is caps-judge.c's.
  */
 #include "caps-probe.h"
+#include "caps-overlay.h"
 #include "cgroup.h"
 #include "filter.h"
 #include "proc.h"
@@ -738,7 +739,10 @@ static void probe_cgroup_limits(osb_caps *c)
 	size_t used = 0;
 	int n_ok = 0;
 
-	if (cgroup_host_probe(&(cgroup_probe_opts){ 0 }, &h, &err) < 0) {
+	/* With the configured parents, as a launch given that configuration
+	 * uses them (osb_caps_probe_config). */
+	if (cgroup_host_probe(&(cgroup_probe_opts){ .parents = (const char *const *)c->cg_parents },
+	                      &h, &err) < 0) {
 		caps_item_set(c, IT_CGROUP_LIMITS, OSB_CAPS_UNAVAILABLE, err.message,
 		              "mount cgroup v2 (or the v1 memory, pids and cpu hierarchies) with this "
 		              "process's cgroup visible; policies without \"limit memory|pids|cpu\" do "
@@ -887,6 +891,21 @@ static void probe_profiles(osb_caps *c)
 }
 
 
+/* ---- the overlay workspace ---------------------------------------------------------- */
+
+/* The init's overlay sequence in each mode this process can run. */
+static void probe_overlay(osb_caps *c)
+{
+	for (int m = 0; m < M__COUNT; m++) {
+		enum ovt_step step = OVT_USERNS;
+
+		c->overlay_err[m] = CAPS_NOT_TRIED;
+		if (m == M_USERNS || c->euid == 0)
+			c->overlay_err[m] = caps_overlay_try(m == M_USERNS, &step);
+		c->overlay_step[m] = (int)step;
+	}
+}
+
 /* ---- the whole probe ----------------------------------------------------------- */
 
 void caps_probe_run(osb_caps *c, caps_probe *p)
@@ -906,5 +925,6 @@ void caps_probe_run(osb_caps *c, caps_probe *p)
 	probe_profiles(c);
 	probe_cgroup(c);
 	probe_cgroup_limits(c);
+	probe_overlay(c);
 	finish_attempts(c, p);
 }

@@ -7,6 +7,7 @@
 #include "caps.h"
 #include "filter.h"
 #include "hostid.h"
+#include "utf8.h"
 
 #include <json-c/json.h>
 
@@ -268,7 +269,11 @@ char *osb_caps_json_config(const osb_caps *c, const osb_config *cfg)
 	{
 		const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 		                                               JSON_C_TO_STRING_NOSLASHESCAPE);
-		out = s ? strdup(s) : NULL;
+
+		/* Host paths (bwrap, the policy directory, reasons quoting them)
+		 * are bytes: json-c copies them as they are, and the text must be
+		 * UTF-8 whatever they hold (U+FFFD for each invalid sequence). */
+		out = s ? utf8_valid_dup(s, strlen(s), NULL) : NULL;
 	}
 	json_object_put(o);
 	return out;

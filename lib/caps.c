@@ -18,6 +18,7 @@
 #include "caps.h"
 #include "caps-judge.h"
 #include "caps-probe.h"
+#include "caps-overlay.h"
 #include "proc.h"
 
 #include <pthread.h>
@@ -28,7 +29,7 @@
 const char *const caps_item_names[IT__COUNT] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
-	"overlayfs", "root",
+	"overlayfs", "root", "overlay",
 };
 
 const char *const caps_mode_names[M__COUNT] = { "userns", "root" };
@@ -108,7 +109,8 @@ caps_needs caps_needs_of(const osb_policy *pol)
 {
 	return (caps_needs){ .id = pol->id_mode, .netns = pol->net == NET_NONE,
 	                .seccomp = pol->sc_mode != SC_NONE,
-	                .landlock = pol->landlock == LL_REQUIRED };
+	                .landlock = pol->landlock == LL_REQUIRED,
+	                .overlay = pol->ws_mode == WS_OVERLAY };
 }
 
 /* ---- the probe -------------------------------------------------------------------- */
@@ -120,12 +122,30 @@ unsigned caps_probe_runs(void)
 	return __atomic_load_n(&probe_runs, __ATOMIC_SEQ_CST);
 }
 
-static osb_caps *probe_new(osb_error *err)
+/* The configuration's cgroup parents, for the probe (NULL-terminated). */
+static int parents_of(osb_caps *c, const osb_config *cfg)
+{
+	size_t n = cfg ? osb_config_cgroup_parent_count(cfg) : 0;
+
+	if (n && !(c->cg_parents = calloc(n + 1, sizeof(char *))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!(c->cg_parents[i] = strdup(osb_config_cgroup_parent(cfg, i))))
+			return -ENOMEM;
+	return 0;
+}
+
+static osb_caps *probe_new(const osb_config *cfg, osb_error *err)
 {
 	uint64_t start = now_ms();
 	osb_caps *c = calloc(1, sizeof(*c));
 	caps_probe *p = calloc(1, sizeof(*p));
 
+	if (c && parents_of(c, cfg) < 0) {
+		c->refs = 1;
+		osb_caps_free(c);
+		c = NULL;
+	}
 	if (!c || !p) {
 		free(c);
 		free(p);
@@ -158,6 +178,26 @@ static osb_caps *cache;
 
 int osb_caps_probe(osb_caps **out, unsigned flags, osb_error *err)
 {
+	return osb_caps_probe_config(out, NULL, flags, err);
+}
+
+/* The cached probe answers for CFG when it was made for the same programs
+ * and the same cgroup parents. */
+static bool cache_fits(const osb_caps *c, const osb_config *cfg)
+{
+	size_t n = cfg ? osb_config_cgroup_parent_count(cfg) : 0, i = 0;
+
+	if (c->generation != host_paths_generation())
+		return false;
+	for (; i < n; i++)
+		if (!c->cg_parents || !c->cg_parents[i] ||
+		    strcmp(c->cg_parents[i], osb_config_cgroup_parent(cfg, i)) != 0)
+			return false;
+	return !c->cg_parents || !c->cg_parents[i];
+}
+
+int osb_caps_probe_config(osb_caps **out, const osb_config *cfg, unsigned flags, osb_error *err)
+{
 	osb_caps *fresh = NULL, *old = NULL;
 
 	osb_err_clear(err);
@@ -168,8 +208,8 @@ int osb_caps_probe(osb_caps **out, unsigned flags, osb_error *err)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
 		                   "osb_caps_probe: unknown flags 0x%x", flags);
 	pthread_mutex_lock(&cache_lock);
-	if (!cache || (flags & OSB_CAPS_REFRESH) || cache->generation != host_paths_generation()) {
-		fresh = probe_new(err);
+	if (!cache || (flags & OSB_CAPS_REFRESH) || !cache_fits(cache, cfg)) {
+		fresh = probe_new(cfg, err);
 		if (!fresh) {
 			pthread_mutex_unlock(&cache_lock);
 			return -(err && err->code ? err->code : OSB_E_NOMEM);
@@ -197,6 +237,8 @@ void osb_caps_free(osb_caps *c)
 		free(c->mode_stop[m].remedy);
 		free(c->net_stop[m].reason);
 		free(c->net_stop[m].remedy);
+		free(c->overlay_stop[m].reason);
+		free(c->overlay_stop[m].remedy);
 	}
 	for (size_t i = 0; i < c->n_profiles; i++) {
 		free(c->profiles[i].name);
@@ -211,6 +253,9 @@ void osb_caps_free(osb_caps *c)
 	free(c->captext);
 	free(c->kernel);
 	host_facts_free(&c->host);
+	for (size_t i = 0; c->cg_parents && c->cg_parents[i]; i++)
+		free(c->cg_parents[i]);
+	free(c->cg_parents);
 	free(c);
 }
 
@@ -334,6 +379,12 @@ static bool launch_checks_pass(const osb_policy *p, const host_facts *h)
 	if (mode_of(p, h) == M_USERNS ? h->userns_errno != 0 || !h->feat.disable_userns
 	                              : !h->root_caps)
 		return false;
+	if (p->ws_mode == WS_OVERLAY) {
+		enum ovt_step step;
+
+		if (caps_overlay_try(mode_of(p, h) == M_USERNS, &step) != 0)
+			return false;
+	}
 	return p->landlock != LL_REQUIRED || h->landlock_abi > 0;
 }
 

@@ -26,6 +26,7 @@
 enum item_id {
 	IT_BWRAP, IT_BWRAP_OPTIONS, IT_BIND_FD, IT_DISABLE_USERNS, IT_USERNS, IT_NETNS,
 	IT_PIDNS, IT_SECCOMP, IT_NESTED, IT_LANDLOCK, IT_CGROUP, IT_CGROUP_LIMITS, IT_OVERLAY, IT_ROOT,
+	IT_OVERLAY_WS,   /* "overlay": the overlay workspace, per identity mode */
 	IT__COUNT
 };
 
@@ -53,6 +54,7 @@ typedef struct caps_needs {
 	bool netns;        /* "network none": a network namespace */
 	bool seccomp;      /* not "seccomp none" */
 	bool landlock;     /* "landlock required" */
+	bool overlay;      /* "workspace overlay" */
 } caps_needs;
 
 typedef struct caps_profile {
@@ -74,6 +76,9 @@ typedef struct caps_stop {
 struct osb_caps {
 	int refs;
 	unsigned generation;   /* of the programs probed (host_paths_generation) */
+	/* The configured cgroup parents the cgroup_limits item was judged with
+	 * (NULL-terminated, or NULL). */
+	char **cg_parents;
 	caps_item items[IT__COUNT];
 	char *bwrap_path, *bwrap_version;
 	bool bwrap_usable, bwrap_setuid, have_help;
@@ -94,6 +99,11 @@ struct osb_caps {
 	bool mode_ok[M__COUNT];          /* ... and the default filter loads */
 	bool net_ok[M__COUNT];           /* ... with a network namespace */
 	caps_stop mode_stop[M__COUNT], net_stop[M__COUNT];
+	/* The overlay workspace per mode (caps-overlay.h): the errno of the
+	 * attempt (0: it mounts; CAPS_NOT_TRIED), and what stops it. */
+	int overlay_err[M__COUNT];
+	int overlay_step[M__COUNT];
+	caps_stop overlay_stop[M__COUNT];
 	caps_profile *profiles; size_t n_profiles;
 	char *policy_dir;
 	strv write_roots;                /* declared by the shipped policies */

@@ -5,7 +5,8 @@
  *
  * An exec is filled by the osb_exec_* setters and read by a one-shot run
  * (run.c) and a session (session.c) alike. Its limits may only lower the
- * policy's: the wall limit and the output kept are the smaller of the two.
+ * policy's: the output kept is the smaller of the two, and a timeout above
+ * the wall limit is refused rather than quietly lowered.
  */
 #include "exec.h"
 
@@ -133,6 +134,28 @@ uint64_t policy_wall_ms(const osb_policy *p)
 uint64_t policy_output_limit(const osb_policy *p)
 {
 	return p->limit_set[LIM_OUTPUT].set ? p->limits[LIM_OUTPUT] : 1u << 20;
+}
+
+void policy_wall_origin(const osb_policy *p, char *buf, size_t size)
+{
+	if (p->limit_set[LIM_WALL].set)
+		policy_origin_format(&p->limit_set[LIM_WALL].o, buf, size);
+	else
+		snprintf(buf, size, "default");
+}
+
+int exec_check_timeout(uint64_t policy_wall, const char *wall_origin, const osb_exec *e,
+                       osb_error *err)
+{
+	char want[32], have[32];
+
+	if (!policy_wall || e->timeout_ms <= policy_wall)
+		return 0;
+	policy_format_limit(LIM_WALL, e->timeout_ms, want, sizeof(want));
+	policy_format_limit(LIM_WALL, policy_wall, have, sizeof(have));
+	return osb_err_set(err, OSB_E_POLICY, EPERM, "policy",
+	                   "timeout %s would raise the policy's \"limit wall %s\" (%s); a "
+	                   "command's timeout may only lower the wall limit", want, have, wall_origin);
 }
 
 uint64_t exec_wall_ms(uint64_t policy_wall, const osb_exec *e)

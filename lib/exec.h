@@ -30,5 +30,13 @@ uint64_t exec_wall_ms(uint64_t policy_wall, const osb_exec *e);
 uint64_t exec_output_limit(uint64_t policy_limit, const osb_exec *e);
 /* OSB_E_USAGE when a stream is to be handed over without an fd. */
 int exec_check_direct(const osb_exec *e, osb_error *err);
+/* The wall limit's origin ("file:line", "api", "default") in BUF of
+ * POLICY_ORIGIN_MAX bytes. */
+void policy_wall_origin(const osb_policy *p, char *buf, size_t size);
+/* OSB_E_POLICY when the exec's timeout is above the policy's wall limit
+ * POLICY_WALL (from WALL_ORIGIN): a silent cap would let the caller believe
+ * it got the time it asked for. */
+int exec_check_timeout(uint64_t policy_wall, const char *wall_origin, const osb_exec *e,
+                       osb_error *err);
 
 #endif /* OSB_EXEC_H */

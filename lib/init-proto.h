@@ -79,6 +79,21 @@
  *   --dev-mount PATH   repeatable: a bwrap --dev mount at PATH; expected
  *                      writable, and so are the mounts bwrap makes directly
  *                      beneath it. Needs --audit-mounts.
+ *   --overlay SIZE:XATTR:DEST  (protocol 3) the workspace bind at DEST,
+ *                      verified by --expect-bind, becomes the read-only lower
+ *                      layer of an overlay mounted at DEST; the upper and work
+ *                      directories lie on a tmpfs of SIZE bytes that is never
+ *                      attached to a path; XATTR is "user" (userxattr, user
+ *                      namespace mode) or "trusted" (root mode). Stage
+ *                      "init:overlay" (helper/init-overlay.c), right after
+ *                      "init:mounts": the init makes a mount namespace of its
+ *                      own, mounts, and audits the table again, the overlay at
+ *                      DEST (type overlay) being the one writable mount added.
+ *                      The launcher grants the init CAP_SYS_ADMIN, CAP_CHOWN,
+ *                      CAP_DAC_OVERRIDE, CAP_FOWNER and CAP_FSETID for it; in
+ *                      user namespace mode they are cleared at once, in root
+ *                      mode with the id switch, and the capability check
+ *                      below still finds every set empty.
  *   --landlock MODE    auto|required|off (absent: off), see below.
  *   --landlock-rw PATH repeatable: writes are allowed beneath PATH. Needs
  *                      --landlock.
@@ -94,7 +109,7 @@
  * the refusal names them in libcap's text form, see cap_to_text(3)). The
  * init is a static executable (no library of the sandbox's view is needed to
  * run it) and links neither libcap nor libmount. Stages, in order: "init:args",
- * "init:env", "init:mounts", "init:identity", "init:caps", "init:proc",
+ * "init:env", "init:mounts", "init:overlay", "init:identity", "init:caps", "init:proc",
  * "init:chdir", "init:landlock", "init:rlimits", "init:fds", "init:seccomp",
  * "init:fork", "exec".
  *

@@ -125,6 +125,7 @@ typedef enum osb_stage {
 	OSB_STAGE_RESULT,        /* building the result */
 	OSB_STAGE_EXPLAIN,       /* describing the launch plan */
 	OSB_STAGE_CGROUP,        /* the sandbox's cgroup: resource limits */
+	OSB_STAGE_INIT_OVERLAY,  /* "init:overlay": the overlay workspace */
 } osb_stage;
 
 /* The name of STAGE as osb_error.stage spells it ("policy", "init:seccomp";
@@ -188,7 +189,21 @@ int osb_policy_set_network(osb_policy *policy, osb_network network, osb_error *e
  * account uses. Never 0. An unprivileged caller's launch refuses pinned ids
  * (its sandbox can only be itself). */
 int osb_policy_set_host_ids(osb_policy *policy, uint32_t uid, uint32_t gid, osb_error *err);
-/* Lower the wall limit (never raises it). */
+/* The workspace mode (osb-isolate.policy(5), "workspace"): RO binds it
+ * read-only, RW writable, OVERLAY shows it with every write going to a
+ * private upper layer that is gone when the run or session ends. Narrow-only
+ * (none < ro < overlay < rw): a wider mode, or any mode under "workspace
+ * none", is OSB_E_POLICY; a value outside the enum OSB_E_USAGE. An overlay
+ * the policy did not size gets the default size (1 GiB). */
+typedef enum osb_workspace_mode {
+	OSB_WORKSPACE_NONE = 0,
+	OSB_WORKSPACE_RO = 1,
+	OSB_WORKSPACE_RW = 2,
+	OSB_WORKSPACE_OVERLAY = 3,
+} osb_workspace_mode;
+int osb_policy_set_workspace_mode(osb_policy *policy, osb_workspace_mode mode, osb_error *err);
+/* Lower the wall limit. MS above the policy's limit is refused
+ * (OSB_E_POLICY, naming both limits), never quietly kept. */
 int osb_policy_set_wall_ms(osb_policy *policy, uint64_t ms, osb_error *err);
 /* Grant PATH writable (a "write" rule). Narrow-only: PATH must be absolute,
  * normalized, free of * ? [, blanks and control characters (it must be
@@ -432,6 +447,100 @@ int osb_fchown_beneath(int root_fd, const char *rel, uint32_t uid, uint32_t gid,
 OSB_WARN_UNUSED int osb_list_beneath(int root_fd, const char *rel, char ***names,
                                      osb_error *err);
 
+/* What kind of file an entry is (osb_file_info.type, osb_dirent.type). A
+ * value never changes meaning. */
+typedef enum osb_file_type {
+	OSB_FILE_UNKNOWN = 0,    /* the entry vanished before its type was read */
+	OSB_FILE_REGULAR,
+	OSB_FILE_DIRECTORY,
+	OSB_FILE_SYMLINK,
+	OSB_FILE_FIFO,
+	OSB_FILE_SOCKET,
+	OSB_FILE_CHAR_DEVICE,
+	OSB_FILE_BLOCK_DEVICE,
+} osb_file_type;
+
+/* What osb_stat_beneath and osb_lstat_beneath report. Plain data. Its size
+ * never changes: fields added later are carved out of RESERVED, which the
+ * library zeroes. */
+typedef struct osb_file_info {
+	int type;                /* osb_file_type */
+	uint32_t mode;           /* permission, setuid, setgid and sticky bits (07777) */
+	uint64_t size;           /* bytes; a symlink's: the length of its target */
+	int64_t mtime_sec;       /* last modification, seconds since the epoch */
+	int64_t mtime_nsec;
+	uint32_t uid, gid;       /* as the caller sees them */
+	uint64_t nlink;
+	uint64_t dev, ino;       /* identity: compare two infos to know the same file */
+	char link_target[4096];  /* osb_lstat_beneath of a symlink: its target, never
+	                          * followed; "" otherwise */
+	uint64_t reserved[8];
+} osb_file_info;
+
+/* Metadata of REL without opening it (a FIFO never blocks): any type is
+ * reported. A symlink anywhere in REL, the last component included, is
+ * refused (ELOOP), as in every call above. REL "." is the root. Returns 0. */
+int osb_stat_beneath(int root_fd, const char *rel, osb_file_info *info, osb_error *err);
+/* As osb_stat_beneath, except that a symlink as the last component is
+ * reported itself (type OSB_FILE_SYMLINK, its target in link_target), never
+ * followed. A symlink before the last component is still refused. */
+int osb_lstat_beneath(int root_fd, const char *rel, osb_file_info *info, osb_error *err);
+
+/* One entry of osb_readdir_beneath: NAME points into the same allocation. */
+typedef struct osb_dirent {
+	const char *name;
+	int type;                /* osb_file_type, from the directory (d_type), else
+	                          * from fstatat without following; OSB_FILE_UNKNOWN if
+	                          * the entry vanished meanwhile */
+} osb_dirent;
+
+/* The entries of directory REL (without "." and ".."), sorted bytewise by
+ * name, with their types, as one array (ended by an entry whose NAME is
+ * NULL) in a single allocation freed with osb_free(). A directory with more than MAX_ENTRIES entries (0: 1048576) is
+ * refused (-OSB_E_PATH, E2BIG), never listed in part. A mount point below
+ * REL is listed as what it is mounted over. Returns the number of entries. */
+OSB_WARN_UNUSED int osb_readdir_beneath(int root_fd, const char *rel, size_t max_entries,
+                                        osb_dirent **entries, osb_error *err);
+
+/* A streaming atomic write: open a temporary file beneath REL's verified
+ * parent (a random ".osb-" name, created O_EXCL with MODE), write it in
+ * chunks, then commit it (fsync, renameat2 over REL, fsync of the
+ * directory) or abort it (the temporary is removed). Readers of REL see the
+ * old file or the whole new one. An existing REL must be a regular file,
+ * checked at open and again at commit (a symlink swapped in meanwhile is
+ * refused, ELOOP). A handle freed before its commit removes its temporary.
+ * One handle is used by one thread at a time; writers of the same REL may
+ * run at once (the last commit wins, or with OSB_WRITE_NOREPLACE the first,
+ * the others failing with EEXIST). A commit or write that fails removes the
+ * temporary (unless its name was replaced meanwhile: a name that is no
+ * longer the writer's is neither put in place, ESTALE, nor removed); the
+ * handle can then only be freed. A process that can write
+ * the directory can still replace REL after the commit: the guarantee is
+ * that the library itself never follows a name out of the root. */
+typedef struct osb_file_writer osb_file_writer;
+enum {
+	OSB_WRITE_NOREPLACE = 1u << 0,   /* commit fails (EEXIST) if REL exists */
+};
+OSB_WARN_UNUSED osb_file_writer *osb_writer_open_beneath(int root_fd, const char *rel,
+                                                         unsigned mode, osb_error *err);
+/* Append LEN bytes of DATA. Returns 0. */
+int osb_writer_write(osb_file_writer *w, const void *data, size_t len, osb_error *err);
+/* FLAGS: 0 or OSB_WRITE_NOREPLACE. Returns 0; the handle is then spent. */
+int osb_writer_commit(osb_file_writer *w, unsigned flags, osb_error *err);
+/* Remove the temporary; REL is left as it was. Returns 0. */
+int osb_writer_abort(osb_file_writer *w, osb_error *err);
+/* Abort (if neither committed nor aborted) and free. NULL is fine. */
+void osb_writer_free(osb_file_writer *w);
+
+/* Remove REL and, if it is a directory, everything beneath it. Never follows
+ * a symlink (a symlink is removed itself) and never crosses a mount: a
+ * directory on another device or another mount below REL is refused
+ * (EXDEV) and nothing beneath it is touched. Entries are removed depth
+ * first, and the first one that cannot be removed stops the call, named in
+ * the error (what was removed before it stays removed). Entries that vanish
+ * meanwhile count as removed. At most 256 directory levels. Returns 0. */
+int osb_remove_tree_beneath(int root_fd, const char *rel, osb_error *err);
+
 /* ---- Capabilities -------------------------------------------------------
  *
  * What isolation this host gives, found by real attempts (a sandbox is
@@ -455,6 +564,12 @@ enum { OSB_CAPS_MODE_USERNS = 1u << 0, OSB_CAPS_MODE_ROOT = 1u << 1 };
 
 /* FLAGS: OSB_CAPS_REFRESH or 0; any other bit is -OSB_E_USAGE. */
 OSB_WARN_UNUSED int osb_caps_probe(osb_caps **out, unsigned flags, osb_error *err);
+/* osb_caps_probe() for a host configuration: the cgroup_limits item is
+ * judged with CONFIG's cgroup parents (osb_config_add_cgroup_parent), where
+ * a launch given CONFIG makes sandbox cgroups. NULL: osb_caps_probe(). The
+ * cache holds one probe: asking with other parents probes again. */
+OSB_WARN_UNUSED int osb_caps_probe_config(osb_caps **out, const osb_config *config,
+                                          unsigned flags, osb_error *err);
 void osb_caps_free(osb_caps *caps);
 /* One JSON object (schema: docs/capabilities.schema.json). Its
  * "allowed_workspaces" is ["/"] (any directory the path rules allow);
@@ -499,6 +614,9 @@ uint64_t osb_result_stdout_bytes(const osb_result *r);
 uint64_t osb_result_stderr_bytes(const osb_result *r);
 uint64_t osb_result_duration_ms(const osb_result *r);
 const char *osb_result_policy_hash(const osb_result *r);
+/* The workspace mode the run or session used: "none", "ro", "rw" or
+ * "overlay" (static); NULL when the run failed before its policy was read. */
+const char *osb_result_workspace_mode(const osb_result *r);
 /* The host uid/gid the sandbox ran as (root callers: allocated or pinned,
  * never 0; unprivileged callers: their own). 0, or -OSB_E_USAGE when the
  * run failed before its identity was decided. */
@@ -527,6 +645,12 @@ unsigned osb_result_limits_not_enforced(const osb_result *r);
 int osb_result_cli_status(const osb_result *r);
 /* One JSON object (see osb-isolate(1), "RESULT"). */
 OSB_WARN_UNUSED char *osb_result_json(const osb_result *r);
+/* The same document handed to WRITE in pieces of at most 64 KiB as it is
+ * made, never whole (its escapes make it up to six times the output). WRITE
+ * returns 0, or anything else to stop. 0, -OSB_E_USAGE (NULL), -OSB_E_NOMEM,
+ * or -OSB_E_IO when WRITE stopped it. */
+typedef int (*osb_json_write_fn)(void *ctx, const char *buf, size_t len);
+OSB_WARN_UNUSED int osb_result_json_write(const osb_result *r, osb_json_write_fn write, void *ctx);
 void osb_result_free(osb_result *r);
 
 /* ---- Sessions -----------------------------------------------------------
@@ -557,7 +681,10 @@ typedef struct osb_session_opts osb_session_opts;
 typedef struct osb_proc osb_proc;
 
 /* Per-exec settings (osb_run honours the first two as well). Each only
- * lowers the policy's limit; 0 leaves the policy's. */
+ * lowers the policy's limit; 0 leaves the policy's. A timeout above the
+ * policy's wall limit is refused (osb_run, osb_session_spawn and
+ * osb_session_run fail with OSB_E_POLICY, stage "policy", naming both), not
+ * lowered. */
 int osb_exec_set_timeout_ms(osb_exec *exec, uint64_t ms);
 int osb_exec_set_output_limit(osb_exec *exec, uint64_t bytes);
 /* osb_session_spawn: stdin is a pipe whose write end osb_proc_stdin()
@@ -569,9 +696,11 @@ int osb_exec_set_cancel_fd(osb_exec *exec, int fd);
 
 /* In a session, osb_exec_set_env() entries are added to the session's
  * environment (computed from the policy at start), replacing entries of the
- * same name, except names the policy's "env deny" patterns match, which are
- * dropped. osb_exec_set_cwd() must be absolute; the default is the
- * workspace (or /). */
+ * same name. An entry whose name an "env deny" pattern of the policy
+ * matches, or that is not NAME=VALUE with a name of letters, digits and
+ * '_', is refused, never dropped: spawn and run fail with OSB_E_POLICY,
+ * stage "env", naming the variable and the pattern's line. osb_exec_set_cwd()
+ * must be absolute; the default is the workspace (or /). */
 
 /* Session options; NULL options mean the defaults. */
 OSB_WARN_UNUSED osb_session_opts *osb_session_opts_new(void);

@@ -12,7 +12,10 @@
  * judged by fstat of the fd. The single exception, the mount-table scan,
  * compares two kernel-produced canonical paths and says why that is sound.
  * When openat2 refuses, the walk runs again purely to name the offending
- * component in the message; it never turns a refusal into success.
+ * component in the message; it never turns a refusal into success. The
+ * file proxy's calls (open, stat, typed listing, streaming atomic write,
+ * recursive remove) all start from that resolution and act on fds or on
+ * names inside an already verified directory fd, never on a path string.
  */
 #include "paths.h"
 
@@ -1071,6 +1074,688 @@ static int list_beneath_errno(int root_fd, const char *rel, char ***names, osb_e
 	return r;
 }
 
+/* ---- stat --------------------------------------------------------------- */
+
+static int file_type(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG:  return OSB_FILE_REGULAR;
+	case S_IFDIR:  return OSB_FILE_DIRECTORY;
+	case S_IFLNK:  return OSB_FILE_SYMLINK;
+	case S_IFIFO:  return OSB_FILE_FIFO;
+	case S_IFSOCK: return OSB_FILE_SOCKET;
+	case S_IFCHR:  return OSB_FILE_CHAR_DEVICE;
+	case S_IFBLK:  return OSB_FILE_BLOCK_DEVICE;
+	}
+	return OSB_FILE_UNKNOWN;
+}
+
+static void fill_info(const struct stat *st, osb_file_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->type = file_type(st->st_mode);
+	info->mode = (uint32_t)(st->st_mode & 07777);
+	info->size = (uint64_t)st->st_size;
+	info->mtime_sec = (int64_t)st->st_mtim.tv_sec;
+	info->mtime_nsec = (int64_t)st->st_mtim.tv_nsec;
+	info->uid = (uint32_t)st->st_uid;
+	info->gid = (uint32_t)st->st_gid;
+	info->nlink = (uint64_t)st->st_nlink;
+	info->dev = (uint64_t)st->st_dev;
+	info->ino = (uint64_t)st->st_ino;
+}
+
+/* The target of the symlink FD (an O_PATH fd of the link itself), as text:
+ * read, never followed. A target that does not fit is refused, not cut. */
+static int read_link_target(struct beneath *b, int fd, const char *rel, osb_file_info *info)
+{
+	ssize_t n = readlinkat(fd, "", info->link_target, sizeof(info->link_target));
+
+	if (n < 0)
+		return bfail_errno(b, errno, rel, strlen(rel), "cannot read the symlink: ");
+	if ((size_t)n >= sizeof(info->link_target))
+		return bfail(b, OSB_E_PATH, ENAMETOOLONG, rel, strlen(rel),
+		             "symlink target longer than %zu bytes", sizeof(info->link_target) - 1);
+	info->link_target[n] = '\0';
+	return 0;
+}
+
+/* O_PATH opens nothing (a FIFO cannot block it); with O_NOFOLLOW a final
+ * symlink comes back as itself, which only lstat (LINK_OK) reports. */
+static int stat_beneath_errno(int root_fd, const char *rel, osb_file_info *info, bool link_ok,
+                              osb_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	osb_error local;
+	struct beneath b;
+	struct stat st;
+	int r;
+
+	api_init(&b, root_fd, err, &local);
+	if (!info)
+		return bfail(&b, OSB_E_USAGE, EINVAL, NULL, 0, "no place to store the metadata");
+	r = check_rel(&b, rel, true);
+	if (r >= 0)
+		r = open_beneath(&b, rel, O_PATH, 0, &fd);
+	if (r < 0)
+		return r;
+	if (fstat(fd, &st) < 0)
+		return bfail_errno(&b, errno, rel, strlen(rel), "cannot stat: ");
+	if (S_ISLNK(st.st_mode) && !link_ok)
+		return symlink_refused(&b, rel, strlen(rel), last_component(rel));
+	fill_info(&st, info);
+	if (S_ISLNK(st.st_mode))
+		return read_link_target(&b, fd, rel, info);
+	return 0;
+}
+
+/* ---- typed listing ------------------------------------------------------ */
+
+#define READDIR_DEFAULT_MAX 1048576u
+
+typedef struct dent {
+	char *name;
+	int type;
+} dent;
+
+typedef struct dentv {
+	dent *v;
+	size_t n, cap;
+} dentv;
+
+static void dentv_free(dentv *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->v[i].name);
+	free(v->v);
+}
+
+static int dentv_push(dentv *v, const char *name, int type)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 16;
+		dent *nv = reallocarray(v->v, cap, sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		v->v = nv;
+		v->cap = cap;
+	}
+	v->v[v->n].name = strdup(name);
+	if (!v->v[v->n].name)
+		return -ENOMEM;
+	v->v[v->n++].type = type;
+	return 0;
+}
+
+static int dtype_file_type(unsigned char t)
+{
+	switch (t) {
+	case DT_REG:  return OSB_FILE_REGULAR;
+	case DT_DIR:  return OSB_FILE_DIRECTORY;
+	case DT_LNK:  return OSB_FILE_SYMLINK;
+	case DT_FIFO: return OSB_FILE_FIFO;
+	case DT_SOCK: return OSB_FILE_SOCKET;
+	case DT_CHR:  return OSB_FILE_CHAR_DEVICE;
+	case DT_BLK:  return OSB_FILE_BLOCK_DEVICE;
+	}
+	return -1;
+}
+
+/* The type of entry DE of directory DFD: d_type where the file system fills
+ * it, else fstatat without following (an entry gone meanwhile: unknown). */
+static int entry_type(int dfd, const struct dirent *de)
+{
+	struct stat st;
+	int t = test_flag(PATHS_TEST_NO_DTYPE) ? -1 : dtype_file_type(de->d_type);
+
+	if (t >= 0)
+		return t;
+	if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? OSB_FILE_UNKNOWN : -errno;
+	return file_type(st.st_mode);
+}
+
+/* Read the entries of the open directory FD (taken) into V, at most MAX. */
+static int read_entries(struct beneath *b, int fd, const char *rel, size_t max, dentv *v)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return bfail_errno(b, -r, rel, strlen(rel), "cannot list: ");
+	}
+	errno = 0;
+	while (r == 0 && (de = readdir(d))) {
+		int t;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (v->n >= max) {
+			r = bfail(b, OSB_E_PATH, E2BIG, rel, strlen(rel),
+			          "has more than %zu entries; refused (raise max_entries)", max);
+			break;
+		}
+		t = entry_type(dirfd(d), de);
+		r = t < 0 ? t : dentv_push(v, de->d_name, t);
+		if (r < 0)
+			r = bfail_errno(b, -r, rel, strlen(rel), "cannot list: ");
+		errno = 0;
+	}
+	if (r == 0 && errno)
+		r = bfail_errno(b, errno, rel, strlen(rel), "cannot list: ");
+	closedir(d);
+	return r;
+}
+
+static int cmp_dents(const void *a, const void *b)
+{
+	return strcmp(((const dent *)a)->name, ((const dent *)b)->name);
+}
+
+/* Pack V into one allocation: the entries (and a NULL-named terminator),
+ * then the names. */
+static osb_dirent *pack_dents(const dentv *v)
+{
+	size_t total = (v->n + 1) * sizeof(osb_dirent);
+	osb_dirent *out;
+	char *p;
+
+	for (size_t i = 0; i < v->n; i++)
+		total += strlen(v->v[i].name) + 1;
+	out = malloc(total);
+	if (!out)
+		return NULL;
+	p = (char *)(out + v->n + 1);
+	for (size_t i = 0; i < v->n; i++) {
+		size_t n = strlen(v->v[i].name) + 1;
+
+		memcpy(p, v->v[i].name, n);
+		out[i] = (osb_dirent){ .name = p, .type = v->v[i].type };
+		p += n;
+	}
+	out[v->n] = (osb_dirent){ .name = NULL, .type = OSB_FILE_UNKNOWN };
+	return out;
+}
+
+static int readdir_beneath_errno(int root_fd, const char *rel, size_t max,
+                                 osb_dirent **entries, osb_error *err)
+{
+	dentv v = { 0 };
+	osb_error local;
+	struct beneath b;
+	int fd = -1, r;
+
+	api_init(&b, root_fd, err, &local);
+	if (!entries)
+		return bfail(&b, OSB_E_USAGE, EINVAL, NULL, 0, "no place to store the entries");
+	*entries = NULL;
+	if (max == 0)
+		max = READDIR_DEFAULT_MAX;
+	if (max > (size_t)INT_MAX)
+		max = INT_MAX;    /* the count is returned as an int */
+	r = check_rel(&b, rel, true);
+	if (r >= 0)
+		r = open_beneath(&b, rel, O_RDONLY | O_DIRECTORY, 0, &fd);
+	if (r >= 0)
+		r = read_entries(&b, fd, rel, max, &v);    /* takes fd */
+	if (r >= 0 && v.n)
+		qsort(v.v, v.n, sizeof(*v.v), cmp_dents);
+	if (r >= 0 && !(*entries = pack_dents(&v)))
+		r = bfail(&b, OSB_E_NOMEM, ENOMEM, NULL, 0, "out of memory");
+	if (r >= 0)
+		r = (int)v.n;
+	dentv_free(&v);
+	return r;
+}
+
+/* ---- streaming atomic write ---------------------------------------------- */
+
+/* The temporary lives in REL's verified parent, so the final rename never
+ * crosses a directory; it is named by a random ".osb-" name created O_EXCL
+ * and identified by its inode, so a name the sandbox swaps in meanwhile is
+ * neither put in place nor removed. */
+struct osb_file_writer {
+	int parent;           /* O_PATH fd of REL's verified parent */
+	int fd;               /* the temporary, open for writing; -1 once spent */
+	struct stat tmp_st;   /* the temporary's identity */
+	char *rel;            /* REL, for messages */
+	const char *base;     /* REL's last component, inside REL */
+	char *display;        /* the root, for messages (ROOT_FD may be closed) */
+	char tmp[32];
+	char *tmp_rel;        /* the temporary relative to the root, for messages */
+};
+
+static void writer_beneath(struct beneath *b, osb_file_writer *w, osb_error *err,
+                           osb_error *local)
+{
+	beneath_init(b, -1, w->display, "paths beneath the root", err ? err : local);
+}
+
+static bool writer_owns_tmp(const osb_file_writer *w)
+{
+	struct stat st;
+
+	return fstatat(w->parent, w->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       st.st_dev == w->tmp_st.st_dev && st.st_ino == w->tmp_st.st_ino;
+}
+
+/* Remove the temporary (only if the name is still ours) and spend the
+ * handle. Returns 0 or -errno of the unlink. */
+static int writer_discard(osb_file_writer *w)
+{
+	int r = 0;
+
+	if (w->fd < 0)
+		return 0;
+	if (writer_owns_tmp(w) && unlinkat(w->parent, w->tmp, 0) < 0 && errno != ENOENT)
+		r = -errno;
+	close(w->fd);
+	w->fd = -1;
+	return r;
+}
+
+static void writer_destroy(osb_file_writer *w)
+{
+	if (!w)
+		return;
+	writer_discard(w);
+	if (w->parent >= 0)
+		close(w->parent);
+	free(w->rel);
+	free(w->display);
+	free(w->tmp_rel);
+	free(w);
+}
+
+static int writer_create_tmp(osb_file_writer *w, mode_t mode)
+{
+	const char *slash = strrchr(w->rel, '/');
+
+	for (int tries = 0; w->fd < 0; tries++) {
+		int r = temp_name(w->tmp, sizeof(w->tmp));
+
+		if (r < 0)
+			return r;
+		w->fd = openat(w->parent, w->tmp,
+		               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (w->fd < 0 && (errno != EEXIST || tries >= 8))
+			return -errno;
+	}
+	if (fstat(w->fd, &w->tmp_st) < 0) {
+		int e = errno;
+
+		/* Not yet identified, so writer_discard would leave it: remove it
+		 * by the name we just created. */
+		unlinkat(w->parent, w->tmp, 0);
+		close(w->fd);
+		w->fd = -1;
+		return -e;
+	}
+	if (asprintf(&w->tmp_rel, "%.*s%s%s", slash ? (int)(slash - w->rel) : 0, w->rel,
+	             slash ? "/" : "", w->tmp) < 0) {
+		w->tmp_rel = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int writer_open_errno(int root_fd, const char *rel, unsigned mode,
+                             osb_file_writer **out, osb_error *err)
+{
+	osb_file_writer *w = NULL;
+	osb_error local;
+	struct beneath b;
+	const char *base;
+	int parent = -1, r;
+
+	api_init(&b, root_fd, err, &local);
+	r = check_mode(&b, mode);
+	if (r >= 0)
+		r = open_parent(&b, rel, &parent, &base);
+	if (r >= 0)
+		r = check_write_target(&b, parent, base, rel);
+	if (r >= 0 && !(w = calloc(1, sizeof(*w))))
+		r = -ENOMEM;
+	if (w) {
+		w->parent = parent;
+		w->fd = -1;
+		parent = -1;
+		w->rel = strdup(rel);
+		w->display = strdup(root_name(&b));
+		if (!w->rel || !w->display)
+			r = -ENOMEM;
+	}
+	if (r >= 0) {
+		w->base = w->rel + (base - rel);
+		r = writer_create_tmp(w, mode);
+		if (r < 0)
+			r = bfail_errno(&b, -r, rel, strlen(rel), "cannot create a temporary file: ");
+	}
+	if (r == -ENOMEM)
+		r = bfail(&b, OSB_E_NOMEM, ENOMEM, NULL, 0, "out of memory");
+	if (parent >= 0)
+		close(parent);
+	if (r < 0) {
+		writer_destroy(w);
+		return r;
+	}
+	*out = w;
+	return 0;
+}
+
+static int writer_spent(struct beneath *b, const osb_file_writer *w)
+{
+	if (!w)
+		return bfail(b, OSB_E_USAGE, EINVAL, NULL, 0, "no writer given");
+	if (w->fd < 0)
+		return bfail(b, OSB_E_USAGE, EINVAL, w->rel, strlen(w->rel),
+		             "the writer was already committed or aborted");
+	return 0;
+}
+
+static int writer_write_errno(osb_file_writer *w, const void *data, size_t len, osb_error *err)
+{
+	osb_error local;
+	struct beneath b;
+	int r;
+
+	if (!w) {
+		beneath_init(&b, -1, "", "", err ? err : &local);
+		return writer_spent(&b, w);
+	}
+	writer_beneath(&b, w, err, &local);
+	r = writer_spent(&b, w);
+	if (r < 0)
+		return r;
+	if (!data && len > 0)
+		return bfail(&b, OSB_E_USAGE, EINVAL, NULL, 0, "no data given for %zu bytes", len);
+	r = write_all(w->fd, data, len);
+	if (r < 0) {
+		char buf[128];
+
+		writer_discard(w);
+		return bfail(&b, OSB_E_IO, -r, w->rel, strlen(w->rel),
+		             "cannot write the temporary file: %s", errstr(-r, buf, sizeof(buf)));
+	}
+	return 0;
+}
+
+/* The directory entry must outlive a crash too: fsync the parent. */
+static int sync_parent(int parent)
+{
+	_cleanup_close_ int dfd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0 || fsync(dfd) < 0)
+		return -errno;
+	return 0;
+}
+
+static int writer_commit_errno(osb_file_writer *w, unsigned flags, osb_error *err)
+{
+	osb_error local;
+	struct beneath b;
+	size_t len;
+	int r;
+
+	if (!w)
+		return writer_write_errno(NULL, NULL, 0, err);
+	writer_beneath(&b, w, err, &local);
+	len = strlen(w->rel);
+	r = writer_spent(&b, w);
+	if (r >= 0 && (flags & ~(unsigned)OSB_WRITE_NOREPLACE))
+		r = bfail(&b, OSB_E_USAGE, EINVAL, NULL, 0,
+		          "commit flags 0x%x refused: use 0 or OSB_WRITE_NOREPLACE", flags);
+	if (r < 0)
+		return r;
+	if (fsync(w->fd) < 0) {
+		int e = errno;
+
+		writer_discard(w);
+		return bfail(&b, OSB_E_IO, e, w->rel, len, "cannot sync the temporary file: %s",
+		             errstr(e, (char[128]){ 0 }, 128));
+	}
+	if (!writer_owns_tmp(w)) {
+		close(w->fd);
+		w->fd = -1;
+		return bfail(&b, OSB_E_PATH, ESTALE, w->rel, len, "the temporary file %s/%s was "
+		             "replaced before the commit; refused", w->display, w->tmp_rel);
+	}
+	r = check_write_target(&b, w->parent, w->base, w->rel);
+	if (r >= 0 && renameat2(w->parent, w->tmp, w->parent, w->base,
+	                        (flags & OSB_WRITE_NOREPLACE) ? RENAME_NOREPLACE : 0) < 0)
+		r = bfail_errno(&b, errno, w->rel, len, "cannot put the new file in place: ");
+	if (r < 0) {
+		writer_discard(w);
+		return r;
+	}
+	close(w->fd);
+	w->fd = -1;
+	r = sync_parent(w->parent);
+	if (r < 0)
+		return bfail(&b, OSB_E_IO, -r, w->rel, len, "in place, but the directory could not "
+		             "be synced: %s", errstr(-r, (char[128]){ 0 }, 128));
+	return 0;
+}
+
+static int writer_abort_errno(osb_file_writer *w, osb_error *err)
+{
+	osb_error local;
+	struct beneath b;
+	int r;
+
+	if (!w)
+		return writer_write_errno(NULL, NULL, 0, err);
+	writer_beneath(&b, w, err, &local);
+	r = writer_spent(&b, w);
+	if (r >= 0 && (r = writer_discard(w)) < 0)
+		r = bfail_errno(&b, -r, w->tmp_rel, strlen(w->tmp_rel), "cannot remove: ");
+	return r;
+}
+
+/* ---- recursive remove ----------------------------------------------------- */
+
+#define REMOVE_MAX_DEPTH 256
+
+struct rmlevel;
+
+/* One removal: where it started (device and mount, which nothing removed
+ * may leave) and how to word errors. */
+struct rmtree {
+	struct beneath *b;
+	dev_t dev;
+	uint64_t mnt;
+	int top;                /* REL's verified parent */
+	size_t n;               /* directories being emptied, outermost first */
+	struct rmlevel *stack;  /* REMOVE_MAX_DEPTH of them */
+};
+
+/* "<root>/<path>: <doing><strerror(E)>" */
+static int rm_fail(struct rmtree *t, const char *path, int e, const char *doing)
+{
+	return bfail_errno(t->b, e, path, strlen(path), doing);
+}
+
+/* "<root>/<path>: <why>" */
+static int rm_refuse(struct rmtree *t, const char *path, int e, const char *why)
+{
+	return bfail(t->b, OSB_E_PATH, e, path, strlen(path), "%s", why);
+}
+
+/* Open directory NAME in DFD (PATH; ST from fstatat) to empty it: the very
+ * inode ST names (a swap meanwhile is refused), on the same device and the
+ * same mount as where the removal started. *FD_OUT stays -1 when it
+ * vanished meanwhile. */
+static int rm_open_dir(struct rmtree *t, int dfd, const char *name, const char *path,
+                       const struct stat *st, size_t depth, int *fd_out)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat now;
+	uint64_t mnt;
+
+	if (st->st_dev != t->dev)
+		return rm_refuse(t, path, EXDEV, "is on another file system; refused (a remove may "
+		                 "not cross mount points)");
+	if (depth >= REMOVE_MAX_DEPTH)
+		return rm_refuse(t, path, ELOOP, "lies more than 256 directory levels deep; refused");
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || fstat(fd, &now) < 0)
+		return rm_fail(t, path, errno, "cannot open: ");
+	if (now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+		return rm_refuse(t, path, ESTALE, "was replaced while being removed; refused");
+	if (path_mount_id(fd, &mnt) < 0 || mnt != t->mnt)
+		return rm_refuse(t, path, EXDEV, "is a mount point; refused (a remove may not cross "
+		                 "mount points)");
+	*fd_out = fd;
+	fd = -1;
+	return 0;
+}
+
+/* One directory being emptied: its stream, its name in the level above,
+ * and its path for messages. */
+struct rmlevel {
+	DIR *d;
+	char *name;
+	char *path;
+	bool rewound;   /* read once more after the end (see rm_step) */
+};
+
+static void rm_pop(struct rmtree *t)
+{
+	struct rmlevel *l = &t->stack[--t->n];
+
+	if (l->d)
+		closedir(l->d);
+	free(l->name);
+	free(l->path);
+}
+
+/* The fd of the directory holding level I's directory. */
+static int rm_parent_fd(const struct rmtree *t, size_t i)
+{
+	return i == 0 ? t->top : dirfd(t->stack[i - 1].d);
+}
+
+/* Remove NAME in DFD (PATH for messages) unless it is a directory, which is
+ * pushed to be emptied first (taking NAME and PATH). Never follows it. An
+ * entry gone meanwhile below the top counts as removed. */
+static int rm_visit(struct rmtree *t, int dfd, char *name, char *path)
+{
+	_cleanup_free_ char *n = name, *p = path;
+	struct stat st;
+	int fd = -1, r;
+
+	if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT && t->n > 0 ? 0 : rm_fail(t, p, errno, "cannot remove: ");
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dfd, n, 0) < 0 && !(errno == ENOENT && t->n > 0))
+			return rm_fail(t, p, errno, "cannot remove: ");
+		return 0;
+	}
+	r = rm_open_dir(t, dfd, n, p, &st, t->n, &fd);
+	if (r < 0 || fd < 0)
+		return r;
+	t->stack[t->n] = (struct rmlevel){ .d = fdopendir(fd), .name = n, .path = p };
+	if (!t->stack[t->n].d) {
+		r = errno;
+		close(fd);
+		return rm_fail(t, p, r, "cannot list: ");
+	}
+	t->n++;
+	n = p = NULL;
+	return 0;
+}
+
+/* The deepest directory is empty: remove it. Entries the sandbox added
+ * meanwhile make this fail (ENOTEMPTY), named. */
+static int rm_finish_level(struct rmtree *t)
+{
+	struct rmlevel *l = &t->stack[t->n - 1];
+	int dfd = rm_parent_fd(t, t->n - 1), r = 0;
+
+	closedir(l->d);
+	l->d = NULL;
+	if (unlinkat(dfd, l->name, AT_REMOVEDIR) < 0 && !(errno == ENOENT && t->n > 1))
+		r = rm_fail(t, l->path, errno, "cannot remove: ");
+	rm_pop(t);
+	return r;
+}
+
+/* One step: the next entry of the deepest directory, or that directory
+ * itself once it has none left. An explicit stack, not recursion: the
+ * depth is bounded by REMOVE_MAX_DEPTH, not by the C stack. */
+static int rm_step(struct rmtree *t)
+{
+	struct rmlevel *l = &t->stack[t->n - 1];
+	struct dirent *de;
+	char *name, *path;
+
+	errno = 0;
+	do
+		de = readdir(l->d);
+	while (de && (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0));
+	if (!de && errno)
+		return rm_fail(t, l->path, errno, "cannot list: ");
+	/* Entries removed while reading may make readdir skip others on some
+	 * file systems: read once more from the start before the rmdir. */
+	if (!de && !l->rewound) {
+		l->rewound = true;
+		rewinddir(l->d);
+		return 0;
+	}
+	if (!de)
+		return rm_finish_level(t);
+	name = strdup(de->d_name);
+	if (!name || asprintf(&path, "%s/%s", l->path, de->d_name) < 0) {
+		free(name);
+		return rm_fail(t, l->path, ENOMEM, "");
+	}
+	return rm_visit(t, dirfd(l->d), name, path);
+}
+
+static int remove_tree_beneath_errno(int root_fd, const char *rel, osb_error *err)
+{
+	_cleanup_close_ int parent = -1;
+	struct rmtree t = { 0 };
+	osb_error local;
+	struct beneath b;
+	struct stat st;
+	const char *base;
+	char *name = NULL, *path = NULL;
+	int r;
+
+	api_init(&b, root_fd, err, &local);
+	t.b = &b;
+	r = open_parent(&b, rel, &parent, &base);
+	if (r < 0)
+		return r;
+	if (fstat(parent, &st) < 0 || (r = path_mount_id(parent, &t.mnt)) < 0)
+		return bfail_errno(&b, r < 0 ? -r : errno, rel, strlen(rel), "cannot stat: ");
+	t.dev = st.st_dev;
+	t.top = parent;
+	t.stack = calloc(REMOVE_MAX_DEPTH, sizeof(*t.stack));
+	name = strdup(base);
+	path = strdup(rel);
+	if (!t.stack || !name || !path) {
+		free(t.stack);
+		free(name);
+		free(path);
+		return bfail(&b, OSB_E_NOMEM, ENOMEM, NULL, 0, "out of memory");
+	}
+	r = rm_visit(&t, parent, name, path);
+	while (r >= 0 && t.n > 0)
+		r = rm_step(&t);
+	while (t.n > 0)
+		rm_pop(&t);
+	free(t.stack);
+	return r;
+}
+
 /* ---- the public file API: one error convention ------------------------------
  *
  * The steps above speak -errno, as the system calls they wrap; the public
@@ -1155,4 +1840,78 @@ int osb_list_beneath(int root_fd, const char *rel, char ***names, osb_error *err
 
 	osb_err_clear(e);
 	return api_result(list_beneath_errno(root_fd, rel, names, e), e);
+}
+
+int osb_stat_beneath(int root_fd, const char *rel, osb_file_info *info, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(stat_beneath_errno(root_fd, rel, info, false, e), e);
+}
+
+int osb_lstat_beneath(int root_fd, const char *rel, osb_file_info *info, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(stat_beneath_errno(root_fd, rel, info, true, e), e);
+}
+
+int osb_readdir_beneath(int root_fd, const char *rel, size_t max_entries,
+                        osb_dirent **entries, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(readdir_beneath_errno(root_fd, rel, max_entries, entries, e), e);
+}
+
+osb_file_writer *osb_writer_open_beneath(int root_fd, const char *rel, unsigned mode,
+                                         osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+	osb_file_writer *w = NULL;
+
+	osb_err_clear(e);
+	if (api_result(writer_open_errno(root_fd, rel, mode, &w, e), e) < 0)
+		return NULL;
+	return w;
+}
+
+int osb_writer_write(osb_file_writer *w, const void *data, size_t len, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(writer_write_errno(w, data, len, e), e);
+}
+
+int osb_writer_commit(osb_file_writer *w, unsigned flags, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(writer_commit_errno(w, flags, e), e);
+}
+
+int osb_writer_abort(osb_file_writer *w, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(writer_abort_errno(w, e), e);
+}
+
+void osb_writer_free(osb_file_writer *w)
+{
+	writer_destroy(w);
+}
+
+int osb_remove_tree_beneath(int root_fd, const char *rel, osb_error *err)
+{
+	osb_error local = { 0 }, *e = err ? err : &local;
+
+	osb_err_clear(e);
+	return api_result(remove_tree_beneath_errno(root_fd, rel, e), e);
 }

@@ -50,11 +50,13 @@ int path_mount_id(int fd, uint64_t *id);
  * Returns 0 or -errno (-ESTALE when the name no longer fits). */
 int path_fd_name(int fd, const struct stat *st, char **out);
 
-/* Test hooks: force the component walk instead of openat2, and the named
- * temporary file instead of O_TMPFILE, so unit tests prove both paths. */
+/* Test hooks: force the component walk instead of openat2, the named
+ * temporary file instead of O_TMPFILE, and fstatat instead of d_type, so
+ * unit tests prove both paths of each. */
 enum {
 	PATHS_TEST_FORCE_WALK = 1u << 0,
 	PATHS_TEST_NO_TMPFILE = 1u << 1,
+	PATHS_TEST_NO_DTYPE = 1u << 2,
 };
 void paths_set_test_flags(unsigned flags);
 

@@ -82,6 +82,10 @@ typedef struct plan {
 	int passwd_fd, group_fd;
 	plan_bind *binds; size_t n_binds;   /* ro binds first, then workspace */
 	char *ws_dest;            /* NULL when the policy has no workspace */
+	/* An overlay workspace (WS_OVERLAY): the workspace is bound read-only
+	 * and the init mounts the overlay over it (helper/init-overlay.c); the
+	 * upper layer's size in bytes. 0: no overlay. */
+	uint64_t overlay_size;
 	char *cwd;                /* working directory inside */
 	strv env;                 /* the sandbox environment */
 	bool session;             /* for a session: no environment memfd */

@@ -174,13 +174,29 @@ static void walk_identity(walk *w, const osb_policy *p)
 	}
 }
 
+/* "workspace MODE [DEST]", and an overlay's size in bytes: a policy that
+ * names none gets the default, which the hash then covers. */
+static void walk_workspace(walk *w, const osb_policy *p)
+{
+	const char *mode = policy_ws_names[p->ws_mode];
+	char v[32], size[40];
+
+	policy_format_limit(LIM_MEMORY, p->ws_size, v, sizeof(v));
+	snprintf(size, sizeof(size), "size=%s", v);
+	if (p->ws_mode == WS_OVERLAY && p->ws_dest)
+		EMIT(w, &p->ws_set.o, p->ws_size, "workspace", mode, p->ws_dest, size);
+	else if (p->ws_mode == WS_OVERLAY)
+		EMIT(w, &p->ws_set.o, p->ws_size, "workspace", mode, size);
+	else if (p->ws_dest)
+		EMIT(w, &p->ws_set.o, 0, "workspace", mode, p->ws_dest);
+	else
+		EMIT(w, &p->ws_set.o, 0, "workspace", mode);
+}
+
 static void walk_scalars(walk *w, const osb_policy *p)
 {
 	EMIT(w, &p->root_set.o, 0, "root", policy_root_names[p->root]);
-	if (p->ws_dest)
-		EMIT(w, &p->ws_set.o, 0, "workspace", policy_ws_names[p->ws_mode], p->ws_dest);
-	else
-		EMIT(w, &p->ws_set.o, 0, "workspace", policy_ws_names[p->ws_mode]);
+	walk_workspace(w, p);
 	EMIT(w, &p->net_set.o, 0, "network", policy_net_names[p->net]);
 	if (p->caller_net.set)
 		EMIT(w, &p->caller_net.o, 0, "allow-caller", "network");

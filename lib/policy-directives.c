@@ -82,29 +82,73 @@ static int d_identity(parser *ps, frame *f, int n, tok *t)
 	return 0;
 }
 
-static int d_workspace(parser *ps, frame *f, int n, tok *t)
+/* "size=SIZE" after "workspace overlay [DEST]": the most its upper layer
+ * (a tmpfs) may hold, as for "tmpfs PATH size=SIZE". */
+static int ws_size(parser *ps, frame *f, size_t k, const tok *t, uint64_t *size)
 {
-	static const char usage[] = "workspace rw|ro|none [DEST]";
-	char *dest = NULL;
-	size_t k = 0;
-	slot *s;
-	bool apply;
+	clipbuf cb;
+
+	if (k != WS_OVERLAY)
+		return perr(ps, f, t->col, "unexpected argument \"%s\" (size=SIZE is only for "
+		            "\"workspace overlay\")", policy_clip(t->s, &cb));
+	if (parse_size_bytes(t->s + 5, size) < 0)
+		return perr(ps, f, t->col, "invalid workspace size \"%s\" (expected size=SIZE with B, "
+		            "KiB, MiB, GiB, TiB, K, M or G)", policy_clip(t->s, &cb));
+	if (*size == 0)
+		return perr(ps, f, t->col, "\"workspace overlay\" size must be greater than zero");
+	return 0;
+}
+
+/* The words after the mode: [DEST] [size=SIZE], in that order. */
+static int ws_args(parser *ps, frame *f, int n, tok *t, size_t k, int *dest_at, uint64_t *size)
+{
+	static const char usage[] = "workspace rw|ro|overlay|none [DEST] [size=SIZE]";
 	int r;
 
-	if ((r = arity(ps, f, n, t, 1, 2, usage)) < 0 ||
-	    (r = keyword(ps, f, &t[1], policy_ws_names, ARRAY_SIZE(policy_ws_names), "workspace", &k)) < 0)
-		return r;
-	if (k == WS_NONE && n > 2)
-		return arity(ps, f, n, t, 1, 1, usage);
-	if (n > 2 && (r = check_path_tok(ps, f, &t[2])) < 0)
+	*dest_at = 0;
+	*size = k == WS_OVERLAY ? WS_OVERLAY_DEFAULT_SIZE : 0;
+	for (int i = 2; i < n; i++) {
+		const tok *w = &t[i];
+		bool is_size = strncmp(w->s, "size=", 5) == 0, last = i + 1 == n;
+
+		if (is_size && !last)
+			return perr(ps, f, w->col, "size=SIZE comes last (usage is \"%s\")", usage);
+		if (is_size) {
+			r = ws_size(ps, f, k, w, size);
+		} else if (i == 2 && k != WS_NONE) {
+			r = check_path_tok(ps, f, w);
+			*dest_at = i;
+		} else {
+			r = arity(ps, f, n, t, 1, k == WS_NONE ? 1 : 2, usage);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int d_workspace(parser *ps, frame *f, int n, tok *t)
+{
+	static const char usage[] = "workspace rw|ro|overlay|none [DEST] [size=SIZE]";
+	char *dest = NULL;
+	uint64_t size;
+	size_t k = 0;
+	int dest_at, r;
+	slot *s;
+	bool apply;
+
+	if ((r = arity(ps, f, n, t, 1, 3, usage)) < 0 ||
+	    (r = keyword(ps, f, &t[1], policy_ws_names, ARRAY_SIZE(policy_ws_names), "workspace", &k)) < 0 ||
+	    (r = ws_args(ps, f, n, t, k, &dest_at, &size)) < 0)
 		return r;
 	if ((r = claim(ps, f, t[0].col, "workspace", "workspace", &s, &apply)) < 0 || !apply)
 		return r;
-	if (n > 2 && !(dest = strdup(t[2].s)))
+	if (dest_at && !(dest = strdup(t[dest_at].s)))
 		return policy_nomem(ps->err);
 	free(ps->p->ws_dest);
 	ps->p->ws_dest = dest;
 	ps->p->ws_mode = (enum ws_mode)k;
+	ps->p->ws_size = size;
 	ps->p->ws_set = (pol_set){ true, s->win };
 	return 0;
 }

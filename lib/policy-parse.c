@@ -68,7 +68,7 @@ map_entry *map_add(void **root, unsigned inst, const char *key, size_t val, bool
 static void parser_free(parser *ps)
 {
 	void **maps[] = { &ps->seen_map, &ps->slot_map, &ps->path_map, &ps->pass_map, &ps->deny_map,
-	                  &ps->root_map };
+	                  &ps->root_map, &ps->inc_map };
 
 	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
 		if (*maps[i])
@@ -78,6 +78,11 @@ static void parser_free(parser *ps)
 		free(ps->slots[i]);
 	}
 	free(ps->slots);
+	for (size_t i = 0; i < ps->n_incs; i++) {
+		free(ps->incs[i]->text);
+		free(ps->incs[i]);
+	}
+	free(ps->incs);
 	free(ps->path_o);
 	for (size_t i = 0; i < ps->n_path_o; i++)
 		free(ps->path_kind[i]);
@@ -348,18 +353,33 @@ static int include_read_error(parser *ps, frame *f, const tok *t, const char *pa
 	                  strerror(-r));
 }
 
-/* "NAME" is a shipped policy: it is read from policy_dir() only, so a file
- * of that name beside the including policy (which may sit where untrusted
- * code can write) cannot take its place. "./NAME" names that sibling. */
-static int include_find(parser *ps, frame *f, const tok *t, bool sibling, char **path,
-                        char **text, size_t *len)
+/* The file an include names. "NAME" is a shipped policy: it is read from
+ * policy_dir() only, so a file of that name beside the including policy
+ * (which may sit where untrusted code can write) cannot take its place.
+ * "./NAME" names that sibling; "/PATH" is used as written. */
+static int include_path(parser *ps, frame *f, const tok *t, char **path)
 {
+	bool sibling = strncmp(t->s, "./", 2) == 0;
 	const char *name = sibling ? t->s + 2 : t->s;
-	_cleanup_free_ char *fname = policy_file_name(name);
 	const char *slash = strrchr(f->file, '/');
+	_cleanup_free_ char *fname = NULL;
+	clipbuf cb;
 	int r;
 
-	if (!fname)
+	if (t->s[0] == '/') {
+		if ((r = check_path_tok(ps, f, t)) < 0)
+			return r;
+		*path = strdup(t->s);
+		return *path ? 0 : policy_nomem(ps->err);
+	}
+	if (strchr(name, '/'))
+		return perr(ps, f, t->col, "include takes a bare name, \"./NAME\" or an absolute "
+		            "path, not a relative path: \"%s\"", policy_clip(t->s, &cb));
+	if (!policy_bare_name_ok(name))
+		return perr(ps, f, t->col, "invalid include name \"%s\" (letters, digits, \"_\", "
+		            "\".\" and \"-\", \"./\" and such a name, or an absolute path)",
+		            policy_clip(t->s, &cb));
+	if (!(fname = policy_file_name(name)))
 		return policy_nomem(ps->err);
 	if (sibling && slash)
 		r = asprintf(path, "%.*s/%s", (int)(slash - f->file), f->file, fname);
@@ -371,25 +391,64 @@ static int include_find(parser *ps, frame *f, const tok *t, bool sibling, char *
 		*path = NULL;
 		return policy_nomem(ps->err);
 	}
-	r = read_file_bounded(*path, POLICY_MAX_BYTES, text, len);
-	if (r == -ENOENT && !sibling) {
+	return 0;
+}
+
+/* Read PATH for the include T, or find it read already: one snapshot of
+ * each file per load, however often it is included. */
+static int include_read(parser *ps, frame *f, const tok *t, const char *path, inc_file **out)
+{
+	_cleanup_free_ char *text = NULL;
+	bool added, bare = t->s[0] != '/' && strncmp(t->s, "./", 2) != 0;
+	map_entry *e = map_add(&ps->inc_map, 0, path, ps->n_incs, &added);
+	inc_file *inc, **v;
+	struct stat st;
+	size_t len = 0;
+	int r;
+
+	if (!e)
+		return policy_nomem(ps->err);
+	if (!added) {   /* a failed read ends the load: every entry is complete */
+		*out = ps->incs[e->val];
+		return 0;
+	}
+	r = read_file_bounded(path, POLICY_MAX_BYTES, &text, &len);
+	if (r == -ENOENT && bare) {
 		clipbuf cb;
 
 		return perr_errno(ps, f, t->col, ENOENT, "cannot include \"%s\": %s does not exist "
 		                  "(a bare name is a shipped policy; write \"./%s\" for a file beside "
-		                  "this one)", policy_clip(t->s, &cb), *path, policy_clip(t->s, &cb));
+		                  "this one)", policy_clip(t->s, &cb), path, policy_clip(t->s, &cb));
 	}
-	return r < 0 ? include_read_error(ps, f, t, *path, r) : 0;
+	if (r < 0)
+		return include_read_error(ps, f, t, path, r);
+	if (stat(path, &st) < 0)
+		return include_read_error(ps, f, t, path, -errno);
+	v = array_grow(ps->incs, &ps->cap_incs, ps->n_incs, sizeof(*v));
+	if (!v)
+		return policy_nomem(ps->err);
+	ps->incs = v;
+	if (!(inc = calloc(1, sizeof(*inc))) || !(inc->file = files_add(ps->p, path))) {
+		free(inc);
+		return policy_nomem(ps->err);
+	}
+	inc->text = text;
+	text = NULL;
+	inc->len = len;
+	inc->dev = st.st_dev;
+	inc->ino = st.st_ino;
+	ps->incs[ps->n_incs++] = inc;
+	*out = inc;
+	return 0;
 }
 
-static int include_cycle(parser *ps, frame *f, const tok *t, const char *path, const struct stat *st)
+static int include_cycle(parser *ps, frame *f, const tok *t, const inc_file *inc)
 {
 	char chain[sizeof(((osb_error *)0)->message)];
 	size_t used = 0, i;
 
 	for (i = 0; i < ps->n_stack; i++)
-		if (ps->stack[i]->has_id && ps->stack[i]->dev == st->st_dev &&
-		    ps->stack[i]->ino == st->st_ino)
+		if (ps->stack[i]->has_id && ps->stack[i]->dev == inc->dev && ps->stack[i]->ino == inc->ino)
 			break;
 	if (i == ps->n_stack)
 		return 0;
@@ -401,51 +460,54 @@ static int include_cycle(parser *ps, frame *f, const tok *t, const char *path, c
 			break;
 		used += (size_t)w;
 	}
-	return perr(ps, f, t->col, "include cycle: %s%s", chain, path);
+	return perr(ps, f, t->col, "include cycle: %s%s", chain, inc->file);
+}
+
+/* Count INC's text against the bound on what one load parses. */
+static int include_charge(parser *ps, frame *f, const tok *t, const inc_file *inc)
+{
+	clipbuf cb;
+
+	if (inc->len > POLICY_MAX_TOTAL_BYTES - ps->text_total)
+		return perr(ps, f, t->col, "cannot include \"%s\": the policy and its includes would be "
+		            "more than 4 MiB of text (%zu bytes; %s has %zu, %zu were read before it)",
+		            policy_clip(t->s, &cb), POLICY_MAX_TOTAL_BYTES, inc->file, inc->len,
+		            ps->text_total);
+	ps->text_total += inc->len;
+	return 0;
 }
 
 int d_include(parser *ps, frame *f, int n, tok *t)
 {
-	_cleanup_free_ char *path = NULL, *text = NULL;
-	bool sibling;
-	const char *file;
-	size_t len = 0;
-	struct stat st;
+	_cleanup_free_ char *path = NULL;
+	unsigned depth = f->depth + 1;
+	struct stat id = { 0 };
+	inc_file *inc = NULL;
 	clipbuf cb;
 	int r;
 
 	if ((r = arity(ps, f, n, t, 1, 1, "include NAME|./NAME|/PATH")) < 0)
 		return r;
-	sibling = strncmp(t[1].s, "./", 2) == 0;
-	if (t[1].s[0] == '/') {
-		if ((r = check_path_tok(ps, f, &t[1])) < 0)
-			return r;
-		if (!(path = strdup(t[1].s)))
-			return policy_nomem(ps->err);
-		r = read_file_bounded(path, POLICY_MAX_BYTES, &text, &len);
-		if (r < 0)
-			return include_read_error(ps, f, &t[1], path, r);
-	} else if (strchr(sibling ? t[1].s + 2 : t[1].s, '/')) {
-		return perr(ps, f, t[1].col, "include takes a bare name, \"./NAME\" or an absolute "
-		            "path, not a relative path: \"%s\"", policy_clip(t[1].s, &cb));
-	} else if (!policy_bare_name_ok(sibling ? t[1].s + 2 : t[1].s)) {
-		return perr(ps, f, t[1].col, "invalid include name \"%s\" (letters, digits, \"_\", "
-		            "\".\" and \"-\", \"./\" and such a name, or an absolute path)",
-		            policy_clip(t[1].s, &cb));
-	} else if ((r = include_find(ps, f, &t[1], sibling, &path, &text, &len)) < 0) {
+	if ((r = include_path(ps, f, &t[1], &path)) < 0)
 		return r;
-	}
-	if (stat(path, &st) < 0)
-		return include_read_error(ps, f, &t[1], path, -errno);
-	if ((r = include_cycle(ps, f, &t[1], path, &st)) < 0)
+	if ((r = include_read(ps, f, &t[1], path, &inc)) < 0)
 		return r;
-	if (f->depth + 1 > OSB_INCLUDE_MAX_DEPTH)
+	if ((r = include_cycle(ps, f, &t[1], inc)) < 0)
+		return r;
+	if (depth > OSB_INCLUDE_MAX_DEPTH)
 		return perr(ps, f, t[1].col, "include nested too deeply: \"%s\" would be at depth %u "
-		            "(at most %d levels of include)", policy_clip(t[1].s, &cb), f->depth + 1,
+		            "(at most %d levels of include)", policy_clip(t[1].s, &cb), depth,
 		            OSB_INCLUDE_MAX_DEPTH);
-	if (!(file = files_add(ps->p, path)))
-		return policy_nomem(ps->err);
-	return parse_file(ps, text, len, file, f->depth + 1, &st);
+	if (inc->parsed & (1u << depth))
+		return 0;
+	if ((r = include_charge(ps, f, &t[1], inc)) < 0)
+		return r;
+	id.st_dev = inc->dev;
+	id.st_ino = inc->ino;
+	if ((r = parse_file(ps, inc->text, inc->len, inc->file, depth, &id)) < 0)
+		return r;
+	inc->parsed |= 1u << depth;
+	return 0;
 }
 
 /* ---- lines --------------------------------------------------------------- */
@@ -677,6 +739,7 @@ osb_policy *policy_parse_text(const char *text, size_t len, const char *filename
 		osb_policy_free(ps.p);
 		return NULL;
 	}
+	ps.text_total = len;
 	if (len > POLICY_MAX_BYTES)
 		r = osb_err_set(err, OSB_E_POLICY, EFBIG, "policy", "%s: policy is larger than 1 MiB", file);
 	else

@@ -58,13 +58,29 @@ typedef struct slot {
 	size_t index;       /* env set, seccomp NAME: the entry in the policy's list */
 } slot;
 
+/* An included file, read once per load (parser.inc_map maps its path
+ * here): a repeat uses the same text, and one already parsed at the same
+ * depth is not parsed again, since its rules would be the same rules at the
+ * same depth (osb-isolate.policy(5), "INCLUDES"). */
+typedef struct inc_file {
+	const char *file;   /* entry of policy->files */
+	char *text;
+	size_t len;
+	dev_t dev;
+	ino_t ino;
+	unsigned parsed;    /* bit D: parsed at include depth D */
+} inc_file;
+
 typedef struct parser {
 	osb_policy *p;
 	osb_error *err;
 	const frame *stack[OSB_INCLUDE_MAX_DEPTH + 1];
 	size_t n_stack;
 	unsigned n_inst;
-	void *seen_map, *slot_map, *path_map, *pass_map, *deny_map, *root_map;
+	void *seen_map, *slot_map, *path_map, *pass_map, *deny_map, *root_map, *inc_map;
+	inc_file **incs;
+	size_t n_incs, cap_incs;
+	size_t text_total;          /* bytes parsed so far (POLICY_MAX_TOTAL_BYTES) */
 	slot **slots;
 	size_t n_slots, cap_slots, cap_mounts, cap_pass, cap_deny, cap_set;
 	/* The first rule naming each path of a mount, write or read-only

@@ -18,6 +18,9 @@
 typedef struct osb_origin osb_origin;
 
 #define POLICY_MAX_BYTES ((size_t)1 << 20)
+/* The text one load parses, the top file and its includes together; a file
+ * included again at the same depth is not parsed again and does not count. */
+#define POLICY_MAX_TOTAL_BYTES ((size_t)4 << 20)
 #define CLIP_LEN 96          /* longest user text quoted in a message */
 
 /* Room for policy_origin_format: a file path and ":LINE". */
@@ -25,7 +28,7 @@ typedef struct osb_origin osb_origin;
 
 /* The words of each keyword directive, indexed by the enums of policy.h. */
 extern const char *const policy_root_names[2];
-extern const char *const policy_ws_names[3];
+extern const char *const policy_ws_names[4];
 extern const char *const policy_net_names[2];
 extern const char *const policy_env_base_names[2];
 extern const char *const policy_id_names[3];

@@ -306,9 +306,14 @@ static int read_only_grant_problem(const osb_policy *p, const char *path, osb_er
 	                   policy_name(p), list);
 }
 
+int policy_check_read_only_path(const char *path, osb_error *err)
+{
+	return api_path("read-only path", path, true, err);
+}
+
 int policy_check_read_only(const osb_policy *p, const char *path, osb_error *err)
 {
-	int r = api_path("read-only path", path, true, err);
+	int r = policy_check_read_only_path(path, err);
 
 	return r < 0 ? r : read_only_grant_problem(p, path, err);
 }
@@ -338,10 +343,8 @@ int osb_policy_add_readonly(osb_policy *p, const char *path, osb_error *err)
 	return policy_add_read_only(p, path, err);
 }
 
-int policy_check_writable(const osb_policy *p, const char *path, const char *what, int usage_code,
-                          osb_error *err)
+int policy_check_writable_path(const char *path, const char *what, int usage_code, osb_error *err)
 {
-	char why[900];
 	const char *problem;
 
 	if (!path)
@@ -357,6 +360,18 @@ int policy_check_writable(const osb_policy *p, const char *path, const char *wha
 	if (problem)
 		return osb_err_set(err, usage_code, EINVAL, "policy", "%s: path %s: \"%s\"", what,
 		                   problem, path);
+	return 0;
+}
+
+int policy_check_writable(const osb_policy *p, const char *path, const char *what, int usage_code,
+                          osb_error *err)
+{
+	char why[900];
+	const char *problem;
+	int r;
+
+	if ((r = policy_check_writable_path(path, what, usage_code, err)) < 0)
+		return r;
 	for (size_t i = 0; i < p->n_writes; i++)
 		if (strcmp(p->writes[i].s, path) == 0)
 			return 1;
@@ -444,12 +459,75 @@ int osb_policy_set_host_ids(osb_policy *p, uint32_t uid, uint32_t gid, osb_error
 	return 0;
 }
 
+/* How much of the host each workspace mode lets the sandbox change: an
+ * overlay's writes stay in a private layer, so it lies between ro and rw. */
+static unsigned ws_rank(enum ws_mode m)
+{
+	static const unsigned rank[] = { [WS_NONE] = 0, [WS_RO] = 1, [WS_OVERLAY] = 2, [WS_RW] = 3 };
+
+	return rank[m];
+}
+
+int policy_check_ws_mode(const osb_policy *p, enum ws_mode mode, const char *what,
+                         const char *who, osb_error *err)
+{
+	char o[POLICY_ORIGIN_MAX];
+
+	policy_origin_format(&p->ws_set.o, o, sizeof(o));
+	if (p->ws_mode == WS_NONE && mode != WS_NONE)
+		return osb_err_set(err, OSB_E_POLICY, 0, "policy", "%s: \"%s\" is refused: the policy "
+		                   "has \"workspace none\" (%s), so a %s cannot add a workspace", what,
+		                   policy_ws_names[mode], o, who);
+	if (ws_rank(mode) > ws_rank(p->ws_mode))
+		return osb_err_set(err, OSB_E_POLICY, 0, "policy", "%s: \"%s\" is refused: the policy "
+		                   "has \"workspace %s\" (%s), and a %s may only narrow it", what,
+		                   policy_ws_names[mode], policy_ws_names[p->ws_mode], o, who);
+	return 0;
+}
+
+void policy_set_ws_mode(osb_policy *p, enum ws_mode mode)
+{
+	if (mode == p->ws_mode)
+		return;
+	/* An overlay the policy did not size gets the default size. */
+	p->ws_size = mode == WS_OVERLAY ? WS_OVERLAY_DEFAULT_SIZE : 0;
+	p->ws_mode = mode;
+	p->ws_set = (pol_set){ true, policy_api_origin };
+}
+
+int osb_policy_set_workspace_mode(osb_policy *p, osb_workspace_mode mode, osb_error *err)
+{
+	static const enum ws_mode modes[] = { [OSB_WORKSPACE_NONE] = WS_NONE,
+	                                      [OSB_WORKSPACE_RO] = WS_RO, [OSB_WORKSPACE_RW] = WS_RW,
+	                                      [OSB_WORKSPACE_OVERLAY] = WS_OVERLAY };
+	int r;
+
+	if (!p || (unsigned)mode >= sizeof(modes) / sizeof(modes[0]))
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy", "set_workspace_mode: expected a "
+		                   "policy and OSB_WORKSPACE_NONE, _RO, _RW or _OVERLAY");
+	if ((r = policy_check_ws_mode(p, modes[mode], "workspace mode", "caller", err)) < 0)
+		return r;
+	policy_set_ws_mode(p, modes[mode]);
+	return 0;
+}
+
 int osb_policy_set_wall_ms(osb_policy *p, uint64_t ms, osb_error *err)
 {
 	if (!p || ms == 0)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
 		                   "set_wall_ms: expected a policy and a limit greater than zero");
-	if (p->limit_set[LIM_WALL].set && p->limits[LIM_WALL] <= ms)
+	if (p->limit_set[LIM_WALL].set && p->limits[LIM_WALL] < ms) {
+		char want[32], have[32], o[POLICY_ORIGIN_MAX];
+
+		/* Refused, not kept quietly: the caller would believe it got MS. */
+		policy_format_limit(LIM_WALL, ms, want, sizeof(want));
+		policy_format_limit(LIM_WALL, p->limits[LIM_WALL], have, sizeof(have));
+		policy_origin_format(&p->limit_set[LIM_WALL].o, o, sizeof(o));
+		return osb_err_set(err, OSB_E_POLICY, EPERM, "policy",
+		                   "timeout %s would raise the policy's \"limit wall %s\" (%s); a "
+		                   "caller may only lower the wall limit", want, have, o);
+	}
+	if (p->limit_set[LIM_WALL].set && p->limits[LIM_WALL] == ms)
 		return 0;
 	p->limits[LIM_WALL] = ms;
 	p->limit_set[LIM_WALL] = (pol_set){ true, policy_api_origin };

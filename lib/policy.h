@@ -39,7 +39,12 @@ enum mount_kind {
 	MNT_PROC,         /* proc PATH */
 	MNT_SYMLINK,      /* symlink TARGET PATH: a symlink in a fresh directory */
 };
-enum ws_mode { WS_NONE = 0, WS_RO, WS_RW };
+/* WS_OVERLAY: the workspace is the read-only lower layer of an overlay
+ * whose upper layer is a private tmpfs of ws_size bytes (docs/ARCHITECTURE.md,
+ * "Overlay workspaces"); appended so that the other values keep theirs. */
+enum ws_mode { WS_NONE = 0, WS_RO, WS_RW, WS_OVERLAY };
+/* The upper layer's size when "workspace overlay" names none. */
+#define WS_OVERLAY_DEFAULT_SIZE ((uint64_t)1 << 30)
 enum net_mode { NET_NONE = 0, NET_HOST };
 enum env_base { ENV_CLEAR = 0, ENV_INHERIT };
 /* How the sandbox identity is made (docs/ARCHITECTURE.md, "Identity"): a
@@ -104,6 +109,7 @@ struct osb_policy {
 	pol_mount *mounts; size_t n_mounts;
 	enum ws_mode ws_mode;          pol_set ws_set;
 	char *ws_dest;                 /* NULL: same path as on the host */
+	uint64_t ws_size;              /* WS_OVERLAY: bytes of the upper layer; else 0 */
 	char *ws_path;                 /* host dir (api/CLI); NULL: caller's cwd */
 	osb_origin ws_path_o;
 	/* The configured workspace roots (osb_policy_set_config): an input of
@@ -173,6 +179,12 @@ void policy_roots_list(const osb_policy *p, char *buf, size_t size);
  * write-root, or under a read-only path), written into BUF; NULL if none. */
 const char *policy_write_problem(const osb_policy *p, const char *path, char *buf, size_t size);
 
+/* Is PATH, by itself, a path a caller may ask to write (absolute,
+ * normalized, a rule the canonical form can hold)? 0, or -USAGE_CODE with
+ * WHAT starting the message. Needs no policy: requests are checked so
+ * before they meet one (request.c). */
+int policy_check_writable_path(const char *path, const char *what, int usage_code, osb_error *err);
+
 /* May PATH be granted writable by a caller? 0 yes, 1 it already is, or
  * -OSB_E_*: WHAT starts every message; a malformed PATH is reported with
  * USAGE_CODE, a refused one (not beneath a write-root, under a read-only
@@ -190,6 +202,10 @@ int policy_add_writable(osb_policy *p, const char *path, const char *what, int u
  * network rule. */
 int policy_check_network(const osb_policy *p, osb_error *err);
 
+/* Is PATH, by itself, a path a caller may bind read-only? 0, or
+ * -OSB_E_USAGE; needs no policy. */
+int policy_check_read_only_path(const char *path, osb_error *err);
+
 /* May a caller bind PATH read-only? 0 yes, 1 it already is, or -OSB_E_*
  * as below. */
 int policy_check_read_only(const osb_policy *p, const char *path, osb_error *err);
@@ -198,6 +214,16 @@ int policy_check_read_only(const osb_policy *p, const char *path, osb_error *err
  * read-root of P (OSB_E_POLICY naming them) and be a well-formed policy
  * path (OSB_E_USAGE). Adding it twice is harmless. Returns 0 or -OSB_E_*. */
 int policy_add_read_only(osb_policy *p, const char *path, osb_error *err);
+
+/* May a caller (WHO: "caller", "request") set the workspace mode to MODE?
+ * Only to narrow it (none < ro < overlay < rw), and never add one to
+ * "workspace none": 0, or -OSB_E_POLICY starting with WHAT. */
+int policy_check_ws_mode(const osb_policy *p, enum ws_mode mode, const char *what,
+                         const char *who, osb_error *err);
+
+/* Set the workspace mode (origin api) once checked; a new overlay gets the
+ * default size. */
+void policy_set_ws_mode(osb_policy *p, enum ws_mode mode);
 
 /* Free a NULL-terminated array of strings, and the array (NULL: nothing). */
 void policy_free_strv(char **v);

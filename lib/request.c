@@ -31,7 +31,7 @@
 /* What a request asks for, read and type-checked; NULL or -1: not asked. */
 typedef struct request {
 	const char *ws_path;
-	int ws_mode;                /* WS_RO, WS_RW */
+	int ws_mode;                /* WS_RO, WS_RW, WS_OVERLAY; -1: not given */
 	json_object *extra;         /* array of strings */
 	json_object *read_only;     /* array of strings */
 	int net;                    /* NET_NONE, NET_HOST */
@@ -113,6 +113,9 @@ static int want_word(json_object *v, const char *key, const char *const *words, 
 	near = policy_suggest(s, words, n);
 	if (near)
 		return rerr(err, "\"%s\": unknown value \"%s\" (did you mean \"%s\"?)", key, s, near);
+	if (n == 3)
+		return rerr(err, "\"%s\": unknown value \"%s\" (expected \"%s\", \"%s\" or \"%s\")", key,
+		            s, words[0], words[1], words[2]);
 	return rerr(err, "\"%s\": unknown value \"%s\" (expected \"%s\" or \"%s\")", key, s,
 	            words[0], words[1]);
 }
@@ -175,10 +178,11 @@ static int k_ws_path(request *rq, json_object *v, osb_error *err)
 
 static int k_ws_mode(request *rq, json_object *v, osb_error *err)
 {
-	static const char *const modes[] = { "ro", "rw" };
-	int k = 0, r = want_word(v, "workspace.mode", modes, 2, &k, err);
+	static const char *const modes[] = { "ro", "rw", "overlay" };
+	static const enum ws_mode mode_of[] = { WS_RO, WS_RW, WS_OVERLAY };
+	int k = 0, r = want_word(v, "workspace.mode", modes, 3, &k, err);
 
-	rq->ws_mode = k == 0 ? WS_RO : WS_RW;
+	rq->ws_mode = (int)mode_of[k];
 	return r;
 }
 
@@ -360,13 +364,11 @@ static int read_request(request *rq, json_object *top, osb_error *err)
 	return 0;
 }
 
-/* ---- checking it against the policy --------------------------------------- */
+/* ---- what a request may ask for at all --------------------------------------- */
 
-static const char *origin_of(const osb_origin *o, char *buf, size_t size)
-{
-	policy_origin_format(o, buf, size);
-	return buf;
-}
+/* Everything a request can be refused for without a policy is checked here,
+ * as it is read, for both entry points: a request osb_session_opts_apply_json
+ * accepts is one osb_policy_apply_json reads the same way (libosb-isolate(3)). */
 
 /* The early, lexical refusal of a system directory; the plan repeats it
  * by inode. */
@@ -378,6 +380,207 @@ static int check_system(const char *key, const char *path, osb_error *err)
 	if (why)
 		return rerr(err, "\"%s\": \"%s\": %s", key, path, why);
 	return 0;
+}
+
+/* A check of policy.c, reported as a refused request: "KEY": message. */
+static int as_request(int r, const char *key, osb_error *err)
+{
+	char msg[sizeof(err->message)];
+
+	if (r >= 0)
+		return r;
+	if (r == -OSB_E_NOMEM)
+		return r;
+	snprintf(msg, sizeof(msg), "%s", err->message);
+	return rerr(err, "\"%s\": %s", key, msg);
+}
+
+/* The string at index I of array ARR (named KEY), into *OUT. */
+static int want_item(json_object *arr, size_t i, const char *key, const char **out, osb_error *err)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "%s[%zu]", key, i);
+	return want_string(json_object_array_get_idx(arr, i), name, out, err);
+}
+
+static int valid_workspace(const request *rq, osb_error *err)
+{
+	const char *why;
+
+	if (!rq->ws_path)
+		return 0;
+	why = policy_path_problem(rq->ws_path, true);
+	if (why)
+		return rerr(err, "\"workspace.path\": %s: \"%s\" (pass a canonical absolute path)", why,
+		            rq->ws_path);
+	if (strlen(rq->ws_path) >= PATH_MAX)
+		return rerr(err, "\"workspace.path\": path is longer than %d bytes", PATH_MAX - 1);
+	return check_system("workspace.path", rq->ws_path, err);
+}
+
+static int valid_paths(const request *rq, osb_error *err)
+{
+	size_t n = rq->extra ? json_object_array_length(rq->extra) : 0;
+	char key[48], quoted[sizeof(key) + 2];
+	const char *path;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "extra_writable[%zu]", i);
+		snprintf(quoted, sizeof(quoted), "\"%s\"", key);
+		if ((r = want_item(rq->extra, i, "extra_writable", &path, err)) < 0 ||
+		    (r = policy_check_writable_path(path, quoted, OSB_E_POLICY, err)) < 0 ||
+		    (r = check_system(key, path, err)) < 0)
+			return r;
+	}
+	n = rq->read_only ? json_object_array_length(rq->read_only) : 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "read_only[%zu]", i);
+		if ((r = want_item(rq->read_only, i, "read_only", &path, err)) < 0 ||
+		    (r = as_request(policy_check_read_only_path(path, err), key, err)) < 0 ||
+		    (r = check_system(key, path, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A name and where it stands: the policy's names first, then the request's. */
+typedef struct name_ref {
+	const char *s;
+	size_t pos;
+} name_ref;
+
+static int name_ref_cmp(const void *a, const void *b)
+{
+	const name_ref *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The first index of S among the REFS (N, sorted by name_ref_cmp), or N. */
+static size_t refs_find(const name_ref *refs, size_t n, const char *s)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(refs[mid].s, s) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(refs[lo].s, s) == 0 ? lo : n;
+}
+
+/* The strings of ARR (checked strings) with their indexes, sorted; NULL:
+ * out of memory. */
+static name_ref *refs_of(json_object *arr, size_t n)
+{
+	name_ref *refs = calloc(n ? n : 1, sizeof(*refs));
+
+	for (size_t i = 0; refs && i < n; i++)
+		refs[i] = (name_ref){ json_object_get_string(json_object_array_get_idx(arr, i)), i };
+	if (refs)
+		qsort(refs, n, sizeof(*refs), name_ref_cmp);
+	return refs;
+}
+
+/* A path asked for both writable and read-only: neither grant may decide
+ * for the other, and applying one before refusing the other would leave
+ * the policy changed. */
+static int valid_one_way(const request *rq, osb_error *err)
+{
+	size_t nw = rq->extra ? json_object_array_length(rq->extra) : 0;
+	size_t nr = rq->read_only ? json_object_array_length(rq->read_only) : 0;
+	_cleanup_free_ name_ref *w = NULL;
+
+	if (nw == 0 || nr == 0)
+		return 0;
+	if (!(w = refs_of(rq->extra, nw)))
+		return nomem(err);
+	for (size_t i = 0; i < nr; i++) {
+		const char *path = json_object_get_string(json_object_array_get_idx(rq->read_only, i));
+		size_t k = refs_find(w, nw, path);
+
+		if (k < nw)
+			return rerr(err, "\"read_only[%zu]\": \"%s\" is also in \"extra_writable\" (at %zu): a "
+			            "request asks for a path one way", i, path, w[k].pos);
+	}
+	return 0;
+}
+
+/* A name a request adds (pass or set) is a plain name, not a pattern. */
+static int valid_env_name(const char *key, const char *name, osb_error *err)
+{
+	if (!policy_env_name_ok(name, strlen(name)))
+		return rerr(err, "\"%s\": invalid environment variable name \"%s\" (letters, digits and "
+		            "\"_\", not starting with a digit; a request names variables, not patterns)",
+		            key, name);
+	return 0;
+}
+
+/* The value becomes an "env set" rule of the canonical form, which must
+ * read back as the same policy and cannot be made to show a forged line. */
+static int check_env_value(const char *key, const char *value, osb_error *err)
+{
+	const char *why = policy_text_problem(value, false);
+	size_t len = strlen(value);
+
+	if (why)
+		return rerr(err, "\"%s\": value %s", key, why);
+	if (len > 0 && (value[len - 1] == ' ' || value[len - 1] == '\t'))
+		return rerr(err, "\"%s\": value ends with a space or tab, which a policy line cannot hold",
+		            key);
+	return 0;
+}
+
+static int valid_env(const request *rq, osb_error *err)
+{
+	size_t n = rq->env_pass ? json_object_array_length(rq->env_pass) : 0;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		char key[48];
+		const char *name;
+
+		snprintf(key, sizeof(key), "env.pass[%zu]", i);
+		if ((r = want_item(rq->env_pass, i, "env.pass", &name, err)) < 0 ||
+		    (r = valid_env_name(key, name, err)) < 0)
+			return r;
+	}
+	if (!rq->env_set)
+		return 0;
+	json_object_object_foreach(rq->env_set, k, v) {
+		char key[sizeof("env.set.") + 64];
+		const char *value;
+
+		snprintf(key, sizeof(key), "env.set.%.64s", k);
+		if ((r = want_string(v, key, &value, err)) < 0 || (r = valid_env_name(key, k, err)) < 0 ||
+		    (r = check_env_value(key, value, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int validate(const request *rq, osb_error *err)
+{
+	int r;
+
+	if ((r = valid_workspace(rq, err)) < 0 || (r = valid_paths(rq, err)) < 0 ||
+	    (r = valid_one_way(rq, err)) < 0)
+		return r;
+	return valid_env(rq, err);
+}
+
+/* ---- checking it against the policy --------------------------------------- */
+
+static const char *origin_of(const osb_origin *o, char *buf, size_t size)
+{
+	policy_origin_format(o, buf, size);
+	return buf;
 }
 
 /* A workspace must lie strictly beneath a configured root, if any. */
@@ -407,7 +610,6 @@ static int check_roots(const osb_policy *p, const char *path, osb_error *err)
 static int check_workspace(const osb_policy *p, const request *rq, osb_error *err)
 {
 	char o[POLICY_ORIGIN_MAX];
-	const char *why;
 	int r;
 
 	if (!rq->ws_path && rq->ws_mode < 0)
@@ -415,20 +617,11 @@ static int check_workspace(const osb_policy *p, const request *rq, osb_error *er
 	if (p->ws_mode == WS_NONE)
 		return rerr(err, "\"workspace\" is refused: the policy has \"workspace none\" (%s), so a "
 		            "request cannot add a workspace", origin_of(&p->ws_set.o, o, sizeof(o)));
-	if (rq->ws_mode == WS_RW && p->ws_mode == WS_RO)
-		return rerr(err, "\"workspace.mode\": \"rw\" is refused: the policy has \"workspace ro\" "
-		            "(%s), and a request may only narrow it", origin_of(&p->ws_set.o, o, sizeof(o)));
-	if (!rq->ws_path)
-		return 0;
-	why = policy_path_problem(rq->ws_path, true);
-	if (why)
-		return rerr(err, "\"workspace.path\": %s: \"%s\" (pass a canonical absolute path)", why,
-		            rq->ws_path);
-	if (strlen(rq->ws_path) >= PATH_MAX)
-		return rerr(err, "\"workspace.path\": path is longer than %d bytes", PATH_MAX - 1);
-	if ((r = check_system("workspace.path", rq->ws_path, err)) < 0)
+	if (rq->ws_mode >= 0 &&
+	    (r = policy_check_ws_mode(p, (enum ws_mode)rq->ws_mode, "\"workspace.mode\"", "request",
+	                              err)) < 0)
 		return r;
-	return check_roots(p, rq->ws_path, err);
+	return rq->ws_path ? check_roots(p, rq->ws_path, err) : 0;
 }
 
 static int check_extra(const osb_policy *p, const request *rq, osb_error *err)
@@ -436,34 +629,15 @@ static int check_extra(const osb_policy *p, const request *rq, osb_error *err)
 	size_t n = rq->extra ? json_object_array_length(rq->extra) : 0;
 
 	for (size_t i = 0; i < n; i++) {
+		const char *path = json_object_get_string(json_object_array_get_idx(rq->extra, i));
 		char key[48];
-		const char *path;
 		int r;
 
-		snprintf(key, sizeof(key), "extra_writable[%zu]", i);
-		if ((r = want_string(json_object_array_get_idx(rq->extra, i), key, &path, err)) < 0)
-			return r;
 		snprintf(key, sizeof(key), "\"extra_writable[%zu]\"", i);
 		if ((r = policy_check_writable(p, path, key, OSB_E_POLICY, err)) < 0)
 			return r;
-		snprintf(key, sizeof(key), "extra_writable[%zu]", i);
-		if ((r = check_system(key, path, err)) < 0)
-			return r;
 	}
 	return 0;
-}
-
-/* A check of policy.c, reported as a refused request: "KEY": message. */
-static int as_request(int r, const char *key, osb_error *err)
-{
-	char msg[sizeof(err->message)];
-
-	if (r >= 0)
-		return r;
-	if (r == -OSB_E_NOMEM)
-		return r;
-	snprintf(msg, sizeof(msg), "%s", err->message);
-	return rerr(err, "\"%s\": %s", key, msg);
 }
 
 static int check_read_only(const osb_policy *p, const request *rq, osb_error *err)
@@ -471,14 +645,12 @@ static int check_read_only(const osb_policy *p, const request *rq, osb_error *er
 	size_t n = rq->read_only ? json_object_array_length(rq->read_only) : 0;
 
 	for (size_t i = 0; i < n; i++) {
+		const char *path = json_object_get_string(json_object_array_get_idx(rq->read_only, i));
 		char key[48];
-		const char *path;
 		int r;
 
 		snprintf(key, sizeof(key), "read_only[%zu]", i);
-		if ((r = want_string(json_object_array_get_idx(rq->read_only, i), key, &path, err)) < 0 ||
-		    (r = as_request(policy_check_read_only(p, path, err), key, err)) < 0 ||
-		    (r = check_system(key, path, err)) < 0)
+		if ((r = as_request(policy_check_read_only(p, path, err), key, err)) < 0)
 			return r;
 	}
 	return 0;
@@ -499,36 +671,16 @@ static const pol_str *deny_match(const osb_policy *p, const char *name)
 	return NULL;
 }
 
-/* A name a request adds (pass or set): a plain name, not matched by the
- * policy's deny list (deny wins over a request, as over inherit). */
+/* A name a request adds (pass or set) must not match the policy's deny
+ * list: deny wins over a request, as over inherit. */
 static int check_env_name(const osb_policy *p, const char *key, const char *name, osb_error *err)
 {
 	char o[POLICY_ORIGIN_MAX];
-	const pol_str *d;
+	const pol_str *d = deny_match(p, name);
 
-	if (!policy_env_name_ok(name, strlen(name)))
-		return rerr(err, "\"%s\": invalid environment variable name \"%s\" (letters, digits and "
-		            "\"_\", not starting with a digit; a request names variables, not patterns)",
-		            key, name);
-	d = deny_match(p, name);
 	if (d)
 		return rerr(err, "\"%s\": \"%s\" is refused: it matches \"env deny %s\" (%s), and deny "
 		            "wins over a request", key, name, d->s, origin_of(&d->o, o, sizeof(o)));
-	return 0;
-}
-
-/* The value becomes an "env set" rule of the canonical form, which must
- * read back as the same policy and cannot be made to show a forged line. */
-static int check_env_value(const char *key, const char *value, osb_error *err)
-{
-	const char *why = policy_text_problem(value, false);
-	size_t len = strlen(value);
-
-	if (why)
-		return rerr(err, "\"%s\": value %s", key, why);
-	if (len > 0 && (value[len - 1] == ' ' || value[len - 1] == '\t'))
-		return rerr(err, "\"%s\": value ends with a space or tab, which a policy line cannot hold",
-		            key);
 	return 0;
 }
 
@@ -542,23 +694,21 @@ static int check_env(const osb_policy *p, const request *rq, osb_error *err)
 		return rerr(err, "\"env.mode\": \"inherit\" is refused: the policy has \"env clear\" (%s), "
 		            "and a request may only narrow it", origin_of(&p->env_base_set.o, o, sizeof(o)));
 	for (size_t i = 0; i < n; i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(rq->env_pass, i));
 		char key[48];
-		const char *name;
 
 		snprintf(key, sizeof(key), "env.pass[%zu]", i);
-		if ((r = want_string(json_object_array_get_idx(rq->env_pass, i), key, &name, err)) < 0 ||
-		    (r = check_env_name(p, key, name, err)) < 0)
+		if ((r = check_env_name(p, key, name, err)) < 0)
 			return r;
 	}
 	if (!rq->env_set)
 		return 0;
 	json_object_object_foreach(rq->env_set, k, v) {
 		char key[sizeof("env.set.") + 64];
-		const char *value;
 
+		(void)v;
 		snprintf(key, sizeof(key), "env.set.%.64s", k);
-		if ((r = want_string(v, key, &value, err)) < 0 || (r = check_env_name(p, key, k, err)) < 0 ||
-		    (r = check_env_value(key, value, err)) < 0)
+		if ((r = check_env_name(p, key, k, err)) < 0)
 			return r;
 	}
 	return 0;
@@ -566,60 +716,109 @@ static int check_env(const osb_policy *p, const request *rq, osb_error *err)
 
 /* ---- applying it ----------------------------------------------------------- */
 
-/* A name and where it stands: the policy's names first, then the request's. */
-typedef struct name_ref {
-	const char *s;
-	size_t pos;
-} name_ref;
-
-static int name_ref_cmp(const void *a, const void *b)
+/* Which strings of ARR (N) are new: in none of OLD (N_OLD) and not earlier
+ * in ARR; *ADD (N flags) says. Sorting all of them once keeps this n log n:
+ * a search per string, or a check against everything added before, made a
+ * 1 MiB request take a minute. */
+static int new_strings(const char *const *old, size_t n_old, json_object *arr, size_t n, bool *add)
 {
-	const name_ref *x = a, *y = b;
-	int c = strcmp(x->s, y->s);
+	size_t total = n_old + n;
+	_cleanup_free_ name_ref *refs = calloc(total ? total : 1, sizeof(*refs));
 
-	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+	if (!refs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_old; i++)
+		refs[i] = (name_ref){ old[i], i };
+	for (size_t i = 0; i < n; i++)
+		refs[n_old + i] = (name_ref){ json_object_get_string(json_object_array_get_idx(arr, i)),
+		                              n_old + i };
+	qsort(refs, total, sizeof(*refs), name_ref_cmp);
+	/* The first of each string wins; it is added if the request has it. */
+	for (size_t k = 0; k < total; k++)
+		if (refs[k].pos >= n_old && (k == 0 || strcmp(refs[k - 1].s, refs[k].s) != 0))
+			add[refs[k].pos - n_old] = true;
+	return 0;
 }
 
-/* Each name of ARR not passed yet is added once, in the request's order.
- * Sorting all names once keeps this n log n: a linear search per name made
- * a 1 MiB request take a minute. */
-static int apply_env_pass(osb_policy *p, json_object *arr)
+/* Each string of ARR that new_strings finds new, copied by ADD_ONE. */
+static int add_new(const char *const *old, size_t n_old, json_object *arr,
+                   int (*add_one)(osb_policy *p, const char *s), osb_policy *p)
 {
-	size_t n = arr ? json_object_array_length(arr) : 0, old = p->n_env_pass, total = old + n;
-	_cleanup_free_ name_ref *refs = NULL;
-	_cleanup_free_ bool *add = NULL;
-	pol_str *v;
+	size_t n = arr ? json_object_array_length(arr) : 0;
+	_cleanup_free_ bool *add = calloc(n ? n : 1, sizeof(*add));
 
-	if (n == 0)
-		return 0;
-	refs = calloc(total, sizeof(*refs));
-	add = calloc(n, sizeof(*add));
-	v = reallocarray(p->env_pass, total, sizeof(*v));
-	if (v)
-		p->env_pass = v;
-	if (!refs || !add || !v)
+	if (!add || new_strings(old, n_old, arr, n, add) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < old; i++)
-		refs[i] = (name_ref){ p->env_pass[i].s, i };
 	for (size_t i = 0; i < n; i++)
-		refs[old + i] = (name_ref){ json_object_get_string(json_object_array_get_idx(arr, i)),
-		                            old + i };
-	qsort(refs, total, sizeof(*refs), name_ref_cmp);
-	/* The first of each name wins; it is added if the request has it. */
-	for (size_t k = 0; k < total; k++)
-		if (refs[k].pos >= old && (k == 0 || strcmp(refs[k - 1].s, refs[k].s) != 0))
-			add[refs[k].pos - old] = true;
-	for (size_t i = 0; i < n; i++) {
-		if (!add[i])
-			continue;
-		v[p->n_env_pass] = (pol_str){
-			strdup(json_object_get_string(json_object_array_get_idx(arr, i))), policy_api_origin
-		};
-		if (!v[p->n_env_pass].s)
+		if (add[i] && add_one(p, json_object_get_string(json_object_array_get_idx(arr, i))) < 0)
 			return -ENOMEM;
-		p->n_env_pass++;
-	}
 	return 0;
+}
+
+static int add_env_pass(osb_policy *p, const char *name)
+{
+	pol_str *v = reallocarray(p->env_pass, p->n_env_pass + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->env_pass = v;
+	if (!(v[p->n_env_pass].s = strdup(name)))
+		return -ENOMEM;
+	v[p->n_env_pass++].o = policy_api_origin;
+	return 0;
+}
+
+static int add_write(osb_policy *p, const char *path)
+{
+	pol_str *v = reallocarray(p->writes, p->n_writes + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->writes = v;
+	if (!(v[p->n_writes].s = strdup(path)))
+		return -ENOMEM;
+	v[p->n_writes++].o = policy_api_origin;
+	return 0;
+}
+
+static int add_read_only(osb_policy *p, const char *path)
+{
+	pol_mount *v = reallocarray(p->mounts, p->n_mounts + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->mounts = v;
+	v[p->n_mounts] = (pol_mount){ MNT_RO_BIND, strdup(path), policy_api_origin, NULL, 0 };
+	if (!v[p->n_mounts].path)
+		return -ENOMEM;
+	p->n_mounts++;
+	return 0;
+}
+
+/* The names, writes and read-only binds a request adds: each was checked
+ * against the policy (check_*) and the request against itself (validate),
+ * so only what is there already, or repeated, is left out. */
+static int apply_lists(osb_policy *p, const request *rq)
+{
+	size_t n = p->n_env_pass > p->n_writes ? p->n_env_pass : p->n_writes;
+	_cleanup_free_ const char **old = calloc((n > p->n_mounts ? n : p->n_mounts) + 1, sizeof(*old));
+	size_t k = 0;
+	int r;
+
+	if (!old)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_env_pass; i++)
+		old[i] = p->env_pass[i].s;
+	if ((r = add_new(old, p->n_env_pass, rq->env_pass, add_env_pass, p)) < 0)
+		return r;
+	for (size_t i = 0; i < p->n_writes; i++)
+		old[i] = p->writes[i].s;
+	if ((r = add_new(old, p->n_writes, rq->extra, add_write, p)) < 0)
+		return r;
+	for (size_t i = 0; i < p->n_mounts; i++)
+		if (p->mounts[i].kind == MNT_RO_BIND)
+			old[k++] = p->mounts[i].path;
+	return add_new(old, k, rq->read_only, add_read_only, p);
 }
 
 /* An "env set" entry by its name (the bytes before '='). */
@@ -708,28 +907,14 @@ static void apply_limits(osb_policy *p, const request *rq)
 static int apply(osb_policy *p, const request *rq, osb_error *err)
 {
 	const pol_set api = { true, policy_api_origin };
-	size_t n = rq->extra ? json_object_array_length(rq->extra) : 0;
 	int r;
 
 	if (rq->ws_path && (r = osb_policy_set_workspace(p, rq->ws_path, err)) < 0)
 		return r;
-	if (rq->ws_mode >= 0 && (enum ws_mode)rq->ws_mode != p->ws_mode) {
-		p->ws_mode = (enum ws_mode)rq->ws_mode;
-		p->ws_set = api;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const char *path = json_object_get_string(json_object_array_get_idx(rq->extra, i));
-
-		if ((r = policy_add_writable(p, path, "extra_writable", OSB_E_POLICY, err)) < 0)
-			return r;
-	}
-	n = rq->read_only ? json_object_array_length(rq->read_only) : 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *path = json_object_get_string(json_object_array_get_idx(rq->read_only, i));
-
-		if ((r = policy_add_read_only(p, path, err)) < 0)
-			return r;
-	}
+	if (rq->ws_mode >= 0)
+		policy_set_ws_mode(p, (enum ws_mode)rq->ws_mode);
+	if (apply_lists(p, rq) < 0)
+		return nomem(err);
 	if (rq->net >= 0 && (enum net_mode)rq->net != p->net) {
 		p->net = (enum net_mode)rq->net;
 		p->net_set = api;
@@ -738,7 +923,7 @@ static int apply(osb_policy *p, const request *rq, osb_error *err)
 		p->env_base = (enum env_base)rq->env_base;
 		p->env_base_set = api;
 	}
-	if (apply_env_pass(p, rq->env_pass) < 0 || apply_env_set(p, rq->env_set) < 0)
+	if (apply_env_set(p, rq->env_set) < 0)
 		return nomem(err);
 	if ((rq->uid >= 0 && (uint32_t)rq->uid != p->uid) || (rq->gid >= 0 && (uint32_t)rq->gid != p->gid)) {
 		if (rq->uid >= 0)
@@ -826,9 +1011,9 @@ static int load_request(const char *json, request *rq, json_object **top, osb_er
 
 	if (strlen(json) > REQUEST_MAX_BYTES)
 		return rerr(err, "the request is larger than 1 MiB");
-	if ((r = parse_json(json, top, err)) < 0)
+	if ((r = parse_json(json, top, err)) < 0 || (r = read_request(rq, *top, err)) < 0)
 		return r;
-	return read_request(rq, *top, err);
+	return validate(rq, err);
 }
 
 int osb_policy_apply_json(osb_policy *p, const char *json, osb_error *err)

@@ -378,6 +378,11 @@ const char *osb_result_policy_hash(const osb_result *r)
 	return r ? r->policy_hash : "";
 }
 
+const char *osb_result_workspace_mode(const osb_result *r)
+{
+	return r ? r->ws_mode : NULL;
+}
+
 /* 127/126 follow the shell's convention for a command that could not be
  * executed, so scripts can tell "missing" from "not runnable". */
 static int error_status(const osb_error *e)
@@ -505,9 +510,11 @@ static bool put_str_or_null(json_object *o, const char *key, const char *s, size
 	return put(o, key, json_utf8(s, max ? strnlen(s, max) : strlen(s)), true);
 }
 
-static bool put_output(json_object *o, const char *key, const char *s, size_t len)
+/* The output strings are left empty here and written in place by
+ * osb_result_json_write, a piece at a time. */
+static bool put_output(json_object *o, const char *key)
 {
-	return put(o, key, json_utf8(s ? s : "", s ? len : 0), true);
+	return put(o, key, json_object_new_string(""), true);
 }
 
 /* {"uid": U, "gid": G, "kind": "allocated"|"pinned"|"caller"} */
@@ -620,14 +627,15 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	         r->signal > 0) && ok;
 	ok = put(o, "timed_out", json_object_new_boolean(r->timed_out), true) && ok;
 	ok = put(o, "error", r->has_error ? json_error(&r->error) : NULL, r->has_error) && ok;
-	ok = put_output(o, "stdout", r->out, r->out_len) && ok;
-	ok = put_output(o, "stderr", r->err, r->err_len) && ok;
+	ok = put_output(o, "stdout") && ok;
+	ok = put_output(o, "stderr") && ok;
 	ok = put(o, "truncated", json_object_new_boolean(r->truncated), true) && ok;
 	ok = put(o, "stdout_bytes", json_object_new_uint64(r->out_bytes), true) && ok;
 	ok = put(o, "stderr_bytes", json_object_new_uint64(r->err_bytes), true) && ok;
 	ok = put(o, "duration_ms", json_object_new_uint64(r->duration_ms), true) && ok;
 	ok = put_str_or_null(o, "policy_hash", r->policy_hash, sizeof(r->policy_hash)) && ok;
 	ok = put_str_or_null(o, "mode", r->mode, 0) && ok;
+	ok = put_str_or_null(o, "workspace_mode", r->ws_mode, 0) && ok;
 	ok = put(o, "host_ids", r->host_uid ? json_host_ids(r) : NULL, r->host_uid != 0) && ok;
 	ok = put(o, "limits", r->cg || r->limits_skipped ? json_limits(r) : NULL,
 	         r->cg || r->limits_skipped) && ok;
@@ -637,20 +645,160 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	return ok;
 }
 
-char *osb_result_json(const osb_result *r)
-{
-	json_object *o;
-	const char *js = NULL;
-	char *out = NULL;
+/* ---- JSON, written as it goes --------------------------------------------- */
 
-	if (!r)
-		return NULL;
-	o = json_object_new_object();
+/* Where the document goes, in pieces of at most sizeof(buf) bytes. */
+typedef struct jsink {
+	osb_json_write_fn fn;
+	void *ctx;
+	int err;
+	size_t n;
+	char buf[65536];
+} jsink;
+
+static void sink_flush(jsink *k)
+{
+	if (k->n && !k->err && k->fn(k->ctx, k->buf, k->n) != 0)
+		k->err = -OSB_E_IO;
+	k->n = 0;
+}
+
+static void sink_put(jsink *k, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0 && !k->err) {
+		size_t room = sizeof(k->buf) - k->n, m = len < room ? len : room;
+
+		memcpy(k->buf + k->n, p, m);
+		k->n += m;
+		p += m;
+		len -= m;
+		if (k->n == sizeof(k->buf))
+			sink_flush(k);
+	}
+}
+
+/* The short escape json-c writes for byte C, or NULL. */
+static const char *short_escape(unsigned char c)
+{
+	switch (c) {
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case '\b': return "\\b";
+	case '\f': return "\\f";
+	case '\n': return "\\n";
+	case '\r': return "\\r";
+	case '\t': return "\\t";
+	}
+	return NULL;
+}
+
+/* S (LEN bytes) as the inside of a JSON string, byte for byte what json-c
+ * and escape_remaining_controls make of it: invalid UTF-8 replaced by
+ * U+FFFD, quote, backslash and the C0 controls escaped as json-c does
+ * (lower-case hex), DEL and the C1 controls as \u007f..\u009f. */
+static void sink_string_body(jsink *k, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len && !k->err) {
+		size_t bad = 0, n = utf8_seq(u + i, len - i, &bad);
+		const char *esc;
+		char hex[8];
+
+		if (n == 0) {
+			sink_put(k, "\xef\xbf\xbd", 3);
+			i += bad;
+			continue;
+		}
+		if (n == 1 && (esc = short_escape(u[i]))) {
+			sink_put(k, esc, strlen(esc));
+		} else if ((n == 1 && (u[i] < 0x20 || u[i] == 0x7f)) ||
+		           (n == 2 && u[i] == 0xc2 && u[i + 1] <= 0x9f)) {
+			snprintf(hex, sizeof(hex), "\\u%04x", n == 1 ? u[i] : u[i + 1]);
+			sink_put(k, hex, 6);
+		} else {
+			sink_put(k, u + i, n);
+		}
+		i += n;
+	}
+}
+
+/* The document without its output, then cut where the two (empty) output
+ * strings stand: ',"KEY":"' cannot occur inside a string, where a quote is
+ * always escaped. */
+static char *json_frame(const osb_result *r, char **out_at, char **err_at)
+{
+	json_object *o = json_object_new_object();
+	const char *js = NULL;
+	char *text = NULL;
+
 	if (o && result_fill_json(r, o))
 		js = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 		                                       JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (js)
-		out = escape_remaining_controls(js);
+		text = escape_remaining_controls(js);
 	json_object_put(o);
-	return out;
+	if (!text)
+		return NULL;
+	*out_at = strstr(text, ",\"stdout\":\"\"");
+	*err_at = *out_at ? strstr(*out_at, ",\"stderr\":\"\"") : NULL;
+	if (!*err_at) {
+		free(text);
+		return NULL;
+	}
+	*out_at += strlen(",\"stdout\":\"");
+	*err_at += strlen(",\"stderr\":\"");
+	return text;
+}
+
+int osb_result_json_write(const osb_result *r, osb_json_write_fn fn, void *ctx)
+{
+	char *out_at, *err_at, *frame;
+	jsink *k;
+	int e;
+
+	if (!r || !fn)
+		return -OSB_E_USAGE;
+	if (!(frame = json_frame(r, &out_at, &err_at)))
+		return -OSB_E_NOMEM;
+	if (!(k = malloc(sizeof(*k)))) {
+		free(frame);
+		return -OSB_E_NOMEM;
+	}
+	*k = (jsink){ .fn = fn, .ctx = ctx };
+	sink_put(k, frame, (size_t)(out_at - frame));
+	sink_string_body(k, r->out ? r->out : "", r->out ? r->out_len : 0);
+	sink_put(k, out_at, (size_t)(err_at - out_at));
+	sink_string_body(k, r->err ? r->err : "", r->err ? r->err_len : 0);
+	sink_put(k, err_at, strlen(err_at));
+	sink_flush(k);
+	e = k->err;
+	free(k);
+	free(frame);
+	return e;
+}
+
+static int to_stream(void *ctx, const char *buf, size_t len)
+{
+	return fwrite(buf, 1, len, ctx) == len ? 0 : -1;
+}
+
+char *osb_result_json(const osb_result *r)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+	int e;
+
+	if (!r || !(f = open_memstream(&buf, &size)))
+		return NULL;
+	e = osb_result_json_write(r, to_stream, f);
+	if (stream_close(f, &buf) < 0 || e < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }

@@ -43,6 +43,7 @@ struct osb_result {
 	char policy_hash[OSB_POLICY_HASH_LEN];
 	char *hint;            /* what to do next, or NULL */
 	char *mode;            /* "userns" / "root", or NULL when not started */
+	const char *ws_mode;   /* "none", "ro", "rw", "overlay" (static), or NULL */
 	uint32_t host_uid, host_gid;   /* the sandbox's host ids; 0: not planned */
 	const char *host_ids_kind;     /* hostid_kind_name(): static */
 	/* Kernel-enforced limits (sandbox-limits.h): whether the sandbox had a cgroup,

@@ -14,6 +14,7 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	plan pl;
 	int r;
 	uint64_t start = now_ms(), lim;
+	char wall_origin[POLICY_ORIGIN_MAX];
 
 	osb_err_clear(err);
 	if (out)
@@ -34,8 +35,12 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	}
 	if ((r = exec_check_direct(e, &res->error)) < 0)
 		goto done;
+	policy_wall_origin(p, wall_origin, sizeof(wall_origin));
+	if ((r = exec_check_timeout(policy_wall_ms(p), wall_origin, e, &res->error)) < 0)
+		goto done;
 	lim = exec_output_limit(policy_output_limit(p), e);
 	osb_policy_hash(p, res->policy_hash);
+	res->ws_mode = policy_ws_names[p->ws_mode];
 	r = launch_prepare(p, &(plan_request){ e->env_set ? (const char *const *)e->env.v : NULL,
 	                                       e->cwd, false, exec_wall_ms(policy_wall_ms(p), e) },
 	                   &pl, &res->error);

@@ -51,8 +51,11 @@ struct osb_session {
 	unsigned running, max_execs;
 	strv env;                 /* the session's environment, from the plan */
 	strv deny;                /* the policy's "env deny" patterns */
+	strv deny_origin;         /* where each comes from ("file:line") */
 	uint64_t wall_ms, output_limit;
+	char wall_origin[POLICY_ORIGIN_MAX];
 	char policy_hash[OSB_POLICY_HASH_LEN];
+	const char *ws_mode;      /* the policy's workspace mode (static) */
 	char *mode;
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
@@ -124,12 +127,18 @@ static int session_copy(osb_session *s, const osb_policy *p, const plan *pl, osb
 	for (size_t i = 0; i < pl->env.n; i++)
 		if (strv_push(&s->env, pl->env.v[i]) < 0)
 			goto nomem;
-	for (size_t i = 0; i < p->n_env_deny; i++)
-		if (strv_push(&s->deny, p->env_deny[i].s) < 0)
+	for (size_t i = 0; i < p->n_env_deny; i++) {
+		char o[POLICY_ORIGIN_MAX];
+
+		policy_origin_format(&p->env_deny[i].o, o, sizeof(o));
+		if (strv_push(&s->deny, p->env_deny[i].s) < 0 || strv_push(&s->deny_origin, o) < 0)
 			goto nomem;
+	}
 	s->wall_ms = policy_wall_ms(p);
+	policy_wall_origin(p, s->wall_origin, sizeof(s->wall_origin));
 	s->output_limit = policy_output_limit(p);
 	osb_policy_hash(p, s->policy_hash);
+	s->ws_mode = policy_ws_names[p->ws_mode];
 	s->mode = strdup(pl->userns ? "userns" : "root");
 	s->host = pl->host;
 	if (!s->mode)
@@ -148,6 +157,7 @@ static void session_release(osb_session *s)
 	if (s->sock >= 0)
 		close(s->sock);
 	strv_free(&s->env);
+	strv_free(&s->deny_origin);
 	strv_free(&s->deny);
 	free(s->mode);
 	placeholders_remove(&s->made);
@@ -307,29 +317,48 @@ static bool env_name_ok(const char *s, size_t len)
 	return true;
 }
 
-static bool env_denied(const osb_session *s, const char *name)
+/* The index of the first deny pattern matching NAME, or -1. */
+static ssize_t env_denied(const osb_session *s, const char *name)
 {
 	for (size_t i = 0; i < s->deny.n; i++)
 		if (env_deny_match(s->deny.v[i], name))
-			return true;
-	return false;
+			return (ssize_t)i;
+	return -1;
 }
 
-/* One entry of the exec's environment over OUT, unless malformed or denied. */
-static int env_put(const osb_session *s, strv *out, const char *entry)
+/* Refuse ENTRY of the exec's environment when malformed or denied: the
+ * caller asked for it by name, so dropping it would change the command
+ * behind the caller's back (unlike the caller's environment at start,
+ * which the policy filters by design). */
+static int env_check(const osb_session *s, const char *entry, osb_error *err)
 {
 	const char *eq = strchr(entry, '=');
 	size_t len = eq ? (size_t)(eq - entry) : 0;
 	_cleanup_free_ char *name = NULL;
-	char *copy;
+	ssize_t d;
 
 	if (!eq || !env_name_ok(entry, len))
-		return 0;
+		return osb_err_set(err, OSB_E_POLICY, EINVAL, "env",
+		                   "environment entry \"%s\" is not NAME=VALUE with a name of "
+		                   "letters, digits and '_'; fix it", entry);
 	name = strndup(entry, len);
 	if (!name)
-		return -ENOMEM;
-	if (env_denied(s, name))
-		return 0;
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	d = env_denied(s, name);
+	if (d >= 0)
+		return osb_err_set(err, OSB_E_POLICY, EPERM, "env",
+		                   "environment variable %s matches the policy's \"env deny %s\" "
+		                   "(%s); remove it from the command's environment", name,
+		                   s->deny.v[d], s->deny_origin.v[d]);
+	return 0;
+}
+
+/* One entry of the exec's environment over OUT (checked by env_check). */
+static int env_put(strv *out, const char *entry)
+{
+	size_t len = strcspn(entry, "=");
+	char *copy;
+
 	for (size_t i = 0; i < out->n; i++)
 		if (strncmp(out->v[i], entry, len + 1) == 0) {
 			copy = strdup(entry);
@@ -343,15 +372,22 @@ static int env_put(const osb_session *s, strv *out, const char *entry)
 }
 
 /* The command's environment: the session's, then the exec's entries. */
-static int env_overlay(const osb_session *s, const osb_exec *e, strv *out)
+static int env_overlay(const osb_session *s, const osb_exec *e, strv *out, osb_error *err)
 {
+	int r;
+
+	for (size_t i = 0; e->env_set && i < e->env.n; i++)
+		if ((r = env_check(s, e->env.v[i], err)) < 0)
+			return r;
 	for (size_t i = 0; i < s->env.n; i++)
 		if (strv_push(out, s->env.v[i]) < 0)
-			return -ENOMEM;
+			goto nomem;
 	for (size_t i = 0; e->env_set && i < e->env.n; i++)
-		if (env_put(s, out, e->env.v[i]) < 0)
-			return -ENOMEM;
+		if (env_put(out, e->env.v[i]) < 0)
+			goto nomem;
 	return 0;
+nomem:
+	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 }
 
 static size_t strings_size(const strv *v)
@@ -380,13 +416,16 @@ static int build_request(const osb_session *s, const osb_exec *e, char **buf, si
 	strv env = { 0 };
 	size_t size;
 	char *p;
+	int r;
 
 	if (e->cwd && e->cwd[0] != '/')
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
 		                   "working directory %s must be an absolute path", e->cwd);
-	if (env_overlay(s, e, &env) < 0) {
+	if ((r = exec_check_timeout(s->wall_ms, s->wall_origin, e, err)) < 0)
+		return r;
+	if ((r = env_overlay(s, e, &env, err)) < 0) {
 		strv_free(&env);
-		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+		return r;
 	}
 	size = sizeof(h) + strlen(cwd) + 1 + strings_size(&e->argv) + strings_size(&env);
 	if (size > SESSION_MSG_MAX || e->argv.n + env.n > SESSION_MAX_STRINGS) {
@@ -884,6 +923,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	if ((r = exec_check_direct(e, &res->error)) < 0)
 		goto done;
 	memcpy(res->policy_hash, s->policy_hash, sizeof(res->policy_hash));
+	res->ws_mode = s->ws_mode;
 	res->mode = strdup(s->mode);
 	result_set_host_ids(res, s->host.uid, s->host.gid, hostid_kind_name(s->host.kind));
 	lim = exec_output_limit(s->output_limit, e);

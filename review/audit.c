@@ -43,6 +43,13 @@ static const struct audit_def {
 
 static int set_item(audit_report *r, int k, unsigned points, const rv_origin *o, const char *f, ...)
 	__attribute__((format(printf, 5, 6)));
+/* The workspace as the host sees it: an overlay shows it as ro does, and
+ * what the command writes there never reaches the host. */
+static unsigned ws_score(enum ws_mode m)
+{
+	return m == WS_RW ? 5 : m == WS_RO || m == WS_OVERLAY ? 2 : 0;
+}
+
 static int set_item(audit_report *r, int k, unsigned points, const rv_origin *o, const char *f, ...)
 {
 	audit_item *it = &r->v[k];
@@ -337,7 +344,7 @@ int audit_policy(const review_policy *p, audit_report *r)
 		r->v[k].weight = audit_defs[k].weight;
 	}
 	if ((e = audit_view(p, r)) < 0 || (e = audit_writes(p, r)) < 0 ||
-	    (e = set_item(r, A_WORKSPACE, p->ws_mode == WS_RW ? 5 : p->ws_mode == WS_RO ? 2 : 0,
+	    (e = set_item(r, A_WORKSPACE, ws_score(p->ws_mode),
 	                  &p->ws_set.o, "workspace %s", rv_ws_words[p->ws_mode])) < 0 ||
 	    (e = audit_network(p, r)) < 0 ||
 	    (e = audit_env(p, r)) < 0 || (e = audit_kernel(p, r)) < 0 ||

@@ -101,7 +101,8 @@ static enum diff_dir changed_dir(const char *key, const char *from, const char *
                                  uint64_t vb)
 {
 	static const char *const root_o[] = { "root none", "root host-ro", NULL };
-	static const char *const ws_o[] = { "workspace none", "workspace ro", "workspace rw", NULL };
+	static const char *const ws_o[] = { "workspace none", "workspace ro", "workspace overlay",
+	                                    "workspace rw", NULL };
 	static const char *const net_o[] = { "network none", "network host", NULL };
 	static const char *const env_o[] = { "env clear", "env inherit", NULL };
 	static const char *const ll_o[] = { "landlock required", "landlock auto", "landlock off", NULL };
@@ -109,6 +110,10 @@ static enum diff_dir changed_dir(const char *key, const char *from, const char *
 
 	if (strcmp(key, "seccomp") == 0)
 		return compare_ranks(seccomp_rule_rank(from), seccomp_rule_rank(to));
+	/* Two overlays differ in how much their private layer may hold. */
+	if (strncmp(from, "workspace overlay ", 18) == 0 && strncmp(to, "workspace overlay ", 18) == 0 &&
+	    va != vb)
+		return vb > va ? DIFF_WIDER : DIFF_NARROWER;
 	for (size_t i = 0; i < ARRAY_SIZE(orders); i++)
 		if (word_rank(from, orders[i]) >= 0)
 			return compare_ranks(word_rank(from, orders[i]), word_rank(to, orders[i]));

@@ -198,7 +198,11 @@ static int host_text(FILE *f, const void *varg)
 
 	fprintf(f, "\n# launch plan on this host\n");
 	identity_text(f, a->p, h);
-	fprintf(f, "workspace: %s\n", ws ? ws : "none");
+	if (ws && a->p->ws_mode == WS_OVERLAY)
+		fprintf(f, "workspace: %s (overlay: the read-only lower layer; writes go to a private "
+		        "layer that ends with the sandbox)\n", ws);
+	else
+		fprintf(f, "workspace: %s\n", ws ? ws : "none");
 	binds_text(f, get(h, "binds"));
 	fprintf(f, "private writable mounts:");
 	for (size_t i = 0; i < a->p->n_mounts; i++)

@@ -415,7 +415,7 @@ static uint64_t scalar_rank(const review_policy *p, int id)
 
 	switch (id) {
 	case SC_ROOT: return p->root == ROOT_HOST_RO;
-	case SC_WS: return p->ws_mode;
+	case SC_WS: return rv_ws_rank(p->ws_mode);
 	case SC_NET: return p->net;
 	case SC_ENV: return p->env_base;
 	case SC_SECCOMP: return seccomp_rank(p);

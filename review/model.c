@@ -18,7 +18,15 @@
 #include <string.h>
 
 const char *const rv_root_words[2] = { [ROOT_HOST_RO] = "host-ro", [ROOT_NONE] = "none" };
-const char *const rv_ws_words[3] = { [WS_NONE] = "none", [WS_RO] = "ro", [WS_RW] = "rw" };
+const char *const rv_ws_words[4] = { [WS_NONE] = "none", [WS_RO] = "ro", [WS_RW] = "rw",
+                                     [WS_OVERLAY] = "overlay" };
+
+unsigned rv_ws_rank(enum ws_mode m)
+{
+	static const unsigned rank[] = { [WS_NONE] = 0, [WS_RO] = 1, [WS_OVERLAY] = 2, [WS_RW] = 3 };
+
+	return rank[m];
+}
 const char *const rv_net_words[2] = { [NET_NONE] = "none", [NET_HOST] = "host" };
 const char *const rv_env_words[2] = { [ENV_CLEAR] = "clear", [ENV_INHERIT] = "inherit" };
 const char *const rv_id_words[3] = { [ID_AUTO] = "auto", [ID_USERNS] = "userns",
@@ -206,7 +214,7 @@ static int keyword_scalar(review_policy *m, const osb_rule *r, const char *d)
 		if ((e = keyword_put(r, rv_root_words, 2, &k, &m->root_set)) == 0)
 			m->root = (enum root_kind)k;
 	} else if (strcmp(d, "workspace") == 0) {
-		if ((e = keyword_put(r, rv_ws_words, 3, &k, &m->ws_set)) == 0)
+		if ((e = keyword_put(r, rv_ws_words, 4, &k, &m->ws_set)) == 0)
 			m->ws_mode = (enum ws_mode)k;
 	} else if (strcmp(d, "network") == 0) {
 		if ((e = keyword_put(r, rv_net_words, 2, &k, &m->net_set)) == 0)

@@ -39,7 +39,7 @@ typedef struct rv_str {       /* a path, a pattern, NAME=VALUE */
 
 enum root_kind { ROOT_HOST_RO = 0, ROOT_NONE = 1 };
 enum mount_kind { MNT_RO_BIND, MNT_TMPFS, MNT_HIDE, MNT_DEV, MNT_PROC, MNT_SYMLINK };
-enum ws_mode { WS_NONE = 0, WS_RO, WS_RW };
+enum ws_mode { WS_NONE = 0, WS_RO, WS_RW, WS_OVERLAY };
 enum net_mode { NET_NONE = 0, NET_HOST };
 enum env_base { ENV_CLEAR = 0, ENV_INHERIT };
 enum id_mode { ID_AUTO = 0, ID_USERNS, ID_ROOT };
@@ -104,7 +104,10 @@ typedef struct review_policy {
 
 /* The words of the language, indexed by the enums above. */
 extern const char *const rv_root_words[2];
-extern const char *const rv_ws_words[3];
+extern const char *const rv_ws_words[4];
+/* How much of the host a workspace mode lets the sandbox change: none, ro,
+ * overlay (writes land in a private layer), rw. */
+unsigned rv_ws_rank(enum ws_mode m);
 extern const char *const rv_net_words[2];
 extern const char *const rv_env_words[2];
 extern const char *const rv_id_words[3];

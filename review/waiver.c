@@ -13,7 +13,7 @@
 #include "common.h"
 
 #include <errno.h>
-
+#include <limits.h>
 #include <string.h>
 
 #define WAIVER_MAX_CODES 8
@@ -24,6 +24,8 @@ typedef struct source {
 	const char *file;         /* entry of the policy's file table */
 	char *text;               /* NULL when it cannot be read again */
 	size_t len;
+	size_t *starts;           /* offset of each line: line N starts at starts[N - 1] */
+	unsigned n_lines;
 	unsigned version_line;
 } source;
 
@@ -36,24 +38,38 @@ typedef struct waiver {
 	char *reason;
 } waiver;
 
-/* Line LINE (1-based) of S, or NULL. */
+/* Line LINE (1-based) of S, or NULL: in constant time, since findings and
+ * waivers ask for lines of files of up to 1 MiB. */
 static const char *line_at(const source *s, unsigned line, size_t *len)
 {
 	const char *c, *end, *nl;
 
-	if (!s->text || line == 0)
+	if (!s->text || line == 0 || line > s->n_lines)
 		return NULL;
-	c = s->text;
+	c = s->text + s->starts[line - 1];
 	end = s->text + s->len;
-	for (unsigned i = 1; i < line; i++) {
-		c = memchr(c, '\n', (size_t)(end - c));
-		if (!c)
-			return NULL;
-		c++;
-	}
 	nl = memchr(c, '\n', (size_t)(end - c));
 	*len = (size_t)((nl ? nl : end) - c);
 	return c;
+}
+
+/* Where each line of S starts. */
+static int source_index(source *s)
+{
+	size_t n = 1, k = 0;
+
+	for (size_t i = 0; i < s->len; i++)
+		n += s->text[i] == '\n';
+	if (n > UINT_MAX)
+		return -EFBIG;
+	if (!(s->starts = calloc(n, sizeof(*s->starts))))
+		return -ENOMEM;
+	s->starts[k++] = 0;
+	for (size_t i = 0; i < s->len && k < n; i++)
+		if (s->text[i] == '\n')
+			s->starts[k++] = i + 1;
+	s->n_lines = (unsigned)n;
+	return 0;
 }
 
 /* Column of the first non-blank character of LINE (1 if unknown). */
@@ -176,10 +192,12 @@ static int waiver_parse(const char *c, const char *end, waiver *w, const char **
 	return w->reason ? 0 : -ENOMEM;
 }
 
-/* Waiver comments of S; malformed ones become W190 findings. */
+/* Waiver comments of S; malformed ones become W190 findings. Each waiver
+ * covers the next directive: the waivers still waiting for one get it when
+ * it comes, so the file is read once. */
 static int waivers_collect(const source *s, waiver **ws, size_t *n, size_t *cap, lint_report *r)
 {
-	size_t len;
+	size_t len, waiting = *n;
 	const char *l;
 
 	for (unsigned line = 1; (l = line_at(s, line, &len)); line++) {
@@ -188,9 +206,14 @@ static int waivers_collect(const source *s, waiver **ws, size_t *n, size_t *cap,
 		rv_origin o = { s->file, line, 0 };
 		int e;
 
+		if (is_directive(l, len)) {
+			for (; waiting < *n; waiting++)
+				(*ws)[waiting].target = line;
+			continue;
+		}
 		while (hash < l + len && (*hash == ' ' || *hash == '\t'))
 			hash++;
-		if (hash == l + len || *hash != '#')
+		if (hash == l + len)
 			continue;
 		w.col = (unsigned)(hash - l) + 1;
 		e = waiver_parse(hash + 1, l + len, &w, &why);
@@ -204,11 +227,6 @@ static int waivers_collect(const source *s, waiver **ws, size_t *n, size_t *cap,
 			r->v[r->n - 1].col = w.col;
 			continue;
 		}
-		for (unsigned t = line + 1; (l = line_at(s, t, &len)); t++)
-			if (is_directive(l, len)) {
-				w.target = t;
-				break;
-			}
 		if (!(*ws = rv_grow(*ws, cap, *n, sizeof(**ws)))) {
 			free(w.reason);
 			return -ENOMEM;
@@ -218,28 +236,75 @@ static int waivers_collect(const source *s, waiver **ws, size_t *n, size_t *cap,
 	return 0;
 }
 
-static void waivers_apply(waiver *ws, size_t n_ws, lint_report *r, size_t n_findings)
+/* Waivers in order of (file, target line, line): those of one directive
+ * side by side, in the order they are written. */
+static int waiver_cmp(const void *a, const void *b)
 {
+	const waiver *x = *(const waiver *const *)a, *y = *(const waiver *const *)b;
+	int c = strcmp(x->src->file, y->src->file);
+
+	if (c != 0)
+		return c;
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The first of the sorted waivers BY that cover FILE:LINE, or N. */
+static size_t waivers_first(waiver *const *by, size_t n, const char *file, unsigned line)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(by[mid]->src->file, file);
+
+		if (c < 0 || (c == 0 && by[mid]->target < line))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Does waiver W waive finding F? Marks the code used and F waived. */
+static bool waiver_take(waiver *w, lint_finding *f, lint_report *r)
+{
+	for (size_t k = 0; k < w->n_codes; k++)
+		if (strcmp(w->codes[k], f->rule->code) == 0) {
+			w->used[k] = true;
+			f->waiver = strdup(w->reason);
+			f->waiver_line = w->line;
+			r->n_waived += f->waiver != NULL;
+			return true;
+		}
+	return false;
+}
+
+/* Each warning finding against the waivers of its line, found by binary
+ * search: a policy can have tens of thousands of both. */
+static int waivers_apply(waiver *ws, size_t n_ws, lint_report *r, size_t n_findings)
+{
+	waiver **by = calloc(n_ws + 1, sizeof(*by));
+
+	if (!by)
+		return -ENOMEM;
+	for (size_t j = 0; j < n_ws; j++)
+		by[j] = &ws[j];
+	qsort(by, n_ws, sizeof(*by), waiver_cmp);
 	for (size_t i = 0; i < n_findings; i++) {
 		lint_finding *f = &r->v[i];
 
-		if (f->rule->sev != LINT_WARNING)
+		if (f->rule->sev != LINT_WARNING || !f->file)
 			continue;
-		for (size_t j = 0; j < n_ws && !f->waiver; j++) {
-			waiver *w = &ws[j];
-
-			if (w->target != f->line || strcmp(w->src->file, f->file) != 0)
-				continue;
-			for (size_t k = 0; k < w->n_codes; k++)
-				if (strcmp(w->codes[k], f->rule->code) == 0) {
-					w->used[k] = true;
-					f->waiver = strdup(w->reason);
-					f->waiver_line = w->line;
-					r->n_waived += f->waiver != NULL;
-					break;
-				}
-		}
+		for (size_t j = waivers_first(by, n_ws, f->file, f->line);
+		     j < n_ws && !f->waiver && by[j]->target == f->line &&
+		     strcmp(by[j]->src->file, f->file) == 0; j++)
+			if (waiver_take(by[j], f, r))
+				break;
 	}
+	free(by);
+	return 0;
 }
 
 static int waivers_unused(const waiver *ws, size_t n_ws, lint_report *r)
@@ -289,22 +354,28 @@ int lint_waivers(const review_policy *p, lint_report *r)
 		srcs[i].file = p->files[i];
 		if (rv_read_file(p->files[i], RV_MAX_POLICY_BYTES, &srcs[i].text, &srcs[i].len) < 0)
 			srcs[i].text = NULL;
-		source_scan(&srcs[i]);
+		if (srcs[i].text && e == 0)
+			e = source_index(&srcs[i]);
+		if (e == 0)
+			source_scan(&srcs[i]);
 	}
-	place_findings(p, srcs, p->n_files, r);
+	if (e == 0)
+		place_findings(p, srcs, p->n_files, r);
 	for (size_t i = 0; i < p->n_files && e == 0; i++)
 		e = waivers_collect(&srcs[i], &ws, &n_ws, &cap_ws, r);
-	if (e == 0) {
-		waivers_apply(ws, n_ws, r, n_findings);
+	if (e == 0)
+		e = waivers_apply(ws, n_ws, r, n_findings);
+	if (e == 0)
 		e = waivers_unused(ws, n_ws, r);
-	}
 	if (e == 0)
 		place_findings(p, srcs, p->n_files, r);
 	for (size_t i = 0; i < n_ws; i++)
 		free(ws[i].reason);
 	free(ws);
-	for (size_t i = 0; i < p->n_files; i++)
+	for (size_t i = 0; i < p->n_files; i++) {
 		free(srcs[i].text);
+		free(srcs[i].starts);
+	}
 	free(srcs);
 	return e;
 }

@@ -314,7 +314,8 @@ func (s *Session) Destroy() (ended bool, err error) {
 }
 
 // Exec describes one command. Env entries are added to the session's
-// environment (the policy's "env deny" still applies).
+// environment; one the policy's "env deny" matches is refused, as is a
+// Timeout above the policy's wall limit (an error, never a silent change).
 type Exec struct {
 	Argv    []string
 	Env     []string

@@ -61,6 +61,10 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/dir-a" && touch "$tmp/file-b"
 expect_eq "--workspace completes directories only" "dir-a" "$(cd "$tmp" && complete_line osb-isolate run --workspace '')"
 expect_eq "--ro completes files too" "dir-a file-b" "$(cd "$tmp" && complete_line osb-isolate run --ro '')"
+expect_eq "--workspace-mode completes the modes" "overlay" \
+	"$(cd "$tmp" && complete_line osb-isolate run --workspace-mode o)"
+expect_eq "session start --workspace-mode too" "none overlay ro rw" \
+	"$(cd "$tmp" && complete_line osb-isolate session start --workspace-mode '')"
 expect_eq "--timeout takes a duration: nothing to complete" "" "$(cd "$tmp" && complete_line osb-isolate run --timeout '')"
 expect_eq "after -- the sandboxed command's name comes from PATH" "osb-isolate-init" \
 	"$(complete_line osb-isolate run -- osb-isolate-i)"

@@ -197,8 +197,11 @@ refused = {
                            '%s/%s.policy has "network none" (%s:%s) and does not grant callers '
                            'the host network (a policy grants it with "allow-caller network")'
                            % (os.path.dirname(strict), profile, strict, net_line)),
-    "widen-write.json": ("policy", '"extra_writable[0]": "/etc/cron.d" is not beneath a declared '
-                         'write-root (declared: %s/out)' % d),
+    # Refused as the request is read, before it meets the policy: a system
+    # directory is never writable (both request readers say so alike).
+    "widen-write.json": ("policy", '"extra_writable[0]": "/etc/cron.d": inside /etc (host '
+                         'configuration: cron, sudoers, PAM, profile scripts run as root); '
+                         'choose a project directory'),
     "denied-env.json": ("policy", '"env.pass[0]": "DEMO_API_TOKEN" is refused: it matches '
                         '"env deny *_TOKEN" (%s:%s), and deny wins over a request' % (strict, deny_line)),
     "profile-path.json": ("execd", 'profile "/etc/passwd" is not offered (offered: %s)' % offered),

@@ -148,6 +148,27 @@ t_json_non_utf8_paths() {
 	cd / || exit 99
 }
 
+# capabilities --json names host paths (bwrap, the policy directory, reasons
+# that quote them): a path that is not UTF-8 is still valid JSON, U+FFFD for
+# each bad byte.
+t_caps_json_non_utf8_paths() {
+	local bw="$stage/bw-"$'\xff' pd="$stage/pol-"$'\xfe' out rc
+	local fffd=$'\xef\xbf\xbd'
+	mkdir -p "$bw" "$pd" && cp "$stage"/policy/*.policy "$pd/" || { not_ok "non-UTF-8 directories"; return; }
+	ln -sf "$(command -v bwrap)" "$bw/bwrap"
+	out=$(OSB_ISOLATE_BWRAP="$bw/bwrap" OSB_ISOLATE_POLICY_DIR="$pd" "$OSB" capabilities --json); rc=$?
+	expect_eq "capabilities --json with non-UTF-8 bwrap and policy paths: 0" "0" "$rc"
+	expect_eq "... bwrap.path valid, U+FFFD for the bad byte" "$stage/bw-$fffd/bwrap" \
+		"$(strict_json bwrap.path <<<"$out")"
+	expect_eq "... policy_dir valid, U+FFFD for the bad byte" "$stage/pol-$fffd" \
+		"$(strict_json policy_dir <<<"$out")"
+	out=$(OSB_ISOLATE_BWRAP="$bw/nothing" "$OSB" capabilities --json); rc=$?
+	expect_eq "... a reason quoting a missing non-UTF-8 bwrap: 1, valid" \
+		"1 OSB_ISOLATE_BWRAP=$stage/bw-$fffd/nothing is not executable: No such file or directory" \
+		"$rc $(strict_json items.0.reason <<<"$out")"
+	rm -rf "$bw" "$pd"
+}
+
 # ---- results that say what happened ------------------------------------------------
 # An init that never starts the command is a setup failure (125, an error
 # naming the init), not the command's timeout.
@@ -202,12 +223,81 @@ t_too_many_arguments() {
 	expect_has "... and why" "bwrap would get more than its limit of 9000: at most" "$OUT"
 }
 
+# ---- slow inputs ------------------------------------------------------------------
+# Work grows with the input, not with what it expands to. The bounds are
+# generous for a loaded 2-CPU host; before the fix these took minutes.
+timed() { # CMD...: sets RC, OUT (stdout and stderr), MS
+	local t0
+	t0=$(now_ms)
+	OUT=$(timeout 300 "$@" 2>&1 </dev/null)
+	RC=$?
+	MS=$(( $(now_ms) - t0 ))
+}
+
+# A file included 1,000 times that includes strict 1,000 times: each file is
+# parsed once per include depth, so this is strict, read in well under a second.
+t_include_fan_out() {
+	local d="$stage/work/fan" i want
+	mkdir -p "$d"
+	{ echo "osb-policy 1"; for i in $(seq 1000); do echo "include strict"; done; } >"$d/f.policy"
+	{ echo "osb-policy 1"; for i in $(seq 1000); do echo "include ./f"; done; } >"$d/fan.policy"
+	want=$("$OSB" hash strict)
+	timed "$OSB" hash "$d/fan.policy"
+	expect_eq "hash of a policy including strict 1,000,000 times: that of strict" "$want" "$OUT"
+	expect_le "... in under 3 s (ms)" 3000 "$MS"
+	timed "$OSB" check "$d/fan.policy"
+	expect_eq "check of it: 0" "0" "$RC"
+	expect_le "... in under 3 s (ms)" 3000 "$MS"
+	new_ws
+	timed "$OSB" run --policy "$d/fan.policy" -- true
+	expect_eq "run under it: 0" "0" "$RC"
+	expect_le "... in under 3 s (ms)" 3000 "$MS"
+}
+
+# The text a policy reads with its includes is bounded (4 MiB, a file included
+# again at the same depth not counted again): past it, the include is refused
+# where it stands.
+t_include_total_bound() {
+	local d="$stage/work/big" i
+	mkdir -p "$d"
+	{ echo "osb-policy 1"; for i in $(seq 16383); do printf '# %061d\n' 0; done; } >"$d/b1.policy"
+	for i in 2 3 4 5; do cp "$d/b1.policy" "$d/b$i.policy"; done
+	{ echo "osb-policy 1"; echo "include strict"; for i in 1 1 1 1 1 1 1 1; do echo "include ./b$i"; done; } \
+		>"$d/same.policy"
+	timed "$OSB" check "$d/same.policy"
+	expect_eq "one 1 MiB file included 8 times: 0 (read once)" "0" "$RC"
+	{ echo "osb-policy 1"; for i in 1 2 3 4 5; do echo "include ./b$i"; done; } >"$d/five.policy"
+	timed "$OSB" check "$d/five.policy"
+	expect_eq "five different 1 MiB files: refused (2)" "2" "$RC"
+	expect_eq "... at the include that goes past 4 MiB" \
+		"$d/five.policy:6:9: error: cannot include \"./b5\": the policy and its includes would be more than 4 MiB of text (4194304 bytes; $d/b5.policy has 1048525, 4194178 were read before it) [E010]" \
+		"$OUT"
+	expect_le "... at once (ms)" 3000 "$MS"
+	timed "$OSB" hash "$d/five.policy"
+	expect_eq "hash refuses it too: 2" "2" "$RC"
+}
+
+# check and lint of 60,000 "env pass" lines: as fast as hash, give or take.
+t_check_many_lines() {
+	local p="$stage/work/pass60k.policy" i
+	{ echo "osb-policy 1"; echo "include strict"; for i in $(seq 60000); do echo "env pass V_$i"; done; } >"$p"
+	timed "$OSB" check "$p"
+	expect_eq "check of 60,000 env pass lines: 0" "0" "$RC"
+	expect_le "... in under 3 s (ms)" 3000 "$MS"
+	timed "$OSB" lint "$p"
+	expect_le "lint of them in under 3 s (ms)" 3000 "$MS"
+}
+
 cp "$OSB_BUILDDIR/tests/integration/subreaper" "$stage/bin/" || exit 99
+t_include_fan_out
+t_include_total_bound
+t_check_many_lines
 t_too_many_arguments
 t_long_session_name
 t_hanging_init
 t_timeout_same_everywhere
 t_json_non_utf8_paths
+t_caps_json_non_utf8_paths
 t_fake_bwraps
 t_missing_values
 t_subreaper_zombies

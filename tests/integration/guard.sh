@@ -5,7 +5,10 @@
 # sandboxes (bwrap run directly, the freshly built init started through
 # /proc/self/fd like the library does): the mount audit ("init:mounts"), and
 # Landlock ("init:landlock") with its write rules, the leaked-fd escape it
-# stops, and its scoping of abstract unix sockets and signals.
+# stops, and its scoping of abstract unix sockets and signals; and the
+# overlay workspace ("init:overlay"): mounted over a verified bind, the
+# capabilities of that step dropped, refused when the kernel has no
+# overlayfs (the nooverlay wrapper) or the init lacks those capabilities.
 #
 # Run by `make check` as root: it stages the init, the nolandlock wrapper and
 # itself into /tmp, runs every case as root (userns mode and root mode), then
@@ -25,7 +28,7 @@ if [ -z "${GUARD_STAGE:-}" ]; then
 	stage=$(mktemp -d /tmp/osb-guard.XXXXXX) || die "mktemp failed"
 	trap 'rm -rf "$stage"' EXIT
 	chmod 755 "$stage"
-	for f in helper/osb-isolate-init tests/integration/nolandlock; do
+	for f in helper/osb-isolate-init tests/integration/nolandlock tests/integration/nooverlay; do
 		[ -x "$OSB_BUILDDIR/$f" ] || die "$OSB_BUILDDIR/$f is missing: build first (make check builds it)"
 		install -m 755 "$OSB_BUILDDIR/$f" "$stage/"
 	done
@@ -46,6 +49,7 @@ INIT=$GUARD_STAGE/osb-isolate-init
 PROTO=$("$INIT" --version | sed -n 's/.*(init protocol \([0-9][0-9]*\))$/\1/p')
 [ -n "$PROTO" ] || { echo "guard.sh: the init does not say its protocol version" >&2; exit 99; }
 NOLANDLOCK=$GUARD_STAGE/nolandlock
+NOOVERLAY=$GUARD_STAGE/nooverlay
 WHO="$(id -un)"
 T=$(mktemp -d /tmp/osb-guard-run.XXXXXX) || { echo "mktemp failed" >&2; exit 99; }
 chmod 755 "$T"
@@ -102,6 +106,7 @@ sbx() {
 	shift 2
 	ns=(--unshare-pid --unshare-ipc --unshare-uts --die-with-parent --new-session)
 	[ "$net" = nonet ] && ns+=(--unshare-net)
+	ns+=("${XCAPS[@]}")
 	if [ "$mode" = userns ]; then
 		ns=(--unshare-user --uid 1000 --gid 1000 "${ns[@]}")
 		ids=(--expect-uid 1000 --expect-gid 1000)
@@ -114,6 +119,7 @@ sbx() {
 		"${IARGS[@]}" -- "$@" 5<"$INIT" 9>"$T/efd" </dev/null >"$T/out" 2>"$T/err" || RC=$?
 }
 WRAP=()
+XCAPS=()
 
 # What the sandbox's mountinfo says about a bind of host path $1: fstype,
 # source and root (the path within its file system), as mountinfo spells them.
@@ -152,6 +158,12 @@ args_case audit_mounts_takes_no_value '--audit-mounts takes no value' --audit-mo
 args_case landlock_unknown_mode_refused '--landlock "maybe": expected auto, required or off' --landlock maybe
 args_case landlock_rw_without_mode_refused '--landlock-rw needs --landlock auto|required|off' \
 	--landlock-rw /tmp
+args_case overlay_malformed_refused \
+	'--overlay "1M:user:/ws": expected SIZE:user|trusted:DEST with a size in bytes above 0 and an absolute DEST' \
+	--overlay 1M:user:/ws
+args_case overlay_without_verified_bind_refused \
+	'--overlay /mnt/ws: its lower layer must be a bind the audit verifies: pass --audit-mounts and --expect-bind for it' \
+	--audit-mounts --overlay 1048576:user:/mnt/ws
 
 # ---- what this host gives ---------------------------------------------------
 modes=()
@@ -419,6 +431,40 @@ if [ "$HAVE_USERNS" -eq 1 ]; then
 	sbx userns nonet python3 -c "$KILL"
 	expect signal_outside_domain_allowed_without_landlock_userns 0 "$RC" "$T/out" $'kill ok\n'
 fi
+
+# ---- (e) the overlay workspace ----------------------------------------------
+# The init mounts it over the verified bind of $T/ows with the capabilities
+# the launcher grants for that step (lib/bwrap.c) and drops them; the
+# command's writes stay in the upper layer.
+OV_CAPS=(--cap-add CAP_SYS_ADMIN --cap-add CAP_CHOWN --cap-add CAP_DAC_OVERRIDE --cap-add CAP_FOWNER
+	--cap-add CAP_FSETID --cap-add CAP_SETPCAP)
+mkdir "$T/ows"
+echo lower >"$T/ows/f"
+[ "$(id -u)" -eq 0 ] && chmod 1777 "$T/ows" && chmod 666 "$T/ows/f"
+OWS_ID=$(stat -c '%Hd:%Ld:%i' "$T/ows")
+for mode in "${modes[@]}"; do
+	xattr=user
+	[ "$mode" = root ] && xattr=trusted
+	base_mounts
+	MOUNTS+=(--ro-bind "$T/ows" /mnt/ows)
+	IARGS=("${AUDIT[@]}" --expect-bind "$OWS_ID:/mnt/ows" --overlay "1048576:$xattr:/mnt/ows")
+	XCAPS=("${OV_CAPS[@]}")
+	sbx "$mode" nonet sh -c 'echo upper > /mnt/ows/n; echo more >> /mnt/ows/f; cat /mnt/ows/n /mnt/ows/f; grep -c "^Cap[A-Za-z]*:[[:space:]]*0*$" /proc/self/status'
+	expect "overlay_mounted_writes_seen_caps_empty_$mode" 0 "$RC" "$T/out" $'upper\nlower\nmore\n5\n'
+	if [ ! -e "$T/ows/n" ] && [ "$(cat "$T/ows/f")" = lower ]; then pass "overlay_host_lower_unchanged_$mode"
+	else flunk "overlay_host_lower_unchanged_$mode"; fi
+	WRAP=("$NOOVERLAY")
+	sbx "$mode" nonet sh -c 'echo ran > /mnt/ows/ran'
+	expect "overlay_without_overlayfs_refused_$mode" 125 "$RC" "$T/efd" \
+		"$(printf 'Einit:overlay\t19\tcannot mount the overlay workspace: the kernel has no overlayfs (fsopen: No such device); load the module (modprobe overlay) or choose "workspace ro" or "rw"')"$'\n'
+	WRAP=()
+	XCAPS=()
+	sbx "$mode" nonet sh -c 'echo ran > /mnt/ows/ran'
+	expect "overlay_without_its_capabilities_refused_$mode" 125 "$RC" "$T/efd" \
+		"$(printf 'Einit:overlay\t1\tcannot mount the overlay workspace: unshare(CLONE_NEWNS): Operation not permitted (the init needs CAP_SYS_ADMIN for this step)')"$'\n'
+	if [ ! -e "$T/ows/ran" ]; then pass "overlay_refusals_wrote_nothing_$mode"
+	else flunk "overlay_refusals_wrote_nothing_$mode"; fi
+done
 
 echo "1..$n"
 [ "$n" -gt 0 ] || { echo "FAIL: guard.sh ran no test"; exit 1; }

@@ -327,6 +327,19 @@ if test_have userns probe_userns user; then
 		else
 			bad "unprivileged caller with cgroup-parent: status $rc, result $out"
 		fi
+		# capabilities says what the launch just did: with the configuration
+		# the item names the configured parent, without it the item does not.
+		item() { python3 -c 'import json,sys; d=json.load(sys.stdin); i=[x for x in d["items"] if x["id"]=="cgroup_limits"][0]; print(i["status"]+"|"+i["reason"])'; }
+		with=$(cd "$UWS" && as_test_user env OSB_ISOLATE_INIT="$OSB_ISOLATE_INIT" OSB_ISOLATE_POLICY_DIR="$OSB_ISOLATE_POLICY_DIR" \
+			OSB_ISOLATE_CONFIG="$STAGE/cgconfig" "$OSB" capabilities --json | item)
+		without=$(cd "$UWS" && as_test_user env OSB_ISOLATE_INIT="$OSB_ISOLATE_INIT" OSB_ISOLATE_POLICY_DIR="$OSB_ISOLATE_POLICY_DIR" \
+			"$OSB" capabilities --json | item)
+		if [[ $with == ok\|* || $with == degraded\|* ]] && [[ $with == *"in ${v1_guards[0]}/user"* ]] &&
+		   [[ $without != *"${v1_guards[0]}/user"* ]]; then
+			ok "capabilities with the configured cgroup-parent: cgroup_limits names it (${with%%|*}); without it, not"
+		else
+			bad "capabilities and cgroup-parent: with: $with / without: $without"
+		fi
 	else
 		echo "SKIP: cgroup-v1: no v1 hierarchy to give the test user a configured parent in (on cgroup v2 the user also needs the common ancestor: systemd's delegation)"
 		SKIPPED=$((SKIPPED + 1))

@@ -114,9 +114,8 @@ $WS" "$out"
 	out=$("$OSB" session exec "$TAG-a" -- sh -c 'mkdir -p d/e && touch d/e/f && stat -c "%a %a" d d/e/f')
 	expect_eq "files are created with the caller's umask, as in run" \
 		"$("$OSB" run -- sh -c 'mkdir -p r/e && touch r/e/f && stat -c "%a %a" r r/e/f')" "$out"
-	out=$("$OSB" session exec "$TAG-a" --cwd /tmp --env FOO=bar --env AWS_SECRET_ACCESS_KEY=x -- \
-		sh -c 'echo "$PWD ${FOO:-} ${AWS_SECRET_ACCESS_KEY:-unset}"')
-	expect_eq "--cwd and --env apply; deny patterns still remove" "/tmp bar unset" "$out"
+	out=$("$OSB" session exec "$TAG-a" --cwd /tmp --env FOO=bar -- sh -c 'echo "$PWD ${FOO:-}"')
+	expect_eq "--cwd and --env apply" "/tmp bar" "$out"
 }
 
 t_exit_codes() {
@@ -126,12 +125,15 @@ t_exit_codes() {
 	out=$("$OSB" session exec "$TAG-a" -- osb-no-such-cmd 2>&1); rc=$?
 	expect_eq "a missing command gives 127" "127" "$rc"
 	expect_eq "... with the reason" "osb-isolate: exec: osb-no-such-cmd: No such file or directory" "$out"
-	# A PATH directory the sandbox's ids cannot search (the session's PATH
-	# is the starting caller's) does not turn "not found" into 126.
+	# strict's PATH is fixed: a starting caller's PATH with a directory the
+	# sandbox's ids cannot search does not reach the commands.
 	mkdir -m 000 "locked-$TAG"
 	PATH="$PWD/locked-$TAG:$PATH" start_session "$TAG-p" >/dev/null
 	"$OSB" session exec "$TAG-p" -- osb-no-such-cmd 2>/dev/null; rc=$?
 	expect_eq "a missing command with an unsearchable PATH directory gives 127" "127" "$rc"
+	out=$("$OSB" session exec "$TAG-p" -- sh -c 'echo "$PATH"; command -v ls')
+	expect_eq "the session's PATH is strict's, not the caller's" \
+		"/usr/local/bin:/usr/bin:/bin"$'\n'"/usr/bin/ls" "$out"
 	"$OSB" session stop "$TAG-p" >/dev/null 2>&1
 	rmdir "locked-$TAG"
 	"$OSB" session exec "$TAG-a" -- sh -c 'kill -TERM $$'; rc=$?
@@ -156,6 +158,25 @@ t_timeout() {
 	gone_within "sleep $marker" 1000 && ok "the timeout kills the whole process group" || not_ok "the timeout kills the whole process group" "$(pgrep -af "$marker")"
 	out=$("$OSB" session exec "$TAG-a" -- echo alive)
 	expect_eq "the session survives an exec timeout" "alive" "$out"
+	# Above the policy's wall limit: refused, not quietly lowered.
+	local wall_line
+	wall_line=$(grep -n '^limit wall ' "$OSB_ISOLATE_POLICY_DIR/strict.policy" | cut -d: -f1)
+	out=$("$OSB" session exec "$TAG-a" --timeout 11m -- echo ran 2>&1); rc=$?
+	expect_eq "an exec --timeout above the wall limit gives 125" "125" "$rc"
+	expect_eq "... naming both limits, and nothing ran" "osb-isolate: policy: timeout 11m would raise the policy's \"limit wall 10m\" ($OSB_ISOLATE_POLICY_DIR/strict.policy:$wall_line); a command's timeout may only lower the wall limit" "$out"
+}
+
+t_env_refused() {
+	local rc out deny_line
+	deny_line=$(grep -n '^env deny \*_TOKEN ' "$OSB_ISOLATE_POLICY_DIR/strict.policy" | cut -d: -f1)
+	out=$("$OSB" session exec "$TAG-a" -e FOO=1 -e GITHUB_TOKEN=x -- echo ran 2>&1); rc=$?
+	expect_eq "an --env name the policy denies gives 125" "125" "$rc"
+	expect_eq "... naming the variable and the rule, and nothing ran" "osb-isolate: env: environment variable GITHUB_TOKEN matches the policy's \"env deny *_TOKEN\" ($OSB_ISOLATE_POLICY_DIR/strict.policy:$deny_line); remove it from the command's environment" "$out"
+	out=$("$OSB" session exec "$TAG-a" -e bad-name=1 -- echo ran 2>&1); rc=$?
+	expect_eq "a malformed --env gives 125" "125" "$rc"
+	expect_eq "... naming the entry" "osb-isolate: env: environment entry \"bad-name=1\" is not NAME=VALUE with a name of letters, digits and '_'; fix it" "$out"
+	out=$("$OSB" session exec "$TAG-a" -e FOO=1 -- sh -c 'echo "$FOO"')
+	expect_eq "an allowed --env reaches the command" "1" "$out"
 }
 
 t_json_and_stdin() {
@@ -298,9 +319,93 @@ PY
 	"$OSB" session stop "$TAG-f" >/dev/null 2>&1
 }
 
+now_ms() { date +%s%3N; }
+
+# A `session start` killed (kill -9) at any point of its startup: while the
+# holder is still setting up, exec, stop and start of the name refuse at once
+# and say why; the holder, whose starter can no longer be told "ok", ends the
+# session instead of leaving one nobody asked for; then the name is free, with
+# no socket, lock or process left. A slow bwrap (4 s) widens the window.
+t_killed_start() {
+	local id="$TAG-ks" slow="$STAGE/work/slow-bwrap.$$" bw delay pid out rc t0 ms i
+	local starting="osb-isolate: session: session $id is not ready: its holder is starting or ending it; try again in a moment"
+	local nothing="osb-isolate: session: no session named $id (osb-isolate session list shows the running ones)"
+	new_ws
+	bw=$(command -v bwrap) || { not_ok "bwrap on PATH for the slow bwrap"; return; }
+	printf '#!/bin/sh\ncase "$1" in --help|--version) ;; *) sleep 4 ;; esac\nexec %s "$@"\n' "$bw" >"$slow"
+	chmod 755 "$slow"
+	for delay in 0.01 0.3 2; do
+		OSB_ISOLATE_BWRAP="$slow" "$OSB" session start --name "$id" >/dev/null 2>&1 &
+		pid=$!
+		sleep "$delay"
+		kill -9 "$pid"
+		wait "$pid" 2>/dev/null
+		for cmd in "exec $id -- true" "stop $id"; do
+			t0=$(now_ms)
+			out=$(timeout 30 "$OSB" session $cmd 2>&1); rc=$?
+			ms=$(( $(now_ms) - t0 ))
+			case "$rc $out" in
+			"125 $starting"|"125 $nothing") ok "start killed after ${delay}s: ${cmd%% *} refuses, saying why" ;;
+			*) not_ok "start killed after ${delay}s: ${cmd%% *} refuses, saying why" "$rc $out" ;;
+			esac
+			[ "$ms" -le 2000 ] && ok "... at once ($ms ms)" || not_ok "... at once" "$ms ms"
+		done
+		t0=$(now_ms)
+		out=$(timeout 30 "$OSB" session start --name "$id" 2>&1); rc=$?
+		ms=$(( $(now_ms) - t0 ))
+		case "$rc $out" in
+		"125 osb-isolate: session: a session named $id already exists") ok "... a start of the name refuses while it is taken ($ms ms)" ;;
+		"0 $id") ok "... a start of the name works once it is free"; "$OSB" session stop "$id" >/dev/null 2>&1 ;;
+		*) not_ok "... a start of the name refuses or works" "$rc $out" ;;
+		esac
+		for ((i = 0; i < 750; i++)); do [ -e "$RUNDIR/$id.lock" ] || [ -e "$RUNDIR/$id.sock" ] || break; sleep 0.02; done
+		[ ! -e "$RUNDIR/$id.sock" ] && [ ! -e "$RUNDIR/$id.lock" ] && ok "... then no socket or lock is left" || not_ok "... then no socket or lock is left" "$(ls -la "$RUNDIR")"
+		gone_within "$slow" 2000 && ok "... nor a process of the session" || not_ok "... nor a process of the session" "$(pgrep -af "$slow")"
+		out=$(timeout 30 "$OSB" session exec "$id" -- true 2>&1); rc=$?
+		expect_eq "... and exec says there is no such session" "125 $nothing" "$rc $out"
+		out=$(timeout 30 "$OSB" session start --name "$id" 2>&1); rc=$?
+		expect_eq "... and the name can be started again" "0 $id" "$rc $out"
+		"$OSB" session stop "$id" >/dev/null 2>&1
+	done
+	rm -f "$slow"
+}
+
+# Concurrent `exec --json` floods: the holder keeps each command's clipped
+# output (twice the policy's "limit output", 1 MiB under strict) and writes
+# the JSON result to the client as it goes, never whole; its peak stays under
+# 64 MiB for 8 floods at once (it was about 40 MiB per flood), and once they
+# end it gives the memory back (resident under 32 MiB).
+t_json_flood_memory() {
+	local id="$TAG-m" pid hwm rss i out ok_all=1
+	new_ws
+	start_session "$id" >/dev/null
+	pid=$(holder_pid "$id")
+	for i in 1 2 3 4 5 6 7 8; do
+		"$OSB" session exec "$id" --json -- sh -c 'head -c 30000000 /dev/zero; head -c 30000000 /dev/zero >&2' \
+			>"$WS/flood.$i" 2>/dev/null &
+	done
+	wait
+	hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
+	rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
+	[ -n "$hwm" ] && [ "$hwm" -le 65536 ] && ok "8 concurrent --json floods: the holder's peak stays under 64 MiB (${hwm} kB)" \
+		|| not_ok "8 concurrent --json floods: the holder's peak stays under 64 MiB" "VmHWM ${hwm:-?} kB"
+	[ -n "$rss" ] && [ "$rss" -le 32768 ] && ok "... and afterwards it keeps under 32 MiB (${rss} kB)" \
+		|| not_ok "... and afterwards it keeps under 32 MiB" "VmRSS ${rss:-?} kB"
+	for i in 1 2 3 4 5 6 7 8; do
+		out=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["ok"], d["truncated"], d["stdout_bytes"], d["stderr_bytes"], len(d["stdout"]), len(d["stderr"]), d["stdout"][:2] == "\0\0")' "$WS/flood.$i" 2>&1)
+		[ "$out" = "True True 30000000 30000000 1048576 1048576 True" ] || { ok_all=0; not_ok "flood $i: a whole, valid JSON result, clipped as run --json clips" "$out"; }
+	done
+	[ "$ok_all" -eq 1 ] && ok "... each flood gets its whole JSON result, clipped as run --json clips"
+	"$OSB" session stop "$id" >/dev/null 2>&1
+}
+
 echo "# session suite as $WHO (sockets in $RUNDIR)"
-for t in t_start_and_socket t_state_across_execs t_exit_codes t_timeout t_json_and_stdin t_list \
-	t_client_gone_kills_command t_stop t_kill_holder t_stale_socket t_idle_timeout t_connection_flood; do
+for t in t_start_and_socket t_state_across_execs t_exit_codes t_timeout t_env_refused t_json_and_stdin t_list \
+	t_client_gone_kills_command t_stop t_kill_holder t_stale_socket t_idle_timeout t_connection_flood \
+	t_killed_start t_json_flood_memory; do
 	"$t"
 done
 for s in "${started[@]}"; do "$OSB" session stop "$s" >/dev/null 2>&1; done

@@ -215,13 +215,26 @@ t_exit_codes() {
 	printf 'echo hi\n' > "$WS/notexec.sh"; chmod 644 "$WS/notexec.sh"
 	"$OSB" run -- ./notexec.sh 2>/dev/null; rc=$?
 	expect_eq "non-executable file gives 126" "126" "$rc"
-	# A PATH directory the sandbox's ids cannot search (a root caller's PATH
-	# often has some) does not turn "not found" into "not executable".
+	# strict sets a fixed system PATH: the caller's (a root daemon's often
+	# has directories the sandbox's ids cannot search) does not reach the
+	# command, and programs in /usr/bin are found without it.
 	mkdir -m 000 "$WS/locked"
-	PATH="$WS/locked:$PATH" "$OSB" run -- osb-no-such-command-xyz 2>/dev/null; rc=$?
-	expect_eq "missing command with an unsearchable PATH directory gives 127" "127" "$rc"
 	cp "$WS/notexec.sh" "$WS/notexec"
+	local out
+	out=$(PATH="$WS/locked:$WS:$PATH" "$OSB" run -- sh -c 'echo "$PATH"; command -v ls')
+	expect_eq "strict's PATH is fixed, not the caller's; command -v finds /usr/bin" \
+		"/usr/local/bin:/usr/bin:/bin"$'\n'"/usr/bin/ls" "$out"
+	OSB_ISOLATE_BWRAP=$(command -v bwrap) PATH="$WS/locked" "$OSB" run -- ls >/dev/null; rc=$?
+	expect_eq "a caller PATH of one unsearchable directory: ls is still found" "0" "$rc"
 	PATH="$WS/locked:$WS:$PATH" "$OSB" run -- notexec 2>/dev/null; rc=$?
+	expect_eq "a file on the caller's PATH only is not found (127)" "127" "$rc"
+	# 127 versus 126 on a PATH the policy sets: an unsearchable directory
+	# does not turn "not found" into "not executable".
+	printf 'osb-policy 1\ninclude %s\nenv set PATH=${WORKSPACE}/locked:${WORKSPACE}:/usr/bin:/bin\n' \
+		"$OSB_ISOLATE_POLICY_DIR/strict.policy" > "$WS/path.policy"
+	"$OSB" run --policy "$WS/path.policy" -- osb-no-such-command-xyz 2>/dev/null; rc=$?
+	expect_eq "missing command with an unsearchable PATH directory gives 127" "127" "$rc"
+	"$OSB" run --policy "$WS/path.policy" -- notexec 2>/dev/null; rc=$?
 	expect_eq "... and a non-executable file on that PATH still gives 126" "126" "$rc"
 	rmdir "$WS/locked"
 	"$OSB" run --shell -- 'exit 5'; rc=$?
@@ -243,6 +256,15 @@ t_timeout() {
 	else ok "no process outlives the timeout"; fi
 	local j; j=$("$OSB" run --json --timeout 500ms -- sleep 5)
 	expect_eq "json: timed_out" "true" "$(json_field "$j" timed_out)"
+	# Above the policy's wall limit: refused, not quietly lowered.
+	# The shipped file holds the line (SUITE_POLICY_DIR's strict includes it).
+	local err wall_line shipped="$STAGE/policy/strict.policy"
+	wall_line=$(grep -n '^limit wall ' "$shipped" | cut -d: -f1)
+	err=$("$OSB" run --timeout 11m -- true 2>&1); rc=$?
+	expect_eq "a --timeout above the policy's wall limit gives 125" "125" "$rc"
+	expect_eq "... naming both limits" "osb-isolate: policy: timeout 11m would raise the policy's \"limit wall 10m\" ($shipped:$wall_line); a caller may only lower the wall limit" "$err"
+	"$OSB" run --timeout 10m -- true; rc=$?
+	expect_eq "a --timeout equal to the wall limit runs" "0" "$rc"
 }
 
 t_background_killed() {

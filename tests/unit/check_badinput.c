@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #define HUGE_ARGC 100000
 #define PBUF 128        /* a path under DIR */
@@ -670,6 +671,145 @@ START_TEST(test_cli_hostile_environment_filtered)
 }
 END_TEST
 
+/* ---- requests ---------------------------------------------------------------- */
+
+/* One reading of a request: everything a request can be refused for without
+ * looking at a policy is refused by osb_session_opts_apply_json exactly as
+ * by osb_policy_apply_json (libosb-isolate(3)), duplicate keys at any depth
+ * included; and neither entry point changes anything when it refuses. */
+START_TEST(test_bad_requests_refused_alike_by_both_entry_points)
+{
+	static const char *const bad[][2] = {
+		{ "{\"extra_writable\": [1]}", "\"extra_writable[0]\" must be a string, not a number" },
+		{ "{\"extra_writable\": [\"tmp/x\"]}", "\"extra_writable[0]\": path must be absolute: "
+		  "\"tmp/x\" (pass a canonical absolute path, e.g. from realpath(3))" },
+		{ "{\"extra_writable\": [\"/tmp/../etc\"]}", "\"extra_writable[0]\": path must not contain "
+		  "\"..\": \"/tmp/../etc\" (pass a canonical absolute path, e.g. from realpath(3))" },
+		{ "{\"extra_writable\": [\"/proc/sys\"]}", "\"extra_writable[0]\": \"/proc/sys\": inside "
+		  "/proc (the host's process and kernel interfaces); choose a project directory" },
+		{ "{\"extra_writable\": \"/tmp/x\"}",
+		  "\"extra_writable\" must be an array of strings, not a string" },
+		{ "{\"read_only\": [null]}", "\"read_only[0]\" must be a string, not null" },
+		{ "{\"read_only\": [\"x/y\"]}", "\"read_only[0]\": read-only path: path must be absolute: "
+		  "\"x/y\" (pass a canonical absolute path, e.g. from realpath(3))" },
+		{ "{\"read_only\": [\"/a\\u0000b\"]}", "\"read_only[0]\" contains a NUL byte" },
+		{ "{\"workspace\": {\"path\": \"work/here\"}}", "\"workspace.path\": path must be absolute: "
+		  "\"work/here\" (pass a canonical absolute path)" },
+		{ "{\"workspace\": {\"path\": \"/work/./here\"}}", "\"workspace.path\": path must be "
+		  "normalized (no \".\" components, \"//\" or trailing \"/\"): \"/work/./here\" (pass a "
+		  "canonical absolute path)" },
+		{ "{\"workspace\": {\"path\": \"/proc\"}}", "\"workspace.path\": \"/proc\": inside /proc "
+		  "(the host's process and kernel interfaces); choose a project directory" },
+		{ "{\"workspace\": {\"path\": \"/\"}}",
+		  "\"workspace.path\": \"/\": the root directory; choose a project directory beneath it" },
+		{ "{\"env\": {\"pass\": [1]}}", "\"env.pass[0]\" must be a string, not a number" },
+		{ "{\"env\": {\"pass\": [\"1BAD\"]}}", "\"env.pass[0]\": invalid environment variable name "
+		  "\"1BAD\" (letters, digits and \"_\", not starting with a digit; a request names "
+		  "variables, not patterns)" },
+		{ "{\"env\": {\"pass\": [\"LC_*\"]}}", "\"env.pass[0]\": invalid environment variable name "
+		  "\"LC_*\" (letters, digits and \"_\", not starting with a digit; a request names "
+		  "variables, not patterns)" },
+		{ "{\"env\": {\"set\": {\"A\": \"x\\u0001y\"}}}",
+		  "\"env.set.A\": value contains a control character" },
+		{ "{\"env\": {\"set\": {\"A\": \"a\\u0000b\"}}}", "\"env.set.A\" contains a NUL byte" },
+		{ "{\"env\": {\"set\": {\"A\": \"line\\nbreak\"}}}",
+		  "\"env.set.A\": value contains a control character" },
+		{ "{\"env\": {\"set\": {\"A\": \"trailing \"}}}",
+		  "\"env.set.A\": value ends with a space or tab, which a policy line cannot hold" },
+		{ "{\"env\": {\"set\": {\"A\": 1}}}", "\"env.set.A\" must be a string, not a number" },
+		{ "{\"env\": {\"set\": {\"A=B\": \"v\"}}}", "\"env.set.A=B\": invalid environment variable "
+		  "name \"A=B\" (letters, digits and \"_\", not starting with a digit; a request names "
+		  "variables, not patterns)" },
+		{ "{\"env\": {\"set\": {\"A\": \"1\", \"A\": \"2\"}}}",
+		  "the request repeats the key \"A\" (at byte 27)" },
+		{ "{\"workspace\": {\"path\": \"/a\", \"path\": \"/a\"}}",
+		  "the request repeats the key \"path\" (at byte 29)" },
+		{ "{\"network\": \"none\", \"network\": \"none\"}",
+		  "the request repeats the key \"network\" (at byte 20)" },
+		{ "{\"uid\": 0}", "\"uid\": 0 is refused: a request may only choose a non-zero uid" },
+		{ "1", "the request must be a JSON object, not a number" },
+	};
+	osb_session_opts *o = osb_session_opts_new();
+	char before[72], after[72];
+
+	ck_assert_ptr_nonnull(o);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		osb_error perr = { 0 }, oerr = { 0 };
+		osb_policy *p = osb_policy_load("strict", &perr);
+
+		ck_assert_msg(p, "%s", perr.message);
+		ck_assert_int_eq(osb_policy_hash(p, before), 0);
+		ck_assert_int_eq(osb_policy_apply_json(p, bad[i][0], &perr), -OSB_E_POLICY);
+		ck_assert_str_eq(perr.message, bad[i][1]);
+		ck_assert_int_eq(osb_policy_hash(p, after), 0);
+		ck_assert_str_eq(after, before);
+		ck_assert_int_eq(osb_session_opts_apply_json(o, bad[i][0], &oerr), -OSB_E_POLICY);
+		ck_assert_int_eq(oerr.code, OSB_E_POLICY);
+		ck_assert_str_eq(oerr.stage, "policy");
+		ck_assert_str_eq(oerr.message, bad[i][1]);
+		osb_policy_free(p);
+	}
+	osb_session_opts_free(o);
+}
+END_TEST
+
+/* A path a request asks for both writable and read-only is refused before
+ * anything changes (the write was added, then the read-only bind refused:
+ * a refused request left the policy changed); and 30,000 writable paths
+ * and 30,000 read-only ones apply in well under the seconds a check per
+ * path against every path added before took. */
+START_TEST(test_request_paths_both_ways_refused_and_many_paths_linear)
+{
+	static const char text[] = "osb-policy 1\nwrite-root /tmp/w\nread-root /tmp/r\nread-root /tmp/w\n";
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_parse(text, sizeof(text) - 1, "x.policy", &err);
+	char before[72], after[72];
+	size_t n = 30000, cap = n * 2 * 24 + 64, used;
+	char *json = malloc(cap);
+	struct timespec t0, t1;
+	osb_session_opts *o = osb_session_opts_new();
+
+	ck_assert_msg(p, "%s", err.message);
+	ck_assert_int_eq(osb_policy_hash(p, before), 0);
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"extra_writable\": [\"/tmp/w/a\", \"/tmp/w/b\"], "
+	                                       "\"read_only\": [\"/tmp/w/b\"]}", &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "\"read_only[0]\": \"/tmp/w/b\" is also in \"extra_writable\" "
+	                 "(at 1): a request asks for a path one way");
+	ck_assert_int_eq(osb_policy_hash(p, after), 0);
+	ck_assert_str_eq(after, before);
+	ck_assert_int_eq(osb_session_opts_apply_json(o, "{\"extra_writable\": [\"/tmp/w/b\"], "
+	                                             "\"read_only\": [\"/tmp/w/b\"]}", &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "\"read_only[0]\": \"/tmp/w/b\" is also in \"extra_writable\" "
+	                 "(at 0): a request asks for a path one way");
+	used = (size_t)snprintf(json, cap, "{\"extra_writable\": [");
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(json + used, cap - used, "%s\"/tmp/w/d%zu\"", i ? "," : "", i % (n - 5));
+	used += (size_t)snprintf(json + used, cap - used, "], \"read_only\": [");
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(json + used, cap - used, "%s\"/tmp/r/d%zu\"", i ? "," : "", i % (n - 5));
+	snprintf(json + used, cap - used, "]}");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_msg(osb_policy_apply_json(p, json, &err) == 0, "%s", err.message);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_double_lt((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, 3.0);
+	/* Each path once, the repeats at the end not added again. */
+	ck_assert_int_eq(osb_policy_hash(p, after), 0);
+	ck_assert_str_ne(after, before);
+	{
+		char *ex = osb_policy_explain(p, 0);
+
+		ck_assert_ptr_nonnull(ex);
+		ck_assert_ptr_nonnull(strstr(ex, "/tmp/w/d29994"));
+		ck_assert_ptr_nonnull(strstr(ex, "/tmp/r/d29994"));
+		ck_assert_ptr_null(strstr(ex, "/tmp/w/d29995"));
+		osb_free(ex);
+	}
+	free(json);
+	osb_session_opts_free(o);
+	osb_policy_free(p);
+}
+END_TEST
+
 /* ---- suite ------------------------------------------------------------------ */
 
 static Suite *badinput_suite(void)
@@ -696,6 +836,8 @@ static Suite *badinput_suite(void)
 	tcase_add_test(tc, test_env_names_with_newline_or_equals_are_dropped);
 	tcase_add_test(tc, test_exec_accepts_any_env_bytes_and_refuses_empty_argv);
 	tcase_add_test(tc, test_exec_new_copies_hundred_thousand_args);
+	tcase_add_test(tc, test_bad_requests_refused_alike_by_both_entry_points);
+	tcase_add_test(tc, test_request_paths_both_ways_refused_and_many_paths_linear);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("sandbox");

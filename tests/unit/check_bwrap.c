@@ -96,6 +96,53 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 }
 END_TEST
 
+/* An overlay workspace: bound read-only, mounted by the init (its size, the
+ * xattr namespace of the mode), writable for Landlock, and the capabilities
+ * of the init's overlay step granted in both modes. */
+START_TEST(test_overlay_workspace_bound_ro_and_mounted_by_init)
+{
+	osb_policy p = { 0 };
+	plan_bind binds[] = { { .fd = -1, .target = 11, .dest = "/ws", .writable = false,
+	                        .dev = makedev(254, 1), .ino = 7 } };
+	plan pl = { 0 };
+	strv argv = { 0 };
+	osb_error err;
+	char *s;
+
+	p.uid = p.gid = 1000;
+	p.ws_mode = WS_OVERLAY;
+	pl.p = &p;
+	pl.bwrap = "bwrap";
+	pl.userns = true;
+	pl.uid = pl.gid = 1000;
+	pl.binds = binds;
+	pl.n_binds = 1;
+	pl.ws_dest = "/ws";
+	pl.overlay_size = 65536;
+	pl.cwd = "/ws";
+	pl.seccomp_fd = -1;
+	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_ptr_nonnull(strstr(s, " --gid 1000 --cap-add CAP_SYS_ADMIN --cap-add CAP_CHOWN "
+	                             "--cap-add CAP_DAC_OVERRIDE --cap-add CAP_FOWNER --cap-add "
+	                             "CAP_FSETID --cap-add CAP_SETPCAP --unshare-pid "));
+	ck_assert_ptr_nonnull(strstr(s, " --ro-bind-fd 11 /ws "));
+	ck_assert_ptr_null(strstr(s, "--writable /ws"));
+	ck_assert_ptr_nonnull(strstr(s, " --expect-bind 254:1:7:/ws --overlay 65536:user:/ws "
+	                             "--landlock auto --landlock-rw /ws "));
+	free(s);
+	strv_free(&argv);
+	pl.userns = false;
+	pl.host.uid = pl.host.gid = 600000;
+	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_ptr_nonnull(strstr(s, " --cap-add CAP_DAC_READ_SEARCH --cap-add CAP_SYS_ADMIN "));
+	ck_assert_ptr_nonnull(strstr(s, " --overlay 65536:trusted:/ws "));
+	free(s);
+	strv_free(&argv);
+}
+END_TEST
+
 /* Parents of a bind inside a fresh tmpfs are made 0755 (bwrap would make
  * them 0700, unreachable for a real uid in root mode); nothing is created
  * outside a tmpfs the plan mounts. */
@@ -343,6 +390,7 @@ static Suite *bwrap_suite(void)
 	TCase *host = tcase_create("host");
 
 	tcase_add_test(tc, test_argv_segment_order_independent_of_file_order);
+	tcase_add_test(tc, test_overlay_workspace_bound_ro_and_mounted_by_init);
 	tcase_add_test(tc, test_help_parsing_needs_exact_option_names);
 	tcase_add_test(tc, test_bind_parents_created_only_inside_fresh_tmpfs);
 	tcase_add_test(tc, test_root_none_bind_parents_made_reachable);

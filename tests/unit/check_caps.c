@@ -36,7 +36,7 @@
 static const char *const expected_ids[] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
-	"overlayfs", "root",
+	"overlayfs", "root", "overlay",
 };
 #define N_IDS (sizeof(expected_ids) / sizeof(expected_ids[0]))
 
@@ -137,6 +137,7 @@ START_TEST(test_host_as_root_runs_both_modes)
 	static const char *const must_be_ok[] = {
 		"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 		"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "overlayfs", "root",
+		"overlay",
 	};
 	osb_caps *c = probe(0);
 	char want[256];
@@ -153,6 +154,9 @@ START_TEST(test_host_as_root_runs_both_modes)
 	                 "bwrap created a pid namespace with its own /proc (in a user namespace)");
 	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "nested")),
 	                 "not nested: no seccomp filter, the initial user namespace");
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "overlay")),
+	                 "userns mode: overlayfs mounts over a private tmpfs (userxattr); root mode: "
+	                 "overlayfs mounts over a private tmpfs");
 	snprintf(want, sizeof(want), "%s: bubblewrap 0.8.0, not setuid", osb_caps_bwrap_path(c));
 	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "bwrap")), want);
 	ck_assert_str_eq(osb_caps_bwrap_version(c), "0.8.0");

@@ -20,6 +20,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -997,6 +998,647 @@ START_TEST(test_list_beneath_sorted_and_refuses_symlinked_dir)
 }
 END_TEST
 
+/* ---- stat, typed listing, streaming write, recursive remove ----------- */
+
+#define SYMLINK_API_MSG "symlink component \"%s\" refused (paths beneath the root may not " \
+                        "contain symlinks)"
+
+START_TEST(test_stat_and_lstat_report_without_following)
+{
+	osb_error err = { 0 };
+	osb_file_info fi;
+	int root;
+
+	use_mode(_i);
+	signal(SIGALRM, on_alarm);
+	alarm(5);
+	mk_dir("data");
+	mk_dir("data/d");
+	mk_dir("outside");
+	mk_file("data/d/f", "hello");
+	ck_assert_int_eq(chmod(P("data/d/f"), 0640), 0);
+	ck_assert_int_eq(mkfifo(P("data/fifo"), 0600), 0);
+	mk_link("/etc/passwd", "data/l");
+	mk_link(P("outside"), "data/dl");
+	root = open_dir("data");
+	memset(&fi, 0x55, sizeof(fi));
+	ck_assert_int_eq(osb_stat_beneath(root, "d/f", &fi, &err), 0);
+	ck_assert_int_eq(fi.type, OSB_FILE_REGULAR);
+	ck_assert_uint_eq(fi.mode, 0640);
+	ck_assert_uint_eq(fi.size, 5);
+	ck_assert_uint_eq(fi.nlink, 1);
+	ck_assert_uint_eq(fi.uid, geteuid());
+	ck_assert_uint_eq(fi.gid, getegid());
+	ck_assert_int_eq(fi.mtime_sec, stat_of(P("data/d/f")).st_mtim.tv_sec);
+	ck_assert_uint_eq(fi.ino, stat_of(P("data/d/f")).st_ino);
+	ck_assert_str_eq(fi.link_target, "");
+	for (size_t k = 0; k < sizeof(fi.reserved) / sizeof(fi.reserved[0]); k++)
+		ck_assert_uint_eq(fi.reserved[k], 0);
+	ck_assert_int_eq(osb_stat_beneath(root, ".", &fi, &err), 0);
+	ck_assert_int_eq(fi.type, OSB_FILE_DIRECTORY);
+	/* A FIFO is reported, never opened: no reader needed, nothing blocks. */
+	ck_assert_int_eq(osb_lstat_beneath(root, "fifo", &fi, &err), 0);
+	ck_assert_int_eq(fi.type, OSB_FILE_FIFO);
+	ck_assert_int_eq(osb_stat_beneath(root, "fifo", &fi, &err), 0);
+	ck_assert_int_eq(fi.type, OSB_FILE_FIFO);
+	/* stat refuses a final symlink; lstat reports the link itself. */
+	expect_api_refused(osb_stat_beneath(root, "l", &fi, &err), &err, ELOOP,
+	                   P("data/l: " SYMLINK_API_MSG, "l"));
+	ck_assert_int_eq(osb_lstat_beneath(root, "l", &fi, &err), 0);
+	ck_assert_int_eq(fi.type, OSB_FILE_SYMLINK);
+	ck_assert_str_eq(fi.link_target, "/etc/passwd");
+	ck_assert_uint_eq(fi.size, strlen("/etc/passwd"));
+	/* A symlink before the last component is refused by both. */
+	expect_api_refused(osb_lstat_beneath(root, "dl/x", &fi, &err), &err, ELOOP,
+	                   P("data/dl: " SYMLINK_API_MSG, "dl"));
+	expect_file_errno(osb_stat_beneath(root, "dl/x", &fi, &err), &err, ELOOP);
+	expect_api_refused(osb_stat_beneath(root, "../outside", &fi, &err), &err, EINVAL,
+	                   P("data/../outside: component \"..\" refused (paths may not leave "
+	                     "their root)"));
+	expect_file_errno(osb_stat_beneath(root, "missing", &fi, &err), &err, ENOENT);
+	expect_file_errno(osb_stat_beneath(root, "d/f", NULL, &err), &err, EINVAL);
+	ck_assert_int_eq(err.code, OSB_E_USAGE);
+	alarm(0);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_stat_sees_a_file_swapped_for_a_symlink)
+{
+	osb_error err = { 0 };
+	osb_file_info fi;
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("outside");
+	mk_file("data/f", "mine");
+	mk_file("outside/secret", "a much longer secret");
+	root = open_dir("data");
+	ck_assert_int_eq(osb_stat_beneath(root, "f", &fi, &err), 0);
+	ck_assert_uint_eq(fi.size, 4);
+	ck_assert_int_eq(unlink(P("data/f")), 0);
+	mk_link(P("outside/secret"), "data/f");
+	expect_api_refused(osb_stat_beneath(root, "f", &fi, &err), &err, ELOOP,
+	                   P("data/f: " SYMLINK_API_MSG, "f"));
+	ck_assert_int_eq(osb_lstat_beneath(root, "f", &fi, &err), 0);
+	ck_assert_int_eq(fi.type, OSB_FILE_SYMLINK);
+	ck_assert_str_eq(fi.link_target, P("outside/secret"));
+	ck_assert_uint_ne(fi.size, 20);
+	close(root);
+}
+END_TEST
+
+/* Loop bit 0: walk instead of openat2; bit 1: no d_type (the fstatat path). */
+START_TEST(test_readdir_typed_sorted_and_bounded)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), root;
+	osb_dirent *ents = NULL;
+	osb_error err = { 0 };
+
+	paths_set_test_flags((_i & 1 ? PATHS_TEST_FORCE_WALK : 0) |
+	                     (_i & 2 ? PATHS_TEST_NO_DTYPE : 0));
+	mk_dir("data");
+	mk_dir("data/d");
+	mk_file("data/d/b", "");
+	mk_dir("data/d/a");
+	mk_link("/etc", "data/d/C");
+	ck_assert_int_eq(mkfifo(P("data/d/fifo"), 0600), 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", P("data/d/sock"));
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	mk_link("/etc", "data/etc");
+	root = open_dir("data");
+	ck_assert_int_eq(osb_readdir_beneath(root, "d", 0, &ents, &err), 5);
+	ck_assert_str_eq(ents[0].name, "C");
+	ck_assert_int_eq(ents[0].type, OSB_FILE_SYMLINK);
+	ck_assert_str_eq(ents[1].name, "a");
+	ck_assert_int_eq(ents[1].type, OSB_FILE_DIRECTORY);
+	ck_assert_str_eq(ents[2].name, "b");
+	ck_assert_int_eq(ents[2].type, OSB_FILE_REGULAR);
+	ck_assert_str_eq(ents[3].name, "fifo");
+	ck_assert_int_eq(ents[3].type, OSB_FILE_FIFO);
+	ck_assert_str_eq(ents[4].name, "sock");
+	ck_assert_int_eq(ents[4].type, OSB_FILE_SOCKET);
+	osb_free(ents);
+	ents = NULL;
+	ck_assert_int_eq(osb_readdir_beneath(root, "d", 5, &ents, &err), 5);
+	osb_free(ents);
+	ents = NULL;
+	/* Never a silent part of the listing. */
+	expect_api_refused(osb_readdir_beneath(root, "d", 4, &ents, &err), &err, E2BIG,
+	                   P("data/d: has more than 4 entries; refused (raise max_entries)"));
+	ck_assert_ptr_null(ents);
+	ck_assert_int_eq(osb_readdir_beneath(root, "d/a", 0, &ents, &err), 0);
+	ck_assert_ptr_nonnull(ents);
+	osb_free(ents);
+	ents = NULL;
+	expect_api_refused(osb_readdir_beneath(root, "etc", 0, &ents, &err), &err, ELOOP,
+	                   P("data/etc: " SYMLINK_API_MSG, "etc"));
+	expect_file_errno(osb_readdir_beneath(root, "d/C", 0, &ents, &err), &err, ELOOP);
+	expect_file_errno(osb_readdir_beneath(root, "d/b", 0, &ents, &err), &err, ENOTDIR);
+	expect_file_errno(osb_readdir_beneath(root, "../data", 0, &ents, &err), &err, EINVAL);
+	ck_assert_ptr_null(ents);
+	close(root);
+	close(s);
+}
+END_TEST
+
+/* The names in directory REL of T that start with ".osb-". */
+static int count_temporaries(const char *rel)
+{
+	DIR *d = opendir(P("%s", rel));
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		n += strncmp(de->d_name, ".osb-", 5) == 0;
+	closedir(d);
+	return n;
+}
+
+START_TEST(test_writer_streams_and_commits_atomically)
+{
+	osb_error err = { 0 };
+	osb_file_writer *w;
+	struct stat st;
+	char chunk[65536], *content;
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/a");
+	mk_file("data/a/f", "old");
+	root = open_dir("data");
+	w = osb_writer_open_beneath(root, "a/f", 0600, &err);
+	ck_assert_msg(w != NULL, "%s", err.message);
+	ck_assert_int_eq(count_temporaries("data/a"), 1);
+	memset(chunk, 'x', sizeof(chunk));
+	for (int k = 0; k < 32; k++)
+		ck_assert_int_eq(osb_writer_write(w, chunk, sizeof(chunk), &err), 0);
+	ck_assert_int_eq(osb_writer_write(w, "end", 3, &err), 0);
+	/* Until the commit, readers see the old file. */
+	content = slurp(P("data/a/f"));
+	ck_assert_str_eq(content, "old");
+	free(content);
+	ck_assert_int_eq(osb_writer_commit(w, 0, &err), 0);
+	st = stat_of(P("data/a/f"));
+	ck_assert_int_eq(st.st_size, 32 * 65536 + 3);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_int_eq(count_temporaries("data/a"), 0);
+	/* The handle is spent. */
+	expect_file_errno(osb_writer_write(w, "x", 1, &err), &err, EINVAL);
+	ck_assert_int_eq(err.code, OSB_E_USAGE);
+	expect_file_errno(osb_writer_commit(w, 0, &err), &err, EINVAL);
+	osb_writer_free(w);
+	/* A new file, and NOREPLACE on an existing one. */
+	w = osb_writer_open_beneath(root, "a/new", 0644, &err);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(osb_writer_write(w, "n", 1, &err), 0);
+	ck_assert_int_eq(osb_writer_commit(w, OSB_WRITE_NOREPLACE, &err), 0);
+	osb_writer_free(w);
+	content = slurp(P("data/a/new"));
+	ck_assert_str_eq(content, "n");
+	free(content);
+	w = osb_writer_open_beneath(root, "a/new", 0644, &err);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(osb_writer_write(w, "second", 6, &err), 0);
+	expect_api_refused(osb_writer_commit(w, OSB_WRITE_NOREPLACE, &err), &err, EEXIST,
+	                   P("data/a/new: cannot put the new file in place: File exists"));
+	osb_writer_free(w);
+	content = slurp(P("data/a/new"));
+	ck_assert_str_eq(content, "n");
+	free(content);
+	ck_assert_int_eq(count_temporaries("data/a"), 0);
+	expect_file_errno(osb_writer_write(NULL, "x", 1, &err), &err, EINVAL);
+	ck_assert_int_eq(err.code, OSB_E_USAGE);
+	expect_file_errno(osb_writer_commit(NULL, 0, &err), &err, EINVAL);
+	expect_file_errno(osb_writer_abort(NULL, &err), &err, EINVAL);
+	osb_writer_free(NULL);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_writer_abort_and_free_remove_the_temporary)
+{
+	osb_error err = { 0 };
+	osb_file_writer *w;
+	char *content;
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_file("data/f", "kept");
+	root = open_dir("data");
+	w = osb_writer_open_beneath(root, "f", 0644, &err);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(osb_writer_write(w, "lost", 4, &err), 0);
+	ck_assert_int_eq(osb_writer_abort(w, &err), 0);
+	ck_assert_int_eq(count_temporaries("data"), 0);
+	expect_file_errno(osb_writer_abort(w, &err), &err, EINVAL);
+	expect_file_errno(osb_writer_commit(w, 0, &err), &err, EINVAL);
+	osb_writer_free(w);
+	/* Abandoned: freed without a commit. */
+	w = osb_writer_open_beneath(root, "f", 0644, &err);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(osb_writer_write(w, "lost", 4, &err), 0);
+	ck_assert_int_eq(count_temporaries("data"), 1);
+	osb_writer_free(w);
+	ck_assert_int_eq(count_temporaries("data"), 0);
+	content = slurp(P("data/f"));
+	ck_assert_str_eq(content, "kept");
+	free(content);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_writer_refuses_symlinks_escapes_and_swaps)
+{
+	osb_error err = { 0 };
+	osb_file_writer *w;
+	char *content;
+	DIR *d;
+	struct dirent *de;
+	char tmp[NAME_MAX + 1] = "";
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/d");
+	mk_dir("outside");
+	mk_file("outside/secret", "secret");
+	mk_file("data/f", "mine");
+	mk_link(P("outside/secret"), "data/l");
+	mk_link(P("outside"), "data/dl");
+	ck_assert_int_eq(mkfifo(P("data/fifo"), 0600), 0);
+	root = open_dir("data");
+	ck_assert_ptr_null(osb_writer_open_beneath(root, "l", 0644, &err));
+	expect_api_refused(-err.code, &err, ELOOP, P("data/l: " SYMLINK_API_MSG, "l"));
+	ck_assert_ptr_null(osb_writer_open_beneath(root, "dl/secret", 0644, &err));
+	expect_api_refused(-err.code, &err, ELOOP, P("data/dl: " SYMLINK_API_MSG, "dl"));
+	ck_assert_ptr_null(osb_writer_open_beneath(root, "../outside/secret", 0644, &err));
+	expect_file_errno(-err.code, &err, EINVAL);
+	ck_assert_ptr_null(osb_writer_open_beneath(root, "d", 0644, &err));
+	expect_file_errno(-err.code, &err, EISDIR);
+	ck_assert_ptr_null(osb_writer_open_beneath(root, "fifo", 0644, &err));
+	expect_file_errno(-err.code, &err, ENXIO);
+	ck_assert_ptr_null(osb_writer_open_beneath(root, "f", 04755, &err));
+	expect_file_errno(-err.code, &err, EINVAL);
+	ck_assert_int_eq(count_temporaries("data"), 0);
+	/* The target swapped for a symlink between open and commit. */
+	w = osb_writer_open_beneath(root, "f", 0644, &err);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(osb_writer_write(w, "new", 3, &err), 0);
+	ck_assert_int_eq(unlink(P("data/f")), 0);
+	mk_link(P("outside/secret"), "data/f");
+	expect_api_refused(osb_writer_commit(w, 0, &err), &err, ELOOP,
+	                   P("data/f: " SYMLINK_API_MSG, "f"));
+	osb_writer_free(w);
+	ck_assert_int_eq(count_temporaries("data"), 0);
+	ck_assert_int_eq(S_ISLNK(stat_of(P("data/f")).st_mode), 1);
+	content = slurp(P("outside/secret"));
+	ck_assert_str_eq(content, "secret");
+	free(content);
+	/* The temporary swapped for a symlink: never put in place. */
+	ck_assert_int_eq(unlink(P("data/f")), 0);
+	w = osb_writer_open_beneath(root, "f", 0644, &err);
+	ck_assert_ptr_nonnull(w);
+	d = opendir(P("data"));
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, ".osb-", 5) == 0)
+			snprintf(tmp, sizeof(tmp), "%s", de->d_name);
+	closedir(d);
+	ck_assert_str_ne(tmp, "");
+	ck_assert_int_eq(unlink(P("data/%s", tmp)), 0);
+	mk_link(P("outside/secret"), tmp);
+	ck_assert_int_eq(rename(P("%s", tmp), P("data/%s", tmp)), 0);
+	expect_file_errno(osb_writer_commit(w, 0, &err), &err, ESTALE);
+	ck_assert_str_eq(err.message, P("data/f: the temporary file %s was replaced before the "
+	                                "commit; refused", P("data/%s", tmp)));
+	osb_writer_free(w);
+	ck_assert_int_eq(access(P("data/f"), F_OK), -1);
+	/* Not ours any more: left alone. */
+	ck_assert_int_eq(S_ISLNK(stat_of(P("data/%s", tmp)).st_mode), 1);
+	content = slurp(P("outside/secret"));
+	ck_assert_str_eq(content, "secret");
+	free(content);
+	close(root);
+}
+END_TEST
+
+typedef struct writer_arg {
+	int root;
+	char byte;
+	unsigned flags;
+	int commits, eexist, failures;
+	atomic_bool *stop;
+	long reads, torn;
+} writer_arg;
+
+enum { WRITE_SIZE = 65536 };
+
+static void *writer_loop(void *p)
+{
+	writer_arg *a = p;
+	char buf[WRITE_SIZE];
+
+	memset(buf, a->byte, sizeof(buf));
+	for (int k = 0; k < (a->flags ? 1 : 25); k++) {
+		osb_error err = { 0 };
+		osb_file_writer *w = osb_writer_open_beneath(a->root, "f", 0644, &err);
+		int r;
+
+		if (!w || osb_writer_write(w, buf, sizeof(buf), &err) < 0) {
+			a->failures++;
+			osb_writer_free(w);
+			continue;
+		}
+		r = osb_writer_commit(w, a->flags, &err);
+		if (r == 0)
+			a->commits++;
+		else if (err.sys_errno == EEXIST)
+			a->eexist++;
+		else
+			a->failures++;
+		osb_writer_free(w);
+	}
+	return NULL;
+}
+
+/* A reader sees one writer's whole content, never a mix or a part. */
+static void *reader_loop(void *p)
+{
+	writer_arg *a = p;
+	static char buf[2 * WRITE_SIZE];
+
+	while (!atomic_load(a->stop)) {
+		int fd = openat(a->root, "f", O_RDONLY | O_CLOEXEC);
+		ssize_t n;
+
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+		a->reads++;
+		if (n != WRITE_SIZE)
+			a->torn++;
+		else
+			for (ssize_t k = 1; k < n; k++)
+				if (buf[k] != buf[0]) {
+					a->torn++;
+					break;
+				}
+	}
+	return NULL;
+}
+
+START_TEST(test_concurrent_writers_each_commit_whole)
+{
+	enum { N = 6 };
+	writer_arg args[N], rd = { 0 };
+	pthread_t th[N], rth;
+	atomic_bool stop;
+	int root, commits = 0, eexist = 0;
+
+	use_mode(_i);
+	mk_dir("data");
+	root = open_dir("data");
+	atomic_init(&stop, false);
+	rd.root = root;
+	rd.stop = &stop;
+	ck_assert_int_eq(pthread_create(&rth, NULL, reader_loop, &rd), 0);
+	for (int k = 0; k < N; k++) {
+		args[k] = (writer_arg){ .root = root, .byte = (char)('a' + k) };
+		ck_assert_int_eq(pthread_create(&th[k], NULL, writer_loop, &args[k]), 0);
+	}
+	for (int k = 0; k < N; k++) {
+		ck_assert_int_eq(pthread_join(th[k], NULL), 0);
+		ck_assert_int_eq(args[k].failures, 0);
+		ck_assert_int_eq(args[k].commits, 25);
+	}
+	atomic_store(&stop, true);
+	ck_assert_int_eq(pthread_join(rth, NULL), 0);
+	ck_assert_int_gt(rd.reads, 0);
+	ck_assert_int_eq(rd.torn, 0);
+	ck_assert_int_eq(count_temporaries("data"), 0);
+	/* NOREPLACE on a new name: exactly one writer wins. */
+	ck_assert_int_eq(unlink(P("data/f")), 0);
+	for (int k = 0; k < N; k++) {
+		args[k] = (writer_arg){ .root = root, .byte = (char)('a' + k),
+		                        .flags = OSB_WRITE_NOREPLACE };
+		ck_assert_int_eq(pthread_create(&th[k], NULL, writer_loop, &args[k]), 0);
+	}
+	for (int k = 0; k < N; k++) {
+		ck_assert_int_eq(pthread_join(th[k], NULL), 0);
+		ck_assert_int_eq(args[k].failures, 0);
+		commits += args[k].commits;
+		eexist += args[k].eexist;
+	}
+	ck_assert_int_eq(commits, 1);
+	ck_assert_int_eq(eexist, N - 1);
+	ck_assert_int_eq(count_temporaries("data"), 0);
+	close(root);
+}
+END_TEST
+
+START_TEST(test_remove_tree_never_follows_symlinks)
+{
+	osb_error err = { 0 };
+	char *content;
+	int root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("outside");
+	mk_dir("outside/sub");
+	mk_file("outside/secret", "secret");
+	mk_file("outside/sub/keep", "keep");
+	mk_dir("data/t");
+	mk_dir("data/t/a");
+	mk_dir("data/t/a/b");
+	mk_file("data/t/a/b/f", "f");
+	mk_file("data/t/g", "g");
+	mk_link(P("outside"), "data/t/dirlink");
+	mk_link(P("outside/secret"), "data/t/a/filelink");
+	ck_assert_int_eq(link(P("outside/secret"), P("data/t/hard")), 0);
+	ck_assert_int_eq(mkfifo(P("data/t/a/fifo"), 0600), 0);
+	mk_link(P("outside"), "data/l");
+	root = open_dir("data");
+	ck_assert_int_eq(osb_remove_tree_beneath(root, "t", &err), 0);
+	ck_assert_int_eq(access(P("data/t"), F_OK), -1);
+	content = slurp(P("outside/secret"));
+	ck_assert_str_eq(content, "secret");
+	free(content);
+	ck_assert_int_eq(access(P("outside/sub/keep"), F_OK), 0);
+	ck_assert_uint_eq(stat_of(P("outside/secret")).st_nlink, 1);
+	/* A symlink is removed itself; through one nothing is. */
+	expect_api_refused(osb_remove_tree_beneath(root, "l/sub", &err), &err, ELOOP,
+	                   P("data/l: " SYMLINK_API_MSG, "l"));
+	ck_assert_int_eq(osb_remove_tree_beneath(root, "l", &err), 0);
+	ck_assert_int_eq(access(P("outside/sub/keep"), F_OK), 0);
+	expect_file_errno(osb_remove_tree_beneath(root, "../outside", &err), &err, EINVAL);
+	expect_file_errno(osb_remove_tree_beneath(root, ".", &err), &err, EINVAL);
+	expect_api_refused(osb_remove_tree_beneath(root, "missing", &err), &err, ENOENT,
+	                   P("data/missing: cannot remove: No such file or directory"));
+	/* A single file. */
+	mk_file("data/one", "1");
+	ck_assert_int_eq(osb_remove_tree_beneath(root, "one", &err), 0);
+	ck_assert_int_eq(access(P("data/one"), F_OK), -1);
+	close(root);
+}
+END_TEST
+
+/* The first entry that cannot be removed is named; the rest stays. Run as
+ * an unprivileged uid (root may remove from a read-only directory). */
+START_TEST(test_remove_tree_names_the_first_entry_it_cannot_remove)
+{
+	osb_error err = { 0 };
+	const uid_t nobody = 65534;
+	pid_t pid;
+	int status, root;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_dir("data/t");
+	mk_dir("data/t/ro");
+	mk_file("data/t/ro/f", "f");
+	ck_assert_int_eq(chmod(P("data/t/ro"), 0555), 0);
+	root = open_dir("data");
+	if (geteuid() == 0) {
+		const char *tree[] = { "data", "data/t", "data/t/ro", "data/t/ro/f" };
+
+		for (size_t k = 0; k < sizeof(tree) / sizeof(tree[0]); k++)
+			ck_assert_int_eq(chown(P("%s", tree[k]), nobody, nobody), 0);
+		ck_assert_int_eq(chmod(T, 0755), 0);
+	}
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(nobody, nobody, nobody) < 0 ||
+		                       setresuid(nobody, nobody, nobody) < 0))
+			_exit(90);
+		if (osb_remove_tree_beneath(root, "t", &err) != -OSB_E_PATH)
+			_exit(91);
+		if (err.sys_errno != EACCES)
+			_exit(92);
+		if (strcmp(err.message, P("data/t/ro/f: cannot remove: Permission denied")) != 0)
+			_exit(93);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status 0x%x", status);
+	ck_assert_int_eq(access(P("data/t/ro/f"), F_OK), 0);
+	close(root);
+}
+END_TEST
+
+/* T/REL and then LEVELS directories "d" nested inside it. */
+static void mk_deep(const char *rel, int levels)
+{
+	int fd;
+
+	mk_dir(rel);
+	fd = open(P("%s", rel), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int k = 0; k < levels; k++) {
+		int next;
+
+		ck_assert_int_eq(mkdirat(fd, "d", 0755), 0);
+		next = openat(fd, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ck_assert_int_ge(next, 0);
+		close(fd);
+		fd = next;
+	}
+	close(fd);
+}
+
+START_TEST(test_remove_tree_depth_is_bounded)
+{
+	osb_error err = { 0 };
+	char deepest[1024];
+	int root, n;
+
+	use_mode(_i);
+	mk_dir("data");
+	mk_deep("data/ok", 255);
+	mk_deep("data/deep", 256);
+	root = open_dir("data");
+	ck_assert_int_eq(osb_remove_tree_beneath(root, "ok", &err), 0);
+	ck_assert_int_eq(access(P("data/ok"), F_OK), -1);
+	n = snprintf(deepest, sizeof(deepest), "%s/deep", P("data"));
+	for (int k = 0; k < 256; k++)
+		n += snprintf(deepest + n, sizeof(deepest) - (size_t)n, "/d");
+	expect_file_errno(osb_remove_tree_beneath(root, "deep", &err), &err, ELOOP);
+	/* The message names the 256th nested directory. */
+	ck_assert_int_eq(strncmp(err.message, deepest, strlen(deepest)), 0);
+	ck_assert_str_eq(err.message + strlen(deepest),
+	                 ": lies more than 256 directory levels deep; refused");
+	ck_assert_int_eq(access(P("data/deep/d"), F_OK), 0);
+	close(root);
+}
+END_TEST
+
+static void tree_mount_cases(outcome *o, int mode)
+{
+	osb_error err = { 0 };
+	osb_file_info fi;
+	osb_dirent *ents = NULL;
+	int root = open(P("data"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	(void)mode;
+	record(&o[0], osb_stat_beneath(root, "t/m/passwd", &fi, &err), &err);
+	memset(&err, 0, sizeof(err));
+	record(&o[1], osb_readdir_beneath(root, "t/m", 0, &ents, &err), &err);
+	osb_free(ents);
+	memset(&err, 0, sizeof(err));
+	record(&o[2], osb_remove_tree_beneath(root, "t", &err), &err);
+	memset(&err, 0, sizeof(err));
+	record(&o[3], osb_remove_tree_beneath(root, "t/m", &err), &err);
+	memset(&err, 0, sizeof(err));
+	ck_assert_ptr_null(osb_writer_open_beneath(root, "t/m/planted", 0644, &err));
+	record(&o[4], -err.code, &err);
+	close(root);
+}
+
+START_TEST(test_remove_tree_stops_at_a_mount)
+{
+	if (geteuid() != 0 && !test_have_userns())
+		return;
+	outcome *o = shared_outcomes(5);
+	char cross[PATH_MAX], refused[PATH_MAX];
+
+	snprintf(cross, sizeof(cross), "%s", P("data/t/m: component \"m\" crosses a mount (paths "
+	                                       "beneath the root may not cross mount points)"));
+	snprintf(refused, sizeof(refused), "%s", P("data/t/m: is a mount point; refused (a remove "
+	                                           "may not cross mount points)"));
+
+	mk_dir("data");
+	mk_dir("data/t");
+	mk_dir("data/t/m");
+	mk_file("data/t/before", "x");
+	mk_dir("outside");
+	mk_file("outside/passwd", "root:x:0:0::/root:/bin/sh\n");
+	in_mount_ns(P("outside"), "data/t/m", tree_mount_cases, o, _i);
+	ck_assert_int_eq(o[0].r, -OSB_E_PATH);
+	ck_assert_int_eq(o[0].sys_errno, EXDEV);
+	ck_assert_str_eq(o[0].message, cross);
+	ck_assert_int_eq(o[1].r, -OSB_E_PATH);
+	ck_assert_int_eq(o[1].sys_errno, EXDEV);
+	ck_assert_str_eq(o[1].message, cross);
+	ck_assert_int_eq(o[2].r, -OSB_E_PATH);
+	ck_assert_int_eq(o[2].sys_errno, EXDEV);
+	ck_assert_str_eq(o[2].message, refused);
+	ck_assert_int_eq(o[3].r, -OSB_E_PATH);
+	ck_assert_int_eq(o[3].sys_errno, EXDEV);
+	ck_assert_str_eq(o[3].message, refused);
+	ck_assert_int_eq(o[4].r, -OSB_E_PATH);
+	ck_assert_int_eq(o[4].sys_errno, EXDEV);
+	ck_assert_int_eq(access(P("outside/passwd"), F_OK), 0);
+	ck_assert_int_eq(access(P("outside/planted"), F_OK), -1);
+	munmap(o, 5 * sizeof(*o));
+}
+END_TEST
+
 /* ---- the swap race ----------------------------------------------------- */
 
 typedef struct swapper {
@@ -1613,8 +2255,19 @@ static Suite *paths_suite(void)
 	tcase_add_test(api, test_open_beneath_flags_refused);
 	add_both(api, test_open_beneath_gives_a_blocking_cloexec_fd);
 	add_both(api, test_list_beneath_sorted_and_refuses_symlinked_dir);
+	add_both(api, test_stat_and_lstat_report_without_following);
+	add_both(api, test_stat_sees_a_file_swapped_for_a_symlink);
+	tcase_add_loop_test(api, test_readdir_typed_sorted_and_bounded, 0, 4);
+	add_both(api, test_writer_streams_and_commits_atomically);
+	add_both(api, test_writer_abort_and_free_remove_the_temporary);
+	add_both(api, test_writer_refuses_symlinks_escapes_and_swaps);
+	add_both(api, test_remove_tree_never_follows_symlinks);
+	add_both(api, test_remove_tree_names_the_first_entry_it_cannot_remove);
+	add_both(api, test_remove_tree_depth_is_bounded);
+	add_both(mnt, test_remove_tree_stops_at_a_mount);
 
 	add_both(race, test_swap_race_never_resolves_outside);
+	add_both(race, test_concurrent_writers_each_commit_whole);
 
 	tcase_add_test(roots, test_open_root_refuses_symlinked_root);
 	tcase_add_test(roots, test_open_root_refuses_group_or_other_writable);

@@ -219,7 +219,7 @@ static const struct reject {
 	{ "osb-policy 1\nnetwork none host\n", 0,
 	  "t.policy:2:14: unexpected argument \"host\" (usage is \"network none|host\")" },
 	{ "osb-policy 1\nworkspace none /x\n", 0,
-	  "t.policy:2:16: unexpected argument \"/x\" (usage is \"workspace rw|ro|none [DEST]\")" },
+	  "t.policy:2:16: unexpected argument \"/x\" (usage is \"workspace rw|ro|overlay|none [DEST] [size=SIZE]\")" },
 	{ "osb-policy 1\nlimit wall\n", 0,
 	  "t.policy:2:1: missing argument: usage is \"limit wall|cputime|as|nofile|fsize|nproc|output|memory|pids|cpu VALUE\"" },
 	{ "osb-policy 1\ntmpfs /a /b\n", 0, "t.policy:2:10: unexpected argument \"/b\" (usage is \"tmpfs PATH [size=SIZE]\")" },
@@ -1576,10 +1576,15 @@ START_TEST(test_api_network_and_wall_record_origin)
 	ck_assert_str_ne(h0, h1);
 	ck_assert_int_eq(osb_policy_set_network(p, 2, &err), -OSB_E_USAGE);
 
-	/* Wall only goes down. */
-	ck_assert_int_eq(osb_policy_set_wall_ms(p, 900000, &err), 0);
+	/* Wall only goes down; asking for more is refused, never quietly cut. */
+	ck_assert_int_eq(osb_policy_set_wall_ms(p, 900000, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.stage, "policy");
+	ck_assert_str_eq(err.message, "timeout 15m would raise the policy's \"limit wall 10m\" "
+	                              "(t.policy:2); a caller may only lower the wall limit");
 	ck_assert_uint_eq(p->limits[LIM_WALL], 600000);
 	expect_origin(p->limit_set[LIM_WALL].o, "t.policy", 2, 0);
+	ck_assert_int_eq(osb_policy_set_wall_ms(p, 600000, &err), 0);
+	ck_assert_uint_eq(p->limits[LIM_WALL], 600000);
 	ck_assert_int_eq(osb_policy_set_wall_ms(p, 1500, &err), 0);
 	ck_assert_uint_eq(p->limits[LIM_WALL], 1500);
 	expect_origin(p->limit_set[LIM_WALL].o, "api", 0, 0);
@@ -1983,6 +1988,100 @@ static void expect_request_refused(const char *base, const char *json, const cha
 	osb_policy_free(p);
 }
 
+START_TEST(test_workspace_overlay_parses_with_size_and_dest)
+{
+	static const struct {
+		const char *line, *msg;
+	} bad[] = {
+		{ "workspace rw size=1M", "t.policy:2:14: unexpected argument \"size=1M\" (size=SIZE is "
+		  "only for \"workspace overlay\")" },
+		{ "workspace overlay size=0", "t.policy:2:19: invalid workspace size \"size=0\" (expected "
+		  "size=SIZE with B, KiB, MiB, GiB, TiB, K, M or G)" },
+		{ "workspace overlay size=lots", "t.policy:2:19: invalid workspace size \"size=lots\" "
+		  "(expected size=SIZE with B, KiB, MiB, GiB, TiB, K, M or G)" },
+		{ "workspace overlay size=1M /ws", "t.policy:2:19: size=SIZE comes last (usage is "
+		  "\"workspace rw|ro|overlay|none [DEST] [size=SIZE]\")" },
+		{ "workspace none /ws", "t.policy:2:16: unexpected argument \"/ws\" (usage is \"workspace "
+		  "rw|ro|overlay|none [DEST] [size=SIZE]\")" },
+	};
+	osb_policy *p = must_parse("osb-policy 1\nworkspace overlay\n");
+	osb_error err;
+	char *e;
+
+	ck_assert_int_eq(p->ws_mode, WS_OVERLAY);
+	ck_assert_uint_eq(p->ws_size, (uint64_t)1 << 30);
+	e = osb_policy_explain(p, 0);
+	ck_assert_ptr_nonnull(strstr(e, "\nworkspace overlay size=1GiB  # t.policy:2\n"));
+	free(e);
+	osb_policy_free(p);
+	p = must_parse("osb-policy 1\nworkspace overlay /ws size=64MiB\n");
+	ck_assert_str_eq(p->ws_dest, "/ws");
+	ck_assert_uint_eq(p->ws_size, (uint64_t)64 << 20);
+	e = osb_policy_explain(p, 0);
+	ck_assert_ptr_nonnull(strstr(e, "\nworkspace overlay /ws size=64MiB  # t.policy:2\n"));
+	free(e);
+	osb_policy_free(p);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "osb-policy 1\n%s\n", bad[i].line);
+		ck_assert_ptr_null(parse(text, &err));
+		ck_assert_str_eq(err.message, bad[i].msg);
+	}
+}
+END_TEST
+
+/* The size is part of the rule: two sizes, two hashes; rw is not overlay. */
+START_TEST(test_workspace_overlay_size_changes_hash)
+{
+	char a[OSB_POLICY_HASH_LEN], b[OSB_POLICY_HASH_LEN], c[OSB_POLICY_HASH_LEN];
+
+	hash_text("osb-policy 1\nworkspace overlay size=64MiB\n", a);
+	hash_text("osb-policy 1\nworkspace overlay size=128MiB\n", b);
+	hash_text("osb-policy 1\nworkspace rw\n", c);
+	ck_assert_str_ne(a, b);
+	ck_assert_str_ne(a, c);
+	hash_text("osb-policy 1\nworkspace overlay size=1GiB\n", a);
+	hash_text("osb-policy 1\n# the default\nworkspace overlay\n", b);
+	ck_assert_str_eq(a, b);
+}
+END_TEST
+
+/* none < ro < overlay < rw: requests and the API only narrow. */
+START_TEST(test_workspace_mode_narrows_to_overlay_only_from_rw)
+{
+	osb_policy *p = must_parse(open_base);
+	osb_error err = { 0 };
+
+	ck_assert_msg(osb_policy_apply_json(p, "{\"workspace\": {\"mode\": \"overlay\"}}", &err) == 0,
+	              "%s", err.message);
+	ck_assert_int_eq(p->ws_mode, WS_OVERLAY);
+	ck_assert_uint_eq(p->ws_size, (uint64_t)1 << 30);
+	expect_origin(p->ws_set.o, "api", 0, 0);
+	ck_assert_int_eq(osb_policy_set_workspace_mode(p, OSB_WORKSPACE_RW, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "workspace mode: \"rw\" is refused: the policy has \"workspace "
+	                 "overlay\" (api), and a caller may only narrow it");
+	ck_assert_int_eq(osb_policy_set_workspace_mode(p, OSB_WORKSPACE_RO, &err), 0);
+	ck_assert_int_eq(p->ws_mode, WS_RO);
+	ck_assert_uint_eq(p->ws_size, 0);
+	ck_assert_int_eq(osb_policy_set_workspace_mode(p, OSB_WORKSPACE_OVERLAY, &err), -OSB_E_POLICY);
+	ck_assert_int_eq(osb_policy_set_workspace_mode(p, (osb_workspace_mode)4, &err), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_policy_set_workspace_mode(NULL, OSB_WORKSPACE_RO, &err), -OSB_E_USAGE);
+	osb_policy_free(p);
+	/* An overlay the policy sized keeps its size when a request repeats it. */
+	p = must_parse("osb-policy 1\nworkspace overlay size=8MiB\n");
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"workspace\": {\"mode\": \"overlay\"}}", &err), 0);
+	ck_assert_uint_eq(p->ws_size, (uint64_t)8 << 20);
+	expect_origin(p->ws_set.o, "t.policy", 2, 0);
+	osb_policy_free(p);
+	p = must_parse("osb-policy 1\n");
+	ck_assert_int_eq(osb_policy_set_workspace_mode(p, OSB_WORKSPACE_OVERLAY, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "workspace mode: \"overlay\" is refused: the policy has "
+	                 "\"workspace none\" (default), so a caller cannot add a workspace");
+	osb_policy_free(p);
+}
+END_TEST
+
 START_TEST(test_request_narrowing_applied_with_api_origin)
 {
 	osb_policy *p = must_parse(open_base);
@@ -2065,6 +2164,9 @@ static const struct refused_request {
 	{ closed_base, "{\"workspace\": {\"mode\": \"rw\"}}",
 	  "\"workspace.mode\": \"rw\" is refused: the policy has \"workspace ro\" (t.policy:2), and a "
 	  "request may only narrow it" },
+	{ closed_base, "{\"workspace\": {\"mode\": \"overlay\"}}",
+	  "\"workspace.mode\": \"overlay\" is refused: the policy has \"workspace ro\" (t.policy:2), "
+	  "and a request may only narrow it" },
 	{ "osb-policy 1\n", "{\"workspace\": {\"path\": \"/srv/ws\"}}",
 	  "\"workspace\" is refused: the policy has \"workspace none\" (default), so a request cannot "
 	  "add a workspace" },
@@ -2113,7 +2215,7 @@ static const struct refused_request {
 	{ open_base, "{\"network\": null}", "\"network\" must be a string, not null" },
 	{ open_base, "{\"network\": \"no\\u0000ne\"}", "\"network\" contains a NUL byte" },
 	{ open_base, "{\"workspace\": {\"mode\": \"none\"}}",
-	  "\"workspace.mode\": unknown value \"none\" (expected \"ro\" or \"rw\")" },
+	  "\"workspace.mode\": unknown value \"none\" (expected \"ro\", \"rw\" or \"overlay\")" },
 	{ open_base, "{\"workspace\": \"/srv/ws\"}", "\"workspace\" must be an object, not a string" },
 	{ open_base, "{\"workspace\": {\"path\": \"srv/ws\"}}",
 	  "\"workspace.path\": path must be absolute: \"srv/ws\" (pass a canonical absolute path)" },
@@ -2384,8 +2486,14 @@ START_TEST(test_strict_policy_parses_as_documented)
 	ck_assert_uint_eq(p->uid, 1000);
 	for (size_t i = 0; i < p->n_mounts; i++)
 		ck_assert_msg(p->mounts[i].kind != MNT_HIDE, "strict hides %s", p->mounts[i].path);
-	ck_assert_uint_eq(p->n_env_set, 1);
-	ck_assert_str_eq(p->env_set[0].s, "HOME=${WORKSPACE}");
+	ck_assert_uint_eq(p->n_env_set, 2);
+	ck_assert_str_eq(p->env_set[1].s, "HOME=${WORKSPACE}");
+	/* A fixed system PATH, never the caller's. */
+	ck_assert_str_eq(p->env_set[0].s, "PATH=/usr/local/bin:/usr/bin:/bin");
+	expect_origin(p->env_set[0].o, path,
+	              line_of(path, "env set PATH=/usr/local/bin:/usr/bin:/bin"), 0);
+	for (size_t i = 0; i < p->n_env_pass; i++)
+		ck_assert_str_ne(p->env_pass[i].s, "PATH");
 	/* The deny list catches credentials, not ordinary variables. */
 	ck_assert(denied(p, "GITHUB_TOKEN") && denied(p, "AWS_SECRET_ACCESS_KEY") &&
 	          denied(p, "OPENAI_API_KEY") && denied(p, "DB_PASSWORD") && denied(p, "SSH_AUTH_SOCK") &&
@@ -2606,6 +2714,9 @@ static Suite *policy_suite(void)
 	tcase_add_test(t, test_man_page_example_policy_parses);
 	tcase_add_test(t, test_resource_limits_parse_with_units_and_best_effort);
 	tcase_add_test(t, test_man_page_jobs_example_parses);
+	tcase_add_test(t, test_workspace_overlay_parses_with_size_and_dest);
+	tcase_add_test(t, test_workspace_overlay_size_changes_hash);
+	tcase_add_test(t, test_workspace_mode_narrows_to_overlay_only_from_rw);
 	suite_add_tcase(s, t);
 	return s;
 }

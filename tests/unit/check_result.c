@@ -4,8 +4,10 @@
  * ok/cli-status rules and the exact JSON a caller parses.
  */
 #include "result.h"
+#include "utf8.h"
 
 #include <check.h>
+#include <json-c/json.h>
 
 static const char ALPHA25[] = "ABCDEFGHIJKLMNOPQRSTUVWXY";
 
@@ -373,13 +375,13 @@ START_TEST(test_json_normal_exit_exact)
 	json_expect(r, "{\"ok\":true,\"exit_code\":0,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"hello\\n\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,"
-	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,"
+	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,"
 	            "\"status\":0}");
 	result_set_host_ids(r, 1879048200, 1879048201, "allocated");
 	json_expect(r, "{\"ok\":true,\"exit_code\":0,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"hello\\n\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,"
-	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"host_ids\":{\"uid\":1879048200,"
+	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"workspace_mode\":null,\"host_ids\":{\"uid\":1879048200,"
 	            "\"gid\":1879048201,\"kind\":\"allocated\"},\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":0}");
 	osb_result_free(r);
 }
@@ -406,7 +408,7 @@ START_TEST(test_json_limits_oom_killed_exact)
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":{\"cgroup\":true,"
+	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":{\"cgroup\":true,"
 	            "\"oom_killed\":true,\"pids_limited\":false,\"memory_peak_bytes\":67108864,"
 	            "\"pids_peak\":null,\"cpu_usage_ms\":null,\"cpu_throttled_ms\":null,"
 	            "\"not_enforced\":[\"cpu\"],\"not_enforced_reason\":\"limit cpu: no cpu controller\"},"
@@ -435,7 +437,7 @@ START_TEST(test_json_nonzero_exit_not_ok)
 	json_expect(r, "{\"ok\":false,\"exit_code\":3,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"boom/x\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":6,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":3}");
+	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":3}");
 	osb_result_free(r);
 }
 END_TEST
@@ -450,7 +452,7 @@ START_TEST(test_json_signal_exact)
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":5,"
-	            "\"policy_hash\":null,\"mode\":\"root\",\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":137}");
+	            "\"policy_hash\":null,\"mode\":\"root\",\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":137}");
 	osb_result_free(r);
 }
 END_TEST
@@ -467,7 +469,7 @@ START_TEST(test_json_timeout_exact)
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":true,"
 	            "\"error\":null,\"stdout\":\"partial\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":7,\"stderr_bytes\":0,\"duration_ms\":2001,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":null,"
+	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,"
 	            "\"tmpfs_full\":null,\"hint\":\"raise the wall limit or make the command faster\","
 	            "\"status\":124}");
 	osb_result_free(r);
@@ -488,7 +490,7 @@ START_TEST(test_json_error_with_stage_exact)
 	            "\\\"write\\\"?)\",\"errno\":0},"
 	            "\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":\"fix the policy file\","
+	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":\"fix the policy file\","
 	            "\"status\":125}");
 	osb_result_free(r);
 }
@@ -507,7 +509,7 @@ START_TEST(test_json_exec_not_found_status_127)
 	            "\"cannot execute \\\"nosuch\\\": No such file or directory\",\"errno\":2},"
 	            "\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
 	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
-	            "\"policy_hash\":null,\"mode\":\"userns\",\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":127}");
+	            "\"policy_hash\":null,\"mode\":\"userns\",\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":127}");
 	osb_result_free(r);
 }
 END_TEST
@@ -555,6 +557,93 @@ END_TEST
 START_TEST(test_json_nul_bytes_escaped)
 {
 	STDOUT_EXPECT("a\0b\0", "\"a\\u0000b\\u0000\"");
+}
+END_TEST
+
+/* json-c's reading of DATA as a JSON string (invalid UTF-8 replaced,
+ * then DEL and the C1 controls escaped): what the document held before it
+ * was written in pieces. */
+static char *reference_member(const char *data, size_t len)
+{
+	size_t vlen = 0;
+	char *valid = utf8_valid_dup(data, len, &vlen), *buf = NULL;
+	json_object *o = json_object_new_string_len(valid, (int)vlen);
+	const char *js = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+	                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	for (const unsigned char *p = (const unsigned char *)js; *p; p++) {
+		if (*p == 0x7f)
+			fputs("\\u007f", f);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			fprintf(f, "\\u%04x", *++p);
+		else
+			fputc(*p, f);
+	}
+	fclose(f);
+	json_object_put(o);
+	free(valid);
+	return buf;
+}
+
+struct pieces {
+	size_t n, max, total;
+	int fail_at;   /* fail the call of this index, -1: never */
+};
+
+static int count_piece(void *ctx, const char *buf, size_t len)
+{
+	struct pieces *p = ctx;
+
+	(void)buf;
+	if ((int)p->n == p->fail_at)
+		return 1;
+	p->n++;
+	p->total += len;
+	if (len > p->max)
+		p->max = len;
+	return 0;
+}
+
+/* The document is written in pieces of at most 64 KiB, and is byte for
+ * byte what json-c made of the whole: 300 KB of every byte value in a
+ * scrambled order (multi-byte characters, invalid sequences and escapes
+ * straddle the piece boundaries). A sink error ends it with that error. */
+START_TEST(test_json_stream_pieces_match_whole_document)
+{
+	size_t len = 300000;
+	char *data = malloc(len), *got, *want;
+	osb_result *r = mk_exit(0);
+	struct pieces p = { .fail_at = -1 };
+	uint32_t x = 2463534242u;
+	char *js;
+
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		data[i] = (char)(i % 7 == 0 ? "\xe2\x82\xac"[i % 3] : (int)(x & 0xff));
+	}
+	set_out(r, data, len);
+	got = json_stdout_member(r);
+	want = reference_member(data, len);
+	ck_assert_str_eq(got, want);
+	js = osb_result_json(r);
+	ck_assert_int_eq(osb_result_json_write(r, count_piece, &p), 0);
+	ck_assert_uint_eq(p.total, strlen(js));
+	ck_assert_uint_le(p.max, 65536);
+	ck_assert_uint_gt(p.n, 3);
+	p = (struct pieces){ .fail_at = 2 };
+	ck_assert_int_eq(osb_result_json_write(r, count_piece, &p), -OSB_E_IO);
+	ck_assert_uint_eq(p.n, 2);
+	ck_assert_int_eq(osb_result_json_write(NULL, count_piece, &p), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_result_json_write(r, NULL, &p), -OSB_E_USAGE);
+	osb_free(js);
+	free(got);
+	free(want);
+	free(data);
+	osb_result_free(r);
 }
 END_TEST
 
@@ -655,6 +744,7 @@ static Suite *result_suite(void)
 	tcase_add_test(tc, test_json_exec_not_found_status_127);
 	tcase_add_test(tc, test_json_control_chars_escaped);
 	tcase_add_test(tc, test_json_nul_bytes_escaped);
+	tcase_add_test(tc, test_json_stream_pieces_match_whole_document);
 	tcase_add_test(tc, test_json_invalid_utf8_replaced);
 	tcase_add_test(tc, test_json_valid_multibyte_kept);
 	tcase_add_test(tc, test_json_error_message_invalid_utf8_replaced);

@@ -709,17 +709,64 @@ START_TEST(test_session_max_execs_refuses_beyond_the_maximum)
 }
 END_TEST
 
-START_TEST(test_session_exec_env_overrides_passed_env_but_deny_still_applies)
+/* "<the shipped strict policy's file>:LINE" of its line starting with
+ * PREFIX, as messages cite it. */
+static const char *strict_line(const char *prefix)
 {
-	static const char *const env[] = { "FOO=bar", "LANG=xx_XX.UTF-8", "GITHUB_TOKEN=secret",
-	                                   "AWS_REGION=eu", "bad-name=1", NULL };
-	const char *argv[] = { "sh", "-c", "env | sort | grep -E '^(FOO|LANG|GITHUB|AWS|bad|HOME)'",
-	                       NULL };
+	static char buf[PATH_MAX + 16];
+	char line[1024];
+	unsigned n = 0, at = 0;
+	osb_error err;
+	osb_policy *p = osb_policy_load("strict", &err);
+	FILE *f;
+
+	ck_assert_ptr_nonnull(p);
+	f = fopen(osb_policy_file(p, 0), "re");
+	ck_assert_ptr_nonnull(f);
+	while (!at && fgets(line, sizeof(line), f))
+		if (++n && strncmp(line, prefix, strlen(prefix)) == 0)
+			at = n;
+	fclose(f);
+	ck_assert_uint_ne(at, 0);
+	snprintf(buf, sizeof(buf), "%s:%u", osb_policy_file(p, 0), at);
+	osb_policy_free(p);
+	return buf;
+}
+
+/* ENTRY next to an allowed one is refused with SYS_ERRNO and MESSAGE, by
+ * spawn and run. */
+static void expect_env_refused(osb_session *s, const char *entry, int sys_errno,
+                               const char *message)
+{
+	const char *env[] = { "FOO=bar", entry, NULL };
+	const char *argv[] = { "true", NULL };
+	osb_exec *e = exec_of(argv);
+	osb_result *r = NULL;
+	osb_proc *pr = NULL;
+	osb_error err;
+
+	osb_exec_set_env(e, env);
+	ck_assert_int_eq(osb_session_spawn(s, e, &pr, &err), -OSB_E_POLICY);
+	ck_assert_ptr_null(pr);
+	ck_assert_str_eq(err.stage, "env");
+	ck_assert_int_eq(err.sys_errno, sys_errno);
+	ck_assert_str_eq(err.message, message);
+	ck_assert_int_eq(osb_session_run(s, e, &r, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, message);
+	ck_assert_int_eq(osb_result_cli_status(r), 125);
+	osb_result_free(r);
+	osb_exec_free(e);
+}
+
+START_TEST(test_session_exec_env_overrides_passed_env_and_denied_names_are_refused)
+{
+	static const char *const env[] = { "FOO=bar", "LANG=xx_XX.UTF-8", NULL };
+	const char *argv[] = { "sh", "-c", "env | sort | grep -E '^(FOO|LANG|HOME)'", NULL };
 	osb_session *s = start();
 	osb_exec *e = exec_of(argv);
 	osb_result *r = NULL;
 	osb_error err;
-	char want[PATH_MAX + 64];
+	char want[PATH_MAX + 64], msg[PATH_MAX + 256];
 
 	osb_exec_set_env(e, env);
 	ck_assert_int_eq(osb_session_run(s, e, &r, &err), 0);
@@ -727,6 +774,58 @@ START_TEST(test_session_exec_env_overrides_passed_env_but_deny_still_applies)
 	ck_assert_str_eq(osb_result_stdout(r, NULL), want);
 	osb_result_free(r);
 	osb_exec_free(e);
+	/* A name the policy denies is refused, not dropped behind the caller's back. */
+	snprintf(msg, sizeof(msg), "environment variable GITHUB_TOKEN matches the policy's \"env "
+	         "deny *_TOKEN\" (%s); remove it from the command's environment", strict_line("env deny *_TOKEN "));
+	expect_env_refused(s, "GITHUB_TOKEN=secret", EPERM, msg);
+	snprintf(msg, sizeof(msg), "environment variable AWS_REGION matches the policy's \"env "
+	         "deny AWS_*\" (%s); remove it from the command's environment", strict_line("env deny AWS_* "));
+	expect_env_refused(s, "AWS_REGION=eu", EPERM, msg);
+	expect_env_refused(s, "bad-name=1", EINVAL, "environment entry \"bad-name=1\" is not NAME=VALUE "
+	                   "with a name of letters, digits and '_'; fix it");
+	expect_env_refused(s, "NOEQUALS", EINVAL, "environment entry \"NOEQUALS\" is not NAME=VALUE "
+	                   "with a name of letters, digits and '_'; fix it");
+	/* The session is still usable. */
+	free(sh_ok(s, "true"));
+	osb_session_free(s);
+}
+END_TEST
+
+START_TEST(test_exec_timeout_above_the_policy_wall_is_refused)
+{
+	const char *argv[] = { "true", NULL };
+	osb_session *s = start();
+	osb_policy *p = load_policy();
+	osb_exec *e = exec_of(argv);
+	osb_result *r = NULL;
+	osb_proc *pr = NULL;
+	osb_error err;
+	char msg[PATH_MAX + 256];
+
+	snprintf(msg, sizeof(msg), "timeout 601s would raise the policy's \"limit wall 10m\" "
+	         "(%s); a command's timeout may only lower the wall limit", strict_line("limit wall "));
+	osb_exec_set_timeout_ms(e, 601000);
+	ck_assert_int_eq(osb_session_spawn(s, e, &pr, &err), -OSB_E_POLICY);
+	ck_assert_ptr_null(pr);
+	ck_assert_str_eq(err.stage, "policy");
+	ck_assert_str_eq(err.message, msg);
+	ck_assert_int_eq(osb_session_run(s, e, &r, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, msg);
+	osb_result_free(r);
+	r = NULL;
+	/* osb_run refuses it the same way, before any sandbox starts. */
+	ck_assert_int_eq(osb_run(p, e, &r, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, msg);
+	ck_assert_int_eq(osb_result_cli_status(r), 125);
+	osb_result_free(r);
+	r = NULL;
+	/* The policy's own limit, or less, is fine. */
+	osb_exec_set_timeout_ms(e, 600000);
+	ck_assert_int_eq(osb_session_run(s, e, &r, &err), 0);
+	ck_assert_int_eq(osb_result_exit_code(r), 0);
+	osb_result_free(r);
+	osb_exec_free(e);
+	osb_policy_free(p);
 	osb_session_free(s);
 }
 END_TEST
@@ -1082,7 +1181,8 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, test_session_bad_cwd_is_reported_and_relative_cwd_refused);
 	tcase_add_test(tc, test_session_proc_kill_signals_the_command);
 	tcase_add_test(tc, test_session_max_execs_refuses_beyond_the_maximum);
-	tcase_add_test(tc, test_session_exec_env_overrides_passed_env_but_deny_still_applies);
+	tcase_add_test(tc, test_session_exec_env_overrides_passed_env_and_denied_names_are_refused);
+	tcase_add_test(tc, test_exec_timeout_above_the_policy_wall_is_refused);
 	tcase_add_test(tc, test_session_exec_after_destroy_and_double_destroy_give_clear_errors);
 	tcase_add_test(tc, test_session_destroy_leaves_no_process_within_a_second);
 	tcase_add_test(tc, test_session_idle_timeout_ends_the_session_and_leaves_nothing);

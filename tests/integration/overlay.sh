@@ -1,0 +1,296 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
+# overlay.sh — overlay workspaces end to end ("workspace overlay",
+# --workspace-mode overlay): in a run and in a session the command creates,
+# modifies, deletes, renames, chmods, symlinks, hard-links and replaces a
+# directory in the workspace and sees its writes (a session across
+# commands); the host's workspace is unchanged byte for byte (a tree listing
+# with type, mode, owner, size, times and the sha256 of every file, before
+# and after); no mount namespace holds the overlay once the run or the
+# session has ended; the upper layer is bounded by its size; the result JSON
+# names the mode; a host without overlayfs (tests/integration/nooverlay.c, a
+# seccomp filter that fails fsopen with ENODEV) is refused with exit 125 and
+# the exact message, and nothing runs.
+#
+# Run by `make check`: as root it stages the programs into /tmp and runs the
+# cases as root in both identity modes (userns and root, the sandbox pinned
+# to host ids that own the workspace), then as the unprivileged test user
+# (userns mode); not root, it runs them as the current user. OVERLAY_STAGE
+# set means "run the cases" (the staged copy). A host whose capabilities say
+# the overlay workspace is unavailable skips the positive cases, saying why.
+set -uo pipefail
+export LC_ALL=C
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+if [ -z "${OVERLAY_STAGE:-}" ]; then
+	: "${OSB_BUILDDIR:?OSB_BUILDDIR must point at the build tree (make check sets it)}"
+	: "${OSB_SRCDIR:?OSB_SRCDIR must point at the source tree (make check sets it)}"
+	stage=$(stage_artifacts)
+	trap 'rm -rf "$stage"' EXIT
+	[ -x "$OSB_BUILDDIR/tests/integration/nooverlay" ] ||
+		die "$OSB_BUILDDIR/tests/integration/nooverlay is missing: build first (make check builds it)"
+	install -m 755 "$OSB_BUILDDIR/tests/integration/nooverlay" "$stage/bin/"
+	install -m 755 "$OSB_SRCDIR/tests/integration/overlay.sh" "$stage/"
+	rc=0
+	run_as() { # who: "root" or "user"
+		local pre=()
+		[ "$1" = user ] && pre=(setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --)
+		(cd / && "${pre[@]}" env -i PATH=/usr/bin:/bin OSB_REQUIRE="${OSB_REQUIRE:-}" \
+			OVERLAY_STAGE="$stage" bash "$stage/overlay.sh") || rc=1
+	}
+	run_as root
+	if [ "$(id -u)" -eq 0 ]; then
+		ensure_test_user
+		run_as user
+	fi
+	exit "$rc"
+fi
+
+S=$OVERLAY_STAGE
+OSB=$S/bin/osb-isolate
+NOOVERLAY=$S/bin/nooverlay
+export OSB_ISOLATE_INIT=$S/bin/osb-isolate-init
+export OSB_ISOLATE_POLICY_DIR=$S/policy
+ME=$(id -un)
+T=$(mktemp -d /tmp/osb-overlay.XXXXXX) || die "mktemp failed"
+chmod 755 "$T"
+# Session sockets need a short path (sun_path).
+RUN=$(mktemp -d /tmp/ovr.XXXXXX) || die "mktemp failed"
+export XDG_RUNTIME_DIR=$RUN
+SESSIONS=()
+cleanup() {
+	for s in "${SESSIONS[@]}"; do "$OSB" session stop "$s" >/dev/null 2>&1; done
+	rm -rf "$T" "$RUN"
+}
+trap cleanup EXIT
+
+n=0
+failures=0
+WHO=$ME
+pass() { n=$((n + 1)); echo "ok $n - $1 [$WHO]"; }
+flunk() {
+	n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1 [$WHO]"
+	shift
+	for l in "$@"; do printf '#   %s\n' "$l"; done
+}
+expect_eq() { # name want got
+	if [ "$2" == "$3" ]; then pass "$1"; else flunk "$1" "want: $(printf %q "$2")" "got:  $(printf %q "$3")"; fi
+}
+
+# The host's view of a tree: type, mode, owner, size, modification and
+# change times, link target, then the sha256 of every regular file.
+tree_state() {
+	(cd "$1" && find . -printf '%y %m %U:%G %s %T@ %C@ %p -> %l\n' | sort &&
+		find . -type f -print0 | sort -z | xargs -0 -r sha256sum)
+}
+
+# A workspace with one of everything the command will change. As root the
+# sandbox is pinned to host ids 4242:4242, which own it (a root caller's
+# sandbox otherwise runs as ids that own nothing).
+make_ws() {
+	WS=$(mktemp -d "$T/ws.XXXXXX")
+	chmod 755 "$WS"
+	printf 'alpha\n' >"$WS/a"
+	printf 'gamma\n' >"$WS/c"
+	printf 'epsilon\n' >"$WS/e"
+	mkdir "$WS/sub" "$WS/dir"
+	printf 'beta\n' >"$WS/sub/b"
+	printf 'x\n' >"$WS/dir/x"
+	ln -s a "$WS/link"
+	chmod 644 "$WS/a" "$WS/c" "$WS/e" "$WS/sub/b" "$WS/dir/x"
+	chmod 755 "$WS/sub" "$WS/dir"
+	[ "$(id -u)" -eq 0 ] && chown -R -h 4242:4242 "$WS"
+	tree_state "$WS" >"$T/before"
+}
+
+host_unchanged() { # name
+	tree_state "$WS" >"$T/after"
+	if cmp -s "$T/before" "$T/after"; then
+		pass "$1"
+	else
+		flunk "$1" "$(diff "$T/before" "$T/after" | head -20 | tr '\n' '|')"
+	fi
+}
+
+# Every mount namespace on the host that still holds an overlay of WS.
+overlay_holders() {
+	grep -l " overlay .*lowerdir=$WS," /proc/[0-9]*/mountinfo 2>/dev/null | sort -u | tr '\n' ' '
+}
+
+# policy NAME IDENTITY [SIZE]: a policy in the staged policy directory.
+policy() {
+	{
+		printf 'osb-policy 1\ninclude %s/strict.policy\nworkspace overlay size=%s\nidentity %s\n' \
+			"$OSB_ISOLATE_POLICY_DIR" "${3:-8MiB}" "$2"
+		[ "$(id -u)" -eq 0 ] && printf 'host-ids 4242 4242\n'
+	} >"$T/$1.policy"
+	chmod 644 "$T/$1.policy"
+	echo "$T/$1.policy"
+}
+
+# What the command does to the workspace, then what it sees there.
+CHANGE='set -e
+echo modified >> a
+rm sub/b
+mv c c2
+chmod 600 e
+ln -s c2 newlink
+ln a hard
+rm -r dir
+echo now-a-file > dir
+mkdir newdir
+echo n > newdir/n
+echo new > new'
+VIEW='find . -printf "%y %m %p %l\n" | sort; cat a hard dir'
+WANT_VIEW='d 755 . 
+d 755 ./newdir 
+d 755 ./sub 
+f 600 ./e 
+f 644 ./a 
+f 644 ./c2 
+f 644 ./dir 
+f 644 ./hard 
+f 644 ./new 
+f 644 ./newdir/n 
+l 777 ./link a
+l 777 ./newlink c2
+alpha
+modified
+alpha
+modified
+now-a-file'
+
+probe_overlay_mode() { # MODE: does `capabilities` say the overlay workspace mounts in MODE?
+	local j
+	j=$("$OSB" capabilities --json 2>/dev/null)
+	WHY=$(printf '%s' "$j" | python3 -c 'import json, sys
+m = sys.argv[1]
+for it in json.load(sys.stdin)["items"]:
+    if it["id"] == "overlay":
+        part = [p for p in it["reason"].split("; ") if p.startswith(m + " mode:")]
+        if part and "fails" not in part[0]:
+            sys.exit(0)
+        print("capabilities: overlay %s: %s; remedy: %s" % (it["status"], it["reason"], it["remedy"]))
+        sys.exit(1)
+print("capabilities has no overlay item")
+sys.exit(1)' "$1")
+}
+
+# ---- runs --------------------------------------------------------------------------
+
+run_case() { # identity
+	local id=$1 pol out rc
+	WHO="$ME, identity $id"
+	make_ws
+	pol=$(policy "run-$id" "$id")
+	out=$(cd / && "$OSB" run -p "$pol" -w "$WS" -- sh -c "$CHANGE
+$VIEW" 2>&1); rc=$?
+	expect_eq "run: the command changes its overlay workspace and sees the changes (exit $rc)" \
+		"0:$WANT_VIEW" "$rc:$out"
+	host_unchanged "run: the host workspace is unchanged byte for byte"
+	expect_eq "run: no mount namespace holds the overlay after the run" "" "$(overlay_holders)"
+	out=$(cd / && "$OSB" explain --host --workspace "$WS" "$pol" 2>&1 | grep '^workspace: ')
+	expect_eq "explain --host names the overlay" \
+		"workspace: $WS (overlay: the read-only lower layer; writes go to a private layer that ends with the sandbox)" \
+		"$out"
+	out=$(cd / && "$OSB" run --json -p "$pol" -w "$WS" -- true 2>&1)
+	expect_eq "run --json: the result says workspace_mode overlay" "overlay" \
+		"$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("workspace_mode"))' 2>&1)"
+	# The upper layer holds what its size allows, no more.
+	out=$(cd / && "$OSB" run -p "$(policy "small-$id" "$id" 1MiB)" -w "$WS" -- \
+		sh -c 'head -c 2097152 /dev/zero > big 2>/dev/null; echo $?; rm big; head -c 65536 /dev/zero > small && echo ok' 2>&1); rc=$?
+	expect_eq "run: writes beyond the upper layer's size fail, smaller ones work" "0:1
+ok" "$rc:$out"
+	host_unchanged "run: still unchanged after the size case"
+}
+
+run_mode_option() {
+	local out rc
+	WHO="$ME, --workspace-mode"
+	make_ws
+	[ "$(id -u)" -eq 0 ] && chmod 1777 "$WS" && tree_state "$WS" >"$T/before"
+	out=$(cd "$WS" && "$OSB" run --workspace-mode overlay -- sh -c 'echo hi > fresh && cat fresh' 2>&1); rc=$?
+	expect_eq "run --workspace-mode overlay under a rw policy writes privately" "0:hi" "$rc:$out"
+	host_unchanged "run --workspace-mode overlay: the host workspace is unchanged"
+	printf 'osb-policy 1\ninclude %s/strict.policy\nworkspace ro\n' "$OSB_ISOLATE_POLICY_DIR" \
+		>"$T/ro.policy"
+	out=$(cd "$WS" && "$OSB" run -p "$T/ro.policy" --workspace-mode overlay -- true 2>&1); rc=$?
+	expect_eq "run --workspace-mode overlay under \"workspace ro\" is refused (narrow-only)" \
+		"125:osb-isolate: policy: --workspace-mode: \"overlay\" is refused: the policy has \"workspace ro\" ($T/ro.policy:3), and a caller may only narrow it" \
+		"$rc:$out"
+}
+
+# ---- sessions ------------------------------------------------------------------------
+
+session_case() { # identity
+	local id=$1 name="ov$$-$id" pol out rc holders
+	WHO="$ME, identity $id, session"
+	make_ws
+	pol=$(policy "sess-$id" "$id")
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1); rc=$?
+	expect_eq "session start with an overlay workspace" "0:$name" "$rc:$out"
+	out=$("$OSB" session exec "$name" -- sh -c "$CHANGE" 2>&1); rc=$?
+	expect_eq "session: the first command changes the workspace" "0:" "$rc:$out"
+	out=$("$OSB" session exec "$name" -- sh -c "$VIEW" 2>&1); rc=$?
+	expect_eq "session: a later command sees the first one's changes" "0:$WANT_VIEW" "$rc:$out"
+	host_unchanged "session: the host workspace is unchanged while the session runs"
+	holders=$(overlay_holders)
+	if [ -n "$holders" ]; then pass "session: the overlay is found while the session runs"
+	else flunk "session: the overlay is found while the session runs" "no /proc/*/mountinfo shows it"; fi
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	host_unchanged "session: the host workspace is unchanged after stop"
+	for _ in $(seq 100); do [ -z "$(overlay_holders)" ] && break; sleep 0.05; done
+	expect_eq "session: no mount namespace holds the overlay after stop" "" "$(overlay_holders)"
+}
+
+session_mode_option() {
+	local name="ovm$$" out rc
+	WHO="$ME, session --workspace-mode"
+	make_ws
+	[ "$(id -u)" -eq 0 ] && chmod 1777 "$WS" && tree_state "$WS" >"$T/before"
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -w "$WS" --workspace-mode overlay 2>&1); rc=$?
+	expect_eq "session start --workspace-mode overlay" "0:$name" "$rc:$out"
+	out=$("$OSB" session exec "$name" -- sh -c 'echo s > fresh; cat fresh' 2>&1); rc=$?
+	expect_eq "session --workspace-mode overlay: the command writes" "0:s" "$rc:$out"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	host_unchanged "session --workspace-mode overlay: the host workspace is unchanged"
+}
+
+# ---- a host without overlayfs -----------------------------------------------------------
+
+no_overlay_case() { # identity
+	local id=$1 pol out rc mode=userns
+	[ "$id" = root ] && mode=root
+	WHO="$ME, identity $id, no overlayfs"
+	make_ws
+	pol=$(policy "noov-$id" "$id")
+	local msg="overlay unavailable: $mode mode: fsopen(\"overlay\") fails: No such device; remedy: load overlayfs (modprobe overlay) or use a kernel built with CONFIG_OVERLAY_FS; until then use \"workspace ro\" or \"workspace rw\""
+	out=$(cd / && "$NOOVERLAY" "$OSB" run -p "$pol" -w "$WS" -- sh -c 'echo ran > ran' 2>&1); rc=$?
+	expect_eq "run without overlayfs is refused with 125, never run rw" "125:osb-isolate: probe: $msg" "$rc:$out"
+	host_unchanged "run without overlayfs: nothing was written to the host workspace"
+	out=$(cd / && "$NOOVERLAY" "$OSB" session start -n "noov$$" -p "$pol" -w "$WS" 2>&1); rc=$?
+	expect_eq "session start without overlayfs is refused with 125" \
+		"125:osb-isolate: session: cannot start session noov$$: probe: $msg" "$rc:$out"
+	out=$("$NOOVERLAY" "$OSB" capabilities --json | python3 -c 'import json,sys
+for it in json.load(sys.stdin)["items"]:
+    if it["id"] == "overlay": print(it["status"])' 2>&1)
+	expect_eq "capabilities without overlayfs: overlay unavailable" "unavailable" "$out"
+}
+
+modes=(userns)
+[ "$(id -u)" -eq 0 ] && modes+=(root)
+for id in "${modes[@]}"; do
+	if test_have "overlay-$id" probe_overlay_mode "$id"; then
+		run_case "$id"
+		session_case "$id"
+	fi
+	no_overlay_case "$id"
+done
+if test_have overlay-userns probe_overlay_mode userns; then
+	run_mode_option
+	session_mode_option
+fi
+finish_suite "$((n - failures))" "$failures"
