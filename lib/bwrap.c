@@ -24,6 +24,9 @@ typedef struct target {
 
 #define PUSH(...) do { if (strv_push(argv, __VA_ARGS__) < 0) goto nomem; } while (0)
 #define PUSHF(...) do { if (strv_pushf(argv, __VA_ARGS__) < 0) goto nomem; } while (0)
+/* The shm of a dev mount ("dev PATH"): PATH/shm, unless the policy mounts
+ * its own there ("tmpfs /dev/shm size=SIZE"). */
+#define DEV_SHM_SIZE (64ULL << 20)
 
 /* The capabilities the init holds for its overlay step alone
  * (lib/init-proto.h, --overlay): to mount, and for overlayfs's copy-up,
@@ -133,6 +136,34 @@ static int cmp_mount_path(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* Does P mount something at DIR followed by SUFFIX ("/dev" + "/shm")? */
+static bool policy_has_mount_at(const osb_policy *p, const char *dir, const char *suffix)
+{
+	size_t n = strlen(dir);
+
+	for (size_t i = 0; i < p->n_mounts; i++)
+		if (strncmp(p->mounts[i].path, dir, n) == 0 &&
+		    strcmp(p->mounts[i].path + n, suffix) == 0)
+			return true;
+	return false;
+}
+
+/* Each dev mount read-only, last: only its device nodes (whose writes are
+ * not file system writes), its pts and its sized shm stay usable, and the
+ * sandbox cannot fill host memory through an unsized /dev. */
+static int segment_dev_ro(const plan *pl, strv *argv)
+{
+	const osb_policy *p = pl->p;
+
+	for (size_t i = 0; i < p->n_mounts; i++)
+		if (p->mounts[i].kind == MNT_DEV) {
+			PUSH("--remount-ro"); PUSH(p->mounts[i].path);
+		}
+	return 0;
+nomem:
+	return -ENOMEM;
+}
+
 static int segment_mounts(const plan *pl, strv *argv, bool hides)
 {
 	const osb_policy *p = pl->p;
@@ -166,6 +197,14 @@ static int segment_mounts(const plan *pl, strv *argv, bool hides)
 			break;
 		case MNT_DEV:
 			PUSH("--dev"); PUSH(m[i]->path);
+			/* bwrap 0.8 cannot size its --dev tmpfs: the sandbox gets a
+			 * sized shm of its own here, and the rest of the dev mount is
+			 * made read-only once everything is mounted (segment_dev_ro). */
+			if (!policy_has_mount_at(p, m[i]->path, "/shm")) {
+				PUSH("--perms"); PUSH("1777");
+				PUSH("--size"); PUSHF("%llu", (unsigned long long)DEV_SHM_SIZE);
+				PUSH("--tmpfs"); PUSHF("%s/shm", m[i]->path);
+			}
 			break;
 		case MNT_PROC:
 			PUSH("--proc"); PUSH(m[i]->path);
@@ -272,6 +311,10 @@ static int segment_guards(const plan *pl, strv *argv)
 		if ((m->kind == MNT_TMPFS || m->kind == MNT_PROC) && strv_push(&rw, m->path) < 0)
 			goto out;
 		if (m->kind == MNT_DEV && strv_push(&dev, m->path) < 0)
+			goto out;
+		/* The sized shm segment_mounts made in it. */
+		if (m->kind == MNT_DEV && !policy_has_mount_at(p, m->path, "/shm") &&
+		    strv_pushf(&rw, "%s/shm", m->path) < 0)
 			goto out;
 	}
 	PUSH("--audit-mounts");
@@ -423,7 +466,8 @@ static int segment_init(const plan *pl, const target *t, strv *argv)
 {
 	const osb_policy *p = pl->p;
 
-	if (segment_identity(pl, argv) < 0 || segment_symlinks(pl, argv) < 0)
+	if (segment_identity(pl, argv) < 0 || segment_symlinks(pl, argv) < 0 ||
+	    segment_dev_ro(pl, argv) < 0)
 		goto nomem;
 	/* Without the host root, bwrap's own root is a writable tmpfs: make it
 	 * read-only once everything is mounted on it. */

@@ -152,7 +152,7 @@ if [ -n "$hostmnt" ]; then
 else
 	echo "mounts:host absent $n mounts"
 fi
-own='^(/|/dev|/tmp|/run|/var/tmp|/proc/.*)$'
+own='^(/|/dev|/dev/shm|/tmp|/run|/var/tmp|/proc/.*)$'
 if [ "${HOST_UID:-0}" -ne 0 ] &&
 	grep -E " - tmpfs .*[ ,]uid=$HOST_UID(,|$)" /proc/self/mountinfo | cut -d' ' -f4,5 |
 	grep -vE "^/(newroot|bindfile)" | cut -d' ' -f2 | grep -vqE "$own"; then

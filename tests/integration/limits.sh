@@ -114,6 +114,8 @@ fi
 # kills the writer, or another process of the sandbox (an init built with
 # the sanitizers is larger) and with it the sandbox; never the CLI, which
 # writes the result either way.
+# /dev/shm sized above the memory limit here (strict's 64 MiB would stop dd first).
+policy $'limit memory 64MiB\ntmpfs /dev/shm size=1GiB'
 out=$("$OSB" run --json --policy "$WS/p.policy" -- sh -c 'dd if=/dev/zero of=/dev/shm/f bs=1M count=300 2>/dev/null; echo dd=$?'); rc=$?
 if [ "$(field "$out" "r['limits']['oom_killed']")" = True ] &&
    { [ "$(field "$out" "r['stdout'].strip()")" = dd=137 ] || [ "$rc" = 137 ]; }; then
@@ -159,10 +161,15 @@ after=$(df -k --output=used /tmp | tail -1)
 # not show there, nor the file.
 [ ! -e /tmp/fill ] && [ $((after - before)) -lt 49152 ] && ok "the host's /tmp is unaffected" ||
 	bad "the host's /tmp changed: $before KiB -> $after KiB used"
-out=$("$OSB" run --json -- df -k --output=size /tmp /run); rc=$?
-[ "$(field "$out" "' '.join(r['stdout'].split()[1:])")" = "524288 16384" ] &&
+out=$("$OSB" run --json -- df -k --output=size /tmp /run /dev/shm); rc=$?
+[ "$(field "$out" "' '.join(r['stdout'].split()[1:])")" = "524288 16384 65536" ] &&
 	[ "$(field "$out" "r['tmpfs_full']")" = "[]" ] &&
-	ok "strict sizes /tmp (512 MiB) and /run (16 MiB)" || bad "strict's /tmp and /run: $out"
+	ok "strict sizes /tmp (512 MiB), /run (16 MiB) and /dev/shm (64 MiB)" || bad "strict's /tmp, /run and /dev/shm: $out"
+# bwrap 0.8 cannot size /dev itself: it is read-only once the sandbox is
+# built, so nothing unsized is left to fill host memory with.
+out=$("$OSB" run --json -- sh -c 'echo x >/dev/fill; echo rc=$?; echo y >/dev/null && echo null-ok' 2>&1); rc=$?
+[[ $(field "$out" "r['stdout']") == *$'rc=2\nnull-ok'* ]] && [[ $(field "$out" "r['stderr']") == *"Read-only file system"* ]] &&
+	ok "strict's /dev is read-only (a file cannot be created, /dev/null still works)" || bad "strict's /dev: $out"
 
 # ---- "limit cpu 0.5" --------------------------------------------------------------
 # Never more than 65 % of the wall time; that the quota held it back
