@@ -114,11 +114,7 @@ stage() {
 	cp "$B/bench/sysloop" "$STAGE/ws/"
 	# The command itself, not libtool's wrapper script around it (whose
 	# shell would be timed too), loading the library it was built with.
-	mkdir -p "$STAGE/bin" "$STAGE/lib"
-	cp "$(readlink -f "$B/.libs/libosb-isolate.so.0")" "$STAGE/lib/libosb-isolate.so.0"
-	cp "$B/helper/.libs/osb-isolate" "$STAGE/bin/osb-isolate"
-	patchelf --set-rpath "$STAGE/lib" "$STAGE/bin/osb-isolate" ||
-		die "patchelf failed (tools/install-deps.sh installs it)"
+	"$SRC/tools/stage-cli.sh" "$B" "$STAGE" || die "staging the command failed"
 	OSB=$STAGE/bin/osb-isolate
 	chmod -R a+rX "$STAGE"
 	export OSB_ISOLATE_INIT=$B/helper/osb-isolate-init OSB_ISOLATE_POLICY_DIR=$STAGE/policy

@@ -131,20 +131,7 @@ finish_suite() {
 # The RUNPATH is $ORIGIN/../lib: a test that copies bin/osb-isolate copies
 # lib/libosb-isolate.so.0 beside it (caps.sh runs such a copy nested).
 stage_cli() {
-	local stage=$1 bin=$OSB_BUILDDIR/helper/.libs/osb-isolate so
-	[ -x "$bin" ] || die "$bin is missing: build first (make check builds it)"
-	command -v patchelf >/dev/null || die "patchelf is missing: run tools/install-deps.sh"
-	so=$(readlink -f "$OSB_BUILDDIR/.libs/libosb-isolate.so.0") ||
-		die "$OSB_BUILDDIR/.libs/libosb-isolate.so.0 is missing: build first"
-	cp "$so" "$stage/lib/libosb-isolate.so.0"
-	cp "$bin" "$stage/bin/osb-isolate"
-	# shellcheck disable=SC2016
-	patchelf --set-rpath '$ORIGIN/../lib' "$stage/bin/osb-isolate" ||
-		die "patchelf could not set the staged command's RUNPATH"
-	# The staged command must load the staged library, nothing else.
-	[ "$(readlink -f "$(ldd "$stage/bin/osb-isolate" |
-		awk '$1 == "libosb-isolate.so.0" { print $3 }')")" = "$stage/lib/libosb-isolate.so.0" ] ||
-		die "the staged command does not load $stage/lib/libosb-isolate.so.0"
+	"$OSB_SRCDIR/tools/stage-cli.sh" "$OSB_BUILDDIR" "$1" || die "staging the command failed"
 }
 
 # Copy the programs, policies and test helpers into a world-readable

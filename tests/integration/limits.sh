@@ -202,53 +202,41 @@ else
 	bad "limit cpu 0.5 (status $rc, $cpu ms of CPU in $wall ms): $out"
 fi
 
-# ---- the wall limit holds while the CLI is stopped ------------------------------------
-# The command stamps the workspace every 100 ms; the CLI is stopped at 0.5 s
-# for 4 s. Its pid 1 keeps the 2 s limit: the stamps end before 3 s.
-rm -f "$WS/stamp"
-t0=$(date +%s%N)
-"$OSB" run --json --timeout 2s -- sh -c 'while :; do date +%s%N >stamp; sleep 0.1; done' >"$WS/stopped.json" &
-cli=$!
-sleep 0.5
-kill -STOP "$cli"
-sleep 4
-last=$(cat "$WS/stamp" 2>/dev/null || echo 0)
-kill -CONT "$cli"
-wait "$cli"; rc=$?
-out=$(cat "$WS/stopped.json")
-ms=$(( (last - t0) / 1000000 ))
-if [ "$last" != 0 ] && [ "$ms" -lt 3000 ] && [ "$rc" = 124 ] && [ "$(field "$out" "r['timed_out']")" = True ]; then
-	ok "--timeout 2s with the CLI stopped for 4 s: the command's last sign of life at $ms ms, status 124, timed_out"
-else
-	bad "--timeout 2s with the CLI stopped: last stamp at $ms ms, status $rc, result $out"
-fi
-
-# ---- the wall limit holds while the session holder is stopped -------------------------
-# The same in a session: the holder (the session's supervisor on the host)
-# is stopped at 0.5 s for 4 s; the session's pid 1 ends the command at its
-# 2 s limit, and the exec reports 124 once the holder runs again.
+# ---- the wall limit holds while its supervisor on the host is stopped ----------------
+# The command stamps the workspace every 100 ms under --timeout 2s; WHO (the
+# CLI's pid, or the session holder's) is stopped at 0.5 s for 4 s. The
+# sandbox's pid 1 keeps the 2 s limit: the stamps end before 3 s, and the
+# command reports 124 once WHO runs again.
+# stopped_wall_limit NAME WHO-PID|cli RESULT-FILE COMMAND...
+stopped_wall_limit() {
+	local name=$1 who=$2 res=$3 t0 last ms pid rc out
+	shift 3
+	rm -f "$WS/stamp"
+	t0=$(date +%s%N)
+	"$@" --json --timeout 2s -- sh -c 'while :; do date +%s%N >stamp; sleep 0.1; done' >"$res" &
+	pid=$!
+	[ "$who" = cli ] && who=$pid
+	sleep 0.5
+	kill -STOP "$who"
+	sleep 4
+	last=$(cat "$WS/stamp" 2>/dev/null || echo 0)
+	kill -CONT "$who"
+	wait "$pid"; rc=$?
+	out=$(cat "$res")
+	ms=$(( (last - t0) / 1000000 ))
+	if [ "$last" != 0 ] && [ "$ms" -lt 3000 ] && [ "$rc" = 124 ] && [ "$(field "$out" "r['timed_out']")" = True ]; then
+		ok "$name stopped for 4 s: the command's last sign of life at $ms ms, status 124, timed_out"
+	else
+		bad "$name stopped: last stamp at $ms ms, status $rc, result $out"
+	fi
+}
+stopped_wall_limit "run --timeout 2s with the CLI" cli "$WS/stopped.json" "$OSB" run
 sid=$("$OSB" session start 2>&1); rc=$?
 holder=$([ "$rc" = 0 ] && "$OSB" session list --json | python3 -c 'import json,sys
 print(next(s["pid"] for s in json.load(sys.stdin) if s["id"] == sys.argv[1]))' "$sid")
 if [ -n "$holder" ]; then
-	rm -f "$WS/stamp"
-	t0=$(date +%s%N)
-	"$OSB" session exec "$sid" --json --timeout 2s -- sh -c 'while :; do date +%s%N >stamp; sleep 0.1; done' \
-		>"$WS/hstopped.json" &
-	cli=$!
-	sleep 0.5
-	kill -STOP "$holder"
-	sleep 4
-	last=$(cat "$WS/stamp" 2>/dev/null || echo 0)
-	kill -CONT "$holder"
-	wait "$cli"; rc=$?
-	out=$(cat "$WS/hstopped.json")
-	ms=$(( (last - t0) / 1000000 ))
-	if [ "$last" != 0 ] && [ "$ms" -lt 3000 ] && [ "$rc" = 124 ] && [ "$(field "$out" "r['timed_out']")" = True ]; then
-		ok "session exec --timeout 2s with the holder stopped for 4 s: last sign of life at $ms ms, status 124, timed_out"
-	else
-		bad "session exec --timeout 2s with the holder stopped: last stamp at $ms ms, status $rc, result $out"
-	fi
+	stopped_wall_limit "session exec --timeout 2s with the holder" "$holder" "$WS/hstopped.json" \
+		"$OSB" session exec "$sid"
 	"$OSB" session stop "$sid"
 else
 	bad "session start for the stopped-holder case: status $rc: $sid"

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define HUGE_ARGC 100000
 #define PBUF 128        /* a path under DIR */
@@ -491,22 +492,24 @@ static char *memfd_text(int fd)
 	return buf;
 }
 
-/* The command as the integration suite stages it (stage_cli in
- * tests/integration/lib.sh): the program itself, not libtool's wrapper
- * script around it (which adds LD_LIBRARY_PATH and its shell's variables to
- * the environment a test inspects), loading the library it was built with. */
+/* The command as the integration suite stages it (tools/stage-cli.sh): the
+ * program itself, not libtool's wrapper script around it (which adds
+ * LD_LIBRARY_PATH and its shell's variables to the environment a test
+ * inspects), loading the library it was built with. */
 static int stage_cli(void)
 {
-	const char *b = getenv("OSB_BUILDDIR");
-	char cmd[4 * PATH_MAX];
+	const char *b = getenv("OSB_BUILDDIR"), *s = getenv("OSB_SRCDIR");
+	char script[PATH_MAX];
+	pid_t pid;
+	int status;
 
-	snprintf(cmd, sizeof(cmd),
-	         "set -e; b='%s'; d='%s'; mkdir \"$d/bin\" \"$d/lib\"; "
-	         "cp \"$(readlink -f \"$b/.libs/libosb-isolate.so.0\")\" \"$d/lib/libosb-isolate.so.0\"; "
-	         "cp \"$b/helper/.libs/osb-isolate\" \"$d/bin/\"; "
-	         "patchelf --set-rpath \"$d/lib\" \"$d/bin/osb-isolate\"; chmod -R a+rX \"$d\"",
-	         b && *b ? b : ".", cli_stage);
-	return system(cmd) == 0 ? 0 : -1;
+	snprintf(script, sizeof(script), "%s/tools/stage-cli.sh", s && *s ? s : ".");
+	char *const argv[] = { script, (char *)(b && *b ? b : "."), cli_stage, NULL };
+	if (chmod(cli_stage, 0755) < 0 ||
+	    posix_spawn(&pid, script, NULL, NULL, argv, environ) != 0 ||
+	    waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* Run the built osb-isolate with ARGV (argv[0] is replaced) and ENVP, in the
