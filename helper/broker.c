@@ -31,6 +31,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 
 #include "init-proto.h"
@@ -65,6 +66,8 @@ struct broker {
 	size_t n_jobs, cap_jobs;
 	char *buf;           /* one request */
 	uint64_t idle_ms, last_activity;
+	const char *const *watch;   /* --watch-full mounts */
+	size_t n_watch;
 };
 
 /* A parsed exec request; the pointers point into broker.buf. */
@@ -155,7 +158,21 @@ static void kill_all(struct broker *b)
 		kill(-b->jobs[i].pid, SIGKILL);
 }
 
-static void send_exited(struct job *j, int status, const struct rusage *ru)
+/* Bit K: the K-th watched tmpfs has no block or no inode left. */
+static uint32_t full_mask(const struct broker *b)
+{
+	uint32_t m = 0;
+
+	for (size_t k = 0; k < b->n_watch && k < 32; k++) {
+		struct statvfs sv;
+
+		if (statvfs(b->watch[k], &sv) == 0 && (sv.f_bavail == 0 || sv.f_favail == 0))
+			m |= 1u << k;
+	}
+	return m;
+}
+
+static void send_exited(const struct broker *b, struct job *j, int status, const struct rusage *ru)
 {
 	struct session_exited x;
 
@@ -167,6 +184,7 @@ static void send_exited(struct job *j, int status, const struct rusage *ru)
 	x.user_us = (uint64_t)ru->ru_utime.tv_sec * 1000000u + (uint64_t)ru->ru_utime.tv_usec;
 	x.sys_us = (uint64_t)ru->ru_stime.tv_sec * 1000000u + (uint64_t)ru->ru_stime.tv_usec;
 	x.max_rss_kib = (uint64_t)ru->ru_maxrss;
+	x.tmpfs_full = full_mask(b);
 	reply(j->chan, &x, sizeof(x));
 }
 
@@ -226,7 +244,7 @@ static void report_finished(struct broker *b)
 			i++;
 			continue;
 		}
-		send_exited(j, j->status, &j->ru);
+		send_exited(b, j, j->status, &j->ru);
 		job_remove(b, j);   /* moves the last job to index i */
 		b->last_activity = now;
 	}
@@ -592,9 +610,10 @@ static int serve_once(struct broker *b, struct pollfd *pfd)
 	return -1;
 }
 
-int broker_serve(int sock, uint64_t idle_ms)
+int broker_serve(int sock, uint64_t idle_ms, const char *const *watch, size_t n_watch)
 {
-	struct broker b = { .sock = sock, .sigfd = -1, .idle_ms = idle_ms };
+	struct broker b = { .sock = sock, .sigfd = -1, .idle_ms = idle_ms, .watch = watch,
+	                    .n_watch = n_watch };
 	struct pollfd *pfd = NULL;
 	size_t pfd_cap = 0;
 	int status = -1;

@@ -6,10 +6,13 @@
 #ifndef OSB_BROKER_H
 #define OSB_BROKER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Serve SOCK until EOF (returns 0) or IDLE_MS of idleness (returns
- * INIT_EXIT_IDLE; 0 means never). Runs after every init check. */
-int broker_serve(int sock, uint64_t idle_ms);
+ * INIT_EXIT_IDLE; 0 means never). Runs after every init check. Each exit
+ * report says which of the N_WATCH sized tmpfs mounts WATCH (--watch-full)
+ * were full as the command ended. */
+int broker_serve(int sock, uint64_t idle_ms, const char *const *watch, size_t n_watch);
 
 #endif /* OSB_BROKER_H */

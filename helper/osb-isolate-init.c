@@ -434,8 +434,6 @@ static void parse_args(int argc, char **argv, struct init_opts *o)
 	if (o->has_deadline && o->session_fd >= 0)
 		fail("init:args", EINVAL, "--deadline-ms is for a command; a session's commands have "
 		     "their own");
-	if (o->n_watch && o->session_fd >= 0)
-		fail("init:args", EINVAL, "--watch-full is for a command");
 	if (o->env_fd >= 0 && o->session_fd >= 0)
 		fail("init:args", EINVAL, "--env-fd is for a command; a session's commands bring "
 		     "their environment with each request");
@@ -948,7 +946,7 @@ static void serve_session(const struct init_opts *o)
 		close(error_fd);
 		error_fd = -1;
 	}
-	exit(broker_serve(o->session_fd, o->has_idle ? o->idle_ms : 0));
+	exit(broker_serve(o->session_fd, o->has_idle ? o->idle_ms : 0, o->watch_full, o->n_watch));
 }
 
 int main(int argc, char **argv)

@@ -462,9 +462,20 @@ nomem:
 	return -ENOMEM;
 }
 
+size_t bwrap_watch_full(const osb_policy *p, const char *paths[INIT_MAX_WATCH])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_mounts && n < INIT_MAX_WATCH; i++)
+		if (p->mounts[i].kind == MNT_TMPFS && p->mounts[i].size)
+			paths[n++] = p->mounts[i].path;
+	return n;
+}
+
 static int segment_init(const plan *pl, const target *t, strv *argv)
 {
 	const osb_policy *p = pl->p;
+	const char *watch[INIT_MAX_WATCH];
 
 	if (segment_identity(pl, argv) < 0 || segment_symlinks(pl, argv) < 0 ||
 	    segment_dev_ro(pl, argv) < 0)
@@ -496,6 +507,10 @@ static int segment_init(const plan *pl, const target *t, strv *argv)
 		PUSHF("--switch-ids=%u:%u", pl->host.uid, pl->host.gid);
 	}
 	PUSH("--chdir"); PUSH(pl->cwd);
+	/* The sized tmpfs mounts, for the result's tmpfs_full. */
+	for (size_t i = 0, n = bwrap_watch_full(pl->p, watch); i < n; i++) {
+		PUSH("--watch-full"); PUSH(watch[i]);
+	}
 	if (!t->cmd) {
 		/* The session socket follows the bind sources and the
 		 * synthesized files in the fd table. */
@@ -508,13 +523,6 @@ static int segment_init(const plan *pl, const target *t, strv *argv)
 	/* The wall limit, kept inside as well (lib/init-proto.h). */
 	if (pl->wall_ms && pl->wall_ms != UINT64_MAX)
 		PUSHF("--deadline-ms=%llu", (unsigned long long)pl->wall_ms);
-	/* The sized tmpfs mounts, for the result's tmpfs_full (at most
-	 * INIT_MAX_WATCH: the first ones, in the policy's order). */
-	for (size_t i = 0, n = 0; i < pl->p->n_mounts && n < INIT_MAX_WATCH; i++)
-		if (pl->p->mounts[i].kind == MNT_TMPFS && pl->p->mounts[i].size) {
-			PUSH("--watch-full"); PUSH(pl->p->mounts[i].path);
-			n++;
-		}
 	PUSH("--");
 	for (size_t i = 0; t->cmd[i]; i++)
 		PUSH(t->cmd[i]);

@@ -12,6 +12,7 @@
 #ifndef OSB_BWRAP_H
 #define OSB_BWRAP_H
 
+#include "init-proto.h"
 #include "plan.h"
 
 /* bwrap's own cap on its arguments (MAX_ARGS in bubblewrap's source). */
@@ -22,6 +23,10 @@
 int bwrap_argv_run(const plan *pl, const char *const *cmd, strv *argv, osb_error *err);
 /* The same sandbox with the init serving a session on the fd after the
  * plan's own (plan_next_fd); IDLE_MS: its idle timeout, 0 for none. */
+/* The sized tmpfs mounts of P the sandbox's pid 1 watches for the result's
+ * tmpfs_full (--watch-full, lib/init-proto.h): the first INIT_MAX_WATCH in
+ * the policy's order, into PATHS (pointing into P). Returns how many. */
+size_t bwrap_watch_full(const osb_policy *p, const char *paths[INIT_MAX_WATCH]);
 int bwrap_argv_session(const plan *pl, uint64_t idle_ms, strv *argv, osb_error *err);
 
 #endif /* OSB_BWRAP_H */

@@ -62,14 +62,16 @@
  *                      which pid 1 keeps open for this, and SIGKILL every
  *                      other process of the sandbox: the wall limit holds
  *                      even while the launcher is stopped or starved.
- *   --watch-full PATH  command mode only (protocol 3), repeatable (at most
- *                      INIT_MAX_WATCH): a size-bounded tmpfs. When the
- *                      command has ended, pid 1 sends INIT_MSG_FULL ("F"
- *                      followed by PATH, one message each) on the report
- *                      channel for every PATH with no block or no inode
- *                      left (statvfs), before it exits: the result can say
- *                      the command ran out of room rather than leave a bare
- *                      ENOSPC to guess from.
+ *   --watch-full PATH  repeatable (at most INIT_MAX_WATCH): a size-bounded
+ *                      tmpfs. Command mode (protocol 3): when the command
+ *                      has ended, pid 1 sends INIT_MSG_FULL ("F" followed
+ *                      by PATH, one message each) on the report channel
+ *                      for every PATH with no block or no inode left
+ *                      (statvfs), before it exits: the result can say the
+ *                      command ran out of room rather than leave a bare
+ *                      ENOSPC to guess from. Session mode (protocol 4):
+ *                      each session_exited.tmpfs_full has bit K set when
+ *                      the K-th PATH given was full as that command ended.
  *   --idle-ms MS       session mode only: exit INIT_EXIT_IDLE after MS
  *                      milliseconds without a running command or a request.
  *   --audit-mounts     (no value) audit /proc/self/mountinfo, see below.
@@ -186,7 +188,7 @@
 #include <stdint.h>
 
 /* The version of this contract; see --proto above for when to bump it. */
-#define INIT_PROTO_VERSION 3
+#define INIT_PROTO_VERSION 4
 
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'
@@ -245,6 +247,8 @@ struct session_exited {
 	uint32_t timed_out;     /* 1: killed because its timeout expired */
 	uint64_t user_us, sys_us;   /* rusage of the leader and the children it waited for */
 	uint64_t max_rss_kib;
+	uint32_t tmpfs_full;    /* bit K: the K-th --watch-full mount was full at the exit */
+	uint32_t reserved;
 };
 
 #endif

@@ -50,6 +50,7 @@ struct osb_session {
 	sandbox *sb;
 	unsigned running, max_execs;
 	strv env;                 /* the session's environment, from the plan */
+	strv watch;               /* its sized tmpfs mounts, as the broker numbers them */
 	strv deny;                /* the policy's "env deny" patterns */
 	strv deny_origin;         /* where each comes from ("file:line") */
 	uint64_t wall_ms, output_limit;
@@ -69,6 +70,7 @@ struct osb_proc {
 	bool done, lost, counted;
 	osb_status st;
 	uint64_t start;
+	uint32_t full;            /* the watched tmpfs mounts full at its exit (bit K: s->watch.v[K]) */
 };
 
 /* ---- options ---------------------------------------------------------------- */
@@ -124,8 +126,14 @@ int osb_session_opts_set_env(osb_session_opts *o, const char *const *envp)
  * caller may free the policy once osb_session_start returns. */
 static int session_copy(osb_session *s, const osb_policy *p, const plan *pl, osb_error *err)
 {
+	const char *watch[INIT_MAX_WATCH];
+	size_t n_watch = bwrap_watch_full(p, watch);
+
 	for (size_t i = 0; i < pl->env.n; i++)
 		if (strv_push(&s->env, pl->env.v[i]) < 0)
+			goto nomem;
+	for (size_t i = 0; i < n_watch; i++)
+		if (strv_push(&s->watch, watch[i]) < 0)
 			goto nomem;
 	for (size_t i = 0; i < p->n_env_deny; i++) {
 		char o[POLICY_ORIGIN_MAX];
@@ -157,6 +165,7 @@ static void session_release(osb_session *s)
 	if (s->sock >= 0)
 		close(s->sock);
 	strv_free(&s->env);
+	strv_free(&s->watch);
 	strv_free(&s->deny_origin);
 	strv_free(&s->deny);
 	free(s->mode);
@@ -652,6 +661,7 @@ static int read_exit(osb_proc *pr)
 			.duration_ms = now_ms() - pr->start, .user_us = x.user_us, .sys_us = x.sys_us,
 			.max_rss_kib = x.max_rss_kib,
 		};
+		pr->full = x.tmpfs_full;
 	} else {
 		pr->lost = true;   /* EOF or garbage: the broker is gone */
 	}
@@ -800,12 +810,19 @@ static int collect_run(osb_proc *pr, collect *c, int cancel_fd, osb_status *st)
 	}
 }
 
-static void run_fill(osb_result *res, const osb_status *st)
+static int run_fill(const osb_session *s, const osb_proc *pr, const osb_status *st, osb_result *res)
 {
 	res->ran = true;
 	res->timed_out = st->timed_out != 0;
 	res->signal = st->signal;
 	res->exit_code = st->signal ? -1 : st->exit_code;
+	/* The broker looked at the session's sized tmpfs mounts as the command
+	 * ended (lib/init-proto.h); s->watch is fixed once the session runs. */
+	res->tmpfs_known = true;
+	for (size_t k = 0; k < s->watch.n && k < 32; k++)
+		if ((pr->full & (1u << k)) && strv_push(&res->tmpfs_full, s->watch.v[k]) < 0)
+			return osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
+	return 0;
 }
 
 /* Spawn with pipes for stdout and stderr, then stream and wait. */
@@ -849,7 +866,7 @@ static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *r
 		r = osb_err_set(&res->error, r == -ENOMEM ? OSB_E_NOMEM : OSB_E_IO, -r, "session",
 		                "supervising the command failed: %s", strerror(-r));
 	else
-		run_fill(res, &st);
+		r = run_fill(s, pr, &st, res);
 out:
 	for (int i = 0; i < 2; i++)
 		if (wr[i] >= 0)

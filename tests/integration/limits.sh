@@ -135,7 +135,7 @@ if [ "$rc" = 0 ]; then
 	out2=$("$OSB" session exec "$sid" --json -- echo still); rc2=$?
 	if [ "$rc" = 137 ] && [ "$(field "$out" "r['limits']['oom_killed']")" = True ] &&
 	   [ "$rc2" = 0 ] && [ "$(field "$out2" "r['limits']['oom_killed']")" = False ] &&
-	   [ "$(field "$out2" "r['tmpfs_full']")" = None ]; then
+	   [ "$(field "$out2" "r['tmpfs_full']")" = "[]" ]; then
 		ok "session under limit memory 64MiB: the bomb is OOM-killed (137, oom_killed), the session serves the next command"
 	else
 		bad "session under limit memory 64MiB: $rc $out / $rc2 $out2"
@@ -155,6 +155,24 @@ if [[ $(field "$out" "r['stdout']") == *"No space left on device"* ]] && [ "$(fi
 	ok "tmpfs /tmp size=8MiB: ENOSPC inside after 8 MiB, the result names /tmp in tmpfs_full"
 else
 	bad "tmpfs /tmp size=8MiB: status $rc, result $out"
+fi
+# In a session the tmpfs outlives the command: each command's result says
+# what was full as it ended, the one that filled /tmp and the next one
+# alike, until a command makes room.
+sid=$("$OSB" session start --policy "$WS/p.policy" 2>&1); rc=$?
+if [ "$rc" = 0 ]; then
+	out=$("$OSB" session exec "$sid" --json -- sh -c 'dd if=/dev/zero of=/tmp/fill bs=1M count=64 2>/dev/null; echo dd=$?')
+	out2=$("$OSB" session exec "$sid" --json -- true)
+	out3=$("$OSB" session exec "$sid" --json -- rm /tmp/fill)
+	if [ "$(field "$out" "r['stdout'].strip()")" = dd=1 ] && [ "$(field "$out" "r['tmpfs_full']")" = "['/tmp']" ] &&
+	   [ "$(field "$out2" "r['tmpfs_full']")" = "['/tmp']" ] && [ "$(field "$out3" "r['tmpfs_full']")" = "[]" ]; then
+		ok "session with tmpfs /tmp size=8MiB: the filling command and the next name /tmp in tmpfs_full, none once it is emptied"
+	else
+		bad "session tmpfs_full: $out / $out2 / $out3"
+	fi
+	"$OSB" session stop "$sid"
+else
+	bad "session start with tmpfs /tmp size=8MiB: status $rc: $sid"
 fi
 after=$(df -k --output=used /tmp | tail -1)
 # Others may write to the host's /tmp meanwhile: the 64 MiB asked for must
