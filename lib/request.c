@@ -740,60 +740,86 @@ static int new_strings(const char *const *old, size_t n_old, json_object *arr, s
 	return 0;
 }
 
-/* Each string of ARR that new_strings finds new, copied by ADD_ONE. */
+/* How a list of the policy grows: RESERVE makes room for N more entries
+ * at once (one reallocation per request, not one per entry: that was
+ * quadratic where every realloc copies), ADD_ONE copies one in. */
+typedef struct list_ops {
+	int (*reserve)(osb_policy *p, size_t n);
+	int (*add_one)(osb_policy *p, const char *s);
+} list_ops;
+
+/* Each string of ARR that new_strings finds new, copied in by OPS. */
 static int add_new(const char *const *old, size_t n_old, json_object *arr,
-                   int (*add_one)(osb_policy *p, const char *s), osb_policy *p)
+                   const list_ops *ops, osb_policy *p)
 {
-	size_t n = arr ? json_object_array_length(arr) : 0;
+	size_t n = arr ? json_object_array_length(arr) : 0, m = 0;
 	_cleanup_free_ bool *add = calloc(n ? n : 1, sizeof(*add));
 
 	if (!add || new_strings(old, n_old, arr, n, add) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		if (add[i] && add_one(p, json_object_get_string(json_object_array_get_idx(arr, i))) < 0)
+		m += add[i];
+	if (m == 0)
+		return 0;
+	if (ops->reserve(p, m) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (add[i] && ops->add_one(p, json_object_get_string(json_object_array_get_idx(arr, i))) < 0)
 			return -ENOMEM;
 	return 0;
 }
 
+static int reserve_env_pass(osb_policy *p, size_t n)
+{
+	pol_str *v = reallocarray(p->env_pass, p->n_env_pass + n, sizeof(*v));
+
+	return v ? (p->env_pass = v, 0) : -ENOMEM;
+}
+
 static int add_env_pass(osb_policy *p, const char *name)
 {
-	pol_str *v = reallocarray(p->env_pass, p->n_env_pass + 1, sizeof(*v));
-
-	if (!v)
+	if (!(p->env_pass[p->n_env_pass].s = strdup(name)))
 		return -ENOMEM;
-	p->env_pass = v;
-	if (!(v[p->n_env_pass].s = strdup(name)))
-		return -ENOMEM;
-	v[p->n_env_pass++].o = policy_api_origin;
+	p->env_pass[p->n_env_pass++].o = policy_api_origin;
 	return 0;
+}
+
+static int reserve_writes(osb_policy *p, size_t n)
+{
+	pol_str *v = reallocarray(p->writes, p->n_writes + n, sizeof(*v));
+
+	return v ? (p->writes = v, 0) : -ENOMEM;
 }
 
 static int add_write(osb_policy *p, const char *path)
 {
-	pol_str *v = reallocarray(p->writes, p->n_writes + 1, sizeof(*v));
-
-	if (!v)
+	if (!(p->writes[p->n_writes].s = strdup(path)))
 		return -ENOMEM;
-	p->writes = v;
-	if (!(v[p->n_writes].s = strdup(path)))
-		return -ENOMEM;
-	v[p->n_writes++].o = policy_api_origin;
+	p->writes[p->n_writes++].o = policy_api_origin;
 	return 0;
+}
+
+static int reserve_mounts(osb_policy *p, size_t n)
+{
+	pol_mount *v = reallocarray(p->mounts, p->n_mounts + n, sizeof(*v));
+
+	return v ? (p->mounts = v, 0) : -ENOMEM;
 }
 
 static int add_read_only(osb_policy *p, const char *path)
 {
-	pol_mount *v = reallocarray(p->mounts, p->n_mounts + 1, sizeof(*v));
+	pol_mount *v = p->mounts;
 
-	if (!v)
-		return -ENOMEM;
-	p->mounts = v;
 	v[p->n_mounts] = (pol_mount){ MNT_RO_BIND, strdup(path), policy_api_origin, NULL, 0 };
 	if (!v[p->n_mounts].path)
 		return -ENOMEM;
 	p->n_mounts++;
 	return 0;
 }
+
+static const list_ops env_pass_ops = { reserve_env_pass, add_env_pass };
+static const list_ops writes_ops = { reserve_writes, add_write };
+static const list_ops read_only_ops = { reserve_mounts, add_read_only };
 
 /* The names, writes and read-only binds a request adds: each was checked
  * against the policy (check_*) and the request against itself (validate),
@@ -809,16 +835,16 @@ static int apply_lists(osb_policy *p, const request *rq)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n_env_pass; i++)
 		old[i] = p->env_pass[i].s;
-	if ((r = add_new(old, p->n_env_pass, rq->env_pass, add_env_pass, p)) < 0)
+	if ((r = add_new(old, p->n_env_pass, rq->env_pass, &env_pass_ops, p)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n_writes; i++)
 		old[i] = p->writes[i].s;
-	if ((r = add_new(old, p->n_writes, rq->extra, add_write, p)) < 0)
+	if ((r = add_new(old, p->n_writes, rq->extra, &writes_ops, p)) < 0)
 		return r;
 	for (size_t i = 0; i < p->n_mounts; i++)
 		if (p->mounts[i].kind == MNT_RO_BIND)
 			old[k++] = p->mounts[i].path;
-	return add_new(old, k, rq->read_only, add_read_only, p);
+	return add_new(old, k, rq->read_only, &read_only_ops, p);
 }
 
 /* An "env set" entry by its name (the bytes before '='). */

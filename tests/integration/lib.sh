@@ -57,6 +57,15 @@ probe_root() {
 	[ "$(id -u)" -eq 0 ]
 }
 
+# probe_unsanitized PROGRAM: not built with AddressSanitizer, whose shadow
+# memory and quarantine (freed memory kept back to catch a use after free)
+# make a process's resident size no measure of what the program itself
+# holds; the check gate measures it in the plain build.
+probe_unsanitized() {
+	WHY="$1 is built with AddressSanitizer: its resident size counts the sanitizer's shadow memory and quarantine (measured in the plain build)"
+	! ldd "$1" 2>/dev/null | grep -q 'libasan\.so'
+}
+
 # probe_cmd COMMAND PACKAGE
 probe_cmd() {
 	WHY="$1 is not installed (apt-get install $2; tools/install-deps.sh installs it)"
