@@ -773,7 +773,10 @@ static int reserve_env_pass(osb_policy *p, size_t n)
 {
 	pol_str *v = reallocarray(p->env_pass, p->n_env_pass + n, sizeof(*v));
 
-	return v ? (p->env_pass = v, 0) : -ENOMEM;
+	if (!v)
+		return -ENOMEM;
+	p->env_pass = v;
+	return 0;
 }
 
 static int add_env_pass(osb_policy *p, const char *name)
@@ -788,7 +791,10 @@ static int reserve_writes(osb_policy *p, size_t n)
 {
 	pol_str *v = reallocarray(p->writes, p->n_writes + n, sizeof(*v));
 
-	return v ? (p->writes = v, 0) : -ENOMEM;
+	if (!v)
+		return -ENOMEM;
+	p->writes = v;
+	return 0;
 }
 
 static int add_write(osb_policy *p, const char *path)
@@ -803,7 +809,10 @@ static int reserve_mounts(osb_policy *p, size_t n)
 {
 	pol_mount *v = reallocarray(p->mounts, p->n_mounts + n, sizeof(*v));
 
-	return v ? (p->mounts = v, 0) : -ENOMEM;
+	if (!v)
+		return -ENOMEM;
+	p->mounts = v;
+	return 0;
 }
 
 static int add_read_only(osb_policy *p, const char *path)
