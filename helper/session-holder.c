@@ -16,6 +16,7 @@
  * the command is killed.
  */
 #include "session-holder.h"
+#include "holder-overlay.h"
 #include "cli-common.h"
 #include "relay.h"
 #include "session-wire.h"
@@ -214,6 +215,8 @@ static void *client_main(void *arg)
 			free(info);
 		} else if (rq.h.type == CLI_STOP) {
 			holder_stop(c->h, c->conn);
+		} else if (rq.h.type == CLI_DIFF) {
+			holder_diff(c->h->s, c->conn, &rq);
 		}
 	}
 	wire_request_free(&rq);

@@ -32,6 +32,7 @@ if [ -z "${OVERLAY_STAGE:-}" ]; then
 		die "$OSB_BUILDDIR/tests/integration/nooverlay is missing: build first (make check builds it)"
 	install -m 755 "$OSB_BUILDDIR/tests/integration/nooverlay" "$stage/bin/"
 	install -m 755 "$OSB_SRCDIR/tests/integration/overlay.sh" "$stage/"
+	install -m 644 "$OSB_SRCDIR/docs/changes.schema.json" "$stage/"
 	rc=0
 	run_as() { # who: "root" or "user"
 		local pre=()
@@ -94,12 +95,14 @@ make_ws() {
 	printf 'alpha\n' >"$WS/a"
 	printf 'gamma\n' >"$WS/c"
 	printf 'epsilon\n' >"$WS/e"
-	mkdir "$WS/sub" "$WS/dir"
+	mkdir "$WS/sub" "$WS/dir" "$WS/opq"
 	printf 'beta\n' >"$WS/sub/b"
 	printf 'x\n' >"$WS/dir/x"
+	printf 'p\n' >"$WS/opq/p"
+	printf 'q\n' >"$WS/opq/q"
 	ln -s a "$WS/link"
-	chmod 644 "$WS/a" "$WS/c" "$WS/e" "$WS/sub/b" "$WS/dir/x"
-	chmod 755 "$WS/sub" "$WS/dir"
+	chmod 644 "$WS/a" "$WS/c" "$WS/e" "$WS/sub/b" "$WS/dir/x" "$WS/opq/p" "$WS/opq/q"
+	chmod 755 "$WS/sub" "$WS/dir" "$WS/opq"
 	[ "$(id -u)" -eq 0 ] && chown -R -h 4242:4242 "$WS"
 	tree_state "$WS" >"$T/before"
 }
@@ -139,12 +142,17 @@ ln -s c2 newlink
 ln a hard
 rm -r dir
 echo now-a-file > dir
+rm -r opq
+mkdir opq
+echo q > opq/q
+echo y > opq/y
 mkdir newdir
 echo n > newdir/n
 echo new > new'
 VIEW='find . -printf "%y %m %p %l\n" | sort; cat a hard dir'
 WANT_VIEW='d 755 . 
 d 755 ./newdir 
+d 755 ./opq 
 d 755 ./sub 
 f 600 ./e 
 f 644 ./a 
@@ -153,6 +161,8 @@ f 644 ./dir
 f 644 ./hard 
 f 644 ./new 
 f 644 ./newdir/n 
+f 644 ./opq/q 
+f 644 ./opq/y 
 l 777 ./link a
 l 777 ./newlink c2
 alpha
@@ -160,6 +170,50 @@ modified
 alpha
 modified
 now-a-file'
+
+# What `session diff` lists after CHANGE: rm -r then mkdir makes opq an
+# opaque directory (its q is the same again, p is gone), sub keeps its
+# mode (no entry of its own), hard is another name of a.
+WANT_DIFF='M a (content)
+D c
+A c2
+M dir (type dir -> file)
+M e (mode 0644 -> 0600)
+A hard (hard link of a)
+A new
+A newdir/
+A newdir/n
+A newlink -> c2
+D opq/p
+A opq/y
+D sub/b'
+# The same list from `session diff --json`, one line per change: path,
+# change, what, type, old_type, mode, old_mode, size, target, hardlink.
+WANT_JSON='a modified content file file 0644 0644 15 None None
+c deleted - None file None 0644 0 None None
+c2 added - file None 0644 None 6 None None
+dir modified type file dir 0644 0755 11 None None
+e modified mode file file 0600 0644 8 None None
+hard added - file None 0644 None 15 None a
+new added - file None 0644 None 4 None None
+newdir added - dir None 0755 None 0 None None
+newdir/n added - file None 0644 None 2 None None
+newlink added - symlink None 0777 None 2 c2 None
+opq/p deleted - None file None 0644 0 None None
+opq/y added - file None 0644 None 2 None None
+sub/b deleted - None file None 0644 0 None None
+summary 7 3 3'
+json_lines() { # the --json document on stdin, as WANT_JSON spells it; checked against the schema
+	python3 -c 'import json, sys
+import jsonschema
+d = json.load(sys.stdin)
+jsonschema.validate(d, json.load(open(sys.argv[1])))
+for c in d["changes"]:
+    print(c["path"], c["change"], ",".join(c["what"]) or "-", c["type"], c["old_type"], c["mode"],
+          c["old_mode"], c["size"], c["target"], c["hardlink"])
+s = d["summary"]
+print("summary", s["added"], s["modified"], s["deleted"])' "$S/changes.schema.json"
+}
 
 probe_overlay_mode() { # MODE: does `capabilities` say the overlay workspace mounts in MODE?
 	local j
@@ -235,6 +289,11 @@ session_case() { # identity
 	expect_eq "session: the first command changes the workspace" "0:" "$rc:$out"
 	out=$("$OSB" session exec "$name" -- sh -c "$VIEW" 2>&1); rc=$?
 	expect_eq "session: a later command sees the first one's changes" "0:$WANT_VIEW" "$rc:$out"
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "session diff: the exact list of changes" "0:$WANT_DIFF" "$rc:$out"
+	out=$("$OSB" session diff "$name" --json 2>&1 | json_lines 2>&1); rc=$?
+	expect_eq "session diff --json: the same list, valid against docs/changes.schema.json" \
+		"0:$WANT_JSON" "$rc:$out"
 	host_unchanged "session: the host workspace is unchanged while the session runs"
 	holders=$(overlay_holders)
 	if [ -n "$holders" ]; then pass "session: the overlay is found while the session runs"
@@ -257,6 +316,92 @@ session_mode_option() {
 	expect_eq "session --workspace-mode overlay: the command writes" "0:s" "$rc:$out"
 	"$OSB" session stop "$name" >/dev/null 2>&1
 	host_unchanged "session --workspace-mode overlay: the host workspace is unchanged"
+	name="ovrw$$"
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -w "$WS" 2>&1); rc=$?
+	expect_eq "session start with a rw workspace" "0:$name" "$rc:$out"
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "session diff of a session without an overlay is refused with 125" \
+		"125:osb-isolate: session: osb_session_diff: the session's workspace is not an overlay (\"workspace overlay\", --workspace-mode overlay)" \
+		"$rc:$out"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "session diff of a session that has ended" \
+		"125:osb-isolate: session: no session named $name (osb-isolate session list shows the running ones)" \
+		"$rc:$out"
+}
+
+# A root caller's sandbox on ids allocated for it (no host-ids): they own
+# nothing, so the changes happen in a directory everyone may write.
+make_alloc_ws() {
+	make_ws
+	chmod 1777 "$WS"
+	mkdir -p "$WS/w/sub" "$WS/w/dir" "$WS/w/opq"
+	printf 'alpha\n' >"$WS/w/a"; printf 'gamma\n' >"$WS/w/c"; printf 'beta\n' >"$WS/w/sub/b"
+	printf 'x\n' >"$WS/w/dir/x"; printf 'p\n' >"$WS/w/opq/p"
+	find "$WS/w" -type d -exec chmod 777 {} + && find "$WS/w" -type f -exec chmod 666 {} +
+	tree_state "$WS" >"$T/before"
+}
+CHANGE_ALLOC='set -e
+cd w
+echo modified >> a
+rm sub/b
+mv c c2
+echo n > n
+chmod 600 n
+ln -s c2 newlink
+ln a hard
+rm -r dir
+echo f > dir
+rm -r opq
+mkdir opq
+echo y > opq/y'
+WANT_ALLOC='M w/a (content)
+D w/c
+A w/c2
+M w/dir (type dir -> file)
+A w/hard (hard link of w/a)
+A w/n
+A w/newlink -> c2
+M w/opq/ (mode 0777 -> 0755)
+D w/opq/p
+A w/opq/y
+D w/sub/b'
+
+# In user namespace mode only the allocated ids are mapped: overlayfs cannot
+# copy up what host root owns (EOVERFLOW), so there the command only makes
+# new entries in the (sticky, world-writable) workspace directory.
+CHANGE_ALLOC_USERNS='set -e
+echo n > n
+chmod 600 n
+ln -s n l
+ln n h
+mkdir d
+echo x > d/x'
+WANT_ALLOC_USERNS='A d/
+A d/x
+A h
+A l -> n
+A n (hard link of h)'
+
+session_alloc_case() { # identity
+	local id=$1 name="ova$$-$1" out rc
+	WHO="$ME, identity $id, allocated ids, session"
+	make_alloc_ws
+	if [ "$id" = userns ]; then
+		local CHANGE_ALLOC=$CHANGE_ALLOC_USERNS WANT_ALLOC=$WANT_ALLOC_USERNS
+	fi
+	printf 'osb-policy 1\ninclude %s/strict.policy\nworkspace overlay size=8MiB\nidentity %s\n' \
+		"$OSB_ISOLATE_POLICY_DIR" "$id" >"$T/alloc-$id.policy"
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$T/alloc-$id.policy" -w "$WS" 2>&1); rc=$?
+	expect_eq "session start on allocated ids" "0:$name" "$rc:$out"
+	out=$("$OSB" session exec "$name" -- sh -c "$CHANGE_ALLOC" 2>&1); rc=$?
+	expect_eq "session on allocated ids: the command changes the workspace" "0:" "$rc:$out"
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "session diff on allocated ids: the exact list" "0:$WANT_ALLOC" "$rc:$out"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	host_unchanged "session on allocated ids: the host workspace is unchanged"
 }
 
 # ---- a host without overlayfs -----------------------------------------------------------
@@ -286,6 +431,7 @@ for id in "${modes[@]}"; do
 	if test_have "overlay-$id" probe_overlay_mode "$id"; then
 		run_case "$id"
 		session_case "$id"
+		[ "$(id -u)" -eq 0 ] && session_alloc_case "$id"
 	fi
 	no_overlay_case "$id"
 done

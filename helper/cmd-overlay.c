@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* cmd-overlay.c — `osb-isolate session diff ID [--json]`: what an overlay
+ * session changed, asked of its holder (holder-overlay.c), which reads the
+ * upper layer through the library; the report goes to stdout as it comes.
+ * Exit status 0, or 125 with the reason on stderr (no such session, not an
+ * overlay, a layer that cannot be read).
+ */
+#include "osb-isolate.h"
+#include "cmd-overlay.h"
+#include "session-wire.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Copy the holder's 'o' packets to stdout and its 'e' lines to stderr until
+ * the status packet: the status, or OSB_EXIT_SETUP (said why). */
+static int relay(int fd, const char *id)
+{
+	char buf[1 + CHUNK];
+	int status, out_errno = 0;
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return session_fail("session %s ended before it answered", id);
+		if (buf[0] == 'o' && !out_errno)
+			out_errno = write_all(STDOUT_FILENO, buf + 1, (size_t)n - 1);
+		else if (buf[0] == 'e')
+			(void)write_all(STDERR_FILENO, buf + 1, (size_t)n - 1);
+		else if (wire_reply_status(buf, (size_t)n, &status) == 0)
+			break;
+	}
+	if (out_errno)
+		return session_fail("cannot write the report to standard output: %s", strerror(out_errno));
+	return status;
+}
+
+/* Send request TYPE with FLAGS (and FD when >= 0) to session ID, relay the answer. */
+static int ask(const char *id, unsigned type, unsigned flags, int fd_out)
+{
+	struct cli_req h = { .magic = CLI_MAGIC, .type = type, .flags = flags };
+	struct where w;
+	int fd = -1, r;
+
+	if ((r = session_open(id, &w, &fd)) != 0)
+		return r;
+	r = wire_send_request(fd, &h, "", 0, &fd_out, fd_out >= 0 ? 1 : 0);
+	r = r < 0 ? session_fail("cannot send the request to session %s: %s", id, strerror(-r)) :
+	    relay(fd, id);
+	close(fd);
+	return r;
+}
+
+static void print_diff_help(void)
+{
+	printf("Usage: %s session diff ID [OPTION]...\n"
+	       "What overlay session ID changed in its workspace, one line per change\n"
+	       "(A added, M modified, D deleted); the real workspace is not changed.\n\n"
+	       "      --json              one JSON object (docs/changes.schema.json)\n"
+	       "  -h, --help              display this help and exit\n", SESSION_PROG);
+}
+
+int session_diff(int argc, char **argv)
+{
+	const char *id = NULL;
+	bool json = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			print_diff_help();
+			return 0;
+		} else if (argv[i][0] == '-' || id) {
+			return session_fail("diff: unexpected argument '%s' (osb-isolate session diff ID "
+			                    "[--json])", argv[i]);
+		} else {
+			id = argv[i];
+		}
+	}
+	if (!id)
+		return session_fail("diff: no session id (osb-isolate session diff ID [--json])");
+	return ask(id, CLI_DIFF, json ? CLI_JSON : 0, -1);
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* check_overlay.c — unit tests for lib/overlay-diff.c: what an overlay's
+ * upper layer changed over the workspace, with both layers built by hand in
+ * the form overlayfs gives them (whiteouts are character devices 0:0, opaque
+ * directories carry user.overlay.opaque "y"), so each case can hold what a
+ * hostile sandbox could leave: symlinks to outside in either layer, a
+ * symlinked directory under a real one, xattrs overlayfs was told not to
+ * make, deep trees. tests/integration/overlay.sh checks the same lists made
+ * by a real overlay in a real session.
+ */
+#include "overlay-diff.h"
+#include "util.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+
+static char T[64];
+
+__attribute__((format(printf, 1, 2)))
+static const char *P(const char *fmt, ...)
+{
+	static char ring[8][PATH_MAX];
+	static unsigned next;
+	char *buf = ring[next++ % 8];
+	int n = snprintf(buf, PATH_MAX, "%s/", T);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + n, PATH_MAX - (size_t)n, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+static void mk_dir(const char *rel, mode_t mode)
+{
+	ck_assert_msg(mkdir(P("%s", rel), mode) == 0, "mkdir %s: %m", rel);
+	ck_assert_int_eq(chmod(P("%s", rel), mode), 0);
+}
+
+static void mk_file(const char *rel, const char *content, mode_t mode)
+{
+	int fd = open(P("%s", rel), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+
+	ck_assert_msg(fd >= 0, "create %s: %m", rel);
+	ck_assert_int_eq(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	close(fd);
+	ck_assert_int_eq(chmod(P("%s", rel), mode), 0);
+}
+
+static void mk_link(const char *target, const char *rel)
+{
+	ck_assert_msg(symlink(target, P("%s", rel)) == 0, "symlink %s: %m", rel);
+}
+
+/* What overlayfs leaves for a deletion (mknod 0:0 needs no privilege). */
+static void mk_whiteout(const char *rel)
+{
+	ck_assert_msg(mknod(P("%s", rel), S_IFCHR | 0, makedev(0, 0)) == 0, "whiteout %s: %m", rel);
+}
+
+static void mk_opaque(const char *rel)
+{
+	ck_assert_msg(setxattr(P("%s", rel), "user.overlay.opaque", "y", 1, 0) == 0,
+	              "opaque %s: %m", rel);
+}
+
+static void setup(void)
+{
+	snprintf(T, sizeof(T), "/tmp/check_overlay.XXXXXX");
+	ck_assert(mkdtemp(T) != NULL);
+	mk_dir("lower", 0755);
+	mk_dir("upper", 0755);
+	mk_dir("outside", 0755);
+	mk_file("outside/secret", "s\n", 0644);
+}
+
+static void teardown(void)
+{
+	char *argv[] = { "rm", "-rf", T, NULL };
+	pid_t p = fork();
+
+	if (p == 0) {
+		execvp("rm", argv);
+		_exit(127);
+	}
+	waitpid(p, NULL, 0);
+}
+
+/* The list as lines "K path [what] type/old_type mode/old_mode [-> target] [= link]". */
+static void put(FILE *f, const osb_change *c)
+{
+	fprintf(f, "%c %s", "?AMD"[c->kind & 3], c->path);
+	if (c->what)
+		fprintf(f, " [%s%s%s%s]", c->what & OSB_CHANGED_TYPE ? "T" : "",
+		        c->what & OSB_CHANGED_CONTENT ? "C" : "", c->what & OSB_CHANGED_TARGET ? "L" : "",
+		        c->what & OSB_CHANGED_MODE ? "M" : "");
+	fprintf(f, " %s/%s %04o/%04o", ovl_type_name(c->type) ? ovl_type_name(c->type) : "-",
+	        ovl_type_name(c->old_type) ? ovl_type_name(c->old_type) : "-", c->mode, c->old_mode);
+	if (c->target || c->old_target)
+		fprintf(f, " -> %s/%s", c->target ? c->target : "-", c->old_target ? c->old_target : "-");
+	if (c->hardlink)
+		fprintf(f, " = %s", c->hardlink);
+	fputc('\n', f);
+}
+
+/* Diff T/upper over T/lower; the list, or "error CODE ERRNO: message". */
+static char *diff_text(void)
+{
+	int u = open(P("upper"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int l = open(P("lower"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	osb_diff *d = NULL;
+	osb_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int r;
+
+	ck_assert(u >= 0 && l >= 0 && f);
+	r = ovl_diff(u, l, true, &d, &err);
+	if (r < 0)
+		fprintf(f, "error %d %d: %s", -r, err.sys_errno, err.message);
+	for (size_t i = 0; r == 0 && i < osb_diff_count(d); i++)
+		put(f, osb_diff_get(d, i));
+	fclose(f);
+	osb_diff_free(d);
+	close(u);
+	close(l);
+	return buf;
+}
+
+static void expect(const char *want)
+{
+	char *got = diff_text();
+
+	ck_assert_msg(strcmp(got, want) == 0, "want:\n%s\ngot:\n%s", want, got);
+	free(got);
+}
+
+START_TEST(test_each_kind_of_change_is_listed_in_walk_order)
+{
+	mk_file("lower/a", "alpha\n", 0644);
+	mk_file("lower/c", "gamma\n", 0644);
+	mk_file("lower/e", "epsilon\n", 0644);
+	mk_dir("lower/sub", 0755);
+	mk_file("lower/sub/b", "beta\n", 0644);
+	mk_dir("lower/dir", 0755);
+	mk_file("lower/dir/x", "x\n", 0644);
+	mk_dir("lower/opq", 0755);
+	mk_file("lower/opq/p", "p\n", 0644);
+	mk_file("lower/opq/y", "y\n", 0644);
+	mk_link("a", "lower/link");
+	/* append to a, hard-link it, rename c, chmod e, delete sub/b, replace
+	 * dir by a file, replace opq by a new directory, retarget link. */
+	mk_file("upper/a", "alpha\nmore\n", 0644);
+	ck_assert_int_eq(link(P("upper/a"), P("upper/hard")), 0);
+	mk_whiteout("upper/c");
+	mk_file("upper/c2", "gamma\n", 0644);
+	mk_file("upper/e", "epsilon\n", 0600);
+	mk_dir("upper/sub", 0755);
+	mk_whiteout("upper/sub/b");
+	mk_file("upper/dir", "now-a-file\n", 0644);
+	mk_dir("upper/opq", 0755);
+	mk_opaque("upper/opq");
+	mk_file("upper/opq/y", "y\n", 0644);
+	mk_file("upper/opq/z", "z\n", 0640);
+	mk_link("c2", "upper/link");
+	ck_assert_int_eq(mkfifo(P("upper/fifo"), 0600), 0);
+	expect("M a [C] file/file 0644/0644\n"
+	       "D c -/file 0000/0644\n"
+	       "A c2 file/- 0644/0000\n"
+	       "M dir [T] file/dir 0644/0755\n"
+	       "M e [M] file/file 0600/0644\n"
+	       "A fifo fifo/- 0600/0000\n"
+	       "A hard file/- 0644/0000 = a\n"
+	       "M link [L] symlink/symlink 0777/0777 -> c2/a\n"
+	       "D opq/p -/file 0000/0644\n"
+	       "A opq/z file/- 0640/0000\n"
+	       "D sub/b -/file 0000/0644\n");
+}
+END_TEST
+
+START_TEST(test_copy_up_without_change_is_no_change)
+{
+	mk_file("lower/same", "data\n", 0644);
+	mk_dir("lower/d", 0750);
+	mk_file("upper/same", "data\n", 0644);
+	mk_dir("upper/d", 0750);
+	/* A whiteout of what the workspace does not have hides nothing. */
+	mk_whiteout("upper/never");
+	expect("");
+}
+END_TEST
+
+START_TEST(test_same_size_other_bytes_is_a_content_change)
+{
+	mk_file("lower/f", "aaaa", 0644);
+	mk_file("upper/f", "aaab", 0644);
+	expect("M f [C] file/file 0644/0644\n");
+}
+END_TEST
+
+/* A symlink in the workspace where the session made a directory, and one in
+ * the upper layer where the workspace has a directory: neither is followed,
+ * so nothing of "outside" is listed or read. */
+START_TEST(test_symlinks_in_either_layer_are_never_followed)
+{
+	mk_link(P("outside"), "lower/lx");
+	mk_dir("upper/lx", 0755);
+	mk_file("upper/lx/secret", "mine\n", 0644);
+	mk_dir("lower/ly", 0755);
+	mk_file("lower/ly/f", "f\n", 0644);
+	mk_link(P("outside"), "upper/ly");
+	mk_link("/etc/passwd", "upper/pw");
+	{
+		char want[1024];
+
+		snprintf(want, sizeof(want),
+		         "M lx [T] dir/symlink 0755/0777 -> -/%s\n"
+		         "A lx/secret file/- 0644/0000\n"
+		         "M ly [T] symlink/dir 0777/0755 -> %s/-\n"
+		         "A pw symlink/- 0777/0000 -> /etc/passwd/-\n", P("outside"), P("outside"));
+		expect(want);
+	}
+	/* "outside" is untouched */
+	ck_assert_int_eq(access(P("outside/secret"), F_OK), 0);
+}
+END_TEST
+
+START_TEST(test_redirect_and_metacopy_are_refused_not_misread)
+{
+	mk_dir("lower/d", 0755);
+	mk_dir("upper/d", 0755);
+	ck_assert_int_eq(setxattr(P("upper/d"), "user.overlay.redirect", "/x", 2, 0), 0);
+	{
+		char *got = diff_text();
+
+		ck_assert_msg(strncmp(got, "error 4099 22: overlay workspace: d: a renamed directory "
+		                      "with a redirect", 60) == 0, "%s", got);
+		free(got);
+	}
+	ck_assert_int_eq(removexattr(P("upper/d"), "user.overlay.redirect"), 0);
+	mk_file("lower/f", "ffff", 0644);
+	mk_file("upper/f", "ffff", 0644);
+	ck_assert_int_eq(setxattr(P("upper/f"), "user.overlay.metacopy", "", 0, 0), 0);
+	{
+		char *got = diff_text();
+
+		ck_assert_msg(strstr(got, "error 4099 22: overlay workspace: f: a metadata-only "
+		                     "copy-up") == got, "%s", got);
+		free(got);
+	}
+}
+END_TEST
+
+START_TEST(test_odd_opaque_value_is_refused)
+{
+	mk_dir("upper/d", 0755);
+	ck_assert_int_eq(setxattr(P("upper/d"), "user.overlay.opaque", "x", 1, 0), 0);
+	{
+		char *got = diff_text();
+
+		ck_assert_msg(strstr(got, "error 4099 22: overlay workspace: d: an opaque directory "
+		                     "of a kind") == got, "%s", got);
+		free(got);
+	}
+}
+END_TEST
+
+START_TEST(test_deeper_than_the_limit_is_refused)
+{
+	char rel[PATH_MAX] = "upper";
+	char *got;
+
+	for (unsigned i = 0; i <= OVL_MAX_DEPTH; i++) {
+		strcat(rel, "/d");
+		mk_dir(rel, 0755);
+	}
+	got = diff_text();
+	ck_assert_msg(strstr(got, "error 4099 40: ") == got && strstr(got, "more than 256 directory "
+	              "levels"), "%.200s", got);
+	free(got);
+}
+END_TEST
+
+static Suite *overlay_suite(void)
+{
+	Suite *s = suite_create("overlay");
+	TCase *tc = tcase_create("diff");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_each_kind_of_change_is_listed_in_walk_order);
+	tcase_add_test(tc, test_copy_up_without_change_is_no_change);
+	tcase_add_test(tc, test_same_size_other_bytes_is_a_content_change);
+	tcase_add_test(tc, test_symlinks_in_either_layer_are_never_followed);
+	tcase_add_test(tc, test_redirect_and_metacopy_are_refused_not_misread);
+	tcase_add_test(tc, test_odd_opaque_value_is_refused);
+	tcase_add_test(tc, test_deeper_than_the_limit_is_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(overlay_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
