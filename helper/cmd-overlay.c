@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* cmd-overlay.c — `osb-isolate session diff ID [--json]`: what an overlay
- * session changed, asked of its holder (holder-overlay.c), which reads the
- * upper layer through the library; the report goes to stdout as it comes.
+/* cmd-overlay.c — `osb-isolate session diff ID [--json | --tar FILE|-]`:
+ * what an overlay session changed, asked of its holder (holder-overlay.c),
+ * which reads the upper layer through the library; the report goes to
+ * stdout as it comes. With --tar the client opens FILE (or takes its stdout)
+ * and hands the fd to the holder, which writes the archive there
+ * (osb_session_export): the file is created with the client's rights.
  * Exit status 0, or 125 with the reason on stderr (no such session, not an
- * overlay, a layer that cannot be read).
+ * overlay, a layer that cannot be read or archived).
  */
 #include "osb-isolate.h"
 #include "cmd-overlay.h"
 #include "session-wire.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,17 +84,53 @@ static void print_diff_help(void)
 	       "What overlay session ID changed in its workspace, one line per change\n"
 	       "(A added, M modified, D deleted); the real workspace is not changed.\n\n"
 	       "      --json              one JSON object (docs/changes.schema.json)\n"
+	       "      --tar FILE          write the changes to FILE (- for standard output) as\n"
+	       "                          a tar archive; a deletion is an empty \".wh.NAME\"\n"
 	       "  -h, --help              display this help and exit\n", SESSION_PROG);
+}
+
+/* The archive's fd: FILE created (or truncated) with our rights, or stdout
+ * unless it is a terminal. */
+static int open_tar(const char *file, int *fd)
+{
+	if (strcmp(file, "-") == 0) {
+		if (isatty(STDOUT_FILENO))
+			return session_fail("diff: --tar -: standard output is a terminal; redirect it "
+			                    "or name a file");
+		*fd = STDOUT_FILENO;
+		return 0;
+	}
+	*fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666);
+	if (*fd < 0)
+		return session_fail("diff: --tar %s: %s", file, strerror(errno));
+	return 0;
+}
+
+static int diff_tar(const char *id, const char *file)
+{
+	int fd = -1, r = open_tar(file, &fd);
+
+	if (r != 0)
+		return r;
+	r = ask(id, CLI_DIFF, CLI_TAR, fd);
+	if (fd != STDOUT_FILENO) {
+		close(fd);
+		if (r != 0)
+			unlink(file);   /* no part of an archive is left behind */
+	}
+	return r;
 }
 
 int session_diff(int argc, char **argv)
 {
-	const char *id = NULL;
+	const char *id = NULL, *tar = NULL;
 	bool json = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			json = true;
+		} else if (strcmp(argv[i], "--tar") == 0 && i + 1 < argc) {
+			tar = argv[++i];
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			print_diff_help();
 			return 0;
@@ -103,5 +143,7 @@ int session_diff(int argc, char **argv)
 	}
 	if (!id)
 		return session_fail("diff: no session id (osb-isolate session diff ID [--json])");
-	return ask(id, CLI_DIFF, json ? CLI_JSON : 0, -1);
+	if (tar && json)
+		return session_fail("diff: --tar and --json cannot be combined");
+	return tar ? diff_tar(id, tar) : ask(id, CLI_DIFF, json ? CLI_JSON : 0, -1);
 }

@@ -139,6 +139,24 @@ static void reply_failure(int conn, const osb_error *err)
 	wire_send_status(conn, OSB_EXIT_SETUP);
 }
 
+/* --tar: the archive goes to the fd the client sent. */
+static void holder_export(osb_session *s, int conn, const struct wire_request *rq)
+{
+	osb_error err;
+
+	if (rq->nfds != 1) {
+		osb_error bad = { .code = OSB_E_USAGE, .stage = "session",
+		                  .message = "malformed export request" };
+
+		reply_failure(conn, &bad);
+		return;
+	}
+	if (osb_session_export(s, rq->fds[0], 0, &err) < 0)
+		reply_failure(conn, &err);
+	else
+		wire_send_status(conn, 0);
+}
+
 void holder_diff(osb_session *s, int conn, const struct wire_request *rq)
 {
 	osb_diff *d = NULL;
@@ -146,6 +164,10 @@ void holder_diff(osb_session *s, int conn, const struct wire_request *rq)
 	size_t len = 0;
 	char *out;
 
+	if (rq->h.flags & CLI_TAR) {
+		holder_export(s, conn, rq);
+		return;
+	}
 	if (osb_session_diff(s, 0, &d, &err) < 0) {
 		reply_failure(conn, &err);
 		return;

@@ -855,6 +855,15 @@ const osb_change *osb_diff_get(const osb_diff *diff, size_t i);
 /* One JSON object (schema: docs/changes.schema.json). Free with osb_free(). */
 OSB_WARN_UNUSED char *osb_diff_json(const osb_diff *diff);
 void osb_diff_free(osb_diff *diff);
+/* Write SESSION's changes now to FD as a tar stream (POSIX pax, written by
+ * libarchive): each added or modified entry as the session sees it (file
+ * bytes, directory, symlink, FIFO; another name of a file already in the
+ * stream as a hard link to it), each deletion as an empty regular file
+ * ".wh.NAME" beside it (the OCI image layer convention). FLAGS must be 0.
+ * A socket, a device or a name starting with ".wh." in the list is refused
+ * before anything is written (OSB_E_PATH). FD is neither closed nor sought.
+ * Returns 0, or as osb_session_diff, or OSB_E_IO when FD cannot be written. */
+int osb_session_export(osb_session *session, int fd, unsigned flags, osb_error *err);
 
 #pragma GCC visibility pop
 

@@ -13,6 +13,7 @@
 #include "session-overlay.h"
 #include "session.h"
 #include "overlay-diff.h"
+#include "overlay-export.h"
 #include "init-proto.h"
 #include "paths.h"
 #include "plan.h"
@@ -165,4 +166,24 @@ int osb_session_diff(osb_session *s, unsigned flags, osb_diff **out, osb_error *
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 	}
 	return 0;
+}
+
+int osb_session_export(osb_session *s, int fd, unsigned flags, osb_error *err)
+{
+	_cleanup_close_ int upper = -1;
+	session_overlay *ov;
+	osb_diff *d = NULL;
+	int r;
+
+	osb_err_clear(err);
+	if (fd < 0 || flags)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_export needs an fd "
+		                   "and flags 0");
+	if ((r = session_overlay_need(s, "osb_session_export", &ov, err)) < 0 ||
+	    (r = session_layer_call(s, LAYER_GET, &upper, err)) < 0 ||
+	    (r = ovl_diff(upper, ov->ws_fd, ov->userxattr, &d, err)) < 0)
+		return r;
+	r = ovl_export(upper, d, fd, err);
+	osb_diff_free(d);
+	return r;
 }

@@ -215,6 +215,25 @@ s = d["summary"]
 print("summary", s["added"], s["modified"], s["deleted"])' "$S/changes.schema.json"
 }
 
+# `session diff --tar FILE` listed with `tar -tvf`: type and mode, size,
+# name (dates and owners vary). A deletion is an empty ".wh.NAME".
+WANT_TAR='-rw-r--r-- 15 a
+-rw-r--r-- 0 .wh.c
+-rw-r--r-- 6 c2
+-rw-r--r-- 11 dir
+-rw------- 8 e
+hrw-r--r-- 0 hard link to a
+-rw-r--r-- 4 new
+drwxr-xr-x 0 newdir/
+-rw-r--r-- 2 newdir/n
+lrwxrwxrwx 0 newlink -> c2
+-rw-r--r-- 0 opq/.wh.p
+-rw-r--r-- 2 opq/y
+-rw-r--r-- 0 sub/.wh.b'
+tar_listing() { # FILE
+	tar --numeric-owner -tvf "$1" | awk '{ printf "%s %s", $1, $3; for (i = 6; i <= NF; i++) printf " %s", $i; print "" }'
+}
+
 probe_overlay_mode() { # MODE: does `capabilities` say the overlay workspace mounts in MODE?
 	local j
 	j=$("$OSB" capabilities --json 2>/dev/null)
@@ -294,6 +313,7 @@ session_case() { # identity
 	out=$("$OSB" session diff "$name" --json 2>&1 | json_lines 2>&1); rc=$?
 	expect_eq "session diff --json: the same list, valid against docs/changes.schema.json" \
 		"0:$WANT_JSON" "$rc:$out"
+	export_case "$name"
 	host_unchanged "session: the host workspace is unchanged while the session runs"
 	holders=$(overlay_holders)
 	if [ -n "$holders" ]; then pass "session: the overlay is found while the session runs"
@@ -402,6 +422,33 @@ session_alloc_case() { # identity
 	expect_eq "session diff on allocated ids: the exact list" "0:$WANT_ALLOC" "$rc:$out"
 	"$OSB" session stop "$name" >/dev/null 2>&1
 	host_unchanged "session on allocated ids: the host workspace is unchanged"
+}
+
+# The changes as a tar archive (libarchive), to a file and to a pipe; then
+# what cannot be archived is refused before anything is written.
+export_case() { # session
+	local name=$1 out rc
+	rm -f "$T/changes.tar"
+	out=$("$OSB" session diff "$name" --tar "$T/changes.tar" 2>&1); rc=$?
+	expect_eq "session diff --tar FILE writes the archive" "0:" "$rc:$out"
+	expect_eq "tar -tvf lists the changes, deletions as .wh. entries" "$WANT_TAR" "$(tar_listing "$T/changes.tar" 2>&1)"
+	out=$(tar -xOf "$T/changes.tar" a dir opq/y 2>&1)
+	expect_eq "the archive holds the session's bytes" "alpha
+modified
+now-a-file
+y" "$out"
+	out=$("$OSB" session diff "$name" --tar - | tar -tf - 2>&1 | wc -l)
+	expect_eq "session diff --tar - writes the same archive to a pipe" "13" "$out"
+	"$OSB" session exec "$name" -- python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("sock")'
+	out=$("$OSB" session diff "$name" --tar "$T/refused.tar" 2>&1); rc=$?
+	expect_eq "a socket cannot be archived: refused with 125" \
+		"125:osb-isolate: session: overlay workspace: sock: a socket cannot be exported; remove it in the session" "$rc:$out"
+	expect_eq "a refused archive leaves no file" "absent" "$([ -e "$T/refused.tar" ] && echo present || echo absent)"
+	"$OSB" session exec "$name" -- sh -c 'rm sock && echo x > .wh.x'
+	out=$("$OSB" session diff "$name" --tar "$T/refused.tar" 2>&1); rc=$?
+	expect_eq "a name starting with .wh. is refused: it would read as a deletion" \
+		"125:osb-isolate: session: overlay workspace: .wh.x: a name starting with \".wh.\" cannot be exported (the archive spells deletions so); rename it in the session" "$rc:$out"
+	"$OSB" session exec "$name" -- rm .wh.x
 }
 
 # ---- a host without overlayfs -----------------------------------------------------------

@@ -10,7 +10,12 @@
  * by a real overlay in a real session.
  */
 #include "overlay-diff.h"
+#include "overlay-export.h"
 #include "util.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/mman.h>
 
 #include <check.h>
 #include <fcntl.h>
@@ -289,6 +294,103 @@ START_TEST(test_deeper_than_the_limit_is_refused)
 }
 END_TEST
 
+/* The archive read back with libarchive: "T name size [-> link | = hard]" lines. */
+static char *read_archive(int fd)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert(a && f && lseek(fd, 0, SEEK_SET) == 0);
+	archive_read_support_format_tar(a);
+	ck_assert_int_eq(archive_read_open_fd(a, fd, 10240), ARCHIVE_OK);
+	while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		mode_t t = archive_entry_filetype(e);
+
+		fprintf(f, "%c %s %lld", t == AE_IFDIR ? 'd' : t == AE_IFLNK ? 'l' : t == AE_IFIFO ? 'p' :
+		        archive_entry_hardlink(e) ? 'h' : 'f', archive_entry_pathname(e),
+		        (long long)archive_entry_size(e));
+		if (archive_entry_symlink(e))
+			fprintf(f, " -> %s", archive_entry_symlink(e));
+		if (archive_entry_hardlink(e))
+			fprintf(f, " = %s", archive_entry_hardlink(e));
+		fputc('\n', f);
+	}
+	archive_read_free(a);
+	fclose(f);
+	return buf;
+}
+
+/* Export T/upper's changes over T/lower to a memfd: the listing, or the error. */
+static char *export_text(void)
+{
+	int u = open(P("upper"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int l = open(P("lower"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = memfd_create("tar", MFD_CLOEXEC);
+	osb_diff *d = NULL;
+	osb_error err;
+	char *out = NULL;
+	int r;
+
+	ck_assert(u >= 0 && l >= 0 && fd >= 0);
+	ck_assert_int_eq(ovl_diff(u, l, true, &d, &err), 0);
+	r = ovl_export(u, d, fd, &err);
+	if (r < 0)
+		ck_assert(asprintf(&out, "error %d %d: %s (%lld bytes written)", -r, err.sys_errno,
+		                   err.message, (long long)lseek(fd, 0, SEEK_END)) > 0);
+	else
+		out = read_archive(fd);
+	osb_diff_free(d);
+	close(fd);
+	close(u);
+	close(l);
+	return out;
+}
+
+START_TEST(test_export_is_the_change_list_as_a_tar_layer)
+{
+	char *got;
+
+	mk_file("lower/a", "alpha\n", 0644);
+	mk_file("lower/gone", "g\n", 0644);
+	mk_dir("lower/d", 0755);
+	mk_file("lower/d/x", "x\n", 0644);
+	mk_file("upper/a", "alpha\nmore\n", 0644);
+	ck_assert_int_eq(link(P("upper/a"), P("upper/b")), 0);
+	mk_whiteout("upper/gone");
+	mk_dir("upper/d", 0755);
+	mk_whiteout("upper/d/x");
+	mk_dir("upper/n", 0700);
+	mk_link("../a", "upper/n/l");
+	ck_assert_int_eq(mkfifo(P("upper/n/p"), 0600), 0);
+	got = export_text();
+	ck_assert_str_eq(got, "f a 11\n"
+	                      "h b 0 = a\n"
+	                      "f d/.wh.x 0\n"
+	                      "f .wh.gone 0\n"
+	                      "d n/ 0\n"
+	                      "l n/l 0 -> ../a\n"
+	                      "p n/p 0\n");
+	free(got);
+}
+END_TEST
+
+START_TEST(test_export_refuses_what_a_tar_layer_cannot_say_before_writing)
+{
+	char *got;
+
+	mk_file("upper/ok", "fine\n", 0644);
+	mk_file("upper/.wh.trick", "not a deletion\n", 0644);
+	got = export_text();
+	ck_assert_str_eq(got, "error 4099 22: overlay workspace: .wh.trick: a name starting with "
+	                 "\".wh.\" cannot be exported (the archive spells deletions so); rename it "
+	                 "in the session (0 bytes written)");
+	free(got);
+}
+END_TEST
+
 static Suite *overlay_suite(void)
 {
 	Suite *s = suite_create("overlay");
@@ -302,6 +404,8 @@ static Suite *overlay_suite(void)
 	tcase_add_test(tc, test_redirect_and_metacopy_are_refused_not_misread);
 	tcase_add_test(tc, test_odd_opaque_value_is_refused);
 	tcase_add_test(tc, test_deeper_than_the_limit_is_refused);
+	tcase_add_test(tc, test_export_is_the_change_list_as_a_tar_layer);
+	tcase_add_test(tc, test_export_refuses_what_a_tar_layer_cannot_say_before_writing);
 	suite_add_tcase(s, tc);
 	return s;
 }
