@@ -6,8 +6,12 @@
  * stdout as it comes. With --tar the client opens FILE (or takes its stdout)
  * and hands the fd to the holder, which writes the archive there
  * (osb_session_export): the file is created with the client's rights.
+ * `session commit ID [--json]` applies them to the real workspace
+ * (osb_session_commit, in the holder) and prints its report; `session
+ * discard ID` ends the session and its layer.
  * Exit status 0, or 125 with the reason on stderr (no such session, not an
- * overlay, a layer that cannot be read or archived).
+ * overlay, a layer that cannot be read or archived, a commit refused or
+ * stopped).
  */
 #include "osb-isolate.h"
 #include "cmd-overlay.h"
@@ -146,4 +150,55 @@ int session_diff(int argc, char **argv)
 	if (tar && json)
 		return session_fail("diff: --tar and --json cannot be combined");
 	return tar ? diff_tar(id, tar) : ask(id, CLI_DIFF, json ? CLI_JSON : 0, -1);
+}
+
+/* ID and --json from ARGV (ARGV[0]: the subcommand); -1 after --help. */
+static int id_and_json(int argc, char **argv, const char *usage, const char **id, bool *json)
+{
+	for (int i = 1; i < argc; i++) {
+		if (json && strcmp(argv[i], "--json") == 0) {
+			*json = true;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage, stdout);
+			return -1;
+		} else if (argv[i][0] == '-' || *id) {
+			return session_fail("%s: unexpected argument '%s'", argv[0], argv[i]);
+		} else {
+			*id = argv[i];
+		}
+	}
+	return *id ? 0 : session_fail("%s: no session id", argv[0]);
+}
+
+int session_commit(int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: " SESSION_PROG " session commit ID [OPTION]...\n"
+		"Apply what overlay session ID changed to its real workspace, beneath it\n"
+		"only and never following a symbolic link; refused while a command runs.\n"
+		"Prints what was committed, or after a failure what was and was not applied.\n\n"
+		"      --json              the report as one JSON object (docs/commit.schema.json)\n"
+		"  -h, --help              display this help and exit\n";
+	const char *id = NULL;
+	bool json = false;
+	int r = id_and_json(argc, argv, usage, &id, &json);
+
+	if (r != 0)
+		return r < 0 ? 0 : r;
+	return ask(id, CLI_COMMIT, json ? CLI_JSON : 0, -1);
+}
+
+int session_discard(int argc, char **argv)
+{
+	static const char usage[] =
+		"Usage: " SESSION_PROG " session discard ID\n"
+		"End overlay session ID and throw its changes away; the real workspace is\n"
+		"left as it is.\n\n"
+		"  -h, --help              display this help and exit\n";
+	const char *id = NULL;
+	int r = id_and_json(argc, argv, usage, &id, NULL);
+
+	if (r != 0)
+		return r < 0 ? 0 : r;
+	return ask(id, CLI_DISCARD, 0, -1);
 }

@@ -11,12 +11,16 @@
  *   M path (what)     modified: content, target, mode OLD -> NEW, type OLD -> NEW
  *   D path            deleted
  * A path with a control character, a backslash or a double quote is
- * printed in double quotes with C escapes, as git does.
+ * printed in double quotes with C escapes, as git does. A commit's report
+ * (osb_session_commit) is sent as its JSON, or as lines: "committed N
+ * changes to WS" and its notes, or the lists of what was and was not
+ * applied after the error.
  */
 #include "holder-overlay.h"
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,4 +194,86 @@ void holder_diff(osb_session *s, int conn, const struct wire_request *rq)
 	wire_send_tagged(conn, 'o', out, len);
 	wire_send_status(conn, 0);
 	free(out);
+}
+
+/* ---- commit and discard ----------------------------------------------------------- */
+
+static void put_list(FILE *f, json_object *o, const char *key, const char *title)
+{
+	json_object *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(o, key, &a) || !(n = json_object_array_length(a)))
+		return;
+	fprintf(f, "%s:\n", title);
+	for (size_t i = 0; i < n; i++) {
+		fputs("  ", f);
+		put_quoted(f, json_object_get_string(json_object_array_get_idx(a, i)));
+		fputc('\n', f);
+	}
+}
+
+/* The report as lines: on success the count and the notes; after a
+ * failure what was and was not applied. */
+static char *commit_text(const char *report, bool ok, size_t *len)
+{
+	json_object *o = json_tokener_parse(report), *v;
+	char *buf = NULL;
+	FILE *f = o ? open_memstream(&buf, len) : NULL;
+
+	if (!f) {
+		json_object_put(o);
+		return NULL;
+	}
+	if (ok) {
+		fprintf(f, "committed %lld changes to %s\n",
+		        json_object_object_get_ex(o, "changes", &v) ? (long long)json_object_get_int64(v) : 0LL,
+		        json_object_object_get_ex(o, "workspace", &v) && json_object_get_string(v) ?
+		        json_object_get_string(v) : "the workspace");
+	} else if (json_object_object_get_ex(o, "applied", &v) && json_object_array_length(v)) {
+		/* Stopped after some changes: both lists. A refusal applied nothing. */
+		put_list(f, o, "applied", "applied");
+		put_list(f, o, "not_applied", "not applied");
+	}
+	put_list(f, o, "notes", "notes");
+	json_object_put(o);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void holder_commit(osb_session *s, int conn, const struct wire_request *rq)
+{
+	char *report = NULL, *text = NULL;
+	osb_error err;
+	size_t len = 0;
+	int r = osb_session_commit(s, 0, &report, &err);
+
+	if (report && (rq->h.flags & CLI_JSON)) {
+		wire_send_tagged(conn, 'o', report, strlen(report));
+		wire_send_tagged(conn, 'o', "\n", 1);
+	} else if (report && (text = commit_text(report, r == 0, &len)) && len) {
+		wire_send_tagged(conn, r == 0 ? 'o' : 'e', text, len);
+	}
+	free(text);
+	osb_free(report);
+	if (r < 0)
+		reply_failure(conn, &err);
+	else
+		wire_send_status(conn, 0);
+}
+
+bool holder_discard_ok(osb_session *s, int conn)
+{
+	const char *mode = osb_session_workspace_mode(s);
+	osb_error err = { .code = OSB_E_USAGE, .stage = "session" };
+
+	if (mode && strcmp(mode, "overlay") == 0)
+		return true;
+	snprintf(err.message, sizeof(err.message), "discard: the session's workspace is not an "
+	         "overlay (it is %s); stop it with osb-isolate session stop", mode ? mode : "unknown");
+	reply_failure(conn, &err);
+	return false;
 }

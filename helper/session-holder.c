@@ -217,6 +217,10 @@ static void *client_main(void *arg)
 			holder_stop(c->h, c->conn);
 		} else if (rq.h.type == CLI_DIFF) {
 			holder_diff(c->h->s, c->conn, &rq);
+		} else if (rq.h.type == CLI_COMMIT) {
+			holder_commit(c->h->s, c->conn, &rq);
+		} else if (rq.h.type == CLI_DISCARD && holder_discard_ok(c->h->s, c->conn)) {
+			holder_stop(c->h, c->conn);   /* ends the session and its layer */
 		}
 	}
 	wire_request_free(&rq);

@@ -865,6 +865,32 @@ void osb_diff_free(osb_diff *diff);
  * Returns 0, or as osb_session_diff, or OSB_E_IO when FD cannot be written. */
 int osb_session_export(osb_session *session, int fd, unsigned flags, osb_error *err);
 
+/* Make the real workspace what SESSION sees: apply its changes, each beneath
+ * the workspace through the safe file API, never following a symlink,
+ * every regular file atomically (the old one or the whole new one). Refused
+ * (OSB_E_USAGE, EBUSY) while a command runs; otherwise every other process
+ * of the session (background ones included) is killed first and no command
+ * starts until the commit has ended, so the layer is still while it is
+ * read. Everything that can be checked before the first write is (types,
+ * directories, hard link targets, write access, free space): a refusal
+ * there applies nothing (OSB_E_PATH or OSB_E_IO, "commit refused, nothing
+ * was applied: ..."); a later failure stops the commit and the message says
+ * how many changes were applied. *REPORT (may be NULL; free with osb_free)
+ * is one JSON object either way (docs/commit.schema.json): what was applied,
+ * what was not, where it stopped. Permission bits are committed, setuid,
+ * setgid and sticky bits never; a root caller gives a modified entry its
+ * old owner and a new one its directory's. The session stays usable: its
+ * view is the workspace's now, and a diff lists nothing. FLAGS must be 0. */
+OSB_WARN_UNUSED int osb_session_commit(osb_session *session, unsigned flags, char **report,
+                                       osb_error *err);
+/* Throw SESSION's changes away: the session ends (as osb_session_destroy)
+ * and its layer with it; the workspace is left as it is. OSB_E_USAGE when
+ * the session has no overlay workspace. */
+int osb_session_discard(osb_session *session, osb_error *err);
+/* SESSION's workspace mode: "none", "ro", "rw" or "overlay" (static); NULL
+ * for a NULL session. */
+const char *osb_session_workspace_mode(osb_session *session);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

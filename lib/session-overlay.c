@@ -14,9 +14,12 @@
 #include "session.h"
 #include "overlay-diff.h"
 #include "overlay-export.h"
+#include "overlay-commit.h"
+#include "overlay-report.h"
 #include "init-proto.h"
 #include "paths.h"
 #include "plan.h"
+#include "policy-values.h"
 #include "util.h"
 
 #include <fcntl.h>
@@ -27,6 +30,7 @@ int session_overlay_copy(session_overlay *ov, const plan *pl, osb_error *err)
 {
 	struct stat st;
 
+	ov->ws_mode = policy_ws_names[pl->p->ws_mode];
 	if (!pl->overlay_size || !pl->ws_dest)
 		return 0;
 	for (size_t i = 0; i < pl->n_binds && ov->ws_fd < 0; i++)
@@ -186,4 +190,63 @@ int osb_session_export(osb_session *s, int fd, unsigned flags, osb_error *err)
 	r = ovl_export(upper, d, fd, err);
 	osb_diff_free(d);
 	return r;
+}
+
+/* The commit on a held session; the hold ends whatever happens. */
+static int commit_held(osb_session *s, const session_overlay *ov, int upper, char **report,
+                       osb_error *err)
+{
+	json_object *rep = NULL;
+	osb_diff *d = NULL;
+	osb_error rel;
+	int r, dummy = -1;
+
+	r = ovl_diff(upper, ov->ws_fd, ov->userxattr, &d, err);
+	if (r == 0 && ov->ws_path && !(d->workspace = strdup(ov->ws_path)))
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	if (r == 0)
+		r = ovl_commit(upper, ov->ws_fd, d, &rep, err);
+	osb_diff_free(d);
+	if (session_layer_call(s, LAYER_RELEASE, &dummy, &rel) < 0 && r == 0)
+		r = osb_err_set(err, rel.code, rel.sys_errno, "session", "the changes were committed, "
+		                "but the session could not be released: %s", rel.message);
+	if (report)
+		*report = ovl_json_text(rep);
+	else
+		json_object_put(rep);
+	return r;
+}
+
+int osb_session_commit(osb_session *s, unsigned flags, char **report, osb_error *err)
+{
+	_cleanup_close_ int upper = -1;
+	session_overlay *ov;
+	int r;
+
+	osb_err_clear(err);
+	if (report)
+		*report = NULL;
+	if (flags)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_commit: unknown "
+		                   "flags %#x (none is defined)", flags);
+	if ((r = session_overlay_need(s, "osb_session_commit", &ov, err)) < 0 ||
+	    (r = session_layer_call(s, LAYER_HOLD, &upper, err)) < 0)
+		return r;
+	return commit_held(s, ov, upper, report, err);
+}
+
+int osb_session_discard(osb_session *s, osb_error *err)
+{
+	session_overlay *ov;
+	int r;
+
+	osb_err_clear(err);
+	if ((r = session_overlay_need(s, "osb_session_discard", &ov, err)) < 0)
+		return r;
+	return osb_session_destroy(s, err);
+}
+
+const char *osb_session_workspace_mode(osb_session *s)
+{
+	return s ? session_overlay_of(s)->ws_mode : NULL;
 }

@@ -18,6 +18,7 @@ typedef struct session_overlay {
 	int ws_fd;            /* O_PATH of the real workspace (the lower layer); -1: no overlay */
 	bool userxattr;       /* user namespace mode: user.overlay.* xattrs */
 	char *ws_path;        /* the workspace's host path, for reports */
+	const char *ws_mode;  /* the policy's workspace mode, "none" ... "overlay" (static) */
 } session_overlay;
 
 #define SESSION_OVERLAY_INIT ((session_overlay){ .ws_fd = -1 })

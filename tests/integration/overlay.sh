@@ -32,7 +32,7 @@ if [ -z "${OVERLAY_STAGE:-}" ]; then
 		die "$OSB_BUILDDIR/tests/integration/nooverlay is missing: build first (make check builds it)"
 	install -m 755 "$OSB_BUILDDIR/tests/integration/nooverlay" "$stage/bin/"
 	install -m 755 "$OSB_SRCDIR/tests/integration/overlay.sh" "$stage/"
-	install -m 644 "$OSB_SRCDIR/docs/changes.schema.json" "$stage/"
+	install -m 644 "$OSB_SRCDIR/docs/changes.schema.json" "$OSB_SRCDIR/docs/commit.schema.json" "$stage/"
 	rc=0
 	run_as() { # who: "root" or "user"
 		local pre=()
@@ -451,6 +451,102 @@ y" "$out"
 	"$OSB" session exec "$name" -- rm .wh.x
 }
 
+# ---- commit and discard ---------------------------------------------------------------
+
+# A tree as a walk sees it: type, mode, path, symlink target, then the
+# sha256 of every regular file; run the same way in the session and on the host.
+WALK='find . -printf "%y %m %p -> %l\n" | LC_ALL=C sort; find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum'
+host_walk() { (cd "$1" && sh -c "$WALK"); }
+
+commit_case() { # identity
+	local id=$1 name="ovc$$-$1" pol out rc seen
+	WHO="$ME, identity $id, commit"
+	make_ws
+	pol=$(policy "commit-$id" "$id")
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1) || { flunk "commit: session start" "$out"; return; }
+	"$OSB" session exec "$name" -- sh -c "$CHANGE
+mkdir -p deep/er && echo z > deep/er/z && chmod 555 deep && mkfifo fifo && ln -s nowhere dangling"
+	seen=$("$OSB" session exec "$name" -- sh -c "$WALK" 2>&1)
+	"$OSB" session exec "$name" -- sleep 30 & local bg=$!
+	for _ in $(seq 50); do [ "$("$OSB" session list --json | python3 -c 'import json,sys; print([s["running"] for s in json.load(sys.stdin) if s["id"] == sys.argv[1]][0])' "$name" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+	out=$("$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "commit is refused while a command runs" \
+		"125:osb-isolate: session: 1 command runs in the session; wait until it has ended" "$rc:$out"
+	host_unchanged "commit: a refused commit changes nothing"
+	kill "$bg"; wait "$bg" 2>/dev/null
+	for _ in $(seq 50); do "$OSB" session commit "$name" --json >"$T/report.json" 2>"$T/commit.err" && break; sleep 0.1; done
+	out=$(python3 -c 'import json, sys
+import jsonschema
+r = json.load(open(sys.argv[1]))
+jsonschema.validate(r, json.load(open(sys.argv[2])))
+print(r["committed"], r["changes"], len(r["applied"]), r["not_applied"], r["failed"], r["notes"])' "$T/report.json" "$S/commit.schema.json" 2>&1)
+	expect_eq "commit --json: the report (docs/commit.schema.json) says everything was applied" \
+		"True 18 18 [] None []" "$out"
+	expect_eq "after commit the real workspace is what the session saw, byte for byte" "$seen" "$(host_walk "$WS")"
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "after commit the session and the workspace agree: nothing to diff" "0:" "$rc:$out"
+	out=$("$OSB" session exec "$name" -- sh -c 'echo later > later && cat a' 2>&1); rc=$?
+	expect_eq "the session goes on after a commit" "0:alpha
+modified" "$rc:$out"
+	expect_eq "and lists its later changes" "A later" "$("$OSB" session diff "$name" 2>&1)"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	[ -e "$WS/later" ] && flunk "a later change is not committed by stop" || pass "a later change is not committed by stop"
+	chmod -R u+w "$WS" 2>/dev/null
+}
+
+discard_case() { # identity
+	local id=$1 name="ovd$$-$1" pol out rc
+	WHO="$ME, identity $id, discard"
+	make_ws
+	pol=$(policy "discard-$id" "$id")
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1) || { flunk "discard: session start" "$out"; return; }
+	"$OSB" session exec "$name" -- sh -c "$CHANGE"
+	out=$("$OSB" session discard "$name" 2>&1); rc=$?
+	expect_eq "session discard ends the session" "0:" "$rc:$out"
+	host_unchanged "discard leaves the real workspace unchanged"
+	out=$("$OSB" session exec "$name" -- true 2>&1); rc=$?
+	expect_eq "a discarded session is gone" \
+		"125:osb-isolate: session: no session named $name (osb-isolate session list shows the running ones)" "$rc:$out"
+}
+
+# What a hostile session can leave in its layer must not make a commit read
+# or write outside the workspace: symlinks to a host directory (as a file
+# and in place of a directory), a hard link to a host file, a FIFO, a
+# whiteout made by hand, a socket (refused, and then nothing is applied).
+attack_case() { # identity
+	local id=$1 name="ovx$$-$1" pol out rc outside
+	WHO="$ME, identity $id, hostile layer"
+	make_ws
+	outside=$(mktemp -d "$T/outside.XXXXXX")
+	printf 'keep\n' >"$outside/target"
+	chmod -R a+rwX "$outside"
+	tree_state "$outside" >"$T/outside.before"
+	sha256sum /etc/passwd >"$T/passwd.before"
+	pol=$(policy "attack-$id" "$id")
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1) || { flunk "attack: session start" "$out"; return; }
+	out=$("$OSB" session exec "$name" -- sh -c "ln -s $outside/target evil; rm -r sub; ln -s $outside sub
+ln /etc/passwd hostlink 2>/dev/null && echo linked; mknod wh c 0 0 2>/dev/null && echo mknod
+rm c; mkfifo c; mkdir zz; python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"zz/sock\")'; echo done" 2>&1)
+	expect_eq "the session cannot hard-link a host file nor make a whiteout" "done" "$out"
+	out=$("$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "a socket in the layer: commit refused before the first write" \
+		"125:osb-isolate: session: commit refused, nothing was applied: zz/sock: a socket cannot be committed; remove it in the session" \
+		"$rc:$out"
+	host_unchanged "a refused commit applied nothing"
+	"$OSB" session exec "$name" -- rm zz/sock
+	out=$(timeout 60 "$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "commit of the hostile layer (a FIFO is made, never opened)" "0:committed 4 changes to $WS" "$rc:$out"
+	expect_eq "the planted symlinks are committed as symlinks, never followed" \
+		"$outside/target $outside p" "$(readlink "$WS/evil") $(readlink "$WS/sub") $(stat -c %F "$WS/c" | sed 's/fifo/p/')"
+	tree_state "$outside" >"$T/outside.after"
+	expect_eq "nothing outside the workspace was written" "" "$(diff "$T/outside.before" "$T/outside.after")"
+	expect_eq "the host file is untouched" "" "$(sha256sum /etc/passwd | diff "$T/passwd.before" -)"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+}
+
 # ---- a host without overlayfs -----------------------------------------------------------
 
 no_overlay_case() { # identity
@@ -479,6 +575,9 @@ for id in "${modes[@]}"; do
 		run_case "$id"
 		session_case "$id"
 		[ "$(id -u)" -eq 0 ] && session_alloc_case "$id"
+		commit_case "$id"
+		discard_case "$id"
+		attack_case "$id"
 	fi
 	no_overlay_case "$id"
 done

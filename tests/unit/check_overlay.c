@@ -11,11 +11,14 @@
  */
 #include "overlay-diff.h"
 #include "overlay-export.h"
+#include "overlay-commit.h"
 #include "util.h"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <check.h>
 #include <fcntl.h>
@@ -391,6 +394,159 @@ START_TEST(test_export_refuses_what_a_tar_layer_cannot_say_before_writing)
 }
 END_TEST
 
+/* Commit T/upper over T/lower: "" when it worked, else "CODE ERRNO:
+ * message"; *REPORT (may be NULL) the report's text. */
+static char *commit_text(bool rm_after_diff, char **report)
+{
+	int u = open(P("upper"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int l = open(P("lower"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	json_object *rep = NULL;
+	osb_diff *d = NULL;
+	osb_error err;
+	char *out = NULL;
+	int r;
+
+	ck_assert(u >= 0 && l >= 0);
+	ck_assert_int_eq(ovl_diff(u, l, true, &d, &err), 0);
+	if (rm_after_diff)
+		ck_assert_int_eq(unlink(P("upper/b")), 0);
+	r = ovl_commit(u, l, d, &rep, &err);
+	ck_assert(asprintf(&out, "%s%d %d: %s", r ? "" : "ok ", -r, r ? err.sys_errno : 0,
+	                   r ? err.message : "") > 0);
+	if (report)
+		*report = strdup(json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PLAIN |
+		                                                      JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(rep);
+	osb_diff_free(d);
+	close(u);
+	close(l);
+	return out;
+}
+
+START_TEST(test_commit_makes_the_workspace_what_the_session_saw)
+{
+	struct stat a, h, e, dd;
+	char *got, buf[32] = "";
+
+	mk_file("lower/a", "alpha\n", 0644);
+	mk_file("lower/gone", "g\n", 0644);
+	mk_dir("lower/d", 0755);
+	mk_file("lower/d/x", "x\n", 0644);
+	mk_file("lower/e", "e\n", 0644);
+	mk_file("upper/a", "alpha\nmore\n", 0644);
+	ck_assert_int_eq(link(P("upper/a"), P("upper/h")), 0);
+	mk_whiteout("upper/gone");
+	mk_file("upper/d", "now a file\n", 0640);
+	mk_file("upper/e", "e\n", 04755);
+	mk_dir("upper/n", 0755);
+	mk_dir("upper/n/ro", 0755);
+	mk_file("upper/n/ro/f", "f\n", 0600);
+	ck_assert_int_eq(chmod(P("upper/n/ro"), 0555), 0);
+	mk_link("../a", "upper/n/l");
+	ck_assert_int_eq(mkfifo(P("upper/n/p"), 0620), 0);
+	got = commit_text(false, NULL);
+	ck_assert_str_eq(got, "ok 0 0: ");
+	free(got);
+	/* The same again: nothing is left to do. */
+	got = diff_text();
+	ck_assert_msg(strcmp(got, "M e [M] file/file 4755/0755\n") == 0, "%s", got);
+	free(got);
+	ck_assert_int_eq(stat(P("lower/a"), &a), 0);
+	ck_assert_int_eq(stat(P("lower/h"), &h), 0);
+	ck_assert(a.st_ino == h.st_ino && a.st_nlink == 2);
+	ck_assert_int_eq(stat(P("lower/e"), &e), 0);
+	ck_assert_int_eq(e.st_mode & 07777, 0755);   /* never the setuid bit */
+	ck_assert_int_eq(stat(P("lower/n/ro"), &dd), 0);
+	ck_assert_int_eq(dd.st_mode & 07777, 0555);
+	ck_assert_int_eq(access(P("lower/n/ro/f"), F_OK), 0);
+	ck_assert_int_eq(access(P("lower/gone"), F_OK), -1);
+	ck_assert_int_eq(readlink(P("lower/n/l"), buf, sizeof(buf) - 1), 4);
+	ck_assert_str_eq(buf, "../a");
+	chmod(P("lower/n/ro"), 0755);
+	chmod(P("upper/n/ro"), 0755);
+}
+END_TEST
+
+START_TEST(test_commit_never_follows_a_symlink_of_either_layer)
+{
+	struct stat st;
+	char *got;
+
+	mk_link(P("outside"), "lower/lx");
+	mk_dir("upper/lx", 0755);
+	mk_file("upper/lx/secret", "mine\n", 0644);
+	mk_dir("lower/ly", 0755);
+	mk_file("lower/ly/f", "f\n", 0644);
+	mk_link(P("outside"), "upper/ly");
+	mk_link(P("outside/secret"), "upper/evil");
+	got = commit_text(false, NULL);
+	ck_assert_str_eq(got, "ok 0 0: ");
+	free(got);
+	ck_assert_int_eq(lstat(P("lower/lx"), &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(lstat(P("lower/ly"), &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(lstat(P("lower/evil"), &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	/* outside: its one file, unchanged */
+	ck_assert_int_eq(stat(P("outside/secret"), &st), 0);
+	ck_assert_int_eq(st.st_size, 2);
+	ck_assert_int_eq(access(P("outside/f"), F_OK), -1);
+}
+END_TEST
+
+START_TEST(test_commit_refused_before_the_first_write_applies_nothing)
+{
+	char *got, *rep = NULL;
+
+	mk_file("upper/a", "a\n", 0644);
+	mk_dir("upper/z", 0755);
+	ck_assert_int_eq(mknod(P("upper/z/dev"), S_IFIFO | 0644, 0), 0);
+	ck_assert_int_eq(unlink(P("upper/z/dev")), 0);
+	{
+		/* a socket: what a commit cannot make */
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", P("upper/z/sock"));
+		ck_assert_int_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+		close(s);
+	}
+	got = commit_text(false, &rep);
+	ck_assert_str_eq(got, "4099 22: commit refused, nothing was applied: z/sock: a socket "
+	                 "cannot be committed; remove it in the session");
+	ck_assert_msg(strstr(rep, "\"committed\":false,\"changes\":3,\"applied\":[],"
+	                     "\"not_applied\":[\"a\",\"z\",\"z/sock\"],\"failed\":{\"path\":"
+	                     "\"z/sock\"") != NULL, "%s", rep);
+	ck_assert_int_eq(access(P("lower/a"), F_OK), -1);
+	ck_assert_int_eq(access(P("lower/z"), F_OK), -1);
+	free(got);
+	free(rep);
+}
+END_TEST
+
+/* A step that fails after others were applied: the report says which. */
+START_TEST(test_commit_stopped_late_says_what_was_and_was_not_applied)
+{
+	char *got, *rep = NULL;
+
+	mk_file("upper/a", "a\n", 0644);
+	mk_file("upper/b", "b\n", 0644);
+	mk_file("upper/c", "c\n", 0644);
+	got = commit_text(true, &rep);   /* b goes before the commit reads it */
+	ck_assert_msg(strstr(got, "4099 2: commit stopped: ") == got &&
+	              strstr(got, "; 1 of 3 changes were applied, 2 were not (the report lists "
+	                     "them)"), "%s", got);
+	ck_assert_msg(strstr(rep, "\"committed\":false,\"changes\":3,\"applied\":[\"a\"],"
+	                     "\"not_applied\":[\"b\",\"c\"],\"failed\":{\"path\":\"b\"") != NULL,
+	              "%s", rep);
+	ck_assert_int_eq(access(P("lower/a"), F_OK), 0);
+	ck_assert_int_eq(access(P("lower/c"), F_OK), -1);
+	free(got);
+	free(rep);
+}
+END_TEST
+
 static Suite *overlay_suite(void)
 {
 	Suite *s = suite_create("overlay");
@@ -406,6 +562,10 @@ static Suite *overlay_suite(void)
 	tcase_add_test(tc, test_deeper_than_the_limit_is_refused);
 	tcase_add_test(tc, test_export_is_the_change_list_as_a_tar_layer);
 	tcase_add_test(tc, test_export_refuses_what_a_tar_layer_cannot_say_before_writing);
+	tcase_add_test(tc, test_commit_makes_the_workspace_what_the_session_saw);
+	tcase_add_test(tc, test_commit_never_follows_a_symlink_of_either_layer);
+	tcase_add_test(tc, test_commit_refused_before_the_first_write_applies_nothing);
+	tcase_add_test(tc, test_commit_stopped_late_says_what_was_and_was_not_applied);
 	suite_add_tcase(s, tc);
 	return s;
 }
