@@ -566,6 +566,14 @@ no_overlay_case() { # identity
 for it in json.load(sys.stdin)["items"]:
     if it["id"] == "overlay": print(it["status"])' 2>&1)
 	expect_eq "capabilities without overlayfs: overlay unavailable" "unavailable" "$out"
+	out=$("$NOOVERLAY" "$OSB" capabilities --json | python3 -c 'import json,sys
+for it in json.load(sys.stdin)["items"]:
+    if it["id"] in ("diff_supported", "commit_supported", "persist"):
+        print(it["id"], it["status"], "needs the overlay workspace, which is unavailable here" in it["reason"], it["remedy"] is not None)' 2>&1)
+	expect_eq "capabilities without overlayfs: diff and commit unavailable, with the reason and a remedy" \
+		"diff_supported unavailable True True
+commit_supported unavailable True True
+persist unavailable False True" "$out"
 }
 
 modes=(userns)
