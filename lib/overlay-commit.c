@@ -14,6 +14,11 @@
  * and renamed into place; no name is ever followed, in either layer.
  * Contents are read from the upper layer with osb_open_beneath().
  *
+ * Files up to 1 MiB are read whole and written with osb_write_file_beneath
+ * (atomic, not fsync'd; an entry another process made meanwhile is
+ * replaced), larger ones streamed through the writer (fsync'd each); the
+ * workspace's file system is synced once at the end.
+ *
  * All or nothing, as far as a file system allows: everything that can be
  * known before the first write is checked first (each entry's type, that
  * its directory is a directory or is made by an earlier change, hard link
@@ -43,6 +48,9 @@
 #include <sys/syscall.h>
 
 enum { NOT_APPLIED = 0, APPLIED = 1, MODE_PENDING = 2 };
+
+/* Files up to this size are read whole and written in one piece. */
+#define SMALL_FILE (1024u * 1024u)
 
 struct commit {
 	int upper, ws;
@@ -196,12 +204,54 @@ static int finish_entry(struct commit *c, const ovl_entry *e, mode_t type)
 	return r < 0 ? step_fail(c, -r, e->path, "setting its mode and owner") : 0;
 }
 
-static int write_file(struct commit *c, const ovl_entry *e, bool noreplace)
+/* A small file in one piece: read whole, written with
+ * osb_write_file_beneath (atomic, not fsync'd: apply_all syncs the file
+ * system once at the end instead of twice per file). */
+/* Read the whole of the session's file E (SIZE + 1 bytes of room) into BUF. */
+static int read_small(struct commit *c, const ovl_entry *e, char *buf)
 {
-	osb_file_writer *w = osb_writer_open_beneath(c->ws, e->path, 0600, &c->step);
+	_cleanup_close_ int src = osb_open_beneath(c->upper, e->path, O_RDONLY, 0, &c->step);
+	size_t got = 0;
+
+	if (src < 0)
+		return src;
+	while (got <= e->c.size) {
+		ssize_t n = read(src, buf + got, e->c.size + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return step_fail(c, errno, e->path, "reading the session's file");
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return got == e->c.size ? 0 : step_fail(c, ESTALE, e->path, "it changed size since it "
+	                                        "was listed");
+}
+
+static int write_small(struct commit *c, const ovl_entry *e)
+{
+	char *buf = malloc(e->c.size + 1);
 	int r;
 
-	if (!w)
+	if (!buf)
+		return osb_err_set(&c->step, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	r = read_small(c, e, buf);
+	if (r == 0 && osb_write_file_beneath(c->ws, e->path, buf, e->c.size, 0600, &c->step) < 0)
+		r = -OSB_E_IO;
+	free(buf);
+	return r < 0 ? r : finish_entry(c, e, S_IFREG);
+}
+
+static int write_file(struct commit *c, const ovl_entry *e, bool noreplace)
+{
+	osb_file_writer *w;
+	int r;
+
+	if (e->c.size <= SMALL_FILE)
+		return write_small(c, e);
+	if (!(w = osb_writer_open_beneath(c->ws, e->path, 0600, &c->step)))
 		return -OSB_E_IO;
 	r = copy_into(c, e->path, w);
 	if (r == 0)
@@ -356,6 +406,22 @@ static void deferred_modes(struct commit *c)
 	}
 }
 
+/* What the one-piece writes left in the page cache, on disk now (ws may be
+ * an O_PATH fd, which syncfs refuses). */
+static void sync_ws(struct commit *c)
+{
+	int fd = openat(c->ws, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), e = 0;
+
+	if (fd < 0 || syncfs(fd) != 0)
+		e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (e && c->failed == SIZE_MAX) {
+		step_fail(c, e, ".", "syncing the workspace's file system");
+		c->failed = SIZE_MAX - 1;
+	}
+}
+
 static void apply_all(struct commit *c)
 {
 	for (size_t i = 0; i < c->d->n && c->failed == SIZE_MAX; i++) {
@@ -367,6 +433,7 @@ static void apply_all(struct commit *c)
 			c->state[i] = (unsigned char)r;
 	}
 	deferred_modes(c);
+	sync_ws(c);
 }
 
 /* ---- checks before the first write ------------------------------------------------- */
