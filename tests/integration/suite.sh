@@ -576,11 +576,35 @@ t_root_mode() {
 	case "$err" in *"is not writable by the sandbox's host ids "*"(allocated;"*) ok "the refusal names the host ids";; *) not_ok "the refusal names the host ids" "$err";; esac
 }
 
+# ---- nothing outlives its caller ------------------------------------------------
+# A caller killed with SIGKILL (no chance to clean up) takes its sandbox
+# with it: bwrap --die-with-parent, kept by the init across its own id
+# switch in root mode (the kernel clears the parent-death signal when a
+# process changes its ids). Were the sandbox to outlive the caller, it would
+# also keep running as host ids whose lock died with the caller.
+t_caller_killed() {
+	new_ws
+	local marker="29.$$$RANDOM" cli i
+	"$OSB" run -- sleep "$marker" &
+	cli=$!
+	for ((i = 0; i < 100; i++)); do pgrep -x -f "sleep $marker" >/dev/null && break; sleep 0.05; done
+	kill -9 "$cli"
+	wait "$cli" 2>/dev/null
+	for ((i = 0; i < 60; i++)); do pgrep -x -f "sleep $marker" >/dev/null || break; sleep 0.05; done
+	if pgrep -x -f "sleep $marker" >/dev/null; then
+		not_ok "kill -9 of the caller ends the sandbox's command" "$(pgrep -a -x -f "sleep $marker")"
+		pkill -9 -x -f "sleep $marker"
+	else
+		ok "kill -9 of the caller ends the sandbox's command (within 3 s)"
+	fi
+}
+
 echo "# integration suite as $WHO"
 for t in t_pid_isolation t_identity_view t_private_tmp t_usr_readonly t_workspace_write \
 	t_workspace_refused t_no_network t_env_secrets t_streams t_output_limit t_exit_codes \
 	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_seccomp_policy t_escape_suite t_escape_skip_path t_mode t_root_mode \
-	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect t_git_hooks t_layout t_benign; do
+	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect t_git_hooks t_layout t_benign \
+	t_caller_killed; do
 	"$t"
 done
 echo "# as $WHO"
