@@ -37,6 +37,8 @@
 #define EXIT_FOUND 1
 #define EXIT_TROUBLE 2
 #define WRAP_WIDTH 78
+/* A load or request error as the review commands say it. */
+#define MSG_SIZE (sizeof(((osb_error *)0)->message) + PATH_MAX + 64)
 
 extern char **environ;
 
@@ -106,37 +108,36 @@ static int request_skip;
 
 /* Apply the execd request in PATH to P, as the library does for execd
  * (osb_policy_apply_json); 0, or EXIT_TROUBLE said. */
-static int apply_request(osb_policy *p, const char *path)
+static int apply_request(osb_policy *p, const char *path, char *msg, size_t size)
 {
 	_cleanup_free_ char *text = NULL;
 	osb_error err = { 0 };
 	size_t len;
 	int r = rv_read_file(path, RV_MAX_POLICY_BYTES, &text, &len);
 
-	if (r < 0) {
-		fprintf(stderr, "%s: request: cannot read %s: %s\n", prog, path, strerror(-r));
-		return EXIT_TROUBLE;
-	}
-	if (strlen(text) != len) {
-		fprintf(stderr, "%s: request: %s: NUL byte in the request\n", prog, path);
-		return EXIT_TROUBLE;
-	}
-	if (osb_policy_apply_json(p, text, &err) < 0) {
-		fprintf(stderr, "%s: request: %s: %s\n", prog, path, err.message);
-		return EXIT_TROUBLE;
-	}
-	return 0;
+	if (r < 0)
+		snprintf(msg, size, "request: cannot read %s: %s", path, strerror(-r));
+	else if (strlen(text) != len)
+		snprintf(msg, size, "request: %s: NUL byte in the request", path);
+	else if (osb_policy_apply_json(p, text, &err) < 0)
+		snprintf(msg, size, "request: %s: %s", path, err.message);
+	else
+		return 0;
+	fprintf(stderr, "%s: %s\n", prog, msg);
+	return EXIT_TROUBLE;
 }
 
 static int load(const char *name, loaded *l, const char *cmd)
 {
 	osb_error err = { 0 };
 	osb_policy *p = osb_policy_load(name, &err);
+	char msg[MSG_SIZE];
 	int r;
 
 	if (!p)
 		return load_error(&err);
-	if (request_path && request_skip-- == 0 && (r = apply_request(p, request_path)) != 0) {
+	if (request_path && request_skip-- == 0 &&
+	    (r = apply_request(p, request_path, msg, sizeof(msg))) != 0) {
 		osb_policy_free(p);
 		return r;
 	}
@@ -355,7 +356,7 @@ static void lint_help(void)
 	       "A comment \"# osb-lint: waive CODE[,CODE...] -- REASON\" on the line before a\n"
 	       "directive waives those findings of that directive (before the version line:\n"
 	       "findings about defaults); waived findings are still listed.\n\n"
-	       "      --json                 print one JSON object per policy\n"
+	       "      --json                 print one JSON object for every policy named\n"
 	       "                             (docs/lint.schema.json)\n"
 	       "      --no-waivers           honour no waiver: every finding counts\n"
 	       "      --allow-waivers=CODES  honour waivers of these codes only (W107,W115)\n"
@@ -422,29 +423,47 @@ static void lint_print(const lint_report *r, const char *name)
 	printf("%s: %zu finding%s, %zu waived\n", name, r->n, r->n == 1 ? "" : "s", r->n_waived);
 }
 
-static int lint_one(const char *name, bool json, const char *allowed)
+/* Load NAME for lint; 0, or 2 with the reason in MSG (also said on
+ * standard error). */
+static int lint_load(const char *name, loaded *l, char *msg, size_t size)
+{
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_load(name, &err);
+	int r;
+
+	snprintf(msg, size, "%s", err.message);
+	if (!p)
+		return load_error(&err);
+	if (request_path && request_skip-- == 0 &&
+	    (r = apply_request(p, request_path, msg, size)) != 0) {
+		osb_policy_free(p);
+		return r;
+	}
+	snprintf(msg, size, "the library reports a rule this osb-isolate does not know");
+	return model_of(l, p, "lint");
+}
+
+/* Lint NAME: its report as text, or into J. Returns 0 no open finding, 1
+ * findings, 2 a policy that does not load (or no memory). */
+static int lint_one(const char *name, lint_json *j, const char *allowed)
 {
 	loaded l = { 0 };
-	int status = load(name, &l, "lint");
+	char msg[MSG_SIZE];
+	int status = lint_load(name, &l, msg, sizeof(msg));
 	lint_report r;
-	char *out = NULL;
 
 	if (status)
-		return status;
+		return j && lint_json_add(j, name, NULL, msg, status) < 0 ? nomem("lint") : status;
 	if (lint_policy(&l.m, &r) < 0) {
 		unload(&l);
 		return nomem("lint");
 	}
 	refuse_waivers(&r, allowed);
-	if (json && !(out = lint_render_json(&r, name)))
+	status = r.n > r.n_waived ? EXIT_FOUND : 0;
+	if (j && lint_json_add(j, name, &r, NULL, status) < 0)
 		status = nomem("lint");
-	else if (json)
-		puts(out);
-	else
+	else if (!j)
 		lint_print(&r, name);
-	if (!status)
-		status = r.n > r.n_waived ? EXIT_FOUND : 0;
-	free(out);
 	lint_report_free(&r);
 	unload(&l);
 	return status;
@@ -463,6 +482,8 @@ int cmd_lint(int argc, char **argv)
 	};
 	const char *allowed = NULL;
 	bool json = false;
+	lint_json *j = NULL;
+	char *out;
 	int c, worst = 0;
 
 	opts_reset();
@@ -490,12 +511,21 @@ int cmd_lint(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error(argv[0], "no policy given");
+	if (json && !(j = lint_json_new()))
+		return nomem("lint");
 	for (int i = optind; i < argc; i++) {
-		int s = lint_one(argv[i], json, allowed);
+		int s = lint_one(argv[i], j, allowed);
 
 		if (s > worst)
 			worst = s;
 	}
+	if (!j)
+		return worst;
+	/* One document for every policy named, so that CI reads one. */
+	if (!(out = lint_json_finish(j, worst)))
+		return nomem("lint");
+	puts(out);
+	free(out);
 	return worst;
 }
 

@@ -90,7 +90,52 @@ char *check_json_finish(check_json *j, int status)
 	return rv_json_take(root);
 }
 
-char *lint_render_json(const lint_report *r, const char *name)
+struct lint_json {
+	json_object *root, *policies;
+	size_t total, waived, open;
+};
+
+lint_json *lint_json_new(void)
+{
+	lint_json *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->root = json_object_new_object();
+	j->policies = json_object_new_array();
+	if (!j->root || !j->policies) {
+		json_object_put(j->root);
+		json_object_put(j->policies);
+		free(j);
+		return NULL;
+	}
+	add_str(j->root, "schema", "osb-isolate/lint/2");
+	json_object_object_add(j->root, "policies", j->policies);
+	return j;
+}
+
+static json_object *finding_json(const lint_finding *f)
+{
+	json_object *v = json_object_new_object();
+
+	if (!v)
+		return NULL;
+	add_str(v, "code", f->rule->code);
+	add_str(v, "name", f->rule->name);
+	add_str(v, "severity", f->rule->sev == LINT_ERROR ? "error" : "warning");
+	add_str(v, "message", f->message);
+	add_str(v, "file", f->file);
+	json_object_object_add(v, "line", json_object_new_int((int)f->line));
+	json_object_object_add(v, "column", json_object_new_int((int)f->col));
+	json_object_object_add(v, "from_default", json_object_new_boolean(f->from_default));
+	add_str(v, "waiver", f->waiver);
+	json_object_object_add(v, "waiver_line", f->waiver ? json_object_new_int((int)f->waiver_line)
+	                                                  : NULL);
+	return v;
+}
+
+int lint_json_add(lint_json *j, const char *name, const lint_report *r, const char *error,
+                  int status)
 {
 	json_object *o = json_object_new_object(), *list = json_object_new_array();
 	size_t open = 0;
@@ -98,33 +143,42 @@ char *lint_render_json(const lint_report *r, const char *name)
 	if (!o || !list) {
 		json_object_put(o);
 		json_object_put(list);
-		return NULL;
+		return -ENOMEM;
 	}
-	add_str(o, "schema", "osb-isolate/lint/1");
 	add_str(o, "policy", name);
-	for (size_t i = 0; i < r->n; i++) {
-		const lint_finding *f = &r->v[i];
-		json_object *v = json_object_new_object();
+	json_object_object_add(o, "status", json_object_new_int(status));
+	add_str(o, "error", error);
+	for (size_t i = 0; r && i < r->n; i++) {
+		json_object *v = finding_json(&r->v[i]);
 
-		add_str(v, "code", f->rule->code);
-		add_str(v, "name", f->rule->name);
-		add_str(v, "severity", f->rule->sev == LINT_ERROR ? "error" : "warning");
-		add_str(v, "message", f->message);
-		add_str(v, "file", f->file);
-		json_object_object_add(v, "line", json_object_new_int((int)f->line));
-		json_object_object_add(v, "column", json_object_new_int((int)f->col));
-		json_object_object_add(v, "from_default", json_object_new_boolean(f->from_default));
-		add_str(v, "waiver", f->waiver);
-		json_object_object_add(v, "waiver_line", f->waiver ? json_object_new_int((int)f->waiver_line)
-		                                                  : NULL);
-		json_object_array_add(list, v);
-		open += !f->waiver;
+		if (!v || json_object_array_add(list, v) < 0) {
+			json_object_put(v);
+			json_object_put(list);
+			json_object_put(o);
+			return -ENOMEM;
+		}
+		open += !r->v[i].waiver;
 	}
 	json_object_object_add(o, "findings", list);
-	json_object_object_add(o, "total", json_object_new_int((int)r->n));
-	json_object_object_add(o, "waived", json_object_new_int((int)r->n_waived));
+	json_object_object_add(o, "total", json_object_new_int(r ? (int)r->n : 0));
+	json_object_object_add(o, "waived", json_object_new_int(r ? (int)r->n_waived : 0));
 	json_object_object_add(o, "open", json_object_new_int((int)open));
-	return rv_json_take(o);
+	j->total += r ? r->n : 0;
+	j->waived += r ? r->n_waived : 0;
+	j->open += open;
+	return json_object_array_add(j->policies, o) < 0 ? (json_object_put(o), -ENOMEM) : 0;
+}
+
+char *lint_json_finish(lint_json *j, int status)
+{
+	json_object *root = j->root;
+
+	json_object_object_add(root, "total", json_object_new_int((int)j->total));
+	json_object_object_add(root, "waived", json_object_new_int((int)j->waived));
+	json_object_object_add(root, "open", json_object_new_int((int)j->open));
+	json_object_object_add(root, "status", json_object_new_int(status));
+	free(j);
+	return rv_json_take(root);
 }
 
 const char *diff_verdict(const diff_report *d)

@@ -26,8 +26,19 @@ void check_json_status(check_json *j, int status);
  * STATUS; frees J. */
 char *check_json_finish(check_json *j, int status);
 
-/* One JSON object for lint's report of NAME (malloc'd; NULL: no memory). */
-char *lint_render_json(const lint_report *r, const char *name);
+/* Lint reports of several policies, gathered for one JSON object
+ * (docs/lint.schema.json). */
+typedef struct lint_json lint_json;
+
+lint_json *lint_json_new(void);
+/* The entry of policy NAME: its report R (NULL when it did not load, ERROR
+ * then saying why) and its STATUS (0 no open finding, 1 findings, 2 not
+ * loaded). 0 or -ENOMEM. */
+int lint_json_add(lint_json *j, const char *name, const lint_report *r, const char *error,
+                  int status);
+/* The whole object (malloc'd; NULL: no memory), with the command's exit
+ * STATUS; frees J. */
+char *lint_json_finish(lint_json *j, int status);
 
 /* The overall direction of a diff: "equal" (no difference), "neutral"
  * (differences, none wider or narrower), "narrower", "wider" or "mixed". */

@@ -493,10 +493,26 @@ EOF
 then ok "check --json: statuses, positions, codes, hint"; else not_ok "check --json: content (exit $rc)"; fi
 run "$OSB" lint --json ./waived.policy
 valid lint.schema.json "lint --json: valid (exit $rc)"
-if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["findings"][0]; assert (d["open"],d["waived"],f["code"],f["waiver"],f["waiver_line"])==(0,1,"W107","talks to the package registry",16), d' "$tmp/out"; then
+if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["policies"][0]; f=d["findings"][0]; assert (d["open"],d["waived"],f["code"],f["waiver"],f["waiver_line"])==(0,1,"W107","talks to the package registry",16), d' "$tmp/out"; then
 	ok "lint --json: the waived finding"; else not_ok "lint --json: content (exit $rc)"; fi
+# Several policies: one document, one entry per policy in the order given, a
+# policy that does not load among them with its error.
+run "$OSB" lint --json ./safe.policy ./waived.policy ./typo.policy ./nowall.policy
+valid lint.schema.json "lint --json of several policies: one valid document (exit $rc)"
+if [ "$rc" = 2 ] && python3 - "$tmp/out" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == 2 and d["open"] == 1 and d["waived"] == 1, d
+p = d["policies"]
+assert [e["policy"] for e in p] == ["./safe.policy", "./waived.policy", "./typo.policy", "./nowall.policy"], p
+assert [e["status"] for e in p] == [0, 0, 2, 1], p
+assert p[2]["error"] == './typo.policy:2:3: unknown directive "netwrok" (did you mean "network"?)', p[2]
+assert p[2]["findings"] == [] and p[0]["error"] is None, p
+assert p[3]["findings"][0]["code"] == "W114", p[3]
+EOF
+then ok "lint --json of several policies: entries, statuses, the load error"; else not_ok "lint --json of several policies (exit $rc)"; fi
 run "$OSB" lint --json --no-waivers ./waived.policy
-if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert (d["open"],d["waived"],d["findings"][0]["waiver"])==(1,0,None), d' "$tmp/out"; then
+if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["policies"][0]; assert (d["open"],d["waived"],d["findings"][0]["waiver"])==(1,0,None), d' "$tmp/out"; then
 	ok "lint --no-waivers: a waiver does not make lint pass"; else not_ok "lint --no-waivers (exit $rc)"; fi
 expect_rc "lint --allow-waivers=W107 honours W107" 0 -- "$OSB" lint --allow-waivers=W107 ./waived.policy
 expect_rc "lint --allow-waivers=W115,W111 refuses W107" 1 -- "$OSB" lint --allow-waivers=W115,W111 ./waived.policy
