@@ -79,6 +79,25 @@ int plan_mode(const osb_policy *p, const host_facts *h, bool *userns, osb_error 
 	                   "reason and the remedy", strerror(e));
 }
 
+/* A hide in the workspace or in a writable bind would have bwrap make its
+ * mount point in a directory the sandbox can write, in this run or an
+ * earlier one, following any symlink planted there (docs/ARCHITECTURE.md,
+ * "Plan"): refused, whatever the workspace's mode. */
+static int plan_check_hide_place(const plan *pl, const pol_mount *m, const plan_bind *b,
+                                 osb_error *err)
+{
+	bool ws = pl->ws_dest && strcmp(b->dest, pl->ws_dest) == 0;
+
+	if (m->kind != MNT_HIDE || b->reprotect || !(ws || b->writable) || !dest_within(m->path, b->dest))
+		return 0;
+	return osb_err_set(err, OSB_E_POLICY, 0, "plan",
+	                   "%s:%u: hide %s lies in the %s %s (%s:%u): bwrap would make its mount "
+	                   "point in a directory the sandbox can write; keep what the command must "
+	                   "not read out of it (\"read-only workspace:REL\" keeps a path of the "
+	                   "workspace from being changed)", m->o.file, m->o.line, m->path,
+	                   ws ? "workspace" : "writable", b->dest, b->o.file, b->o.line);
+}
+
 /* No mount may silently cover another: refuse layouts where segment order
  * would hide a grant (docs/ARCHITECTURE.md, "Plan"). */
 static int plan_check_layout(const plan *pl, osb_error *err)
@@ -94,6 +113,8 @@ static int plan_check_layout(const plan *pl, osb_error *err)
 		for (size_t j = 0; j < pl->n_binds; j++) {
 			const plan_bind *b = &pl->binds[j];
 
+			if (plan_check_hide_place(pl, m, b, err) < 0)
+				return -OSB_E_POLICY;
 			if (m->kind == MNT_HIDE && dest_within(b->dest, m->path))
 				return osb_err_set(err, OSB_E_POLICY, 0, "plan",
 				                   "%s:%u: hide %s would cover the bind of %s (%s:%u); "

@@ -35,6 +35,15 @@ static const lint_rule lint_table[] = {
 	  "host the sandbox cannot be built, so osb-isolate refuses to start this policy on this "
 	  "host. Hide the directory that holds the file, or do not show the file at all (root "
 	  "none with the binds the code needs)." },
+	{ "E104", "mount-layout", LINT_ERROR,
+	  "Mounts whose order would silently take a grant away, or whose making would touch a "
+	  "directory the sandbox can write, are refused when the sandbox is set up: a hide over "
+	  "a bind, a write path or the workspace; a tmpfs, dev or proc mount beneath one (the "
+	  "bind, mounted after it, would cover it); a hide in a write path or the workspace "
+	  "(bwrap would make its mount point there, on the host, following any symbolic link the "
+	  "sandbox planted). Remove one of the two rules; to keep a path of the workspace from "
+	  "being changed, use \"read-only workspace:REL\"; keep what the command must not read "
+	  "out of the workspace." },
 	{ "W101", "write-home", LINT_WARNING,
 	  "A writable home directory lets the sandbox plant code that runs outside it later: "
 	  "shell startup files, ~/.ssh/authorized_keys, ~/.config/autostart, ~/.local/bin on "
@@ -375,6 +384,57 @@ static int lint_hides(const review_policy *p, lint_report *r)
 	return 0;
 }
 
+/* A writable or bound place a mount can meet: its path, what it is, and
+ * whether a hide may lie in it (not in a read-only bind of the host). */
+typedef struct place {
+	const char *path, *what;
+	const rv_origin *o;
+	bool writable;
+} place;
+
+/* E104 for mount M against PL: the launch's layout refusals
+ * (plan_check_layout), where the text decides them. */
+static int layout_finding(const rv_mount *m, const place *pl, lint_report *r)
+{
+	char at[PATH_MAX + 32];
+	const char *k = rv_mount_words[m->kind];
+
+	rv_origin_str(pl->o, at, sizeof(at));
+	if (m->kind == MNT_HIDE && pl->writable && rv_within(m->path, pl->path))
+		return lint_add_finding(r, "E104", &m->o, "\"hide %s\" lies in the %s %s (%s): bwrap "
+		                        "would make its mount point in a directory the sandbox can "
+		                        "write", m->path, pl->what, pl->path, at);
+	if (m->kind == MNT_HIDE && rv_within(pl->path, m->path))
+		return lint_add_finding(r, "E104", &m->o, "\"hide %s\" would cover the bind of %s (%s)",
+		                        m->path, pl->path, at);
+	if ((m->kind == MNT_TMPFS || m->kind == MNT_DEV || m->kind == MNT_PROC) &&
+	    rv_within(m->path, pl->path))
+		return lint_add_finding(r, "E104", &m->o, "\"%s %s\" would be covered by the bind of %s "
+		                        "(%s)", k, m->path, pl->path, at);
+	return 0;
+}
+
+static int lint_layout(const review_policy *p, lint_report *r)
+{
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const rv_mount *m = &p->mounts[i];
+		size_t before = r->n;
+		int e = 0;
+
+		if (p->ws_dest && p->ws_mode != WS_NONE)
+			e = layout_finding(m, &(place){ p->ws_dest, "workspace", &p->ws_set.o, true }, r);
+		for (size_t j = 0; j < p->n_writes && e == 0 && r->n == before; j++)
+			e = layout_finding(m, &(place){ p->writes[j].s, "writable", &p->writes[j].o, true }, r);
+		for (size_t j = 0; j < p->n_mounts && e == 0 && r->n == before; j++)
+			if (p->mounts[j].kind == MNT_RO_BIND && j != i)
+				e = layout_finding(m, &(place){ p->mounts[j].path, "bind", &p->mounts[j].o,
+				                                false }, r);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
 static int lint_limits(const review_policy *p, lint_report *r)
 {
 	if (!p->limit_set[LIM_WALL].set)
@@ -543,7 +603,7 @@ int lint_policy(const review_policy *p, lint_report *r)
 	if ((e = lint_identity(p, r)) < 0 || (e = lint_writes(p, r)) < 0 ||
 	    (e = lint_exposure(p, r)) < 0 || (e = lint_network_seccomp(p, r)) < 0 ||
 	    (e = lint_env(p, r)) < 0 || (e = lint_env_comments(p, r)) < 0 ||
-	    (e = lint_hides(p, r)) < 0 || (e = lint_limits(p, r)) < 0 ||
+	    (e = lint_hides(p, r)) < 0 || (e = lint_layout(p, r)) < 0 || (e = lint_limits(p, r)) < 0 ||
 	    (e = lint_include_widening(p, r)) < 0 || (e = lint_waivers(p, r)) < 0) {
 		lint_report_free(r);
 		return e;

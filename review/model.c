@@ -238,6 +238,8 @@ static int keyword_scalar(review_policy *m, const osb_rule *r, const char *d)
 	} else if (strcmp(d, "workspace") == 0) {
 		if ((e = keyword_put(r, rv_ws_words, 4, &k, &m->ws_set)) == 0)
 			m->ws_mode = (enum ws_mode)k;
+		if (e == 0 && r->n_args >= 2 && r->args[1][0] == '/')
+			e = name_put(&m->ws_dest, r->args[1]);
 	} else if (strcmp(d, "network") == 0) {
 		if ((e = keyword_put(r, rv_net_words, 2, &k, &m->net_set)) == 0)
 			m->net = (enum net_mode)k;
@@ -369,6 +371,7 @@ void review_model_free(review_policy *m)
 	free(m->sc_rules);
 	free(m->user_name);
 	free(m->hostname);
+	free(m->ws_dest);
 	free(m->sc_group);
 	memset(m, 0, sizeof(*m));
 }

@@ -80,6 +80,7 @@ typedef struct review_policy {
 	enum root_kind root;           rv_set root_set;
 	rv_mount *mounts; size_t n_mounts;
 	enum ws_mode ws_mode;          rv_set ws_set;
+	char *ws_dest;                 /* "workspace rw DEST"; NULL: the host path */
 	enum net_mode net;             rv_set net_set;
 	rv_set caller_net;
 	enum env_base env_base;        rv_set env_base_set;

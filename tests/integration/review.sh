@@ -452,6 +452,25 @@ expect "check: hide of a file is an error" 2 "./hidefile.policy:6:1: error: \"hi
 run "$OSB" explain --host --workspace ws ./hidefile.policy
 if [ "$rc" = 2 ] && grep -q 'hide /etc/passwd' "$tmp/err"; then ok "explain --host: hide of a file fails (exit 2)"; else
 	not_ok "explain --host: hide of a file (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
+# Mount layouts the launch refuses, said by check when the text decides them.
+printf 'osb-policy 1\nproc /proc\nlimit wall 1m\nwrite-root /srv\nwrite /srv/a\nhide /srv/a/b\n' >hideinwrite.policy
+expect "check: a hide in a write path is an error" 2 "./hideinwrite.policy:6:1: error: \"hide /srv/a/b\" lies in the writable /srv/a (./hideinwrite.policy:5): bwrap would make its mount point in a directory the sandbox can write [E104]"$'\n' \
+	-- "$OSB" check ./hideinwrite.policy
+printf 'osb-policy 1\nproc /proc\nlimit wall 1m\nwrite-root /srv\nwrite /srv/a\nhide /srv\n' >hideoverwrite.policy
+expect "check: a hide over a write path is an error" 2 "./hideoverwrite.policy:6:1: error: \"hide /srv\" would cover the bind of /srv/a (./hideoverwrite.policy:5) [E104]"$'\n' \
+	-- "$OSB" check ./hideoverwrite.policy
+printf 'osb-policy 1\nproc /proc\nlimit wall 1m\nroot none\nro-bind /usr\nhide /usr/share\nworkspace ro /work\nhide /work/x\n' >hideinws.policy
+expect "check: a hide in the workspace's DEST is an error, one in a read-only bind is not" 2 "./hideinws.policy:8:1: error: \"hide /work/x\" lies in the workspace /work (./hideinws.policy:7): bwrap would make its mount point in a directory the sandbox can write [E104]"$'\n' \
+	-- "$OSB" check ./hideinws.policy
+printf 'osb-policy 1\nproc /proc\nlimit wall 1m\nro-bind /usr\ntmpfs /usr/x\n' >tmpfsinbind.policy
+expect "check: a tmpfs a bind would cover is an error" 2 "./tmpfsinbind.policy:5:1: error: \"tmpfs /usr/x\" would be covered by the bind of /usr (./tmpfsinbind.policy:4) [E104]"$'\n' \
+	-- "$OSB" check ./tmpfsinbind.policy
+mkdir -p ws/sub
+printf 'osb-policy 1\ninclude strict\nhide %s/ws/sub\n' "$tmp" >hidews.policy
+run "$OSB" explain --host --workspace ws ./hidews.policy
+if [ "$rc" = 2 ] && grep -q "hidews.policy:3: hide $tmp/ws/sub lies in the workspace $tmp/ws" "$tmp/err"; then
+	ok "explain --host: a hide in the workspace fails (exit 2)"; else
+	not_ok "explain --host: a hide in the workspace (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
 printf 'osb-policy 1\nroot none\nro-bind /usr\nproc /proc\nlimit wall 1m\n' >noloader.policy
 run "$OSB" explain --host --workspace ws ./noloader.policy
 if [ "$rc" = 2 ] && grep -q 'dynamic loader' "$tmp/err"; then ok "explain --host: a view without the loader fails (exit 2)"; else

@@ -508,6 +508,20 @@ t_layout() {
 	printf 'osb-policy 1\ninclude %s\nhide %s\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" "$(dirname "$WS")" > "$WS/hidews.policy"
 	err=$("$OSB" run --policy "$WS/hidews.policy" -- true 2>&1); rc=$?
 	expect_eq "a hide over the workspace is refused, never a hidden grant (125)" "125" "$rc"
+	# A hide in the workspace would have bwrap make its mount point in a
+	# directory the sandbox can write (on the host) and follow a link planted
+	# there: refused before anything is made, naming the rule.
+	printf 'osb-policy 1\ninclude %s\nhide %s/nothere/deeper\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" "$WS" > "$WS/hidein.policy"
+	err=$("$OSB" run --policy "$WS/hidein.policy" -- true 2>&1); rc=$?
+	expect_eq "a hide in the workspace is refused (125)" "125" "$rc"
+	case "$err" in *"$WS/hidein.policy:3: hide $WS/nothere/deeper lies in the workspace $WS"*) ok "... naming the hide and the workspace";;
+		*) not_ok "... naming the hide and the workspace" "$err";; esac
+	[ ! -e "$WS/nothere" ] && ok "... and no mount point was made on the host" || not_ok "... and no mount point was made on the host"
+	ln -s "$STAGE" "$WS/planted"
+	printf 'osb-policy 1\ninclude %s\nhide %s/planted/bin\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" "$WS" > "$WS/hidelink.policy"
+	err=$("$OSB" run --policy "$WS/hidelink.policy" -- true 2>&1); rc=$?
+	expect_eq "a hide through a link planted in the workspace is refused (125)" "125" "$rc"
+	rm -f "$WS/planted"
 }
 
 # Ordinary work keeps working under the filter and the guards.

@@ -303,7 +303,12 @@ static const struct lint_case {
 } lint_cases[] = {
 	{ "write home", "", NULL, g_write_home, "W101 \"write /home/alice\" makes a home directory writable\n" },
 	{ "write /root", "", NULL, g_write_root_home, "W101 \"write /root\" makes a home directory writable\n" },
-	{ "write /", "", NULL, g_write_slash, "W102 \"write /\" makes the whole host file system writable\n"
+	{ "write /", "", NULL, g_write_slash,
+	  "E104 \"tmpfs /tmp\" would be covered by the bind of / (t.policy:99)\n"
+	  "E104 \"tmpfs /run\" would be covered by the bind of / (t.policy:99)\n"
+	  "E104 \"dev /dev\" would be covered by the bind of / (t.policy:99)\n"
+	  "E104 \"proc /proc\" would be covered by the bind of / (t.policy:99)\n"
+	  "W102 \"write /\" makes the whole host file system writable\n"
 	  "W106 \"write /\" makes the host's /run/docker.sock reachable\n"
 	  "W108 \"write /\" shares the host's /tmp\n" },
 	{ "write /etc", "", NULL, g_write_etc, "W103 \"write /etc/cron.d\" makes host configuration writable\n" },
@@ -340,7 +345,12 @@ static const struct lint_case {
 	  "tmpfs /run\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
 	  "W106 \"ro-bind /\" makes the host's /run/docker.sock reachable\n"
 	  "W108 \"ro-bind /\" shares the host's /tmp\n"
-	  "W118 \"ro-bind /\" shows every Unix socket of the host the sandbox identity can reach\n" },
+	  "W118 \"ro-bind /\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  /* The launch refuses mounts a bind of / would cover. */
+	  "E104 \"tmpfs /tmp\" would be covered by the bind of / (t.policy:2)\n"
+	  "E104 \"tmpfs /run\" would be covered by the bind of / (t.policy:2)\n"
+	  "E104 \"dev /dev\" would be covered by the bind of / (t.policy:2)\n"
+	  "E104 \"proc /proc\" would be covered by the bind of / (t.policy:2)\n" },
 	{ "X11 dir bound", "ro-bind /tmp/.X11-unix\n", NULL, NULL,
 	  "W108 \"ro-bind /tmp/.X11-unix\" shares the host's /tmp\n" },
 	{ "root none needs no tmpfs", NULL, "osb-policy 1\nproc /proc\nlimit wall 1m\n", NULL, "" },
