@@ -636,9 +636,11 @@ static void diff_help(void)
 	printf("Usage: %s diff [OPTION]... POLICY_A POLICY_B\n"
 	       "Show the semantic difference between two effective policies: rules added (+),\n"
 	       "removed (-) and changed (~), each marked wider, narrower or neutral and followed\n"
-	       "by its origin, the overall verdict (equal, neutral, narrower, wider or mixed),\n"
-	       "then the audit scores of both. Comments, layout, the order of list directives\n"
-	       "and includes never show up.\n\n"
+	       "by its origin; what they change of the effective view (host paths readable or\n"
+	       "writable, network, secrets that pass, calls let through, limits, identity),\n"
+	       "with the rule that decides it on each side; the overall verdict (equal,\n"
+	       "neutral, narrower, wider or mixed), then the audit scores of both. Comments,\n"
+	       "layout, the order of list directives and includes never show up.\n\n"
 	       "      --json          print one JSON object (docs/diff.schema.json)\n"
 	       "      --narrower-ok   exit 0 when POLICY_B is narrower than or equal to\n"
 	       "                      POLICY_A (no change is wider), 1 otherwise\n"
@@ -648,7 +650,21 @@ static void diff_help(void)
 	       "load, or a usage error.\n", prog);
 }
 
-static void print_diff(const diff_report *d)
+static void print_view(const view_deltas *v)
+{
+	if (v->n)
+		printf("effective view:\n");
+	for (size_t i = 0; i < v->n; i++) {
+		const view_delta *e = &v->v[i];
+
+		printf("  %s: %s  (%s)", e->aspect, e->change, diff_dir_name(e->dir));
+		if (e->from_origin && e->to_origin)
+			printf("  # %s => %s", e->from_origin, e->to_origin);
+		putchar('\n');
+	}
+}
+
+static void print_diff(const diff_report *d, const view_deltas *v)
 {
 	size_t wider = 0, narrower = 0;
 
@@ -667,7 +683,8 @@ static void print_diff(const diff_report *d)
 	}
 	printf("%zu difference%s: %zu wider, %zu narrower, %zu neutral\n", d->n, d->n == 1 ? "" : "s",
 	       wider, narrower, d->n - wider - narrower);
-	printf("verdict: %s\n", diff_verdict(d));
+	print_view(v);
+	printf("verdict: %s\n", diff_verdict(d, v));
 }
 
 /* Print the diff of the two loaded policies; returns the exit status. */
@@ -677,13 +694,16 @@ static int diff_print(const char *na, const char *nb, const loaded *a, const loa
 	char ha[OSB_POLICY_HASH_LEN], hb[OSB_POLICY_HASH_LEN], *out = NULL;
 	audit_report ra = { 0 }, rb = { 0 };
 	diff_report d = { 0 };
+	view_deltas vd = { 0 };
+	audit_host h = { 0 };
 	const char *v;
 	int status = EXIT_TROUBLE;
 
 	if (osb_policy_hash(a->p, ha) < 0 || osb_policy_hash(b->p, hb) < 0 ||
-	    diff_policies(&a->m, &b->m, &d) < 0 || audit_policy(&a->m, &ra) < 0 ||
-	    audit_policy(&b->m, &rb) < 0 ||
-	    (json && !(out = diff_render_json(&d, na, ha, ra.total, nb, hb, rb.total)))) {
+	    audit_host_scan(&h) < 0 || diff_policies(&a->m, &b->m, &d) < 0 ||
+	    diff_view(&a->m, &b->m, &h, &vd) < 0 || audit_policy_on(&a->m, &h, &ra) < 0 ||
+	    audit_policy_on(&b->m, &h, &rb) < 0 ||
+	    (json && !(out = diff_render_json(&d, &vd, na, ha, ra.total, nb, hb, rb.total)))) {
 		nomem("diff");
 		goto out;
 	}
@@ -691,17 +711,19 @@ static int diff_print(const char *na, const char *nb, const loaded *a, const loa
 		puts(out);
 	} else {
 		printf("--- %s %s\n+++ %s %s\n", na, ha, nb, hb);
-		print_diff(&d);
+		print_diff(&d, &vd);
 		printf("exposure: %u -> %u (%s%d)\n", ra.total, rb.total, rb.total >= ra.total ? "+" : "",
 		       (int)rb.total - (int)ra.total);
 	}
-	v = diff_verdict(&d);
+	v = diff_verdict(&d, &vd);
 	if (narrower_ok)
 		status = strcmp(v, "wider") == 0 || strcmp(v, "mixed") == 0 ? EXIT_FOUND : 0;
 	else
-		status = d.n ? EXIT_FOUND : 0;
+		status = d.n || vd.n ? EXIT_FOUND : 0;
 out:
 	free(out);
+	audit_host_free(&h);
+	view_deltas_free(&vd);
 	diff_report_free(&d);
 	audit_report_free(&ra);
 	audit_report_free(&rb);

@@ -35,6 +35,34 @@ static const char *const secret_samples[] = {
 	"SYSTEM_ACCESSTOKEN", "DOCKER_AUTH_CONFIG",
 };
 
+size_t secret_sample_count(void)
+{
+	return ARRAY_SIZE(secret_samples);
+}
+
+const char *secret_sample(size_t i)
+{
+	return i < ARRAY_SIZE(secret_samples) ? secret_samples[i] : NULL;
+}
+
+/* Deny wins; then env set, env inherit, or an env pass pattern. */
+bool env_passes(const review_policy *p, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (env_denied(p, name))
+		return false;
+	if (p->env_base == ENV_INHERIT)
+		return true;
+	for (size_t i = 0; i < p->n_env_set; i++)
+		if (strncmp(p->env_set[i].s, name, n) == 0 && p->env_set[i].s[n] == '=')
+			return true;
+	for (size_t i = 0; i < p->n_env_pass; i++)
+		if (rv_glob_match(p->env_pass[i].s, name))
+			return true;
+	return false;
+}
+
 bool secret_looking(const char *name)
 {
 	char up[256];

@@ -13,6 +13,12 @@
 bool secret_looking(const char *name);
 /* Does an env deny pattern of P remove NAME? */
 bool env_denied(const review_policy *p, const char *name);
+/* Does NAME of the caller's environment reach the command under P? */
+bool env_passes(const review_policy *p, const char *name);
+/* The well-known secret variables (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY...)
+ * the reviewer tools try: how many, and the I-th (NULL beyond). */
+size_t secret_sample_count(void);
+const char *secret_sample(size_t i);
 /* The well-known secret variables PATTERN admits (NULL: all) that no deny
  * pattern removes, as "A, B, C" (at most four named). Returns how many. */
 size_t leaked_samples(const review_policy *p, const char *pattern, char *buf, size_t size);

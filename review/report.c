@@ -181,7 +181,7 @@ char *lint_json_finish(lint_json *j, int status)
 	return rv_json_take(root);
 }
 
-const char *diff_verdict(const diff_report *d)
+const char *diff_verdict(const diff_report *d, const view_deltas *v)
 {
 	size_t wider = 0, narrower = 0;
 
@@ -189,7 +189,11 @@ const char *diff_verdict(const diff_report *d)
 		wider += d->v[i].dir == DIFF_WIDER;
 		narrower += d->v[i].dir == DIFF_NARROWER;
 	}
-	if (d->n == 0)
+	for (size_t i = 0; v && i < v->n; i++) {
+		wider += v->v[i].dir == DIFF_WIDER;
+		narrower += v->v[i].dir == DIFF_NARROWER;
+	}
+	if (d->n == 0 && (!v || v->n == 0))
 		return "equal";
 	if (wider && narrower)
 		return "mixed";
@@ -208,8 +212,29 @@ static json_object *side_json(const char *name, const char *hash, unsigned score
 	return o;
 }
 
-char *diff_render_json(const diff_report *d, const char *a, const char *ha, unsigned sa,
-                       const char *b, const char *hb, unsigned sb)
+static json_object *view_json(const view_deltas *v)
+{
+	json_object *list = json_object_new_array();
+
+	for (size_t i = 0; list && v && i < v->n; i++) {
+		json_object *o = json_object_new_object();
+
+		if (!o) {
+			json_object_put(list);
+			return NULL;
+		}
+		add_str(o, "aspect", v->v[i].aspect);
+		add_str(o, "change", v->v[i].change);
+		add_str(o, "direction", diff_dir_name(v->v[i].dir));
+		add_str(o, "from_origin", v->v[i].from_origin);
+		add_str(o, "to_origin", v->v[i].to_origin);
+		json_object_array_add(list, o);
+	}
+	return list;
+}
+
+char *diff_render_json(const diff_report *d, const view_deltas *vd, const char *a, const char *ha,
+                       unsigned sa, const char *b, const char *hb, unsigned sb)
 {
 	static const char *const kinds[] = { [DIFF_ADDED] = "added", [DIFF_REMOVED] = "removed",
 	                                     [DIFF_CHANGED] = "changed" };
@@ -236,6 +261,7 @@ char *diff_render_json(const diff_report *d, const char *a, const char *ha, unsi
 		json_object_array_add(list, v);
 	}
 	json_object_object_add(o, "changes", list);
-	add_str(o, "verdict", diff_verdict(d));
+	json_object_object_add(o, "view", view_json(vd));
+	add_str(o, "verdict", diff_verdict(d, vd));
 	return rv_json_take(o);
 }

@@ -9,6 +9,7 @@
 
 #include "diff.h"
 #include "lint.h"
+#include "viewdiff.h"
 
 /* Diagnostics of several policies, gathered for one JSON object. */
 typedef struct check_json check_json;
@@ -40,11 +41,12 @@ int lint_json_add(lint_json *j, const char *name, const lint_report *r, const ch
  * STATUS; frees J. */
 char *lint_json_finish(lint_json *j, int status);
 
-/* The overall direction of a diff: "equal" (no difference), "neutral"
- * (differences, none wider or narrower), "narrower", "wider" or "mixed". */
-const char *diff_verdict(const diff_report *d);
+/* The overall direction of a diff, from its rule changes and its view
+ * deltas (V may be NULL): "equal" (no difference), "neutral" (differences,
+ * none wider or narrower), "narrower", "wider" or "mixed". */
+const char *diff_verdict(const diff_report *d, const view_deltas *v);
 /* One JSON object for the diff of A (hash HA, score SA) and B. */
-char *diff_render_json(const diff_report *d, const char *a, const char *ha, unsigned sa,
-                       const char *b, const char *hb, unsigned sb);
+char *diff_render_json(const diff_report *d, const view_deltas *v, const char *a, const char *ha,
+                       unsigned sa, const char *b, const char *hb, unsigned sb);
 
 #endif /* OSB_REVIEW_REPORT_H */

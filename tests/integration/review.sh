@@ -346,7 +346,7 @@ if [ "$now" -gt "$prev" ]; then ok "audit: widening scalars raises the score ($p
 expect_rc "audit --threshold at the score exits 0" 0 -- "$OSB" audit --threshold "$now" ./chain.policy
 expect_rc "audit --threshold below the score exits 1" 1 -- "$OSB" audit --threshold $((now - 1)) ./chain.policy
 run "$OSB" audit --json --threshold 10 ./chain.policy
-if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["above_threshold"] and d["threshold"]==10 and len(d["checks"])==12 and sum(c["weight"] for c in d["checks"])==100' "$tmp/out"; then
+if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["above_threshold"] and d["threshold"]==10 and len(d["checks"])==13 and sum(c["weight"] for c in d["checks"])==100' "$tmp/out"; then
 	ok "audit --json: checks, weights, threshold"
 else
 	not_ok "audit --json (exit $rc)"
@@ -403,8 +403,11 @@ expect "diff: changed and removed rules with direction and origin" 1 "--- ./base
 ~ network none => network host  (wider)  # ./base.policy:8 => ./wider.policy:7
 - tmpfs /run  (wider)  # ./base.policy:4
 2 differences: 2 wider, 0 narrower, 0 neutral
+effective view:
+  readable: +/run  (wider)  # tmpfs /run (./base.policy:4) => root host-ro (./wider.policy:2)
+  network: none → host  (wider)  # network none (./base.policy:8) => network host (./wider.policy:7)
 verdict: wider
-exposure: 19 -> 44 (+25)
+exposure: 33 -> 56 (+23)
 " -- "$OSB" diff ./base.policy ./wider.policy
 
 # ---- explain --host -----------------------------------------------------------------
@@ -544,12 +547,14 @@ run "$OSB" audit --json ./base.policy
 valid audit.schema.json "audit --json: valid"
 run "$OSB" audit --checks --json
 valid audit.schema.json "audit --checks --json: valid"
-if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==12 and sum(c["weight"] for c in d)==100' "$tmp/out"; then
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==13 and sum(c["weight"] for c in d)==100' "$tmp/out"; then
 	ok "audit --checks: every check, weights add up to 100"; else not_ok "audit --checks: weights"; fi
 run "$OSB" diff --json ./base.policy ./wider.policy
 valid diff.schema.json "diff --json: valid (exit $rc)"
 if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"]=="wider" and len(d["changes"])==2 and d["changes"][0]["from_origin"]=="./base.policy:8", d' "$tmp/out"; then
 	ok "diff --json: changes, origins, verdict"; else not_ok "diff --json: content (exit $rc)"; fi
+if python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["view"]; assert [(e["aspect"],e["change"],e["direction"],e["to_origin"]) for e in v]==[("readable","+/run","wider","root host-ro (./wider.policy:2)"),("network","none \u2192 host","wider","network host (./wider.policy:7)")], v' "$tmp/out"; then
+	ok "diff --json: the effective view's deltas with their origins"; else not_ok "diff --json: view"; fi
 # diff --narrower-ok: 0 for equal or narrower, 1 for wider or mixed.
 sed 's/^network none/network host/; /^limit output/d' base.policy >mixed.policy
 printf 'limit nofile 64\n' >>mixed.policy
