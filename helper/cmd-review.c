@@ -19,6 +19,7 @@
 #include "common.h"
 #include "lint.h"
 #include "report.h"
+#include "reqpos.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -412,15 +413,45 @@ static void lint_print(const lint_report *r, const char *name)
 	for (size_t i = 0; i < r->n; i++) {
 		const lint_finding *f = &r->v[i];
 
-		printf("%s:%u:%u: %s: %s [%s %s]\n", f->file, f->line, f->col,
+		printf("%s:%u:%u: %s: %s [%s %s]%s%s%s\n", f->file, f->line, f->col,
 		       f->waiver ? "waived" : f->rule->sev == LINT_ERROR ? "error" : "warning",
-		       f->message, f->rule->code, f->rule->name);
+		       f->message, f->rule->code, f->rule->name, f->pointer ? " (" : "",
+		       f->pointer ? f->pointer : "", f->pointer ? ")" : "");
 		if (f->waiver)
 			printf("    waiver at line %u: %s\n", f->waiver_line, f->waiver);
 		else
 			print_wrapped(f->rule->why, 4);
 	}
 	printf("%s: %zu finding%s, %zu waived\n", name, r->n, r->n == 1 ? "" : "s", r->n_waived);
+}
+
+/* Findings about a request's rules point at the request: its file, the
+ * line and column of the value that made the rule, its JSON pointer. */
+static int point_at_request(lint_report *r, const char *path)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	reqpos rp;
+	int e;
+
+	if ((e = rv_read_file(path, RV_MAX_POLICY_BYTES, &text, &len)) < 0 ||
+	    (e = reqpos_scan(text, &rp)) < 0)
+		return e == -ENOMEM ? e : 0;   /* read by the library already: no positions */
+	for (size_t i = 0; i < r->n && e == 0; i++) {
+		lint_finding *f = &r->v[i];
+		const reqpos_value *v = f->api ? reqpos_for_rule(&rp, f->about) : NULL;
+
+		if (!v)
+			continue;
+		f->file = path;
+		f->line = v->line;
+		f->col = v->col;
+		f->from_default = false;
+		if (!(f->pointer = strdup(v->pointer)))
+			e = -ENOMEM;
+	}
+	reqpos_free(&rp);
+	return e;
 }
 
 /* Load NAME for lint; 0, or 2 with the reason in MSG (also said on
@@ -454,7 +485,8 @@ static int lint_one(const char *name, lint_json *j, const char *allowed)
 
 	if (status)
 		return j && lint_json_add(j, name, NULL, msg, status) < 0 ? nomem("lint") : status;
-	if (lint_policy(&l.m, &r) < 0) {
+	if (lint_policy(&l.m, &r) < 0 || (request_path && point_at_request(&r, request_path) < 0)) {
+		lint_report_free(&r);
 		unload(&l);
 		return nomem("lint");
 	}

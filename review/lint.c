@@ -166,6 +166,8 @@ int lint_add_finding(lint_report *r, const char *code, const rv_origin *o, const
 	} else {
 		v[r->n].from_default = true;
 	}
+	v[r->n].api = o && o->file && strcmp(o->file, "api") == 0;
+	v[r->n].about = o ? o->rule : NULL;
 	r->n++;
 	return 0;
 }
@@ -618,6 +620,7 @@ void lint_report_free(lint_report *r)
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->v[i].message);
 		free(r->v[i].waiver);
+		free(r->v[i].pointer);
 	}
 	free(r->v);
 	memset(r, 0, sizeof(*r));

@@ -128,6 +128,7 @@ static json_object *finding_json(const lint_finding *f)
 	json_object_object_add(v, "line", json_object_new_int((int)f->line));
 	json_object_object_add(v, "column", json_object_new_int((int)f->col));
 	json_object_object_add(v, "from_default", json_object_new_boolean(f->from_default));
+	add_str(v, "pointer", f->pointer);
 	add_str(v, "waiver", f->waiver);
 	json_object_object_add(v, "waiver_line", f->waiver ? json_object_new_int((int)f->waiver_line)
 	                                                  : NULL);

@@ -29,7 +29,7 @@
 
 static rv_view make(enum rv_access acc, const char *kind, const char *path, const rv_origin *o)
 {
-	rv_view v = { acc, false, kind, path, { NULL, 0, 0 } };
+	rv_view v = { acc, false, kind, path, { NULL, 0, 0, NULL } };
 
 	if (o)
 		v.o = *o;

@@ -606,6 +606,22 @@ run "$OSB" request lint ./jobs.policy hooks.json
 if [ "$rc" = 1 ] && grep -q 'warning: "write /srv/jobs/42/repo/.git/hooks" makes git hooks or git configuration writable \[W105 ' "$tmp/out"; then
 	ok "request lint: a request's writable .git/hooks is W105"; else not_ok "request lint (exit $rc)"; sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -n 4; fi
 expect_rc "request lint: the baseline alone is clean" 0 -- "$OSB" lint ./jobs.policy
+# Findings about what the request made point at the request: its line and
+# column, and the JSON pointer of the value.
+printf 'osb-policy 1\ninclude strict\nwrite-root /srv/jobs\nallow-caller network\n' >jobsnet.policy
+printf '{\n  "network": "host",\n  "extra_writable": [\n    "/srv/jobs/42/out",\n    "/srv/jobs/42/repo/.git/hooks"\n  ],\n  "env": { "pass": [ "DB_PWD" ], "set": { "API_TOKEN_FILE": "x" } }\n}\n' >placed.json
+run "$OSB" request lint ./jobsnet.policy placed.json
+if [ "$rc" = 1 ] && [ "$(grep -c '^placed.json:' "$tmp/out")" = 5 ] &&
+   grep -q '^placed.json:5:5: warning: "write /srv/jobs/42/repo/.git/hooks" makes git hooks or git configuration writable \[W105 write-git-hooks\] (/extra_writable/1)$' "$tmp/out" &&
+   grep -q '^placed.json:2:14: warning: "network host" shares the host.s network namespace \[W107 network-host\] (/network)$' "$tmp/out" &&
+   grep -q '^placed.json:7:22: warning: "env pass DB_PWD" passes a credential-shaped variable \[W112 env-pass-secret\] (/env/pass/0)$' "$tmp/out" &&
+   grep -q '^placed.json:7:61: warning: "env set API_TOKEN_FILE=..." writes a credential-shaped variable into the policy \[W113 env-set-secret\] (/env/set/API_TOKEN_FILE)$' "$tmp/out"; then
+	ok "request lint: findings at the request's line:column and JSON pointer"; else
+	not_ok "request lint: positions (exit $rc)"; sed 's/^/#   /' "$tmp/out" "$tmp/err" | grep -v '^#       ' | head -n 8; fi
+run "$OSB" request lint --json ./jobsnet.policy placed.json
+valid lint.schema.json "request lint --json: valid (exit $rc)"
+if python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["policies"][0]["findings"]; w=[x for x in f if x["code"]=="W105"][0]; assert (w["file"],w["line"],w["column"],w["pointer"],w["from_default"])==("placed.json",5,5,"/extra_writable/1",False), w' "$tmp/out"; then
+	ok "request lint --json: the finding's file, line, column and pointer are the request's"; else not_ok "request lint --json: pointer"; fi
 run "$OSB" request explain ./jobs.policy hooks.json
 if [ "$rc" = 0 ] && grep -qx 'write /srv/jobs/42/repo/.git/hooks  # api' "$tmp/out"; then
 	ok "request explain: the request's rules with origin api"; else not_ok "request explain (exit $rc)"; fi

@@ -14,6 +14,9 @@
 #include "explain.h"
 #include "lint.h"
 #include "viewdiff.h"
+#include "reqpos.h"
+
+#include <errno.h>
 
 #include <check.h>
 #include <json-c/json.h>
@@ -113,7 +116,7 @@ static review_policy *load(const char *path)
 	"limit wall 10m\nlimit nofile 1024\nlimit fsize 1GiB\n" \
 	"read-only workspace:.git/hooks\nread-only workspace:.git/config\n"
 
-static const rv_origin test_origin = { "t.policy", 99, 0 };
+static const rv_origin test_origin = { "t.policy", 99, 0, NULL };
 
 /* Grants on the model. The strings are owned by the model from here on. */
 static void add_str(rv_str **v, size_t *n, const char *s)
@@ -1399,6 +1402,38 @@ START_TEST(test_diff_seccomp_allow_of_an_allowed_call_is_neutral)
 }
 END_TEST
 
+/* ---- request positions -------------------------------------------------------------- */
+
+START_TEST(test_reqpos_points_at_each_value)
+{
+	static const char text[] = "{\n \"a/b\": [ \"x\\\"y\", 2 ],\n\t\"env\": { \"set\": { \"N~1\": "
+	                           "\"\\u00e9\" } },\n \"extra_writable\": [\"/p\"] }";
+	reqpos rp;
+	const reqpos_value *v;
+
+	ck_assert_int_eq(reqpos_scan(text, &rp), 0);
+	ck_assert_uint_eq(rp.n, 9);
+	ck_assert_str_eq(rp.v[0].pointer, "");
+	ck_assert_str_eq(rp.v[1].pointer, "/a~1b");
+	ck_assert_str_eq(rp.v[2].pointer, "/a~1b/0");
+	ck_assert_str_eq(rp.v[2].string, "x\"y");
+	ck_assert_uint_eq(rp.v[2].line, 2);
+	ck_assert_uint_eq(rp.v[2].col, 11);
+	ck_assert_str_eq(rp.v[3].pointer, "/a~1b/1");
+	ck_assert_ptr_null(rp.v[3].string);
+	ck_assert_str_eq(rp.v[6].pointer, "/env/set/N~01");
+	ck_assert_str_eq(rp.v[6].string, "\xc3\xa9");
+	v = reqpos_for_rule(&rp, "write /p");
+	ck_assert_str_eq(v->pointer, "/extra_writable/0");
+	ck_assert_uint_eq(v->line, 4);
+	ck_assert_uint_eq(v->col, 21);
+	ck_assert_str_eq(reqpos_for_rule(&rp, "network host")->pointer, "");   /* not in it */
+	reqpos_free(&rp);
+	ck_assert_int_eq(reqpos_scan("{ \"a\": [1, ", &rp), -EINVAL);
+	ck_assert_int_eq(reqpos_scan("\"\\q\"", &rp), -EINVAL);
+}
+END_TEST
+
 /* ---- explain ------------------------------------------------------------------------- */
 
 /* The JSON rule whose "rule" starts with PREFIX. */
@@ -1526,6 +1561,7 @@ static Suite *audit_suite(void)
 	tcase_add_test(t, test_diff_view_deltas_with_origins);
 	tcase_add_test(t, test_diff_view_names_each_area_once);
 	tcase_add_test(t, test_diff_seccomp_allow_of_an_allowed_call_is_neutral);
+	tcase_add_test(t, test_reqpos_points_at_each_value);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("explain");
