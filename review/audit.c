@@ -218,43 +218,17 @@ static int audit_view(const review_policy *p, const audit_host *h, audit_report 
 
 /* ---- A13: home directories and credential stores ------------------------------------ */
 
-/* Where credentials live: in every home directory (the caller's own is
- * readable by an unprivileged caller's sandbox, which is the caller), and
- * the secrets a container runtime or Kubernetes mounts for the host's
- * processes (world-readable, as a service account token is). Stores that
- * only root can read (/etc/ssh's host keys) are not counted: no sandbox
- * holds host root. */
-static const char *const home_dirs[] = { "/home/*", "/var/home/*", "/root" };
-static const char *const home_stores[] = {
-	".ssh", ".aws", ".gnupg", ".docker", ".kube", ".netrc", ".git-credentials", ".npmrc",
-	".pypirc", ".config/gh", ".config/gcloud", ".azure", ".cargo/credentials.toml",
-	".password-store", ".local/share/keyrings", ".vault-token",
-};
-static const char *const host_stores[] = { "/run/secrets" };
-
 static int audit_credentials(const review_policy *p, audit_report *r)
 {
-	char pattern[PATH_MAX], where[PATH_MAX], rule[PATH_MAX + 32];
+	char what[PATH_MAX], rule[PATH_MAX + 32];
 	rv_view v;
 
-	for (size_t h = 0; h < ARRAY_SIZE(home_dirs); h++)
-		for (size_t i = 0; i < ARRAY_SIZE(home_stores); i++) {
-			snprintf(pattern, sizeof(pattern), "%s/%s", home_dirs[h], home_stores[i]);
-			if ((v = view_exposes(p, pattern, true, where, sizeof(where))).acc < RV_RO)
-				continue;
-			view_rule_str(p, &v, rule, sizeof(rule));
-			return set_item(r, A_CREDENTIALS, 8, &v.o, "%s is readable (%s%s)", pattern, rule,
-			                v.granted ? ", a caller's grant" : "");
-		}
-	for (size_t i = 0; i < ARRAY_SIZE(host_stores); i++) {
-		if ((v = view_exposes(p, host_stores[i], true, where, sizeof(where))).acc < RV_RO)
-			continue;
-		view_rule_str(p, &v, rule, sizeof(rule));
-		return set_item(r, A_CREDENTIALS, 8, &v.o, "%s is readable (%s%s)", host_stores[i], rule,
-		                v.granted ? ", a caller's grant" : "");
-	}
-	return set_item(r, A_CREDENTIALS, 0, NULL, "no home directory or credential store is "
-	                "readable");
+	if (!credential_shown(p, true, what, sizeof(what), &v))
+		return set_item(r, A_CREDENTIALS, 0, NULL, "no home directory or credential store is "
+		                "readable");
+	view_rule_str(p, &v, rule, sizeof(rule));
+	return set_item(r, A_CREDENTIALS, 8, &v.o, "%s is readable (%s%s)", what, rule,
+	                v.granted ? ", a caller's grant" : "");
 }
 
 /* ---- A02: what the sandbox may write ------------------------------------------------ */

@@ -42,4 +42,11 @@ typedef int (*expose_fn)(const review_policy *p, const char *path, const char *r
                          const rv_origin *o, void *ctx);
 int exposers(const review_policy *p, const char *path, bool beneath_too, expose_fn fn, void *ctx);
 
+/* The first credential store (a home directory's .ssh, .aws, ... or the
+ * host's /run/secrets) the view shows, GRANTS: or a caller may bind; its
+ * pattern into WHAT and the deciding rule into V. False if none. */
+struct rv_view;
+bool credential_shown(const review_policy *p, bool grants, char *what, size_t size,
+                      struct rv_view *v);
+
 #endif /* OSB_REVIEW_EXPOSURE_H */

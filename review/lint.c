@@ -12,6 +12,7 @@
 #include "lint.h"
 #include "common.h"
 #include "exposure.h"
+#include "view.h"
 #include "waiver.h"
 
 #include <errno.h>
@@ -121,6 +122,12 @@ static const lint_rule lint_table[] = {
 	{ "W119", "env-set-comment", LINT_WARNING,
 	  "A \"#\" after a blank in an \"env set\" value is part of the value, not a comment: "
 	  "comments take whole lines. Move the comment to a line of its own." },
+	{ "W120", "read-credentials", LINT_WARNING,
+	  "The sandbox can read a credential store: a home directory's .ssh, .aws, .gnupg, "
+	  ".docker, .kube, .netrc, .git-credentials, .npmrc, .config/gh and the like, or the "
+	  "host's /run/secrets; or a read-root lets a caller bind one. An unprivileged caller's "
+	  "sandbox is the caller, so its own keys and tokens are readable whatever their mode, "
+	  "and anything readable can be sent out. Bind the project, not the home directory." },
 	{ "W190", "bad-waiver", LINT_WARNING,
 	  "A waiver comment reads \"# osb-lint: waive CODE[,CODE...] -- REASON\": known warning "
 	  "codes and a reason. Errors, W190 and W191 cannot be waived." },
@@ -437,6 +444,21 @@ static int lint_layout(const review_policy *p, lint_report *r)
 	return 0;
 }
 
+static int lint_credentials(const review_policy *p, lint_report *r)
+{
+	char what[PATH_MAX], rule[PATH_MAX + 32];
+	rv_view v;
+
+	if (!credential_shown(p, true, what, sizeof(what), &v))
+		return 0;
+	view_rule_str(p, &v, rule, sizeof(rule));
+	if (v.granted)
+		return lint_add_finding(r, "W120", &v.o, "\"%s\" lets a caller show %s (credentials) to "
+		                        "the sandbox", rule, what);
+	return lint_add_finding(r, "W120", &v.o, "\"%s\" shows %s (credentials) to the sandbox",
+	                        rule, what);
+}
+
 static int lint_limits(const review_policy *p, lint_report *r)
 {
 	if (!p->limit_set[LIM_WALL].set)
@@ -605,7 +627,8 @@ int lint_policy(const review_policy *p, lint_report *r)
 	if ((e = lint_identity(p, r)) < 0 || (e = lint_writes(p, r)) < 0 ||
 	    (e = lint_exposure(p, r)) < 0 || (e = lint_network_seccomp(p, r)) < 0 ||
 	    (e = lint_env(p, r)) < 0 || (e = lint_env_comments(p, r)) < 0 ||
-	    (e = lint_hides(p, r)) < 0 || (e = lint_layout(p, r)) < 0 || (e = lint_limits(p, r)) < 0 ||
+	    (e = lint_hides(p, r)) < 0 || (e = lint_layout(p, r)) < 0 ||
+	    (e = lint_credentials(p, r)) < 0 || (e = lint_limits(p, r)) < 0 ||
 	    (e = lint_include_widening(p, r)) < 0 || (e = lint_waivers(p, r)) < 0) {
 		lint_report_free(r);
 		return e;

@@ -177,8 +177,8 @@ static int path_delta(const review_policy *a, const review_policy *b, const char
 		return delta_add(d, aspect, dir, fa, fb, "%c%s%s", vb->acc > va->acc ? '+' : '-', path,
 		                 vb->acc > va->acc && vb->granted ? " (a caller's grant)" : "");
 	if (vb->granted)
-		return delta_add(d, aspect, dir, fa, fb, "-%s (a caller's grant now)", path);
-	return delta_add(d, aspect, dir, fa, fb, "+%s (the policy's; a caller's grant before)", path);
+		return delta_add(d, aspect, dir, fa, fb, "-%s (now only a caller could grant it)", path);
+	return delta_add(d, aspect, dir, fa, fb, "+%s (before, only a caller could grant it)", path);
 }
 
 static int diff_paths(const review_policy *a, const review_policy *b, const audit_host *h,
@@ -331,18 +331,43 @@ static int diff_seccomp(const review_policy *a, const review_policy *b, view_del
 
 /* ---- limits and identity ---------------------------------------------------------------- */
 
+/* V in the largest of UNITS (each FACTOR times the one before, the first
+ * V's own) that divides it: "15m", "2GiB". */
+static void in_unit(unsigned long long v, const char *const *units, const unsigned *factor,
+                    size_t n, char *buf, size_t size)
+{
+	size_t u = 0;
+
+	while (u + 1 < n && v && v % factor[u + 1] == 0) {
+		v /= factor[u + 1];
+		u++;
+	}
+	snprintf(buf, size, "%llu%s", v, units[u]);
+}
+
 static void limit_str(const review_policy *p, int k, char *buf, size_t size)
 {
+	static const char *const times[] = { "ms", "s", "m", "h" }, *const sizes[] = { "B", "KiB",
+	                                                                                 "MiB", "GiB" };
+	static const unsigned t_f[] = { 1, 1000, 60, 60 }, s_f[] = { 1, 1024, 1024, 1024 };
 	unsigned long long v = p->limits[k];
+	char num[48];
 
-	if (!p->limit_set[k].set || v == UINT64_MAX)
+	if (!p->limit_set[k].set || v == UINT64_MAX) {
 		snprintf(buf, size, "unlimited");
-	else if (k == LIM_CPU)   /* thousandths of a CPU */
-		snprintf(buf, size, "%llu.%03llu", v / 1000, v % 1000);
+		return;
+	}
+	if (k == LIM_CPU)   /* thousandths of a CPU */
+		snprintf(num, sizeof(num), "%llu.%03llu", v / 1000, v % 1000);
+	else if (k == LIM_WALL)
+		in_unit(v, times, t_f, 4, num, sizeof(num));
+	else if (k == LIM_CPUTIME)
+		in_unit(v, times + 1, t_f + 1, 3, num, sizeof(num));
+	else if (k == LIM_AS || k == LIM_FSIZE || k == LIM_OUTPUT || k == LIM_MEMORY)
+		in_unit(v, sizes, s_f, 4, num, sizeof(num));
 	else
-		snprintf(buf, size, "%llu%s%s", v, k == LIM_WALL ? "ms" : k == LIM_CPUTIME ? "s" :
-		         (k == LIM_AS || k == LIM_FSIZE || k == LIM_OUTPUT || k == LIM_MEMORY) ? "B" : "",
-		         p->limit_best_effort[k] ? " best-effort" : "");
+		snprintf(num, sizeof(num), "%llu", v);
+	snprintf(buf, size, "%s%s", num, p->limit_best_effort[k] ? " best-effort" : "");
 }
 
 /* A higher rank grants more: unlimited, then a best-effort bound, then the

@@ -80,6 +80,20 @@ golden() {
 	fi
 }
 
+# valid SCHEMA NAME: $tmp/out is one JSON document valid against docs/SCHEMA.
+valid() {
+	if ! python3 -c 'import jsonschema' 2>/dev/null; then
+		echo "ok - $2 # SKIP python3-jsonschema is not installed"; pass=$((pass + 1)); return
+	fi
+	if python3 - "$OSB_SRCDIR/docs/$1" "$tmp/out" <<'EOF'
+import json, sys, jsonschema
+s = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(s)
+jsonschema.Draft7Validator(s).validate(json.load(open(sys.argv[2])))
+EOF
+	then ok "$2"; else not_ok "$2"; fi
+}
+
 # ---- golden files: explain, audit, diff of the shipped policies --------------
 # Run from the source tree so that origins read policy/NAME.policy (the
 # policy directory too: balanced's "include strict" is read from it).
@@ -96,10 +110,39 @@ golden lint-balanced.json -- "$OSB" lint --json policy/balanced.policy
 golden check-balanced.json -- "$OSB" check --json policy/balanced.policy
 golden audit-checks.txt -- "$OSB" audit --checks
 golden audit-checks.json -- "$OSB" audit --checks --json
+# The reviewer fixtures: five team policies, each a baseline and a job's
+# request (tests/fixtures/review/), audited and diffed as a security team's
+# gate would.
+for fx in pytest npm compiler data agent; do
+	golden "fixture-$fx-audit.txt" -- "$OSB" request audit "tests/fixtures/review/$fx.policy" "tests/fixtures/review/$fx.json"
+	golden "fixture-$fx-diff.txt" -- "$OSB" request diff "tests/fixtures/review/$fx.policy" "tests/fixtures/review/$fx.json"
+	golden "fixture-$fx-diff.json" -- "$OSB" request diff --json "tests/fixtures/review/$fx.policy" "tests/fixtures/review/$fx.json"
+done
 export OSB_ISOLATE_POLICY_DIR=$OSB_SRCDIR/policy
 if [ "$update" = 1 ]; then
 	exit 0
 fi
+cd "$tmp" || exit 1
+
+# ---- the reviewer fixtures: what the gates say ---------------------------------
+cd "$OSB_SRCDIR" || exit 1
+export OSB_ISOLATE_POLICY_DIR=policy
+for fx in pytest npm compiler data agent; do
+	expect_rc "fixture $fx: the baseline checks clean" 0 -- "$OSB" check "tests/fixtures/review/$fx.policy"
+	run "$OSB" request diff --json "tests/fixtures/review/$fx.policy" "tests/fixtures/review/$fx.json"
+	valid diff.schema.json "fixture $fx: request diff --json is valid"
+done
+# The agent's request reaches ~/.ssh and .git/hooks: the gate refuses it,
+# lint says where in the request, the score rises above a team's threshold.
+expect_rc "fixture agent: --narrower-ok refuses the request" 1 -- "$OSB" request diff --narrower-ok tests/fixtures/review/agent.policy tests/fixtures/review/agent.json
+run "$OSB" request lint tests/fixtures/review/agent.policy tests/fixtures/review/agent.json
+if [ "$rc" = 1 ] && grep -q '^tests/fixtures/review/agent.json:4:23: warning: "write /srv/agents/7/repo/.git/hooks" .* (/extra_writable/0)$' "$tmp/out"; then
+	ok "fixture agent: request lint points at the request's .git/hooks"; else not_ok "fixture agent: request lint (exit $rc)"; sed 's/^/#   /' "$tmp/out" | grep -v '^#       ' | head -n 6; fi
+if grep -q '^tests/fixtures/review/agent.json:5:18: warning: "ro-bind /home/dev/.ssh" shows /home/\*/.ssh (credentials) to the sandbox \[W120 read-credentials\] (/read_only/0)$' "$tmp/out"; then
+	ok "fixture agent: request lint flags the request's ~/.ssh at its position"; else not_ok "fixture agent: W120"; fi
+expect_rc "fixture agent: the request's audit is above 40" 1 -- "$OSB" request audit --threshold 40 tests/fixtures/review/agent.policy tests/fixtures/review/agent.json
+expect_rc "fixture compiler: the baseline's audit is at most 20" 0 -- "$OSB" audit --threshold 20 tests/fixtures/review/compiler.policy
+export OSB_ISOLATE_POLICY_DIR=$OSB_SRCDIR/policy
 cd "$tmp" || exit 1
 
 # ---- hash: stable under layout, sensitive to meaning -------------------------
@@ -292,7 +335,7 @@ expect "lint E102: no /proc is an error" 2 "./noproc.policy:1:1: error: the poli
 	-- "$OSB" check ./noproc.policy
 printf '%s\n' "$SAFE" | sed 's/^root host-ro/root none/' >narrow.policy
 printf 'osb-policy 1\ninclude ./narrow\nroot host-ro\n' >widen.policy
-expect "lint W115: include widened" 0 "./widen.policy:3:1: warning: \"root host-ro\" widens \"root none\" of the included ./narrow.policy:2 [W115]"$'\n'"./widen.policy:3:1: warning: \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach [W118]"$'\n' \
+expect "lint W115: include widened" 0 "./widen.policy:3:1: warning: \"root host-ro\" widens \"root none\" of the included ./narrow.policy:2 [W115]"$'\n'"./widen.policy:3:1: warning: \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach [W118]"$'\n'"./widen.policy:3:1: warning: \"root host-ro\" shows /home/*/.ssh (credentials) to the sandbox [W120]"$'\n' \
 	-- "$OSB" check ./widen.policy
 printf '%s\n# osb-lint: waive W107 -- talks to the package registry\nnetwork host\n' "$SAFE" >waived.policy
 expect "lint: waived finding listed, exit 0" 0 "./waived.policy:17:1: waived: \"network host\" shares the host's network namespace [W107 network-host]
@@ -449,6 +492,8 @@ bad besteffort.policy 'osb-policy 1\nlimit cputime 60s best-effort\n' './besteff
 lint_case "per-user runtime directory bound" W106 "ro-bind /run/user/1000"
 lint_case "osb-isolate's own runtime directory bound" W106 "ro-bind /run/osb-isolate"
 lint_case "comment inside an env set value" W119 "env set FOO=bar # the default"
+lint_case "home directories bound read-only" W120 "ro-bind /home"
+lint_case "a read-root over the homes" W120 "read-root /home"
 printf 'osb-policy 1\nroot none\nro-bind /etc\nproc /proc\nlimit wall 1m\nhide /etc/passwd\n' >hidefile.policy
 expect "check: hide of a file is an error" 2 "./hidefile.policy:6:1: error: \"hide /etc/passwd\": /etc/passwd is not a directory on this host (hide mounts an empty directory) [E103]"$'\n' \
 	-- "$OSB" check ./hidefile.policy
@@ -487,19 +532,6 @@ dates=$(sed -n 's/^\.TH [^ ]* [0-9] \([0-9-]*\) .*/\1/p' "$OSB_SRCDIR"/man/*.[0-
 if [ "$dates" = 1 ]; then ok "man pages: one date"; else not_ok "man pages: $dates different dates"; fi
 
 # ---- JSON outputs against their schemas (docs/*.schema.json) ---------------------
-# valid SCHEMA NAME: $tmp/out is one JSON document valid against docs/SCHEMA.
-valid() {
-	if ! python3 -c 'import jsonschema' 2>/dev/null; then
-		echo "ok - $2 # SKIP python3-jsonschema is not installed"; pass=$((pass + 1)); return
-	fi
-	if python3 - "$OSB_SRCDIR/docs/$1" "$tmp/out" <<'EOF'
-import json, sys, jsonschema
-s = json.load(open(sys.argv[1]))
-jsonschema.Draft7Validator.check_schema(s)
-jsonschema.Draft7Validator(s).validate(json.load(open(sys.argv[2])))
-EOF
-	then ok "$2"; else not_ok "$2"; fi
-}
 run "$OSB" check --json ./safe.policy ./typo.policy ./nowall.policy bare.policy
 valid check.schema.json "check --json: valid (exit $rc)"
 if [ "$rc" = 2 ] && python3 - "$tmp/out" <<'EOF'

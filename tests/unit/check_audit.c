@@ -305,8 +305,10 @@ static const struct lint_case {
 	mutate_fn mutate;
 	const char *want;        /* the exact findings, "CODE message\n" each */
 } lint_cases[] = {
-	{ "write home", "", NULL, g_write_home, "W101 \"write /home/alice\" makes a home directory writable\n" },
-	{ "write /root", "", NULL, g_write_root_home, "W101 \"write /root\" makes a home directory writable\n" },
+	{ "write home", "", NULL, g_write_home, "W101 \"write /home/alice\" makes a home directory writable\n"
+	  "W120 \"write /home/alice\" shows /home/*/.ssh (credentials) to the sandbox\n" },
+	{ "write /root", "", NULL, g_write_root_home, "W101 \"write /root\" makes a home directory writable\n"
+	  "W120 \"write /root\" shows /root/.ssh (credentials) to the sandbox\n" },
 	{ "write /", "", NULL, g_write_slash,
 	  "E104 \"tmpfs /tmp\" would be covered by the bind of / (t.policy:99)\n"
 	  "E104 \"tmpfs /run\" would be covered by the bind of / (t.policy:99)\n"
@@ -314,7 +316,8 @@ static const struct lint_case {
 	  "E104 \"proc /proc\" would be covered by the bind of / (t.policy:99)\n"
 	  "W102 \"write /\" makes the whole host file system writable\n"
 	  "W106 \"write /\" makes the host's /run/docker.sock reachable\n"
-	  "W108 \"write /\" shares the host's /tmp\n" },
+	  "W108 \"write /\" shares the host's /tmp\n"
+	  "W120 \"write /\" shows /home/*/.ssh (credentials) to the sandbox\n" },
 	{ "write /etc", "", NULL, g_write_etc, "W103 \"write /etc/cron.d\" makes host configuration writable\n" },
 	{ "write rc", "", NULL, g_write_rc, "W104 \"write /srv/u/.bashrc\" makes a shell startup file writable\n" },
 	{ "write rc read-only", "", NULL, g_write_rc_protected, "" },
@@ -325,7 +328,8 @@ static const struct lint_case {
 	{ "write .git/objects", "", NULL, g_write_git_objects, "" },
 	{ "write plain", "", NULL, g_write_plain, "" },
 	{ "write-root over homes", "write-root /home\n", NULL, NULL,
-	  "W101 \"write-root /home\" lets requests make a home directory writable\n" },
+	  "W101 \"write-root /home\" lets requests make a home directory writable\n"
+	  "W120 \"write-root /home\" lets a caller show /home/*/.ssh (credentials) to the sandbox\n" },
 	{ "write-root over /etc", "write-root /etc/app\n", NULL, NULL,
 	  "W103 \"write-root /etc/app\" lets requests make host configuration writable\n" },
 	{ "write-root for jobs", "write-root /srv/jobs\n", NULL, NULL, "" },
@@ -338,18 +342,22 @@ static const struct lint_case {
 	  "W106 \"ro-bind /run/podman\" makes the host's /run/podman/podman.sock reachable\n" },
 	{ "host /run", NULL, "osb-policy 1\nroot host-ro\ntmpfs /tmp\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
 	  "W106 \"root host-ro\" makes the host's /run/docker.sock reachable\n"
-	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
+	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  "W120 \"root host-ro\" shows /home/*/.ssh (credentials) to the sandbox\n" },
 	{ "host /tmp and /dev/shm", NULL, "osb-policy 1\nroot host-ro\ntmpfs /run\nproc /proc\nlimit wall 1m\n", NULL,
 	  "W108 \"root host-ro\" shares the host's /tmp\n"
-	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
+	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  "W120 \"root host-ro\" shows /home/*/.ssh (credentials) to the sandbox\n" },
 	{ "host view, private /run and /tmp", NULL, "osb-policy 1\nroot host-ro\ntmpfs /tmp\n"
 	  "tmpfs /run\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
-	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
+	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  "W120 \"root host-ro\" shows /home/*/.ssh (credentials) to the sandbox\n" },
 	{ "host view by ro-bind /", NULL, "osb-policy 1\nro-bind /\ntmpfs /tmp\n"
 	  "tmpfs /run\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
 	  "W106 \"ro-bind /\" makes the host's /run/docker.sock reachable\n"
 	  "W108 \"ro-bind /\" shares the host's /tmp\n"
 	  "W118 \"ro-bind /\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  "W120 \"ro-bind /\" shows /home/*/.ssh (credentials) to the sandbox\n"
 	  /* The launch refuses mounts a bind of / would cover. */
 	  "E104 \"tmpfs /tmp\" would be covered by the bind of / (t.policy:2)\n"
 	  "E104 \"tmpfs /run\" would be covered by the bind of / (t.policy:2)\n"
@@ -472,7 +480,8 @@ START_TEST(test_lint_include_widening_each_scalar)
 		  "W115 \"workspace rw\" widens \"workspace ro\" of the included @:3\n" },
 		{ "root none\n", "root host-ro\ntmpfs /tmp\ntmpfs /run\ndev /dev\n",
 		  "W115 \"root host-ro\" widens \"root none\" of the included @:3\n"
-		  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
+		  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  "W120 \"root host-ro\" shows /home/*/.ssh (credentials) to the sandbox\n" },
 		{ "limit wall 1m\n", "limit wall 2h\n",
 		  "W115 \"limit wall 7200000ms\" widens \"limit wall 60000ms\" of the included @:3\n" },
 		{ "limit fsize 1MiB\n", "limit fsize unlimited\n",
@@ -1345,7 +1354,7 @@ START_TEST(test_diff_view_deltas_with_origins)
 		{ "", "network host\n",
 		  "network: none \u2192 host (wider) # network none (default) => network host (t.policy:5)\n" },
 		{ "write-root /srv\n", "write-root /srv\nwrite /srv/a\n",
-		  "writable: +/srv/a (the policy's; a caller's grant before) (wider) # write-root /srv "
+		  "writable: +/srv/a (before, only a caller could grant it) (wider) # write-root /srv "
 		  "(t.policy:5) => write /srv/a (t.policy:6)\n" },
 		{ "", "write-root /srv\n",
 		  "writable: +/srv/* (a caller's grant) (wider) # root none (t.policy:2) => write-root /srv "
@@ -1354,8 +1363,10 @@ START_TEST(test_diff_view_deltas_with_origins)
 		{ "seccomp allow ptrace\n", "", "seccomp: -ptrace let through (narrower)\n" },
 		{ "env pass LANG\n", "env pass LANG GITHUB_TOKEN\n", "environment: +GITHUB_TOKEN (wider)\n" },
 		{ "env pass LANG\n", "env pass LANG\nenv deny *_TOKEN\n", "" },
-		{ "limit memory 1GiB\n", "", "limit memory: 1073741824B \u2192 unlimited (wider) # limit "
-		  "memory 1073741824B (t.policy:5) => limit memory unlimited (default)\n" },
+		{ "limit memory 1GiB\n", "", "limit memory: 1GiB \u2192 unlimited (wider) # limit "
+		  "memory 1GiB (t.policy:5) => limit memory unlimited (default)\n" },
+		{ "limit wall 15m\n", "limit wall 90s\n", "limit wall: 15m \u2192 90s (narrower) # limit "
+		  "wall 15m (t.policy:5) => limit wall 90s (t.policy:5)\n" },
 		{ "ro-bind /etc\n", "ro-bind /etc\nhide /etc/ssl\n",
 		  "readable: -/etc/ssl (narrower) # ro-bind /etc (t.policy:5) => hide /etc/ssl (t.policy:6)\n" },
 	};
