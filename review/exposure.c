@@ -310,7 +310,10 @@ bool credential_shown(const review_policy *p, bool grants, char *what, size_t si
 {
 	char pattern[PATH_MAX];
 
-	for (size_t h = 0; h < ARRAY_SIZE(home_dirs); h++)
+	for (size_t h = 0; h < ARRAY_SIZE(home_dirs); h++) {
+		/* Nothing of the homes in view (nor beneath them): no store either. */
+		if (view_exposes(p, home_dirs[h], grants, NULL, 0).acc == RV_NONE)
+			continue;
 		for (size_t i = 0; i < ARRAY_SIZE(home_stores); i++) {
 			snprintf(pattern, sizeof(pattern), "%s/%s", home_dirs[h], home_stores[i]);
 			if ((*v = view_exposes(p, pattern, grants, NULL, 0)).acc >= RV_RO) {
@@ -318,6 +321,7 @@ bool credential_shown(const review_policy *p, bool grants, char *what, size_t si
 				return true;
 			}
 		}
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(host_stores); i++)
 		if ((*v = view_exposes(p, host_stores[i], grants, NULL, 0)).acc >= RV_RO) {
 			snprintf(what, size, "%s", host_stores[i]);

@@ -149,62 +149,30 @@ static char *child(const char *pointer, const char *key)
 	return out;
 }
 
-static int read_value(scan *s, const char *pointer, int depth);
+/* One open object or array: its pointer, its kind, the next index. */
+typedef struct frame {
+	char *pointer;
+	bool object;
+	size_t index;
+} frame;
 
-static int read_members(scan *s, const char *pointer, int depth, bool object)
+/* The value at S, recorded at POINTER; an object or array opens a frame
+ * on STACK (its members are read by the caller's loop: no recursion, so
+ * no depth limit but MAX_DEPTH's). */
+static int read_one(scan *s, char *pointer, frame *stack, size_t *depth)
 {
-	size_t index = 0;
-	int e = 0;
-
-	adv(s);
-	skip_ws(s);
-	while (e == 0 && *s->c && *s->c != (object ? '}' : ']')) {
-		char *key = NULL, *ptr;
-
-		if (object && (*s->c != '"' || (e = read_string(s, &key)) < 0))
-			return e < 0 ? e : -EINVAL;
-		if (object) {
-			skip_ws(s);
-			if (*s->c != ':') {
-				free(key);
-				return -EINVAL;
-			}
-			adv(s);
-		} else {
-			key = rv_fmt("%zu", index++);
-		}
-		ptr = key ? child(pointer, key) : NULL;
-		free(key);
-		e = ptr ? read_value(s, ptr, depth + 1) : -ENOMEM;
-		free(ptr);
-		skip_ws(s);
-		if (*s->c == ',') {
-			adv(s);
-			skip_ws(s);
-		}
-	}
-	if (e == 0 && !*s->c)
-		return -EINVAL;
-	if (e == 0)
-		adv(s);
-	return e;
-}
-
-static int read_value(scan *s, const char *pointer, int depth)
-{
-	unsigned line, col;
+	unsigned line = s->line, col = s->col;
 	char *str = NULL;
 	int e;
 
-	skip_ws(s);
-	line = s->line;
-	col = s->col;
-	if (depth > MAX_DEPTH || !*s->c)
+	if (!*s->c)
 		return -EINVAL;
 	if (*s->c == '{' || *s->c == '[') {
-		if ((e = record(s, pointer, line, col, NULL)) < 0)
-			return e;
-		return read_members(s, pointer, depth, *s->c == '{');
+		if (*depth == MAX_DEPTH || (e = record(s, pointer, line, col, NULL)) < 0)
+			return *depth == MAX_DEPTH ? -EINVAL : e;
+		stack[(*depth)++] = (frame){ pointer, *s->c == '{', 0 };
+		adv(s);
+		return 1;   /* POINTER now belongs to the frame */
 	}
 	if (*s->c == '"') {
 		if ((e = read_string(s, &str)) < 0)
@@ -217,13 +185,89 @@ static int read_value(scan *s, const char *pointer, int depth)
 	return record(s, pointer, line, col, NULL);
 }
 
+/* The pointer of the next member of TOP (its key read for an object), or
+ * NULL with *E set; *E 1 when TOP has ended (its closing bracket read). */
+static char *next_member(scan *s, frame *top, bool first, int *e)
+{
+	char *key = NULL, *ptr;
+
+	skip_ws(s);
+	*e = 0;
+	if (*s->c == (top->object ? '}' : ']')) {
+		adv(s);
+		*e = 1;
+		return NULL;
+	}
+	if (!first && *s->c != ',') {
+		*e = -EINVAL;
+		return NULL;
+	}
+	if (!first)
+		adv(s);
+	skip_ws(s);
+	if (top->object) {
+		if (*s->c != '"' || (*e = read_string(s, &key)) < 0) {
+			*e = *e < 0 ? *e : -EINVAL;
+			return NULL;
+		}
+		skip_ws(s);
+		if (*s->c != ':') {
+			free(key);
+			*e = -EINVAL;
+			return NULL;
+		}
+		adv(s);
+	} else if (!(key = rv_fmt("%zu", top->index))) {
+		*e = -ENOMEM;
+		return NULL;
+	}
+	top->index++;
+	ptr = child(top->pointer, key);
+	free(key);
+	*e = ptr ? 0 : -ENOMEM;
+	return ptr;
+}
+
+static int read_document(scan *s)
+{
+	frame stack[MAX_DEPTH];
+	size_t depth = 0;
+	char *ptr = strdup("");
+	int e = ptr ? 0 : -ENOMEM;
+	bool first = false;
+
+	while (e >= 0) {
+		if (ptr) {
+			skip_ws(s);
+			e = read_one(s, ptr, stack, &depth);
+			if (e != 1)
+				free(ptr);
+			first = e == 1;
+			ptr = NULL;
+			if (e < 0 || depth == 0)
+				break;
+		}
+		ptr = next_member(s, &stack[depth - 1], first, &e);
+		first = false;
+		if (e == 1) {   /* the frame ended: back to its parent */
+			free(stack[--depth].pointer);
+			e = 0;
+			if (depth == 0)
+				break;
+		}
+	}
+	while (depth > 0)
+		free(stack[--depth].pointer);
+	return e < 0 ? e : 0;
+}
+
 int reqpos_scan(const char *text, reqpos *out)
 {
 	scan s = { text, 1, 1, out };
 	int e;
 
 	memset(out, 0, sizeof(*out));
-	e = read_value(&s, "", 0);
+	e = read_document(&s);
 	if (e < 0)
 		reqpos_free(out);
 	return e;

@@ -173,13 +173,51 @@ static void try_anchor(const review_policy *p, const char *anchor, char pat[][NA
 	}
 }
 
+/* A pattern without '*' names one path: what shows there, or at a place a
+ * rule names beneath it (a bind of one file of a directory). */
+static void try_below(const review_policy *p, const char *path, const char *anchor, bool grants,
+                      rv_view *best, char *where, size_t size)
+{
+	rv_view v;
+
+	if (!rv_path_within(anchor, path))
+		return;
+	v = view_at(p, anchor, grants);
+	if (v.acc > best->acc || (v.acc == best->acc && best->granted && !v.granted)) {
+		*best = v;
+		if (where)
+			snprintf(where, size, "%s", anchor);
+	}
+}
+
+static rv_view exposes_path(const review_policy *p, const char *path, bool grants, char *where,
+                            size_t size)
+{
+	const rv_str *lists[] = { p->writes, p->read_only, p->write_roots, p->read_roots };
+	const size_t ns[] = { p->n_writes, p->n_read_only, grants ? p->n_write_roots : 0,
+	                      grants ? p->n_read_roots : 0 };
+	rv_view best = view_at(p, path, grants);
+
+	if (where)
+		snprintf(where, size, "%s", path);
+	for (size_t i = 0; i < p->n_mounts; i++)
+		try_below(p, path, p->mounts[i].path, grants, &best, where, size);
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (size_t i = 0; i < ns[l]; i++)
+			try_below(p, path, lists[l][i].s, grants, &best, where, size);
+	return best;
+}
+
 rv_view view_exposes(const review_policy *p, const char *pattern, bool grants, char *where,
                      size_t size)
 {
 	char pat[MAX_PARTS][NAME_MAX + 1];
-	int np = split(rv_run_alias(pattern), pat);
+	int np;
 	rv_view best = make(RV_NONE, "root", NULL, &p->root_set.o);
 
+	if (!strchr(pattern, '*'))
+		return exposes_path(p, pattern, grants, where, size);
+	np = split(rv_run_alias(pattern), pat);
 	if (where && size)
 		where[0] = '\0';
 	if (np < 0)

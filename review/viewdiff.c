@@ -237,33 +237,44 @@ static int diff_network(const review_policy *a, const review_policy *b, view_del
 	return e;
 }
 
+/* The names of the well-known secrets that pass under IN and not under
+ * OUT, as "A, B, ..." into BUF (at most five named); empty when none. */
+static void passing_only(const review_policy *in, const review_policy *out, char *buf,
+                         size_t size)
+{
+	size_t n = 0, used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < secret_sample_count() && used < size; i++) {
+		const char *s = secret_sample(i);
+		int w = 0;
+
+		if (!env_passes(in, s) || env_passes(out, s))
+			continue;
+		if (n < 5)
+			w = snprintf(buf + used, size - used, "%s%s", n ? ", " : "", s);
+		else if (n == 5)
+			w = snprintf(buf + used, size - used, ", ...");
+		n++;
+		used += w > 0 ? (size_t)w : 0;
+	}
+}
+
 /* The well-known secrets that pass on one side only. */
 static int diff_env(const review_policy *a, const review_policy *b, view_deltas *d)
 {
-	char plus[256] = "", minus[256] = "";
-	size_t np = 0, nm = 0;
+	char plus[256], minus[256];
 	int e = 0;
 
 	if (a->env_base != b->env_base)
 		e = scalar_delta(d, "env", rv_env_words[a->env_base], &a->env_base_set.o,
 		                 rv_env_words[b->env_base], &b->env_base_set.o,
 		                 dir_of(a->env_base, b->env_base));
-	for (size_t i = 0; i < secret_sample_count(); i++) {
-		const char *s = secret_sample(i);
-		bool pa = env_passes(a, s), pb = env_passes(b, s);
-		char *buf = pb ? plus : minus;
-		size_t *n = pb ? &np : &nm, used = strlen(buf);
-
-		if (pa == pb)
-			continue;
-		if ((*n)++ < 5)
-			snprintf(buf + used, 256 - used, "%s%s", used ? ", " : "", s);
-		else if (*n == 6)
-			snprintf(buf + used, 256 - used, ", ...");
-	}
-	if (e == 0 && np)
+	passing_only(b, a, plus, sizeof(plus));
+	passing_only(a, b, minus, sizeof(minus));
+	if (e == 0 && plus[0])
 		e = delta_add(d, "environment", DIFF_WIDER, NULL, NULL, "+%s", plus);
-	if (e == 0 && nm)
+	if (e == 0 && minus[0])
 		e = delta_add(d, "environment", DIFF_NARROWER, NULL, NULL, "-%s", minus);
 	return e;
 }

@@ -1547,8 +1547,8 @@ static Suite *audit_suite(void)
 
 	t = tcase_create("audit");
 	/* The property test scores every set of grants: seconds here, minutes
-	 * under the sanitizers. */
-	tcase_set_timeout(t, 300);
+	 * under the sanitizers, more on a loaded machine. */
+	tcase_set_timeout(t, 900);
 	tcase_add_test(t, test_audit_weights_sum_to_max);
 	tcase_add_test(t, test_audit_shipped_strict_score_pinned);
 	tcase_add_test(t, test_audit_view_rebuilt_from_binds_scores_as_host_ro);
@@ -1563,6 +1563,7 @@ static Suite *audit_suite(void)
 	suite_add_tcase(s, t);
 
 	t = tcase_create("diff");
+	tcase_set_timeout(t, 60);   /* every view delta runs two audits */
 	tcase_add_test(t, test_diff_ignores_layout_order_and_comments);
 	tcase_add_test(t, test_diff_reports_changes_with_direction_and_origin);
 	tcase_add_test(t, test_diff_narrowing_and_defaults);
