@@ -79,7 +79,7 @@ static int segment_namespaces(const plan *pl, strv *argv)
 	PUSH("--unshare-pid");
 	PUSH("--unshare-ipc");
 	PUSH("--unshare-uts");
-	if (p->net == NET_NONE)
+	if (p->net != NET_HOST)   /* none, and allow: only the proxy leads out */
 		PUSH("--unshare-net");
 	PUSH("--hostname"); PUSH(p->hostname ? p->hostname : "sandbox");
 	PUSH("--die-with-parent");

@@ -107,7 +107,7 @@ bool caps_has_opt(const osb_caps *c, const char *name)
 
 caps_needs caps_needs_of(const osb_policy *pol)
 {
-	return (caps_needs){ .id = pol->id_mode, .netns = pol->net == NET_NONE,
+	return (caps_needs){ .id = pol->id_mode, .netns = pol->net != NET_HOST,
 	                .seccomp = pol->sc_mode != SC_NONE,
 	                .landlock = pol->landlock == LL_REQUIRED,
 	                .overlay = pol->ws_mode == WS_OVERLAY };

@@ -793,6 +793,18 @@ int osb_proc_kill(osb_proc *proc, int sig);
 /* Free the handle; a command still running is killed (SIGKILL, its group). */
 void osb_proc_free(osb_proc *proc);
 
+/* ---- Network allowlists (osb-isolate.policy(5), "NETWORK ALLOWLISTS") ---- */
+
+/* Keep only ENTRIES (N of them, each "HOST[:PORT]" as a policy writes it) of
+ * the policy's "network allow" list, narrow-only: each must be covered by an
+ * entry of the list (an exact name, a "*.suffix" above it, a network
+ * containing it, the same port or any), or the policy must have "network
+ * host"; under "network none" every entry is refused (OSB_E_POLICY). A
+ * malformed entry is OSB_E_USAGE. N == 0 leaves "network none". A refused
+ * call leaves the policy as it was. */
+int osb_policy_set_network_allow(osb_policy *policy, const char *const *entries, size_t n,
+                                 osb_error *err);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus
