@@ -23,6 +23,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#ifndef OSB_NETPROXY_PATH
+#define OSB_NETPROXY_PATH "/usr/local/libexec/osb-isolate/osb-isolate-netproxy"
+#endif
 #ifndef OSB_INIT_PATH
 #define OSB_INIT_PATH "/usr/local/libexec/osb-isolate/osb-isolate-init"
 #endif
@@ -355,6 +358,10 @@ int host_paths_get(host_paths *out)
 		r = dup_or_null(programs.init, &out->init);
 	if (r == 0)
 		r = dup_or_null(programs.init_origin, &out->init_origin);
+	if (r == 0)
+		r = dup_or_null(programs.netproxy, &out->netproxy);
+	if (r == 0)
+		r = dup_or_null(programs.netproxy_origin, &out->netproxy_origin);
 	pthread_mutex_unlock(&programs_lock);
 	if (r < 0)
 		host_paths_free(out);
@@ -367,6 +374,8 @@ void host_paths_free(host_paths *p)
 	free(p->bwrap_origin);
 	free(p->init);
 	free(p->init_origin);
+	free(p->netproxy);
+	free(p->netproxy_origin);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -385,7 +394,7 @@ int osb_set_program(osb_program which, const char *path, const char *origin, osb
 	char *p = NULL, *o = NULL, **slot, **oslot;
 
 	osb_err_clear(err);
-	if (which != OSB_PROGRAM_BWRAP && which != OSB_PROGRAM_INIT)
+	if (which != OSB_PROGRAM_BWRAP && which != OSB_PROGRAM_INIT && which != OSB_PROGRAM_NETPROXY)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
 		                   "osb_set_program: unknown program %d", (int)which);
 	if (!origin || !*origin)
@@ -399,8 +408,10 @@ int osb_set_program(osb_program which, const char *path, const char *origin, osb
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "usage", "out of memory");
 	}
 	pthread_mutex_lock(&programs_lock);
-	slot = which == OSB_PROGRAM_BWRAP ? &programs.bwrap : &programs.init;
-	oslot = which == OSB_PROGRAM_BWRAP ? &programs.bwrap_origin : &programs.init_origin;
+	slot = which == OSB_PROGRAM_BWRAP ? &programs.bwrap :
+	       which == OSB_PROGRAM_INIT ? &programs.init : &programs.netproxy;
+	oslot = which == OSB_PROGRAM_BWRAP ? &programs.bwrap_origin :
+	        which == OSB_PROGRAM_INIT ? &programs.init_origin : &programs.netproxy_origin;
 	free(*slot);
 	free(*oslot);
 	*slot = p;
@@ -430,6 +441,12 @@ int host_facts_get(const host_paths *paths, host_facts *h, osb_error *err)
 	if (r == 0 && h->bwrap)
 		r = bwrap_read_help(h);
 	if (r == 0 && !(h->init = strdup(init)))
+		r = -ENOMEM;
+	if (r == 0 && !(h->netproxy = strdup(paths && paths->netproxy ? paths->netproxy
+	                                                              : OSB_NETPROXY_PATH)))
+		r = -ENOMEM;
+	if (r == 0 && paths && paths->netproxy && paths->netproxy_origin &&
+	    !(h->netproxy_origin = strdup(paths->netproxy_origin)))
 		r = -ENOMEM;
 	if (r == 0 && paths && paths->bwrap && paths->bwrap_origin &&
 	    !(h->bwrap_origin = strdup(paths->bwrap_origin)))
@@ -467,8 +484,10 @@ void host_facts_free(host_facts *h)
 	free(h->init);
 	free(h->bwrap_origin);
 	free(h->init_origin);
+	free(h->netproxy);
+	free(h->netproxy_origin);
 	h->bwrap = h->bwrap_tried = h->bwrap_help = h->init = NULL;
-	h->bwrap_origin = h->init_origin = NULL;
+	h->bwrap_origin = h->init_origin = h->netproxy = h->netproxy_origin = NULL;
 }
 
 enum id_mode host_mode(const osb_policy *p, const host_facts *h)

@@ -56,6 +56,7 @@ typedef struct proc_facts {
 typedef struct host_paths {
 	char *bwrap, *bwrap_origin;
 	char *init, *init_origin;
+	char *netproxy, *netproxy_origin;
 	unsigned generation;   /* bumped by every osb_set_program() */
 } host_paths;
 
@@ -84,6 +85,8 @@ typedef struct host_facts {
 	proc_facts proc;
 	char *init;            /* the sandbox init's path */
 	char *init_origin;     /* who named it; NULL: the installed one */
+	char *netproxy;        /* the filtering proxy's path ("network allow") */
+	char *netproxy_origin; /* who named it; NULL: the installed one */
 } host_facts;
 
 /* Gather the facts (the probes run once per process; bwrap's --help once

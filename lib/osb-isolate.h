@@ -126,6 +126,8 @@ typedef enum osb_stage {
 	OSB_STAGE_EXPLAIN,       /* describing the launch plan */
 	OSB_STAGE_CGROUP,        /* the sandbox's cgroup: resource limits */
 	OSB_STAGE_INIT_OVERLAY,  /* "init:overlay": the overlay workspace */
+	OSB_STAGE_INIT_NET,      /* "init:net": the relay of "network allow" */
+	OSB_STAGE_NETPROXY,      /* "netproxy": the filtering proxy outside */
 } osb_stage;
 
 /* The name of STAGE as osb_error.stage spells it ("policy", "init:seccomp";
@@ -275,6 +277,7 @@ int osb_policy_set_config(osb_policy *policy, const osb_config *config, osb_erro
 typedef enum osb_program {
 	OSB_PROGRAM_BWRAP = 1,
 	OSB_PROGRAM_INIT = 2,
+	OSB_PROGRAM_NETPROXY = 3,   /* the filtering proxy of "network allow" */
 } osb_program;
 
 /* Run PATH (absolute; NULL or "": the default) as PROGRAM from now on, in

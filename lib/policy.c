@@ -191,6 +191,7 @@ void osb_policy_free(osb_policy *p)
 	free(p->ws_roots);
 	free(p->ws_roots_from);
 	policy_free_strv(p->cg_parents);
+	free(p->net_hosts);
 	for (size_t i = 0; i < p->n_sc_rules; i++)
 		free(p->sc_rules[i].name);
 	free(p->sc_rules);

@@ -122,6 +122,9 @@ struct osb_policy {
 	/* The configured cgroup parents (cgroup-parent, osb_policy_set_config):
 	 * NULL-terminated, or NULL. Where sandbox cgroups go (sandbox-limits.c). */
 	char **cg_parents;
+	/* The configured hosts file of the filtering proxy (net-hosts,
+	 * osb_policy_set_config): an input of the run, not a rule; NULL: none. */
+	char *net_hosts;
 	enum net_mode net;             pol_set net_set;
 	/* "network allow HOST[:PORT]...": each entry in its canonical
 	 * spelling (netallow_format), once; empty unless net is NET_ALLOW. */
