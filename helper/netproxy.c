@@ -10,10 +10,13 @@
  * and sends that socket here (SCM_RIGHTS); each is served by a child of its
  * own (netproxy-conn.c), which dies with this process. When every holder of
  * the control socket's other end is gone (the sandbox has ended, or its
- * caller was killed) the proxy exits, and so do its children.
+ * caller was killed) the proxy exits, and so do its children; it also
+ * exits when its lifeline, a pipe whose write end only the caller holds,
+ * reaches EOF, so that a caller's death ends it even while a sandbox
+ * lingers.
  *
- * Usage: osb-isolate-netproxy --ctl-fd N --log-fd N [--hosts-fd N]
- *        [--copy-fd N] -- ENTRY...
+ * Usage: osb-isolate-netproxy --ctl-fd N --log-fd N [--life-fd N]
+ *        [--hosts-fd N] [--copy-fd N] -- ENTRY...
  */
 #include "netproxy-conn.h"
 
@@ -36,7 +39,7 @@
 #define HOSTS_MAX ((size_t)1 << 20)
 
 typedef struct opts {
-	int ctl_fd, log_fd, hosts_fd, copy_fd;
+	int ctl_fd, log_fd, hosts_fd, copy_fd, life_fd;
 	char **entries;
 	int n_entries;
 } opts;
@@ -68,12 +71,13 @@ static void parse_args(int argc, char **argv, opts *o)
 {
 	int i;
 
-	*o = (opts){ -1, -1, -1, -1, NULL, 0 };
+	*o = (opts){ -1, -1, -1, -1, -1, NULL, 0 };
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		int *slot = strcmp(argv[i], "--ctl-fd") == 0 ? &o->ctl_fd :
 		            strcmp(argv[i], "--log-fd") == 0 ? &o->log_fd :
 		            strcmp(argv[i], "--hosts-fd") == 0 ? &o->hosts_fd :
-		            strcmp(argv[i], "--copy-fd") == 0 ? &o->copy_fd : NULL;
+		            strcmp(argv[i], "--copy-fd") == 0 ? &o->copy_fd :
+		            strcmp(argv[i], "--life-fd") == 0 ? &o->life_fd : NULL;
 
 		if (!slot || i + 1 >= argc)
 			die("unexpected argument \"%s\" (usage: --ctl-fd N --log-fd N [--hosts-fd N] "
@@ -189,17 +193,21 @@ static int reap(int active)
 	return active;
 }
 
-static void serve(const proxy_conf *c, int ctl)
+static void serve(const proxy_conf *c, int ctl, int life)
 {
 	pid_t self = getpid();
 	int active = 0;
 
 	for (;;) {
-		struct pollfd p = { ctl, POLLIN, 0 };
+		struct pollfd p[2] = { { ctl, POLLIN, 0 }, { life, POLLIN, 0 } };
 		int fd, r;
 
 		active = reap(active);
-		if (poll(&p, 1, 500) <= 0)
+		if (poll(p, life >= 0 ? 2 : 1, 500) <= 0)
+			continue;
+		if (life >= 0 && p[1].revents)
+			return;   /* the caller is gone */
+		if (!p[0].revents)
 			continue;
 		if ((r = receive(ctl, &fd)) == 0)
 			return;
@@ -238,7 +246,7 @@ int main(int argc, char **argv)
 	    (o.copy_fd >= 0 && fcntl(o.copy_fd, F_SETFL, fcntl(o.copy_fd, F_GETFL) | O_APPEND) < 0))
 		die("the log: %s", strerror(errno));
 	c = (proxy_conf){ allow, (size_t)o.n_entries, hosts, n_hosts, o.log_fd, o.copy_fd };
-	serve(&c, o.ctl_fd);
+	serve(&c, o.ctl_fd, o.life_fd);
 	/* The sandbox is gone: so is every connection (PR_SET_PDEATHSIG). */
 	free(allow);
 	free(hosts);

@@ -59,6 +59,7 @@ static int proxy_argv(const osb_policy *p, const host_facts *h, bool hosts, strv
 {
 	if (strv_push(a, h->netproxy) < 0 || strv_push(a, "--ctl-fd") < 0 || strv_push(a, "3") < 0 ||
 	    strv_push(a, "--log-fd") < 0 || strv_push(a, "4") < 0 ||
+	    strv_push(a, "--life-fd") < 0 || strv_push(a, "6") < 0 ||
 	    (hosts && (strv_push(a, "--hosts-fd") < 0 || strv_push(a, "5") < 0)) ||
 	    strv_push(a, "--") < 0)
 		return -ENOMEM;
@@ -69,7 +70,7 @@ static int proxy_argv(const osb_policy *p, const host_facts *h, bool hosts, strv
 }
 
 static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cred *cred,
-                       int ctl, netproxy *np, osb_error *err)
+                       int ctl, int life, netproxy *np, osb_error *err)
 {
 	_cleanup_close_ int devnull = open("/dev/null", O_RDWR | O_CLOEXEC), hosts = -1;
 	strv argv = { 0 };
@@ -87,8 +88,8 @@ static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cre
 	/* Its own diagnostics go to the log too, where the result points. */
 	r = spawn_with_fds((const char *const *)argv.v, spawn_fixed_env,
 	                   (const int[]){ devnull, devnull, np->log_fd, ctl, np->log_fd,
-	                                  hosts >= 0 ? hosts : devnull },
-	                   6, NULL, cred, &pid, &np->pidfd, err);
+	                                  hosts >= 0 ? hosts : devnull, life },
+	                   7, NULL, cred, &pid, &np->pidfd, err);
 	strv_free(&argv);
 	return r;
 }
@@ -96,7 +97,7 @@ static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cre
 int netproxy_start(const osb_policy *p, const host_facts *h, const spawn_cred *cred,
                    netproxy *np, osb_error *err)
 {
-	int sv[2], r;
+	int sv[2], life[2], r;
 
 	*np = (netproxy)NETPROXY_INIT;
 	if ((r = check_program(h, err)) < 0)
@@ -110,8 +111,19 @@ int netproxy_start(const osb_policy *p, const host_facts *h, const spawn_cred *c
 		netproxy_free(np);
 		return r;
 	}
-	r = spawn_proxy(p, h, cred, sv[0], np, err);
+	/* The lifeline: its write end is this process's alone, so the proxy
+	 * sees its caller die even where the sandbox outlives it. */
+	if (pipe2(life, O_CLOEXEC) < 0) {
+		r = osb_err_set(err, OSB_E_IO, errno, "netproxy", "pipe: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		netproxy_free(np);
+		return r;
+	}
+	np->life_fd = life[1];
+	r = spawn_proxy(p, h, cred, sv[0], life[0], np, err);
 	close(sv[0]);
+	close(life[0]);
 	if (r < 0) {
 		close(sv[1]);
 		netproxy_free(np);
@@ -141,6 +153,8 @@ void netproxy_free(netproxy *np)
 		close(np->ctl_fd);
 	if (np->log_fd >= 0)
 		close(np->log_fd);
+	if (np->life_fd >= 0)
+		close(np->life_fd);
 	*np = (netproxy)NETPROXY_INIT;
 }
 

@@ -18,10 +18,11 @@ typedef struct netproxy {
 	int pidfd;            /* the proxy; -1: none running */
 	int ctl_fd;           /* the sandbox's end of the control socket; -1: none */
 	int log_fd;           /* memfd: one JSON line a connection; -1: none */
+	int life_fd;          /* the write end of the proxy's lifeline; -1: none */
 	unsigned port;        /* NETPROXY_PORT, or 0 without a proxy */
 } netproxy;
 
-#define NETPROXY_INIT { -1, -1, -1, 0 }
+#define NETPROXY_INIT { -1, -1, -1, -1, 0 }
 
 /* One refused destination and how often it was asked for. */
 typedef struct netproxy_refusal {

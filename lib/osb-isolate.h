@@ -798,6 +798,16 @@ void osb_proc_free(osb_proc *proc);
 
 /* ---- Network allowlists (osb-isolate.policy(5), "NETWORK ALLOWLISTS") ---- */
 
+/* What the filtering proxy of a run with "network allow" decided: the
+ * number of allowed connections, or -1 when the policy has no allowlist;
+ * the number of refused destinations (host and port), or -1; and the I-th
+ * of them (0 .. count-1): its host (owned by R), *PORT and *COUNT (the
+ * times it was asked for; either may be NULL), or NULL. */
+long osb_result_network_allowed(const osb_result *r);
+int osb_result_network_refused_count(const osb_result *r);
+const char *osb_result_network_refused(const osb_result *r, size_t i, unsigned *port,
+                                       unsigned long *count);
+
 /* Keep only ENTRIES (N of them, each "HOST[:PORT]" as a policy writes it) of
  * the policy's "network allow" list, narrow-only: each must be covered by an
  * entry of the list (an exact name, a "*.suffix" above it, a network

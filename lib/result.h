@@ -57,6 +57,12 @@ struct osb_result {
 	 * (one-shot runs; TMPFS_KNOWN false for session commands). */
 	bool tmpfs_known;
 	strv tmpfs_full;
+	/* "network allow": what the filtering proxy decided (result-net.c);
+	 * NET_KNOWN false without an allowlist. */
+	bool net_known;
+	unsigned long net_allowed;
+	struct netproxy_refusal *net_refused; size_t n_net_refused;
+	char *net_log;
 };
 
 osb_result *result_new(void);
