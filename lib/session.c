@@ -61,6 +61,7 @@ struct osb_session {
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
 	limits_state lim;         /* the plan's cgroup, removed once the sandbox is gone */
+	netproxy net;             /* "network allow": the plan's proxy, stopped with the sandbox */
 };
 
 struct osb_proc {
@@ -172,6 +173,7 @@ static void session_release(osb_session *s)
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	limits_release(&s->lim);
+	netproxy_free(&s->net);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -197,6 +199,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	pthread_mutex_init(&s->lock, NULL);
 	s->refs = 1;
 	s->sock = -1;
+	s->net = (netproxy)NETPROXY_INIT;
 	s->host = (hostid)HOSTID_INIT;
 	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -221,6 +224,13 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 		pl.made = (placeholders){ NULL, 0, NULL, 0 };
 		s->lim = pl.lim;
 		pl.lim.cg = NULL;
+		/* The proxy lives as long as the session; the sandbox's end of its
+		 * control socket is the sandbox's alone from now on. */
+		s->net = pl.net;
+		pl.net = (netproxy)NETPROXY_INIT;
+		if (s->net.ctl_fd >= 0)
+			close(s->net.ctl_fd);
+		s->net.ctl_fd = -1;
 	}
 	strv_free(&argv);
 	plan_free(&pl);
@@ -974,6 +984,7 @@ static void session_teardown(osb_session *s)
 		close(s->sock);
 	s->sock = -1;
 	sandbox_stop(s->sb);
+	netproxy_free(&s->net);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	limits_release(&s->lim);

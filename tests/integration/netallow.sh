@@ -84,7 +84,9 @@ export OSB_ISOLATE_INIT=$S/bin/osb-isolate-init OSB_ISOLATE_NETPROXY=$PROXY
 export OSB_ISOLATE_POLICY_DIR=$S/policy OSB_ISOLATE_CONFIG=$S/config
 T=$(mktemp -d /tmp/osb-netallow.XXXXXX) || die "mktemp failed"
 chmod 755 "$T"
-trap 'rm -rf "$T"' EXIT
+RUN=$(mktemp -d /tmp/nar.XXXXXX) || die "mktemp failed"
+export XDG_RUNTIME_DIR=$RUN
+trap 'rm -rf "$T" "$RUN"' EXIT
 n=0
 failures=0
 WHO=$(id -un)
@@ -164,6 +166,21 @@ lifecycle() { # identity
 	expect_eq "$1: no proxy is left after its caller is killed (SIGKILL)" "" "$(proxies)"
 }
 
+session_case() { # identity
+	local pol name=na$$-$1 out rc
+	pol=$(policy "$1")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" 2>&1); rc=$?
+	expect_eq "$1: session start" "0:$name" "$rc:$out"
+	out=$("$OSB" session exec "$name" -- curl -sS -m 10 http://allowed.test:8080/marker 2>&1)
+	expect_eq "$1: a session command reaches the allowed name" "allowed-marker" "$out"
+	out=$("$OSB" session exec "$name" -- curl -sS -m 10 http://forbidden.test:8080/marker 2>&1)
+	expect_eq "$1: a session command is refused the forbidden name" \
+		"osb-isolate: forbidden.test:8080 refused: not in the allowlist" "$out"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	for t in $(seq 50); do [ -z "$(proxies)" ] && break; sleep 0.1; done
+	expect_eq "$1: no proxy is left after session stop" "" "$(proxies)"
+}
+
 if [ "$(id -u)" -eq 0 ]; then
 	modes="userns root"
 else
@@ -173,5 +190,6 @@ for m in $modes; do
 	if [ "$m" = userns ] && ! test_have userns probe_userns; then continue; fi
 	cases "$m"
 	lifecycle "$m"
+	session_case "$m"
 done
 finish_suite $((n - failures)) "$failures"
