@@ -74,7 +74,6 @@ static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cre
 {
 	_cleanup_close_ int devnull = open("/dev/null", O_RDWR | O_CLOEXEC), hosts = -1;
 	strv argv = { 0 };
-	pid_t pid;
 	int r;
 
 	if (devnull < 0)
@@ -89,7 +88,7 @@ static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cre
 	r = spawn_with_fds((const char *const *)argv.v, spawn_fixed_env,
 	                   (const int[]){ devnull, devnull, np->log_fd, ctl, np->log_fd,
 	                                  hosts >= 0 ? hosts : devnull, life },
-	                   7, NULL, cred, &pid, &np->pidfd, err);
+	                   7, NULL, cred, &np->pid, &np->pidfd, err);
 	strv_free(&argv);
 	return r;
 }
@@ -140,7 +139,7 @@ void netproxy_stop(netproxy *np)
 
 	if (np->pidfd < 0)
 		return;
-	pidfd_kill(np->pidfd, SIGKILL);
+	helper_kill(np->pid, np->pidfd);
 	pidfd_wait(np->pidfd, &st);
 	close(np->pidfd);
 	np->pidfd = -1;

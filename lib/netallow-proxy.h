@@ -20,9 +20,10 @@ typedef struct netproxy {
 	int log_fd;           /* memfd: one JSON line a connection; -1: none */
 	int life_fd;          /* the write end of the proxy's lifeline; -1: none */
 	unsigned port;        /* NETPROXY_PORT, or 0 without a proxy */
+	pid_t pid;            /* the proxy, which leads a process group of its own */
 } netproxy;
 
-#define NETPROXY_INIT { -1, -1, -1, -1, 0 }
+#define NETPROXY_INIT { -1, -1, -1, -1, 0, 0 }
 
 /* One refused destination and how often it was asked for. */
 typedef struct netproxy_refusal {
@@ -38,7 +39,8 @@ typedef struct netproxy_refusal {
 int netproxy_start(const osb_policy *p, const host_facts *h, const spawn_cred *cred,
                    netproxy *np, osb_error *err);
 
-/* Stop the proxy (SIGKILL, then wait for it); its log stays readable. */
+/* Stop the proxy and every connection it serves (SIGKILL to its process
+ * group, then wait for it); its log stays readable. */
 void netproxy_stop(netproxy *np);
 
 /* Stop it and close everything. */
