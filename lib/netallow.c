@@ -23,6 +23,13 @@
 
 /* ---- reading an entry ----------------------------------------------------- */
 
+static char lower(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return (char)(c + ('a' - 'A'));
+	return c;
+}
+
 static bool label_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
@@ -136,7 +143,7 @@ static const char *parse_name(const char *s, na_entry *e)
 		s += 2;
 	}
 	for (size_t i = 0; s[i]; i++)
-		e->name[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+		e->name[i] = lower(s[i]);
 	e->name[strlen(s)] = '\0';
 	if ((why = name_problem(e->name)) != NULL)
 		return why;
@@ -296,11 +303,15 @@ static bool embeds_v4(int family, const uint8_t *addr)
 
 const char *netallow_special(int family, const uint8_t *addr, unsigned *prefix)
 {
-	const special_range *t = family == AF_INET ? special4 : special6;
-	size_t n = family == AF_INET ? ARRAY_SIZE(special4) : ARRAY_SIZE(special6);
+	const special_range *t;
+	size_t n;
 
-	if (embeds_v4(family, addr))
-		return netallow_special(AF_INET, addr + 12, prefix);
+	if (embeds_v4(family, addr)) {
+		family = AF_INET;
+		addr += 12;
+	}
+	t = family == AF_INET ? special4 : special6;
+	n = family == AF_INET ? ARRAY_SIZE(special4) : ARRAY_SIZE(special6);
 	for (size_t i = 0; i < n; i++)
 		if (prefix_eq(addr, t[i].addr, t[i].prefix)) {
 			*prefix = t[i].prefix;
@@ -330,8 +341,10 @@ const char *netallow_addr_refused(const na_entry *v, size_t n, int family, const
 	unsigned sp_prefix = 0;
 	const char *sp;
 
-	if (embeds_v4(family, addr))
-		return netallow_addr_refused(v, n, AF_INET, addr + 12, port, via_name);
+	if (embeds_v4(family, addr)) {
+		family = AF_INET;
+		addr += 12;
+	}
 	sp = netallow_special(family, addr, &sp_prefix);
 	for (size_t i = 0; i < n; i++) {
 		const na_entry *e = &v[i];
@@ -354,7 +367,6 @@ bool netallow_host_name_ok(char *host)
 	if (len > 1 && host[len - 1] == '.')
 		host[--len] = '\0';
 	for (size_t i = 0; i < len; i++)
-		if (host[i] >= 'A' && host[i] <= 'Z')
-			host[i] = (char)(host[i] - 'A' + 'a');
+		host[i] = lower(host[i]);
 	return name_problem(host) == NULL;
 }
