@@ -55,6 +55,26 @@ if [ -z "${NETALLOW_STAGE:-}" ]; then
 	srv "$R" 198.51.100.2 8080 allowed-marker
 	srv "$R" 198.51.100.3 8080 forbidden-marker
 	srv "$H" 127.0.0.1 8090 host-loopback-secret
+	# HTTPS: a self-signed certificate made here, offline (openssl).
+	if test_have openssl probe_cmd openssl openssl; then
+		openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=allowed.test \
+			-addext subjectAltName=DNS:allowed.test -keyout "$stage/key.pem" \
+			-out "$stage/cert.pem" >/dev/null 2>&1 || die "openssl cannot make a certificate"
+		mkdir -p "$stage/srv-tls" && printf 'tls-marker\n' >"$stage/srv-tls/marker"
+		(cd "$stage/srv-tls" && exec ip netns exec "$R" python3 -c '
+import http.server, ssl, sys
+s = http.server.HTTPServer(("198.51.100.2", 8443), http.server.SimpleHTTPRequestHandler)
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+c.load_cert_chain(sys.argv[1], sys.argv[2])
+s.socket = c.wrap_socket(s.socket, server_side=True)
+s.serve_forever()' "$stage/cert.pem" "$stage/key.pem") >/dev/null 2>&1 &
+		pids+=($!)
+		HTTPS_SERVER=1
+		for i in $(seq 50); do
+			ip netns exec "$H" curl -sk -o /dev/null https://198.51.100.2:8443/marker && break
+			sleep 0.1
+		done
+	fi
 	for i in $(seq 50); do
 		ip netns exec "$H" curl -s -o /dev/null http://198.51.100.2:8080/marker &&
 			ip netns exec "$H" curl -s -o /dev/null http://127.0.0.1:8090/marker && break
@@ -69,7 +89,7 @@ if [ -z "${NETALLOW_STAGE:-}" ]; then
 		local pre=()
 		[ "$1" = user ] && pre=(setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --)
 		(cd / && ip netns exec "$H" "${pre[@]}" env -i PATH=/usr/bin:/bin \
-			OSB_REQUIRE="${OSB_REQUIRE:-}" NETALLOW_STAGE="$stage" bash "$stage/netallow.sh") || rc=1
+			OSB_REQUIRE="${OSB_REQUIRE:-}" NETALLOW_STAGE="$stage" HTTPS_SERVER="${HTTPS_SERVER:-}" bash "$stage/netallow.sh") || rc=1
 	}
 	run_as root
 	ensure_test_user
@@ -103,7 +123,7 @@ expect_eq() { # name want got
 policy() { # identity
 	printf 'osb-policy 1\ninclude %s/strict.policy\nworkspace none\nenv set HOME=/tmp\nidentity %s\n%s\n' \
 		"$OSB_ISOLATE_POLICY_DIR" "$1" \
-		'network allow allowed.test:8080 loop.test:8090' >"$T/$1.policy"
+		'network allow allowed.test:8080 allowed.test:8443 loop.test:8090' >"$T/$1.policy"
 	chmod 644 "$T/$1.policy"
 	echo "$T/$1.policy"
 }
@@ -119,7 +139,8 @@ probe forbidden http://forbidden.test:8080/marker
 probe hostlo --noproxy "" http://127.0.0.1:8090/marker
 probe metadata http://169.254.169.254/latest/meta-data/
 probe looptest http://loop.test:8090/marker
-probe direct --noproxy "*" http://198.51.100.2:8080/marker'
+probe direct --noproxy "*" http://198.51.100.2:8080/marker
+probe https -k https://allowed.test:8443/marker'
 
 cases() { # identity
 	local pol out json
@@ -141,8 +162,12 @@ cases() { # identity
 		"looptest 0 403 osb-isolate: loop.test:8090 refused: a loopback address (127.0.0.0/8)" \
 		"$(grep '^looptest ' <<<"$out")"
 	expect_eq "$1: a direct connection bypassing the proxy fails" "direct 7 000 " "$(grep '^direct ' <<<"$out")"
+	if [ -n "${HTTPS_SERVER:-}" ]; then
+		expect_eq "$1: HTTPS (CONNECT, TLS end to end) to an allowed name succeeds" \
+			"https 0 200 tls-marker" "$(grep '^https ' <<<"$out")"
+	fi
 	expect_eq "$1: the result lists each refused destination with its count" \
-		"2 forbidden.test:8080:1 127.0.0.1:8090:1 169.254.169.254:80:1 loop.test:8090:1" \
+		"$([ -n "${HTTPS_SERVER:-}" ] && echo 3 || echo 2) forbidden.test:8080:1 127.0.0.1:8090:1 169.254.169.254:80:1 loop.test:8090:1" \
 		"$(printf '%s' "$json" | python3 -c 'import json,sys; n=json.load(sys.stdin)["network"]
 print(n["allowed"], " ".join("%s:%d:%d" % (r["host"], r["port"], r["count"]) for r in n["refused"]))')"
 	expect_eq "$1: no proxy is left after the run" "" "$(proxies)"
