@@ -131,10 +131,7 @@ static const char *parse_net(const char *s, int family, na_entry *e)
 static const char *parse_name(const char *s, na_entry *e)
 {
 	const char *why;
-	size_t len = strlen(s);
 
-	if (len > NETALLOW_NAME_MAX + 2)
-		return "a host name has 1 to 253 characters";
 	e->kind = NA_NAME;
 	if (s[0] == '*') {
 		if (s[1] != '.')
@@ -142,6 +139,9 @@ static const char *parse_name(const char *s, na_entry *e)
 		e->kind = NA_SUFFIX;
 		s += 2;
 	}
+	/* Checked before the copy: e->name holds NETALLOW_NAME_MAX bytes. */
+	if (strlen(s) > NETALLOW_NAME_MAX)
+		return "a host name has 1 to 253 characters";
 	for (size_t i = 0; s[i]; i++)
 		e->name[i] = lower(s[i]);
 	e->name[strlen(s)] = '\0';

@@ -151,6 +151,17 @@ START_TEST(test_malformed_entries_are_refused_with_a_reason)
 	refused_as("[2001:db8::1", "an IPv6 address in brackets ends with ']'");
 	refused_as("[2001:db8::1]443", "after ']' comes \":PORT\" or nothing");
 	refused_as("2001:db8::/129", "an IPv6 prefix length is 0 to 128");
+	{
+		/* 254 and 255 characters: refused before they are copied. */
+		char longname[300];
+
+		memset(longname, 'a', 254);
+		longname[254] = '\0';
+		refused_as(longname, "a host name has 1 to 253 characters");
+		longname[254] = 'a';
+		longname[255] = '\0';
+		refused_as(longname, "a host name has 1 to 253 characters");
+	}
 }
 END_TEST
 
