@@ -238,6 +238,9 @@ int main(int argc, char **argv)
 	size_t n_hosts;
 
 	signal(SIGPIPE, SIG_IGN);
+	/* Nothing it runs may gain privileges (it runs nothing: belt and braces). */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		die("no_new_privs: %s", strerror(errno));
 	parse_args(argc, argv, &o);
 	allow = read_entries(&o);
 	n_hosts = read_hosts(o.hosts_fd, &hosts);
