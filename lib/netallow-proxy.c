@@ -199,6 +199,13 @@ static int log_line(const char *line, netproxy_refusal **v, size_t *n, size_t *c
 	return r;
 }
 
+long netproxy_log_size(const netproxy *np)
+{
+	struct stat st;
+
+	return np->log_fd >= 0 && fstat(np->log_fd, &st) == 0 ? (long)st.st_size : 0;
+}
+
 int netproxy_read_log(const netproxy *np, long from, netproxy_refusal **out, size_t *n,
                       unsigned long *allowed)
 {

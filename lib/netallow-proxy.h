@@ -46,6 +46,9 @@ void netproxy_stop(netproxy *np);
 /* Stop it and close everything. */
 void netproxy_free(netproxy *np);
 
+/* The log's size now: where a session command's part of it starts. */
+long netproxy_log_size(const netproxy *np);
+
 /* The refused destinations the log holds from byte FROM on (aggregated by
  * host and port, in first-seen order) and the number of allowed
  * connections. 0 or -ENOMEM. */

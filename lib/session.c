@@ -20,6 +20,7 @@
 #include "bwrap.h"
 #include "launch.h"
 #include "proc.h"
+#include "result-net.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -926,6 +927,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	collect c = { .rd = { -1, -1 }, .sink = { -1, -1 } };
 	uint64_t start = now_ms(), lim;
 	osb_result *res;
+	long net_from;
 	int r;
 
 	osb_err_clear(err);
@@ -958,7 +960,11 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	capture_init(&c.cap[1], e->capture ? lim : 0);
 	c.sink[0] = e->stdout_fd;
 	c.sink[1] = e->stderr_fd;
+	net_from = netproxy_log_size(&s->net);
 	r = run_exec_limits(s, e, &c, res);
+	/* What the session's proxy decided while the command ran (result-net.c). */
+	if (s->net.port && result_set_network(res, &s->net, net_from) < 0 && r == 0)
+		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	if (output_take(c.cap, e->capture, res) < 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 done:

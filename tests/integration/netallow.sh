@@ -201,6 +201,11 @@ session_case() { # identity
 	out=$("$OSB" session exec "$name" -- curl -sS -m 10 http://forbidden.test:8080/marker 2>&1)
 	expect_eq "$1: a session command is refused the forbidden name" \
 		"osb-isolate: forbidden.test:8080 refused: not in the allowlist" "$out"
+	out=$("$OSB" session exec "$name" --json -- curl -sS -m 10 http://169.254.169.254/ 2>&1 |
+		python3 -c 'import json,sys; n=json.load(sys.stdin)["network"]
+print(n["allowed"], " ".join("%s:%d:%d" % (r["host"], r["port"], r["count"]) for r in n["refused"]))')
+	expect_eq "$1: a session command's result lists what the proxy refused while it ran" \
+		"0 169.254.169.254:80:1" "$out"
 	"$OSB" session stop "$name" >/dev/null 2>&1
 	for t in $(seq 50); do [ -z "$(proxies)" ] && break; sleep 0.1; done
 	expect_eq "$1: no proxy is left after session stop" "" "$(proxies)"
