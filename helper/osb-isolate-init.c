@@ -50,6 +50,7 @@
 #include "init-guard.h"
 #include "init-overlay.h"
 #include "broker-overlay.h"
+#include "init-net.h"
 
 /* The kernel's default overflow gid (kernel.overflowgid). */
 #define OVERFLOW_GID 65534
@@ -91,6 +92,7 @@ struct init_opts {
 	char **cmd;
 	struct guard_opts guard; /* mount audit and Landlock (init-guard.h) */
 	struct overlay_opts overlay; /* --overlay (init-overlay.h) */
+	struct net_opts net;     /* --net-relay (init-net.h) */
 };
 
 /* The report channel; -1 until --error-fd is parsed (reports then go to
@@ -307,6 +309,15 @@ static bool overlay_option(struct init_opts *o, const char *name, const char *v)
 	return r > 0;
 }
 
+static bool net_option(struct init_opts *o, const char *name, const char *v)
+{
+	struct guard_error ge;
+	int r = net_parse(&o->net, name, v, &ge);
+
+	guard_or_fail("init:args", r, &ge);
+	return r > 0;
+}
+
 /* The overlay's lower layer is the workspace bind the audit verifies first. */
 static void check_overlay_opts(const struct init_opts *o)
 {
@@ -371,6 +382,8 @@ static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 	if (guard_option(o, name, v))
 		return;
 	if (overlay_option(o, name, v))
+		return;
+	if (net_option(o, name, v))
 		return;
 
 	if (strcmp(name, "--error-fd") == 0)
@@ -1013,7 +1026,8 @@ static void serve_session(const struct init_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct init_opts o = { .stderr_fd = -1, .seccomp_fd = -1, .session_fd = -1, .env_fd = -1 };
+	struct init_opts o = { .stderr_fd = -1, .seccomp_fd = -1, .session_fd = -1, .env_fd = -1,
+	                       .net = { .ctl_fd = -1 } };
 	struct sock_fprog prog = { 0, NULL };
 	struct guard_error ge;
 
@@ -1041,6 +1055,9 @@ int main(int argc, char **argv)
 	mark_fds_cloexec();
 	if (prog.filter)
 		load_filter(&prog);
+	/* The relay is forked as restricted as the command (init-net.h). */
+	if (o.net.ctl_fd >= 0)
+		guard_or_fail("init:net", net_relay_start(&o.net, &ge), &ge);
 	if (o.session_fd >= 0)
 		serve_session(&o);
 	if (getpid() == 1)

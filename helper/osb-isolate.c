@@ -84,6 +84,8 @@ static void print_run_help(void)
 	       "                          write-root the policy declares (repeatable)\n"
 	       "      --net               share the host network, where the policy says\n"
 	       "                          \"allow-caller network\"\n"
+	       "      --net-allow HOST[:PORT]  keep only these entries of the policy's\n"
+	       "                          \"network allow\" list (repeatable; only narrows)\n"
 	       "  -t, --timeout DUR       wall limit, e.g. 30s; only lowers the policy's (a\n"
 	       "                          longer one is refused)\n"
 	       "      --stdin             relay standard input through a pipe (default: /dev/null)\n"
@@ -108,6 +110,7 @@ struct run_opts {
 	const char *policy, *workspace, *ws_mode, *timeout;
 	const char *ro[64]; size_t n_ro;
 	const char *write[64]; size_t n_write;
+	const char *net_allow[64]; size_t n_net_allow;
 	int net, use_stdin, tty, shell, json, result_fd;
 };
 
@@ -151,7 +154,7 @@ static int check_run_opts(const struct run_opts *o)
 static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_index)
 {
 	enum { OPT_RO = 256, OPT_WRITE, OPT_NET, OPT_STDIN, OPT_TTY, OPT_SHELL, OPT_JSON,
-	       OPT_RESULT_FD, OPT_WS_MODE };
+	       OPT_RESULT_FD, OPT_WS_MODE, OPT_NET_ALLOW };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "workspace", required_argument, NULL, 'w' },
@@ -159,6 +162,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 		{ "ro", required_argument, NULL, OPT_RO },
 		{ "write", required_argument, NULL, OPT_WRITE },
 		{ "net", no_argument, NULL, OPT_NET },
+		{ "net-allow", required_argument, NULL, OPT_NET_ALLOW },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "stdin", no_argument, NULL, OPT_STDIN },
 		{ "tty", no_argument, NULL, OPT_TTY },
@@ -194,6 +198,11 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 			o->write[o->n_write++] = optarg;
 			break;
 		case OPT_NET: o->net = 1; break;
+		case OPT_NET_ALLOW:
+			if (o->n_net_allow == sizeof(o->net_allow) / sizeof(o->net_allow[0]))
+				return usage_error("too many --net-allow options (at most 64)");
+			o->net_allow[o->n_net_allow++] = optarg;
+			break;
 		case OPT_STDIN: o->use_stdin = 1; break;
 		case OPT_TTY: o->tty = 1; break;
 		case OPT_SHELL: o->shell = 1; break;
@@ -291,6 +300,8 @@ static int narrow_policy(osb_policy *p, const struct run_opts *o, osb_error *err
 	}
 	if (o->net && osb_policy_set_network(p, OSB_NETWORK_HOST, err) < 0)
 		return flag_error(err, "--net");
+	if (o->n_net_allow && osb_policy_set_network_allow(p, o->net_allow, o->n_net_allow, err) < 0)
+		return -1;
 	if (o->timeout) {
 		uint64_t ms;
 

@@ -161,6 +161,15 @@
  * namespace's job. The domain covers everything the init execs or, in
  * session mode, the broker and every command it starts.
  *
+ * --net-relay FD:PORT (protocol 6, "network allow"): FD is one end of a
+ * SOCK_SEQPACKET socketpair whose other end the filtering proxy outside
+ * holds. Once the seccomp filter is loaded (so with the command's identity,
+ * capabilities, Landlock domain and filter), stage "init:net" listens on
+ * 127.0.0.1:PORT in the sandbox's network namespace and forks a relay that
+ * sends each accepted connection's socket over FD (SCM_RIGHTS, one byte of
+ * data); the init then closes both. A failure fails the launch (exit 125,
+ * stage "init:net"): the command never runs without its way out.
+ *
  * Session mode: osb-isolate-init [OPTIONS] --session-fd N [--idle-ms MS]
  * The init runs every check above and loads the seccomp program, exactly as
  * before a command, so the broker runs under the same filter and identity as
@@ -208,7 +217,7 @@
 #include <stdint.h>
 
 /* The version of this contract; see --proto above for when to bump it. */
-#define INIT_PROTO_VERSION 5
+#define INIT_PROTO_VERSION 6
 
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'

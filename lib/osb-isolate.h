@@ -126,6 +126,8 @@ typedef enum osb_stage {
 	OSB_STAGE_EXPLAIN,       /* describing the launch plan */
 	OSB_STAGE_CGROUP,        /* the sandbox's cgroup: resource limits */
 	OSB_STAGE_INIT_OVERLAY,  /* "init:overlay": the overlay workspace */
+	OSB_STAGE_INIT_NET,      /* "init:net": the relay of "network allow" */
+	OSB_STAGE_NETPROXY,      /* "netproxy": the filtering proxy outside */
 } osb_stage;
 
 /* The name of STAGE as osb_error.stage spells it ("policy", "init:seccomp";
@@ -275,6 +277,7 @@ int osb_policy_set_config(osb_policy *policy, const osb_config *config, osb_erro
 typedef enum osb_program {
 	OSB_PROGRAM_BWRAP = 1,
 	OSB_PROGRAM_INIT = 2,
+	OSB_PROGRAM_NETPROXY = 3,   /* the filtering proxy of "network allow" */
 } osb_program;
 
 /* Run PATH (absolute; NULL or "": the default) as PROGRAM from now on, in
@@ -899,6 +902,28 @@ int osb_session_discard(osb_session *session, osb_error *err);
 /* SESSION's workspace mode: "none", "ro", "rw" or "overlay" (static); NULL
  * for a NULL session. */
 const char *osb_session_workspace_mode(osb_session *session);
+
+/* ---- Network allowlists (osb-isolate.policy(5), "NETWORK ALLOWLISTS") ---- */
+
+/* What the filtering proxy of a run with "network allow" decided: the
+ * number of allowed connections, or -1 when the policy has no allowlist;
+ * the number of refused destinations (host and port), or -1; and the I-th
+ * of them (0 .. count-1): its host (owned by R), *PORT and *COUNT (the
+ * times it was asked for; either may be NULL), or NULL. */
+long osb_result_network_allowed(const osb_result *r);
+int osb_result_network_refused_count(const osb_result *r);
+const char *osb_result_network_refused(const osb_result *r, size_t i, unsigned *port,
+                                       unsigned long *count);
+
+/* Keep only ENTRIES (N of them, each "HOST[:PORT]" as a policy writes it) of
+ * the policy's "network allow" list, narrow-only: each must be covered by an
+ * entry of the list (an exact name, a "*.suffix" above it, a network
+ * containing it, the same port or any), or the policy must have "network
+ * host"; under "network none" every entry is refused (OSB_E_POLICY). A
+ * malformed entry is OSB_E_USAGE. N == 0 leaves "network none". A refused
+ * call leaves the policy as it was. */
+int osb_policy_set_network_allow(osb_policy *policy, const char *const *entries, size_t n,
+                                 osb_error *err);
 
 #pragma GCC visibility pop
 

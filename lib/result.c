@@ -15,6 +15,7 @@
  */
 #include "result.h"
 #include "utf8.h"
+#include "result-net.h"
 
 #include <limits.h>
 #include <json-c/json.h>
@@ -218,6 +219,7 @@ void osb_result_free(osb_result *r)
 	free(r->mode);
 	free(r->limits_skipped_why);
 	strv_free(&r->tmpfs_full);
+	result_net_free(r);
 	free(r);
 }
 
@@ -640,6 +642,8 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	ok = put(o, "limits", r->cg || r->limits_skipped ? json_limits(r) : NULL,
 	         r->cg || r->limits_skipped) && ok;
 	ok = put_tmpfs_full(o, r) && ok;
+	if (r->net_known)   /* only for "network allow" (result-net.c) */
+		ok = put(o, "network", result_net_json(r), true) && ok;
 	ok = put_str_or_null(o, "hint", r->hint, 0) && ok;
 	ok = put(o, "status", json_object_new_int(osb_result_cli_status(r)), true) && ok;
 	return ok;

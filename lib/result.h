@@ -56,7 +56,14 @@ struct osb_result {
 	/* The sized tmpfs mounts with no room left when the command ended
 	 * (one-shot runs; TMPFS_KNOWN false for session commands). */
 	bool tmpfs_known;
+	/* "network allow": what the filtering proxy decided (result-net.c);
+	 * NET_KNOWN false without an allowlist (beside the other flag: no
+	 * padding hole). */
+	bool net_known;
 	strv tmpfs_full;
+	unsigned long net_allowed;
+	struct netproxy_refusal *net_refused; size_t n_net_refused;
+	char *net_log;
 };
 
 osb_result *result_new(void);

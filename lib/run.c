@@ -7,6 +7,7 @@
 #include "launch.h"
 #include "outcome.h"
 #include "supervise.h"
+#include "result-net.h"
 
 int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error *err)
 {
@@ -49,6 +50,10 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	res->mode = strdup(pl.userns ? "userns" : "root");
 	result_set_host_ids(res, pl.host.uid, pl.host.gid, hostid_kind_name(pl.host.kind));
 	r = supervise_run(&pl, e, lim, res);
+	/* The proxy's decisions, once it is gone (result-net.c). */
+	netproxy_stop(&pl.net);
+	if (pl.net.port && result_set_network(res, &pl.net, 0) < 0 && r == 0)
+		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	plan_free(&pl);
 done:
 	return outcome_finish(res, start, r, out, err);

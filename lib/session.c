@@ -21,6 +21,7 @@
 #include "launch.h"
 #include "proc.h"
 #include "session.h"
+#include "result-net.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -63,6 +64,7 @@ struct osb_session {
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
 	limits_state lim;         /* the plan's cgroup, removed once the sandbox is gone */
 	session_overlay ov;       /* an overlay workspace's (session-overlay.h) */
+	netproxy net;             /* "network allow": the plan's proxy, stopped with the sandbox */
 };
 
 struct osb_proc {
@@ -175,6 +177,7 @@ static void session_release(osb_session *s)
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	limits_release(&s->lim);
+	netproxy_free(&s->net);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -200,6 +203,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	pthread_mutex_init(&s->lock, NULL);
 	s->refs = 1;
 	s->sock = -1;
+	s->net = (netproxy)NETPROXY_INIT;
 	s->host = (hostid)HOSTID_INIT;
 	s->ov = SESSION_OVERLAY_INIT;
 	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
@@ -225,6 +229,13 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 		pl.made = (placeholders){ NULL, 0, NULL, 0 };
 		s->lim = pl.lim;
 		pl.lim.cg = NULL;
+		/* The proxy lives as long as the session; the sandbox's end of its
+		 * control socket is the sandbox's alone from now on. */
+		s->net = pl.net;
+		pl.net = (netproxy)NETPROXY_INIT;
+		if (s->net.ctl_fd >= 0)
+			close(s->net.ctl_fd);
+		s->net.ctl_fd = -1;
 	}
 	strv_free(&argv);
 	plan_free(&pl);
@@ -952,6 +963,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	collect c = { .rd = { -1, -1 }, .sink = { -1, -1 } };
 	uint64_t start = now_ms(), lim;
 	osb_result *res;
+	long net_from;
 	int r;
 
 	osb_err_clear(err);
@@ -984,7 +996,11 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	capture_init(&c.cap[1], e->capture ? lim : 0);
 	c.sink[0] = e->stdout_fd;
 	c.sink[1] = e->stderr_fd;
+	net_from = netproxy_log_size(&s->net);
 	r = run_exec_limits(s, e, &c, res);
+	/* What the session's proxy decided while the command ran (result-net.c). */
+	if (s->net.port && result_set_network(res, &s->net, net_from) < 0 && r == 0)
+		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	if (output_take(c.cap, e->capture, res) < 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 done:
@@ -1010,6 +1026,7 @@ static void session_teardown(osb_session *s)
 		close(s->sock);
 	s->sock = -1;
 	sandbox_stop(s->sb);
+	netproxy_free(&s->net);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	limits_release(&s->lim);

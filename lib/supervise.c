@@ -486,7 +486,7 @@ static int set_nonblock(int fd)
 static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra_fd,
                       int *pidfd, osb_error *err)
 {
-	int fds[PFD_FIRST_BIND + 64 + PLAN_MAX_DATA + 1], cg_fds[CG_MAX_DIRS];
+	int fds[PFD_FIRST_BIND + 64 + PLAN_MAX_DATA + 2], cg_fds[CG_MAX_DIRS];
 	const spawn_cred *cred = pl->use_cred ? &pl->cred : NULL;
 	spawn_sandbox sb = { cg_fds, 0, true };
 	size_t nfds;
@@ -507,8 +507,12 @@ static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra
 	for (size_t i = 0; i < pl->n_data; i++)
 		fds[PFD_FIRST_BIND + pl->n_binds + i] = pl->data[i].fd;
 	nfds = (size_t)plan_next_fd(pl);
-	if (extra_fd >= 0)
-		fds[nfds++] = extra_fd;
+	/* The proxy's control socket follows the session socket's slot, which
+	 * a run fills with a repeat of the init's fd. */
+	if (extra_fd >= 0 || pl->net.port)
+		fds[nfds++] = extra_fd >= 0 ? extra_fd : pl->init_fd;
+	if (pl->net.port)
+		fds[nfds++] = pl->net.ctl_fd;
 	/* bwrap and the init get a fixed environment; the command's travels in
 	 * the plan's env memfd (a session's, with each request). */
 	if (pl->lim.cg)
