@@ -262,6 +262,10 @@ static enum diff_dir in_context(const review_policy *a, const review_policy *b, 
 		return (added ? b : a)->sc_group &&
 		       osb_seccomp_group_denies((added ? b : a)->sc_group, rule + 14, NULL) <= 0
 		       ? DIFF_NEUTRAL : dir;
+	/* A destination listed or no longer listed where the other policy
+	 * shares the host's network: it was, or stays, reachable anyway. */
+	if (strncmp(rule, "network allow ", 14) == 0)
+		return other->net == NET_HOST ? DIFF_NEUTRAL : dir;
 	if (strncmp(rule, "ro-bind ", 8) == 0 || strncmp(rule, "tmpfs ", 6) == 0 ||
 	    strncmp(rule, "hide ", 5) == 0 || strncmp(rule, "dev ", 4) == 0)
 		return host_shows(other, arg) == (strncmp(rule, "ro-bind ", 8) == 0) ? DIFF_NEUTRAL

@@ -55,6 +55,20 @@ expect_eq "audit: A04 counts named destinations" \
 expect_eq "audit: A04 counts an internal range nearly as the host network" \
 	"! A04  network            12/14  network allow 10.0.0.0/8:5432: a loopback, link-local, private or metadata range is reachable (./risky.policy:4)" \
 	"$("$OSB" audit ./risky.policy | grep A04)"
+printf 'osb-policy 1\ninclude strict\nnetwork host\n' >host.policy
+printf 'osb-policy 1\ninclude strict\nnetwork allow a.example.com b.example.com\n' >ab.policy
+printf 'osb-policy 1\ninclude strict\nnetwork allow a.example.com c.example.com:443\n' >ac.policy
+expect_eq "diff: from the host network to an allowlist, each entry is neutral, the view narrower" \
+	"+ network allow a.example.com  (neutral)  # ./ab.policy:3
++ network allow b.example.com  (neutral)  # ./ab.policy:3
+  network: host → allow  (narrower)  # network host (./host.policy:3) => network allow (./ab.policy:3)
+verdict: narrower" \
+	"$("$OSB" diff ./host.policy ./ab.policy | grep -E '^\+ network allow|^  network:|^verdict')"
+expect_eq "diff: between allowlists, the destinations each lists" \
+	"  network: reachable: -b.example.com  (narrower)
+  network: reachable: +c.example.com:443  (wider)
+verdict: mixed" \
+	"$("$OSB" diff ./ab.policy ./ac.policy | grep -E '^  network:|^verdict')"
 expect_eq "diff: each added entry is wider, network none goes" \
 	"- network none  (neutral)
 + network allow *.pypi.org  (wider)
