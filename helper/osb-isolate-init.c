@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -797,13 +798,27 @@ static void take_terminal(void)
 	}
 }
 
-/* "X" on the report channel; when it is the launcher's socket, wait for
- * its "G": it checks, from the host, the ids the kernel stamped on the "X"
- * (lib/run.c, host_ids_ok) and answers only if they are the planned ones. */
+/* When main() began (CLOCK_MONOTONIC, ns): sent with "X", so that the
+ * launcher can tell bwrap's setup from the init's own (osb_result_timing_us). */
+static uint64_t start_ns;
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* "X" and the start time on the report channel; when it is the launcher's
+ * socket, wait for its "G": it checks, from the host, the ids the kernel
+ * stamped on the "X" (lib/supervise.c, host_ids_ok) and answers only if
+ * they are the planned ones. */
 static void report_exec(void)
 {
-	const char x = INIT_MSG_EXEC;
-	int type = 0;
+	char x[32];
+	int type = 0, xlen = snprintf(x, sizeof(x), "%c%llu", INIT_MSG_EXEC,
+	                               (unsigned long long)start_ns);
 	socklen_t len = sizeof(type);
 	char go = 0;
 	ssize_t n;
@@ -811,7 +826,7 @@ static void report_exec(void)
 	/* Without the "X" the launcher would believe the command never started. */
 	if (error_fd < 0)
 		return;
-	if (write(error_fd, &x, 1) != 1)
+	if (write(error_fd, x, (size_t)xlen) != (ssize_t)xlen)
 		fail("exec", errno, "cannot report the exec on fd %d: %s", error_fd, strerror(errno));
 	if (getsockopt(error_fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0)
 		return;   /* a pipe (tests run the init by hand): nobody to ask */
@@ -1031,6 +1046,7 @@ int main(int argc, char **argv)
 	struct sock_fprog prog = { 0, NULL };
 	struct guard_error ge;
 
+	start_ns = monotonic_ns();
 	parse_args(argc, argv, &o);
 	if (o.stderr_fd >= 0)
 		route_stderr(o.stderr_fd);

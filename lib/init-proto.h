@@ -22,7 +22,11 @@
  *                      keeps it.
  * Options (all fds are numbers in the init's own fd table):
  *   --error-fd N       report channel. The init marks it CLOEXEC, writes
- *                      INIT_MSG_EXEC ("X") just before execve and, if any
+ *                      INIT_MSG_EXEC ("X", followed by the CLOCK_MONOTONIC
+ *                      nanoseconds at which the init's main() began, in
+ *                      decimal: a timing the launcher reports and trusts
+ *                      for nothing else; a launcher that reads only the
+ *                      letter is not misled) just before execve and, if any
  *                      step or the execve fails, one line
  *                      "E<stage>\t<errno>\t<message>\n", then exits 125.
  *                      EOF without "X" means the init never got to exec.

@@ -648,6 +648,27 @@ int osb_result_cpu_throttled_us(const osb_result *r, uint64_t *usec);
  * watched (a session command); path I (0 .. count-1), owned by R, or NULL. */
 int osb_result_tmpfs_full_count(const osb_result *r);
 const char *osb_result_tmpfs_full(const osb_result *r, size_t i);
+/* Where the time of a run went, stage by stage (CLOCK_MONOTONIC, read on
+ * both sides of the sandbox's boundary): SETUP the library before bwrap
+ * starts (a session command: until the broker has started it), BWRAP
+ * bwrap's namespaces and mounts until the init's first instruction, INIT
+ * the init's checks and restrictions until the command may exec, COMMAND
+ * until its status is known, TEARDOWN until the result is complete.
+ * Microseconds, or -1 for a stage that did not happen or whose ends are not
+ * known (a session command has no BWRAP or INIT; a launch that failed stops
+ * where it failed). */
+typedef enum osb_timing {
+	OSB_TIMING_SETUP = 0,
+	OSB_TIMING_BWRAP = 1,
+	OSB_TIMING_INIT = 2,
+	OSB_TIMING_COMMAND = 3,
+	OSB_TIMING_TEARDOWN = 4,
+	OSB_TIMING__COUNT = 5
+} osb_timing;
+int64_t osb_result_timing_us(const osb_result *r, osb_timing which);
+/* "setup", "bwrap", "init", "command", "teardown" (the JSON's names), or
+ * NULL for another value. */
+const char *osb_result_timing_name(osb_timing which);
 /* The best-effort limits this host could not enforce: OSB_LIMIT_* bits. */
 #define OSB_LIMIT_MEMORY 1u
 #define OSB_LIMIT_PIDS 2u

@@ -69,6 +69,14 @@ int pidfd_wait(int pidfd, int *status)
 	return 0;
 }
 
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 uint64_t now_ms(void)
 {
 	struct timespec ts;

@@ -72,5 +72,8 @@ int memfd_with_data(const char *name, const void *data, size_t len);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 uint64_t now_ms(void);
+/* CLOCK_MONOTONIC in nanoseconds: the clock the sandbox's init reads too
+ * (bwrap makes no time namespace), so stamps from both sides compare. */
+uint64_t now_ns(void);
 
 #endif

@@ -23,6 +23,7 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	res = result_new();
 	if (!res)
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
+	res->t.ns[TS_START] = now_ns();
 	if (!p || !e) {
 		r = osb_err_set(&res->error, OSB_E_USAGE, EINVAL, "usage",
 		                "osb_run needs a policy and an exec");

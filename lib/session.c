@@ -74,6 +74,7 @@ struct osb_proc {
 	bool done, lost, counted;
 	osb_status st;
 	uint64_t start;
+	uint64_t started_ns, exited_ns;   /* the broker's "started" and "exited" arrived (now_ns) */
 	uint32_t full;            /* the watched tmpfs mounts full at its exit (bit K: s->watch.v[K]) */
 };
 
@@ -558,6 +559,7 @@ static int await_start(osb_proc *pr, osb_error *err)
 	while (n < 0 && errno == EINTR);
 	if (n == (ssize_t)sizeof(m.st) && m.st.type == SESSION_STARTED && m.st.pid > 0) {
 		pr->pid = m.st.pid;
+		pr->started_ns = now_ns();
 		return 0;
 	}
 	if (n == (ssize_t)sizeof(m.f) && m.f.type == SESSION_FAILED) {
@@ -703,6 +705,7 @@ static int read_exit(osb_proc *pr)
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 1;
 	if (n == (ssize_t)sizeof(x) && x.type == SESSION_EXITED) {
+		pr->exited_ns = now_ns();
 		pr->st = (osb_status){
 			.exit_code = x.exit_code, .signal = x.sig, .timed_out = x.timed_out != 0,
 			.duration_ms = now_ms() - pr->start, .user_us = x.user_us, .sys_us = x.sys_us,
@@ -860,6 +863,8 @@ static int collect_run(osb_proc *pr, collect *c, int cancel_fd, osb_status *st)
 static int run_fill(const osb_session *s, const osb_proc *pr, const osb_status *st, osb_result *res)
 {
 	res->ran = true;
+	res->t.ns[TS_GO] = pr->started_ns;
+	res->t.ns[TS_EXIT] = pr->exited_ns;
 	res->timed_out = st->timed_out != 0;
 	res->signal = st->signal;
 	res->exit_code = st->signal ? -1 : st->exit_code;
@@ -972,6 +977,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	res = result_new();
 	if (!res)
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
+	res->t.ns[TS_START] = now_ns();
 	capture_init(&c.cap[0], 0);
 	capture_init(&c.cap[1], 0);
 	if (!s || !e) {

@@ -32,6 +32,7 @@ typedef struct sup {
 	uint64_t wall_ms;            /* the limit supervise() enforced (0: none) */
 	strv full;                   /* sized tmpfs mounts full at the end ("F") */
 	char *bwrap;                 /* the bwrap run (a copy), for bwrap_error */
+	uint64_t spawn_ns, init_ns, go_ns, exit_ns;   /* result_stamps, as they happen */
 	capture cap[2];
 	int fd[CH__COUNT];
 	int sink[2];                 /* stream copies for CH_OUT, CH_ERR */
@@ -102,6 +103,7 @@ static void parse_status(sup *s)
 		if ((k = strstr(line, "\"exit-code\":"))) {
 			s->exit_code = (int)strtol(k + 12, NULL, 10);
 			s->have_exit = true;
+			s->exit_ns = now_ns();
 		}
 		line = nl + 1;
 	}
@@ -228,6 +230,23 @@ static bool host_ids_ok(const sup *s, const struct ucred *uc, char *why, size_t 
 	return true;
 }
 
+/* The moment the init began, as its "X" or "R" says (decimal nanoseconds
+ * of CLOCK_MONOTONIC after the letter); 0 when absent, malformed, or not
+ * between bwrap's start and now: a timing, never trusted for anything else. */
+static uint64_t init_stamp(const sup *s, const char *msg, size_t len)
+{
+	uint64_t v = 0, now = now_ns();
+
+	if (len < 2 || len > 21)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if (msg[i] < '0' || msg[i] > '9')
+			return 0;
+		v = v * 10u + (uint64_t)(msg[i] - '0');
+	}
+	return v >= s->spawn_ns && v <= now ? v : 0;
+}
+
 /* The init's first message: check who sent it; an "X" waits for our
  * go-ahead. A refusal kills the sandbox before anything untrusted runs. */
 static void check_init_sender(sup *s, const char *msg, size_t len, const struct ucred *uc)
@@ -237,9 +256,11 @@ static void check_init_sender(sup *s, const char *msg, size_t len, const struct 
 	if (s->id_checked || len == 0 || (msg[0] != INIT_MSG_EXEC && msg[0] != INIT_MSG_READY))
 		return;
 	s->id_checked = true;
+	s->init_ns = init_stamp(s, msg, len);
 	if (!uc) {
 		snprintf(s->id_error, sizeof(s->id_error), "the init's report carries no credentials");
 	} else if (host_ids_ok(s, uc, s->id_error, sizeof(s->id_error))) {
+		s->go_ns = now_ns();
 		if (msg[0] == INIT_MSG_READY || send(s->fd[CH_INIT], &go, 1, MSG_NOSIGNAL) == 1)
 			return;
 		snprintf(s->id_error, sizeof(s->id_error), "cannot answer the init: %s",
@@ -579,6 +600,7 @@ static int launch(const plan *pl, const osb_exec *e, sup *s, int *bwrap_status, 
 	io[PFD_INIT_ERR] = w[CH_INIT];
 	if ((r = bwrap_argv_run(pl, (const char *const *)e->argv.v, &argv, err)) < 0)
 		goto out;
+	s->spawn_ns = now_ns();
 	r = spawn_plan(pl, &argv, io, -1, &s->bwrap_pidfd, err);
 	strv_free(&argv);
 	if (r < 0)
@@ -649,6 +671,10 @@ int supervise_run(const plan *pl, const osb_exec *e, uint64_t limit, osb_result 
 	s.sink[0] = e->stdout_fd;
 	s.sink[1] = e->stderr_fd;
 	r = launch(pl, e, &s, &status, &res->error);
+	res->t.ns[TS_SPAWN] = s.spawn_ns;
+	res->t.ns[TS_INIT] = s.init_ns;
+	res->t.ns[TS_GO] = s.go_ns;
+	res->t.ns[TS_EXIT] = s.exit_ns;
 	if (r == 0 && result_limits(pl, res) < 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	if (r == 0) {
