@@ -793,6 +793,70 @@ int osb_proc_kill(osb_proc *proc, int sig);
 /* Free the handle; a command still running is killed (SIGKILL, its group). */
 void osb_proc_free(osb_proc *proc);
 
+/* ---- Writing an execd: requests read once, state read back ---------------
+ *
+ * What a daemon serving many sessions reads from the library instead of
+ * keeping its own copy (libosb-isolate(3), "WRITING AN EXECD"). */
+
+/* Read an execd request once: the baseline its "profile" names is loaded
+ * (osb_policy_load; a name, never a path), CONFIG applied to it (NULL:
+ * none), the request applied as osb_policy_apply_json applies it, and its
+ * session part taken into new options as osb_session_opts_apply_json takes
+ * it. PROFILES is the NULL-terminated list of names the daemon offers, the
+ * first being the default for a request that names none; NULL offers every
+ * policy name and needs the request to name one. 0 with *POLICY and *OPTS
+ * the caller's to free; otherwise both NULL and ERR says why, with the same
+ * messages as the two calls (OSB_E_POLICY for a profile not offered). */
+OSB_WARN_UNUSED int osb_request_load(const char *json, const char *const *profiles,
+                                     const osb_config *config, osb_policy **policy,
+                                     osb_session_opts **opts, osb_error *err);
+/* The idle timeout OPTS hold (0: none). */
+uint64_t osb_session_opts_idle_timeout_ms(const osb_session_opts *opts);
+
+/* The uid and gid the sandbox's processes have (the "user" directive's
+ * ids, which the account name keeps): non-zero, at most 4294967294
+ * (OSB_E_POLICY otherwise, the policy unchanged), origin "api". */
+int osb_policy_set_ids(osb_policy *policy, uint32_t uid, uint32_t gid, osb_error *err);
+/* The ids the sandbox's processes see (the "user" rule). 0 or -OSB_E_USAGE. */
+int osb_policy_ids(const osb_policy *policy, uint32_t *uid, uint32_t *gid);
+
+/* How a sandbox's identity is made (osb-isolate.policy(5), "identity"). */
+typedef enum osb_identity_mode {
+	OSB_IDENTITY_AUTO = 0,     /* a policy's default: root if a user namespace cannot be made */
+	OSB_IDENTITY_USERNS = 1,   /* a user-namespace view */
+	OSB_IDENTITY_ROOT = 2,     /* a real uid/gid switch by a root caller */
+} osb_identity_mode;
+/* The policy's "identity" rule, or -OSB_E_USAGE. */
+int osb_policy_identity_mode(const osb_policy *policy);
+/* The mode a session's sandbox was built in (USERNS or ROOT), or -OSB_E_USAGE. */
+int osb_session_identity_mode(const osb_session *session);
+/* "auto", "userns", "root"; NULL for another value. Static. */
+const char *osb_identity_mode_name(int mode);
+
+/* When the session last started or finished a command (or started),
+ * in milliseconds since the epoch, as the library saw it: a command's end
+ * counts once its status was read (osb_proc_wait, osb_session_run). 0 or
+ * -OSB_E_USAGE. */
+int osb_session_last_activity(const osb_session *session, int64_t *unix_ms);
+/* What is left of the session's idle timeout: the whole timeout while a
+ * command runs, else the timeout less the time since the last activity (0
+ * once it has run out or the session has ended). 0 with *MS; 1 with *MS
+ * UINT64_MAX when the session has no idle timeout; -OSB_E_USAGE. The broker
+ * keeps its own count and ends the session by it. */
+int osb_session_idle_remaining_ms(const osb_session *session, uint64_t *ms);
+
+/* Why a session ended. A value never changes meaning. */
+typedef enum osb_session_end {
+	OSB_SESSION_RUNNING = 0,       /* it has not ended */
+	OSB_SESSION_END_DESTROYED = 1, /* osb_session_destroy (or _free) */
+	OSB_SESSION_END_IDLE = 2,      /* its idle timeout */
+	OSB_SESSION_END_LOST = 3,      /* the sandbox ended otherwise: killed from outside, or failed */
+} osb_session_end;
+/* OSB_SESSION_RUNNING or OSB_SESSION_END_*, or -OSB_E_USAGE. */
+int osb_session_end_reason(const osb_session *session);
+/* "running", "destroyed", "idle", "lost"; NULL for another value. Static. */
+const char *osb_session_end_name(int reason);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #define DEFAULT_MAX_EXECS 64u
 #define MAX_MAX_EXECS 4096u
@@ -34,6 +35,14 @@
  * already in the pipes. Only a process that left the group can hold them
  * open longer; it is not waited for beyond this. */
 #define DRAIN_MS 500u
+
+/* What the getters report (osb_session_last_activity, ..._idle_remaining_ms),
+ * updated under the session's lock as commands start and end. */
+typedef struct session_clock {
+	int64_t last_unix_ms;     /* the last start or end, CLOCK_REALTIME */
+	uint64_t idle_since;      /* CLOCK_MONOTONIC ms of the last end (or the start) */
+	uint64_t idle_ms;         /* the idle timeout; 0: none */
+} session_clock;
 
 struct osb_session_opts {
 	uint64_t idle_ms;
@@ -61,6 +70,7 @@ struct osb_session {
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
 	limits_state lim;         /* the plan's cgroup, removed once the sandbox is gone */
+	session_clock clock;      /* activity and idleness, for the getters */
 };
 
 struct osb_proc {
@@ -120,7 +130,25 @@ int osb_session_opts_set_env(osb_session_opts *o, const char *const *envp)
 	return 0;
 }
 
+/* The idle timeout OPTS hold. */
+uint64_t osb_session_opts_idle_timeout_ms(const osb_session_opts *o)
+{
+	return o ? o->idle_ms : 0;
+}
+
 /* ---- start ------------------------------------------------------------------- */
+
+/* A command started or ended now (with the lock held, or before the
+ * session is shared). */
+static void session_touch(osb_session *s)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->clock.last_unix_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	s->clock.idle_since = now_ms();
+}
+
 
 /* What the session needs from the policy and the plan after start: the
  * caller may free the policy once osb_session_start returns. */
@@ -199,6 +227,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	s->sock = -1;
 	s->host = (hostid)HOSTID_INIT;
 	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
+	s->clock.idle_ms = o ? o->idle_ms : 0;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		osb_err_set(err, OSB_E_IO, errno, "session", "socketpair: %s", strerror(errno));
 		session_release(s);
@@ -230,6 +259,7 @@ fail:
 		session_release(s);
 		return NULL;
 	}
+	session_touch(s);
 	return s;
 }
 
@@ -244,6 +274,7 @@ int osb_session_fd(const osb_session *s)
 }
 
 /* ---- state ------------------------------------------------------------------- */
+
 
 static bool sandbox_ended(osb_session *s)
 {
@@ -286,6 +317,7 @@ static int session_enter(osb_session *s, osb_error *err)
 	if (r == 0) {
 		s->running++;
 		s->refs++;
+		session_touch(s);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return r;
@@ -310,6 +342,7 @@ static void proc_uncount(osb_proc *pr)
 	pr->counted = false;
 	pthread_mutex_lock(&pr->s->lock);
 	pr->s->running--;
+	session_touch(pr->s);
 	pthread_mutex_unlock(&pr->s->lock);
 }
 
@@ -1005,4 +1038,84 @@ void osb_session_free(osb_session *s)
 		session_teardown(s);
 	pthread_mutex_unlock(&s->lock);
 	session_unref(s);
+}
+
+/* ---- what a daemon reads back (libosb-isolate(3), "WRITING AN EXECD") ---------- */
+
+int osb_session_identity_mode(const osb_session *s)
+{
+	if (!s)
+		return -OSB_E_USAGE;
+	return strcmp(s->mode, "root") == 0 ? OSB_IDENTITY_ROOT : OSB_IDENTITY_USERNS;
+}
+
+int osb_session_last_activity(const osb_session *s, int64_t *unix_ms)
+{
+	osb_session *m = (osb_session *)s;   /* the lock only */
+
+	if (!s || !unix_ms)
+		return -OSB_E_USAGE;
+	pthread_mutex_lock(&m->lock);
+	*unix_ms = s->clock.last_unix_ms;
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
+/* With the lock held. */
+static int end_reason(osb_session *s)
+{
+	if (s->destroyed)
+		return OSB_SESSION_END_DESTROYED;
+	if (!sandbox_ended(s))
+		return OSB_SESSION_RUNNING;
+	return sandbox_exit_code(s->sb) == INIT_EXIT_IDLE ? OSB_SESSION_END_IDLE : OSB_SESSION_END_LOST;
+}
+
+int osb_session_idle_remaining_ms(const osb_session *s, uint64_t *ms)
+{
+	osb_session *m = (osb_session *)s;
+	uint64_t idle, since, now = now_ms();
+	int r = 0;
+
+	if (!s || !ms)
+		return -OSB_E_USAGE;
+	pthread_mutex_lock(&m->lock);
+	idle = s->clock.idle_ms;
+	since = s->clock.idle_since;
+	if (idle == 0) {
+		*ms = UINT64_MAX;
+		r = 1;
+	} else if (end_reason(m) != OSB_SESSION_RUNNING) {
+		*ms = 0;
+	} else if (s->running > 0) {
+		*ms = idle;
+	} else {
+		*ms = now - since >= idle ? 0 : idle - (now - since);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return r;
+}
+
+int osb_session_end_reason(const osb_session *s)
+{
+	osb_session *m = (osb_session *)s;
+	int r;
+
+	if (!s)
+		return -OSB_E_USAGE;
+	pthread_mutex_lock(&m->lock);
+	r = end_reason(m);
+	pthread_mutex_unlock(&m->lock);
+	return r;
+}
+
+const char *osb_session_end_name(int reason)
+{
+	switch (reason) {
+	case OSB_SESSION_RUNNING: return "running";
+	case OSB_SESSION_END_DESTROYED: return "destroyed";
+	case OSB_SESSION_END_IDLE: return "idle";
+	case OSB_SESSION_END_LOST: return "lost";
+	}
+	return NULL;
 }
