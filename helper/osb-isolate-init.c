@@ -48,6 +48,8 @@
 #include "init-caps.h"
 #include "init-guard.h"
 #include "init-overlay.h"
+#include "owner-proto.h"
+#include "session-owner.h"
 
 /* The kernel's default overflow gid (kernel.overflowgid). */
 #define OVERFLOW_GID 65534
@@ -955,6 +957,9 @@ int main(int argc, char **argv)
 	struct sock_fprog prog = { 0, NULL };
 	struct guard_error ge;
 
+	/* On the host, as a session's owner (lib/owner-proto.h), not in a sandbox. */
+	if (argc > 1 && strcmp(argv[1], OWNER_ARG) == 0)
+		session_owner_main(argc, argv);
 	parse_args(argc, argv, &o);
 	if (o.stderr_fd >= 0)
 		route_stderr(o.stderr_fd);

@@ -668,9 +668,8 @@ void osb_result_free(osb_result *r);
  * it runs (a process that leaves the group with setsid lives until the
  * session ends). The policy's wall limit applies to each command; the
  * session itself lives until osb_session_destroy, its idle timeout, or the
- * death of the thread that started it (bwrap runs with --die-with-parent,
- * which the kernel ties to that thread: start sessions from a thread that
- * outlives them).
+ * end of the process that started it (unless detached: see
+ * osb_session_detach); any thread may start it.
  *
  * Thread safety: one session may be used from several threads at once
  * (spawn, run, destroy). One osb_proc is used by one thread at a time,
@@ -856,6 +855,30 @@ typedef enum osb_session_end {
 int osb_session_end_reason(const osb_session *session);
 /* "running", "destroyed", "idle", "lost"; NULL for another value. Static. */
 const char *osb_session_end_name(int reason);
+
+/* ---- Sessions that outlive their process ------------------------------------
+ *
+ * A session's bwrap is started by a process of the library's, the session's
+ * owner, not by the calling thread: any thread may start, use and destroy a
+ * session, and the session ends with the calling process (however it ends:
+ * the owner then kills the sandbox and removes its cgroup; the host-id lock
+ * goes last). A detached session does not end with its process: its owner
+ * serves it on DIR/ID.sock, and a process of the same uid (or root) may
+ * attach to it by ID, for instance the same daemon after a restart. */
+
+/* Detach SESSION: from now on it outlives this process. DIR must be a
+ * directory of this process's uid (or root's), no symlink, writable by
+ * nobody else (0700); ID is the daemon's name for the session (1 to 64
+ * letters, digits, '.', '_', '-', not starting with '.'), unique in DIR.
+ * SESSION stays usable here; osb_session_free then releases the handle
+ * only, osb_session_destroy still ends the session. 0 or -OSB_E_*. */
+int osb_session_detach(osb_session *session, const char *dir, const char *id, osb_error *err);
+/* Attach to the detached session ID in DIR: a new handle to the same
+ * sandbox (its files, its processes), used as any session; the owner
+ * refuses a process of another uid, unless root. osb_session_free releases
+ * the handle only; osb_session_destroy ends the session. NULL with ERR
+ * (OSB_E_SANDBOX when no such session is served there). */
+OSB_WARN_UNUSED osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err);
 
 #pragma GCC visibility pop
 

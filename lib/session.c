@@ -20,12 +20,14 @@
 #include "bwrap.h"
 #include "launch.h"
 #include "proc.h"
+#include "session-owner.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #define DEFAULT_MAX_EXECS 64u
@@ -43,6 +45,17 @@ typedef struct session_clock {
 	uint64_t idle_since;      /* CLOCK_MONOTONIC ms of the last end (or the start) */
 	uint64_t idle_ms;         /* the idle timeout; 0: none */
 } session_clock;
+
+/* A session this process attached to (osb_session_attach) has no sandbox
+ * of its own: its owner serves it on LINK, which is readable once the
+ * sandbox has ended. DETACHED: this process detached its own session,
+ * whose owner then outlives it. */
+typedef struct session_link {
+	int fd;                   /* the owner's link; -1 for a session we started */
+	int pid1;                 /* pid 1's pidfd (attached) */
+	bool detached;
+	bool kept;                /* freed without destroy: the session lives on */
+} session_link;
 
 struct osb_session_opts {
 	uint64_t idle_ms;
@@ -71,6 +84,7 @@ struct osb_session {
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
 	limits_state lim;         /* the plan's cgroup, removed once the sandbox is gone */
 	session_clock clock;      /* activity and idleness, for the getters */
+	session_link link;        /* detached or attached (lib/session-owner.h) */
 };
 
 struct osb_proc {
@@ -184,10 +198,41 @@ nomem:
 	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 }
 
+static void session_link_close(session_link *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	if (l->pid1 >= 0)
+		close(l->pid1);
+	l->fd = l->pid1 = -1;
+}
+
+/* A detached session freed without osb_session_destroy lives on: what it
+ * holds on the host stays (its owner removes the cgroup after it; the
+ * placeholders of its read-only paths are left). */
+static void session_forget(osb_session *s)
+{
+	for (size_t i = 0; i < s->made.n_held; i++)
+		close(s->made.held[i]);
+	for (size_t i = 0; i < s->made.n; i++) {
+		close(s->made.v[i].parent_fd);
+		free(s->made.v[i].name);
+	}
+	free(s->made.v);
+	free(s->made.held);
+	s->made = (placeholders){ NULL, 0, NULL, 0 };
+	cgroup_release(s->lim.cg);
+	s->lim.cg = NULL;
+}
+
 static void session_release(osb_session *s)
 {
+	session_link_close(&s->link);
+	if (s->link.kept)
+		session_forget(s);
 	if (s->sb) {
-		sandbox_stop(s->sb);
+		if (!s->link.kept)
+			sandbox_stop(s->sb);
 		sandbox_free(s->sb);
 	}
 	if (s->sock >= 0)
@@ -225,6 +270,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	pthread_mutex_init(&s->lock, NULL);
 	s->refs = 1;
 	s->sock = -1;
+	s->link = (session_link){ .fd = -1, .pid1 = -1 };
 	s->host = (hostid)HOSTID_INIT;
 	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
 	s->clock.idle_ms = o ? o->idle_ms : 0;
@@ -270,15 +316,28 @@ osb_session *osb_session_start(const osb_policy *p, osb_error *err)
 
 int osb_session_fd(const osb_session *s)
 {
-	return s && s->sb ? sandbox_fd(s->sb) : -1;
+	return s && s->sb ? sandbox_fd(s->sb) : s ? s->link.fd : -1;
 }
 
 /* ---- state ------------------------------------------------------------------- */
 
+/* The init's exit status once the sandbox has ended, else -1: from bwrap's
+ * json status, or what an attached session's owner reported. */
+static int session_exit_code(osb_session *s)
+{
+	int status;
+
+	if (s->sb)
+		return sandbox_exit_code(s->sb);
+	if (owner_ended(s->link.fd, &status) != 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 
 static bool sandbox_ended(osb_session *s)
 {
-	struct pollfd p = { .fd = sandbox_fd(s->sb), .events = POLLIN };
+	struct pollfd p = { .fd = osb_session_fd(s), .events = POLLIN };
 
 	return poll(&p, 1, 0) > 0;
 }
@@ -293,7 +352,7 @@ static int session_usable(osb_session *s, osb_error *err)
 		                   "the session was destroyed; start a new one");
 	if (!sandbox_ended(s))
 		return 0;
-	code = sandbox_exit_code(s->sb);
+	code = session_exit_code(s);
 	if (code == INIT_EXIT_IDLE)
 		return osb_err_set(err, OSB_E_SANDBOX, 0, "session",
 		                   "the session ended after its idle timeout; start a new one");
@@ -1006,7 +1065,12 @@ static void session_teardown(osb_session *s)
 	if (s->sock >= 0)
 		close(s->sock);
 	s->sock = -1;
-	sandbox_stop(s->sb);
+	/* A detached or attached session's owner ends it and removes what it
+	 * made (its socket; without us, the cgroup); ours waits for it. */
+	if (s->link.fd >= 0 || s->link.detached)
+		owner_stop(s->link.fd >= 0 ? s->link.fd : sandbox_life(s->sb), 5000);
+	if (s->sb)
+		sandbox_stop(s->sb);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	limits_release(&s->lim);
@@ -1034,7 +1098,9 @@ void osb_session_free(osb_session *s)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	if (!s->destroyed)
+	if (!s->destroyed && (s->link.detached || s->link.fd >= 0))
+		s->link.kept = true;
+	else if (!s->destroyed)
 		session_teardown(s);
 	pthread_mutex_unlock(&s->lock);
 	session_unref(s);
@@ -1068,7 +1134,7 @@ static int end_reason(osb_session *s)
 		return OSB_SESSION_END_DESTROYED;
 	if (!sandbox_ended(s))
 		return OSB_SESSION_RUNNING;
-	return sandbox_exit_code(s->sb) == INIT_EXIT_IDLE ? OSB_SESSION_END_IDLE : OSB_SESSION_END_LOST;
+	return session_exit_code(s) == INIT_EXIT_IDLE ? OSB_SESSION_END_IDLE : OSB_SESSION_END_LOST;
 }
 
 int osb_session_idle_remaining_ms(const osb_session *s, uint64_t *ms)
@@ -1118,4 +1184,175 @@ const char *osb_session_end_name(int reason)
 	case OSB_SESSION_END_LOST: return "lost";
 	}
 	return NULL;
+}
+
+/* ---- detached sessions (lib/session-owner.c) ------------------------------------- */
+
+/* What an attacher needs of the session, as "key=value" strings, each
+ * NUL-terminated; lists repeat their key. */
+static int state_put(strv *v, const osb_session *s)
+{
+	static const struct { const char *key; size_t off; } lists[] = {
+		{ "env", offsetof(osb_session, env) }, { "watch", offsetof(osb_session, watch) },
+		{ "deny", offsetof(osb_session, deny) }, { "deny_origin", offsetof(osb_session, deny_origin) },
+	};
+
+	if (strv_pushf(v, "wall_ms=%llu", (unsigned long long)s->wall_ms) < 0 ||
+	    strv_pushf(v, "wall_origin=%s", s->wall_origin) < 0 ||
+	    strv_pushf(v, "output_limit=%llu", (unsigned long long)s->output_limit) < 0 ||
+	    strv_pushf(v, "policy_hash=%s", s->policy_hash) < 0 ||
+	    strv_pushf(v, "ws_mode=%s", s->ws_mode) < 0 || strv_pushf(v, "mode=%s", s->mode) < 0 ||
+	    strv_pushf(v, "host=%u:%u:%d", s->host.uid, s->host.gid, (int)s->host.kind) < 0 ||
+	    strv_pushf(v, "max_execs=%u", s->max_execs) < 0 ||
+	    strv_pushf(v, "idle_ms=%llu", (unsigned long long)s->clock.idle_ms) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+		const strv *l = (const strv *)((const char *)s + lists[k].off);
+
+		for (size_t i = 0; i < l->n; i++)
+			if (strv_pushf(v, "%s=%s", lists[k].key, l->v[i]) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+static char *state_encode(const osb_session *s, size_t *len)
+{
+	strv v = { 0 };
+	size_t n = 0;
+	char *buf = NULL, *p;
+
+	if (state_put(&v, s) == 0) {
+		n = strings_size(&v);
+		buf = malloc(n ? n : 1);
+	}
+	for (size_t i = 0; buf && i < v.n; i++)
+		p = put_string(i ? p : buf, v.v[i]);
+	strv_free(&v);
+	*len = n;
+	return buf;
+}
+
+/* One "key=value" of an attached session's state into S. */
+static int state_take(osb_session *s, const char *kv)
+{
+	static const char *const ws_modes[] = { "none", "ro", "rw", "overlay" };
+	const char *eq = strchr(kv, '=');
+	size_t klen = eq ? (size_t)(eq - kv) : 0;
+	const char *v = eq ? eq + 1 : "";
+	unsigned long long n;
+	int kind;
+
+#define KEY(k) (klen == sizeof(k) - 1 && strncmp(kv, k, klen) == 0)
+	if (KEY("env"))
+		return strv_push(&s->env, v);
+	if (KEY("watch"))
+		return strv_push(&s->watch, v);
+	if (KEY("deny"))
+		return strv_push(&s->deny, v);
+	if (KEY("deny_origin"))
+		return strv_push(&s->deny_origin, v);
+	if (KEY("wall_origin"))
+		return snprintf(s->wall_origin, sizeof(s->wall_origin), "%s", v) < 0 ? -EINVAL : 0;
+	if (KEY("policy_hash"))
+		return snprintf(s->policy_hash, sizeof(s->policy_hash), "%s", v) < 0 ? -EINVAL : 0;
+	if (KEY("mode"))
+		return (s->mode = strdup(v)) ? 0 : -ENOMEM;
+	if (KEY("ws_mode")) {
+		for (size_t i = 0; i < 4; i++)
+			if (strcmp(v, ws_modes[i]) == 0)
+				s->ws_mode = ws_modes[i];
+		return s->ws_mode ? 0 : -EINVAL;
+	}
+	if (KEY("host"))
+		return sscanf(v, "%u:%u:%d", &s->host.uid, &s->host.gid, &kind) == 3 &&
+		       (s->host.kind = (enum hostid_kind)kind, true) ? 0 : -EINVAL;
+	if (sscanf(v, "%llu", &n) != 1)
+		return -EINVAL;
+	if (KEY("wall_ms"))
+		s->wall_ms = n;
+	else if (KEY("output_limit"))
+		s->output_limit = n;
+	else if (KEY("max_execs"))
+		s->max_execs = n > 0 && n <= MAX_MAX_EXECS ? (unsigned)n : DEFAULT_MAX_EXECS;
+	else if (KEY("idle_ms"))
+		s->clock.idle_ms = n;
+#undef KEY
+	return 0;
+}
+
+static int state_decode(osb_session *s, const char *buf, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		const char *kv = buf + at;
+		size_t n = strnlen(kv, len - at);
+
+		if (n == len - at || state_take(s, kv) < 0)
+			return -EINVAL;
+		at += n + 1;
+	}
+	return s->mode && s->ws_mode ? 0 : -EINVAL;
+}
+
+int osb_session_detach(osb_session *s, const char *dir, const char *id, osb_error *err)
+{
+	char path[PATH_MAX];
+	_cleanup_free_ char *state = NULL;
+	size_t len = 0;
+	int r;
+
+	osb_err_clear(err);
+	if (!s)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_detach needs a session");
+	if ((r = owner_dir_check(dir, err)) < 0 || (r = owner_sock_path(dir, id, path, sizeof(path), err)) < 0)
+		return r;
+	pthread_mutex_lock(&s->lock);
+	r = session_usable(s, err);
+	if (r == 0 && (!s->sb || s->link.detached))
+		r = osb_err_set(err, OSB_E_USAGE, EALREADY, "session",
+		                "the session is detached already (by this process or the one it was "
+		                "attached from)");
+	if (r == 0 && !(state = state_encode(s, &len)))
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	if (r == 0)
+		r = owner_detach(sandbox_life(s->sb), path, state, len, s->sock,
+		                 sandbox_pid1_fd(s->sb), err);
+	if (r == 0)
+		s->link.detached = true;
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err)
+{
+	char path[PATH_MAX];
+	_cleanup_free_ char *state = NULL;
+	osb_session *s;
+	size_t len = 0;
+
+	osb_err_clear(err);
+	if (owner_dir_check(dir, err) < 0 || owner_sock_path(dir, id, path, sizeof(path), err) < 0)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	s->refs = 1;
+	s->host = (hostid)HOSTID_INIT;
+	s->link = (session_link){ .fd = -1, .pid1 = -1 };
+	s->max_execs = DEFAULT_MAX_EXECS;
+	if (owner_attach(path, &s->link.fd, &state, &len, &s->sock, &s->link.pid1, err) < 0) {
+		session_release(s);
+		return NULL;
+	}
+	if (state_decode(s, state, len) < 0) {
+		osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session",
+		            "the owner of %s sent a state this library cannot read", path);
+		session_release(s);
+		return NULL;
+	}
+	session_touch(s);
+	return s;
 }
