@@ -36,6 +36,7 @@
 
 #include "init-proto.h"
 #include "broker.h"
+#include "broker-shell.h"
 #include "exec-path.h"
 
 /* How long a forked command may take to reach execve before it is killed
@@ -57,6 +58,7 @@ struct job {
 	uint64_t grace_end;
 	int status;
 	struct rusage ru;
+	struct shell_state state;   /* SESSION_F_STATE (broker-shell.c) */
 };
 
 struct broker {
@@ -77,6 +79,7 @@ struct request {
 	char **vec;          /* cwd, argv..., NULL, envp..., NULL */
 	char **argv, **envp;
 	int chan, stdio[3];
+	uint32_t flags;      /* SESSION_F_* */
 };
 
 static uint64_t now_ms(void)
@@ -119,7 +122,8 @@ static void reply_failed(int chan, const char *stage, int err, const char *fmt, 
 
 /* ---- jobs -------------------------------------------------------------- */
 
-static int job_add(struct broker *b, pid_t pid, int chan, uint64_t timeout_ms)
+static int job_add(struct broker *b, pid_t pid, int chan, uint64_t timeout_ms,
+                   const struct shell_state *st)
 {
 	if (b->n_jobs == b->cap_jobs) {
 		size_t cap = b->cap_jobs ? b->cap_jobs * 2 : 16;
@@ -132,7 +136,7 @@ static int job_add(struct broker *b, pid_t pid, int chan, uint64_t timeout_ms)
 	}
 	b->jobs[b->n_jobs++] = (struct job){
 		.pid = pid, .chan = chan,
-		.deadline = timeout_ms ? now_ms() + timeout_ms : 0,
+		.deadline = timeout_ms ? now_ms() + timeout_ms : 0, .state = *st,
 	};
 	return 0;
 }
@@ -149,6 +153,7 @@ static struct job *job_running(struct broker *b, pid_t pid)
 static void job_remove(struct broker *b, struct job *j)
 {
 	close_fd(&j->chan);
+	shell_state_free(&j->state);
 	*j = b->jobs[--b->n_jobs];
 }
 
@@ -244,6 +249,7 @@ static void report_finished(struct broker *b)
 			i++;
 			continue;
 		}
+		shell_state_send(j->chan, &j->state);
 		send_exited(b, j, j->status, &j->ru);
 		job_remove(b, j);   /* moves the last job to index i */
 		b->last_activity = now;
@@ -299,7 +305,7 @@ static bool is_terminal(int fd)
 
 /* In the forked child: only async-signal-safe calls until execve. */
 __attribute__((noreturn))
-static void child_exec(const struct broker *b, const struct request *rq, int report)
+static void child_exec(const struct broker *b, const struct request *rq, int report, int state_wr)
 {
 	sigprocmask(SIG_SETMASK, &b->orig_mask, NULL);
 	/* A terminal made for the command (`session exec --tty`) becomes its
@@ -315,6 +321,8 @@ static void child_exec(const struct broker *b, const struct request *rq, int rep
 	for (int i = 0; i < 3; i++)
 		if (dup2(rq->stdio[i], i) < 0)
 			child_fail(report, "stdio", errno);
+	if (state_wr >= 0 && shell_state_child(state_wr) < 0)
+		child_fail(report, "stdio", errno);
 	if (rq->cwd[0] && chdir(rq->cwd) < 0)
 		child_fail(report, "cwd", errno);
 	environ = rq->envp;
@@ -368,23 +376,34 @@ static void reply_start_failure(const struct request *rq, const struct start_rep
 
 static void start_command(struct broker *b, struct request *rq)
 {
+	struct shell_state st = SHELL_STATE_INIT;
 	struct start_report r;
-	int report[2];
+	int report[2], state_wr = -1;
 	pid_t pid;
 
+	int e = (rq->flags & SESSION_F_STATE) ? shell_state_open(&st, &state_wr) : 0;
+
+	if (e < 0) {
+		reply_failed(rq->chan, "fork", -e, "pipe: %s", strerror(-e));
+		return;
+	}
 	if (pipe2(report, O_CLOEXEC) < 0) {
 		reply_failed(rq->chan, "fork", errno, "pipe: %s", strerror(errno));
+		shell_state_free(&st);
+		close_fd(&state_wr);
 		return;
 	}
 	pid = fork();
 	if (pid == 0) {
 		close(report[0]);
-		child_exec(b, rq, report[1]);
+		child_exec(b, rq, report[1], state_wr);
 	}
 	close(report[1]);
+	close_fd(&state_wr);
 	if (pid < 0) {
 		reply_failed(rq->chan, "fork", errno, "cannot fork: %s", strerror(errno));
 		close(report[0]);
+		shell_state_free(&st);
 		return;
 	}
 	/* Also here, so that a group kill never misses it; a command that takes
@@ -398,12 +417,14 @@ static void start_command(struct broker *b, struct request *rq)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		reply_start_failure(rq, &r);
+		shell_state_free(&st);
 		return;
 	}
 	close(report[0]);
-	if (job_add(b, pid, rq->chan, rq->timeout_ms) < 0) {
+	if (job_add(b, pid, rq->chan, rq->timeout_ms, &st) < 0) {
 		kill(-pid, SIGKILL);
 		reply_failed(rq->chan, "fork", ENOMEM, "out of memory");
+		shell_state_free(&st);
 		return;
 	}
 	rq->chan = -1;   /* owned by the job now */
@@ -498,6 +519,12 @@ static int on_request(struct broker *b)
 		goto out;
 	}
 	memcpy(&h, b->buf, sizeof(h));
+	if (h.flags & ~SESSION_F_KNOWN) {
+		reply_failed(rq.chan, "request", EINVAL, "unknown exec request flags 0x%x (the session's "
+		             "init is older than the library)", h.flags & ~SESSION_F_KNOWN);
+		goto out;
+	}
+	rq.flags = h.flags;
 	if (h.type != SESSION_EXEC ||
 	    (r = parse_strings(b->buf + sizeof(h), (size_t)n - sizeof(h), &h, &rq)) < 0) {
 		reply_failed(rq.chan, "request", EINVAL, "malformed exec request");
@@ -585,6 +612,8 @@ static int serve_once(struct broker *b, struct pollfd *pfd)
 	pfd[1] = (struct pollfd){ .fd = b->sigfd, .events = POLLIN };
 	for (size_t i = 0; i < njobs; i++)
 		pfd[n++] = (struct pollfd){ .fd = b->jobs[i].chan, .events = POLLIN };
+	for (size_t i = 0; i < njobs; i++)
+		pfd[n++] = (struct pollfd){ .fd = b->jobs[i].state.fd, .events = POLLIN };
 	r = poll(pfd, n, next_timeout(b, now));
 	if (r < 0 && errno != EINTR)
 		return INIT_EXIT_FAILURE;
@@ -599,6 +628,9 @@ static int serve_once(struct broker *b, struct pollfd *pfd)
 		for (size_t i = 0; i < njobs; i++)
 			if (pfd[2 + i].revents && b->jobs[i].chan >= 0)
 				on_channel(&b->jobs[i]);
+		for (size_t i = 0; i < njobs; i++)
+			if (pfd[2 + njobs + i].revents)
+				shell_state_read(&b->jobs[i].state);
 		if (pfd[1].revents) {
 			drain_signalfd(b->sigfd);
 			reap_children(b);
@@ -621,13 +653,13 @@ int broker_serve(int sock, uint64_t idle_ms, const char *const *watch, size_t n_
 	if (setup(&b) < 0)
 		return INIT_EXIT_FAILURE;
 	while (status < 0) {
-		if (pfd_cap < b.n_jobs + 2) {
-			struct pollfd *np = realloc(pfd, (b.n_jobs + 18) * sizeof(*np));
+		if (pfd_cap < 2 * b.n_jobs + 2) {
+			struct pollfd *np = realloc(pfd, (2 * b.n_jobs + 18) * sizeof(*np));
 
 			if (!np)
 				break;
 			pfd = np;
-			pfd_cap = b.n_jobs + 18;
+			pfd_cap = 2 * b.n_jobs + 18;
 		}
 		status = serve_once(&b, pfd);
 	}

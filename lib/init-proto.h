@@ -213,13 +213,25 @@ enum session_msg_type {
 	SESSION_STARTED = 0x53545254u,    /* "STRT" */
 	SESSION_FAILED = 0x4641494cu,     /* "FAIL" */
 	SESSION_EXITED = 0x45584954u,     /* "EXIT" */
+	SESSION_STATE = 0x53544154u,      /* "STAT" */
 };
+
+/* session_exec_req.flags. SESSION_F_STATE (shell-state sessions,
+ * lib/shell-state.h): the command gets the write end of a pipe as fd
+ * SESSION_STATE_FD, and whatever it wrote there by the time its leader
+ * exited (at most SESSION_MSG_MAX bytes) is sent back as one
+ * struct session_state and its bytes, just before session_exited; nothing
+ * is sent when it wrote nothing or too much. A flag the broker does not
+ * know is refused (stage "request"). */
+#define SESSION_F_STATE 1u
+#define SESSION_F_KNOWN (SESSION_F_STATE)
+#define SESSION_STATE_FD 9
 
 struct session_exec_req {
 	uint32_t type;          /* SESSION_EXEC */
 	uint32_t argc;          /* >= 1 */
 	uint32_t envc;
-	uint32_t reserved;      /* 0 */
+	uint32_t flags;         /* SESSION_F_* */
 	uint64_t timeout_ms;    /* wall limit of this command; 0: none */
 };
 
@@ -238,6 +250,11 @@ struct session_failed {
 	int32_t err;            /* errno */
 	char stage[32];         /* "exec" (execve failed), "cwd", "request", "fork" */
 	char message[512];      /* NUL-terminated */
+};
+
+struct session_state {
+	uint32_t type;          /* SESSION_STATE */
+	uint32_t len;           /* bytes that follow in the same packet */
 };
 
 struct session_exited {

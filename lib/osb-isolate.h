@@ -880,6 +880,18 @@ int osb_session_detach(osb_session *session, const char *dir, const char *id, os
  * (OSB_E_SANDBOX when no such session is served there). */
 OSB_WARN_UNUSED osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err);
 
+/* ---- Shell-state sessions ------------------------------------------------------
+ *
+ * Opt-in per session: the working directory and the exported variables a
+ * command leaves become the next command's, as in an interactive shell,
+ * while each command is still a process of its own whose status the broker
+ * reports (libosb-isolate(3), "SHELL-STATE SESSIONS"). Each command's argv
+ * runs as a simple command of a /bin/sh wrapper: "cd DIR", "export N=V" and
+ * "eval SCRIPT" change what the next command starts from; functions,
+ * aliases, unexported variables and shell options do not carry. A carried
+ * variable whose name an "env deny" pattern matches is not carried. */
+int osb_session_opts_set_shell_state(osb_session_opts *opts, int on);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@
 #include "launch.h"
 #include "proc.h"
 #include "session-owner.h"
+#include "shell-state.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -57,11 +58,21 @@ typedef struct session_link {
 	bool kept;                /* freed without destroy: the session lives on */
 } session_link;
 
+/* A shell-state session's carried state: what the last command left. */
+typedef struct session_shell {
+	bool on;
+	bool have;                /* a command has left a state */
+	char *cwd;
+	strv env;
+	uint64_t dropped;         /* carried variables refused by "env deny", in all */
+} session_shell;
+
 struct osb_session_opts {
 	uint64_t idle_ms;
 	unsigned max_execs;
 	strv env;
 	bool env_set;
+	bool shell_state;
 };
 
 struct osb_session {
@@ -85,6 +96,7 @@ struct osb_session {
 	limits_state lim;         /* the plan's cgroup, removed once the sandbox is gone */
 	session_clock clock;      /* activity and idleness, for the getters */
 	session_link link;        /* detached or attached (lib/session-owner.h) */
+	session_shell sh;         /* shell-state sessions (lib/shell-state.h) */
 };
 
 struct osb_proc {
@@ -141,6 +153,14 @@ int osb_session_opts_set_env(osb_session_opts *o, const char *const *envp)
 	for (size_t i = 0; envp && envp[i]; i++)
 		if (strv_push(&o->env, envp[i]) < 0)
 			return -OSB_E_NOMEM;
+	return 0;
+}
+
+int osb_session_opts_set_shell_state(osb_session_opts *o, int on)
+{
+	if (!o)
+		return -OSB_E_USAGE;
+	o->shell_state = on != 0;
 	return 0;
 }
 
@@ -242,6 +262,8 @@ static void session_release(osb_session *s)
 	strv_free(&s->deny_origin);
 	strv_free(&s->deny);
 	free(s->mode);
+	free(s->sh.cwd);
+	strv_free(&s->sh.env);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	limits_release(&s->lim);
@@ -274,6 +296,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	s->host = (hostid)HOSTID_INIT;
 	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
 	s->clock.idle_ms = o ? o->idle_ms : 0;
+	s->sh.on = o && o->shell_state;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		osb_err_set(err, OSB_E_IO, errno, "session", "socketpair: %s", strerror(errno));
 		session_release(s);
@@ -473,15 +496,16 @@ static int env_put(strv *out, const char *entry)
 }
 
 /* The command's environment: the session's, then the exec's entries. */
-static int env_overlay(const osb_session *s, const osb_exec *e, strv *out, osb_error *err)
+static int env_overlay(const osb_session *s, const strv *base, const osb_exec *e, strv *out,
+                       osb_error *err)
 {
 	int r;
 
 	for (size_t i = 0; e->env_set && i < e->env.n; i++)
 		if ((r = env_check(s, e->env.v[i], err)) < 0)
 			return r;
-	for (size_t i = 0; i < s->env.n; i++)
-		if (strv_push(out, s->env.v[i]) < 0)
+	for (size_t i = 0; i < base->n; i++)
+		if (strv_push(out, base->v[i]) < 0)
 			goto nomem;
 	for (size_t i = 0; e->env_set && i < e->env.n; i++)
 		if (env_put(out, e->env.v[i]) < 0)
@@ -508,13 +532,54 @@ static char *put_string(char *p, const char *s)
 	return p + n;
 }
 
+static int strv_copy(strv *out, const strv *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (strv_push(out, in->v[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* What the broker is asked to run: ARGV, ENV and CWD ("": the session's),
+ * and the request's flags. In a shell-state session the command runs in
+ * the wrapper shell, from the state the last command left (shell-state.c). */
+typedef struct request_parts {
+	strv argv, env;
+	char *cwd;
+	uint32_t flags;
+} request_parts;
+
+static void parts_free(request_parts *rp)
+{
+	strv_free(&rp->argv);
+	strv_free(&rp->env);
+	free(rp->cwd);
+}
+
+static int request_parts_of(osb_session *s, const osb_exec *e, request_parts *rp, osb_error *err)
+{
+	int r;
+
+	pthread_mutex_lock(&s->lock);
+	r = env_overlay(s, s->sh.have ? &s->sh.env : &s->env, e, &rp->env, err);
+	if (r == 0 && !(rp->cwd = strdup(e->cwd ? e->cwd : s->sh.cwd ? s->sh.cwd : "")))
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	pthread_mutex_unlock(&s->lock);
+	if (r < 0)
+		return r;
+	rp->flags = s->sh.on ? SESSION_F_STATE : 0;
+	if (s->sh.on ? shell_state_argv(SHELL_STATE_SHELL, &e->argv, &rp->argv) < 0
+	             : strv_copy(&rp->argv, &e->argv) < 0)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	return 0;
+}
+
 /* struct session_exec_req, then cwd, argv and env (lib/init-proto.h). */
-static int build_request(const osb_session *s, const osb_exec *e, char **buf, size_t *len,
+static int build_request(osb_session *s, const osb_exec *e, char **buf, size_t *len,
                          osb_error *err)
 {
-	const char *cwd = e->cwd ? e->cwd : "";
 	struct session_exec_req h = { .type = SESSION_EXEC };
-	strv env = { 0 };
+	request_parts rp = { .cwd = NULL };
 	size_t size;
 	char *p;
 	int r;
@@ -524,34 +589,36 @@ static int build_request(const osb_session *s, const osb_exec *e, char **buf, si
 		                   "working directory %s must be an absolute path", e->cwd);
 	if ((r = exec_check_timeout(s->wall_ms, s->wall_origin, e, err)) < 0)
 		return r;
-	if ((r = env_overlay(s, e, &env, err)) < 0) {
-		strv_free(&env);
+	if ((r = request_parts_of(s, e, &rp, err)) < 0) {
+		parts_free(&rp);
 		return r;
 	}
-	size = sizeof(h) + strlen(cwd) + 1 + strings_size(&e->argv) + strings_size(&env);
-	if (size > SESSION_MSG_MAX || e->argv.n + env.n > SESSION_MAX_STRINGS) {
-		strv_free(&env);
+	size = sizeof(h) + strlen(rp.cwd) + 1 + strings_size(&rp.argv) + strings_size(&rp.env);
+	if (size > SESSION_MSG_MAX || rp.argv.n + rp.env.n > SESSION_MAX_STRINGS) {
+		parts_free(&rp);
 		return osb_err_set(err, OSB_E_USAGE, E2BIG, "usage",
 		                   "the command line and environment take %zu bytes in %zu strings; a "
-		                   "session command may take at most %u bytes and %u strings", size,
-		                   e->argv.n + env.n, SESSION_MSG_MAX, SESSION_MAX_STRINGS);
+		                   "session command may take at most %u bytes and %u strings (a larger "
+		                   "script goes through osb_exec_set_script)", size,
+		                   e->argv.n + rp.env.n, SESSION_MSG_MAX, SESSION_MAX_STRINGS);
 	}
-	h.argc = (uint32_t)e->argv.n;
-	h.envc = (uint32_t)env.n;
+	h.argc = (uint32_t)rp.argv.n;
+	h.envc = (uint32_t)rp.env.n;
+	h.flags = rp.flags;
 	h.timeout_ms = exec_wall_ms(s->wall_ms, e);
 	*buf = p = malloc(size);
 	if (!p) {
-		strv_free(&env);
+		parts_free(&rp);
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 	}
 	memcpy(p, &h, sizeof(h));
-	p = put_string(p + sizeof(h), cwd);
-	for (size_t i = 0; i < e->argv.n; i++)
-		p = put_string(p, e->argv.v[i]);
-	for (size_t i = 0; i < env.n; i++)
-		p = put_string(p, env.v[i]);
+	p = put_string(p + sizeof(h), rp.cwd);
+	for (size_t i = 0; i < rp.argv.n; i++)
+		p = put_string(p, rp.argv.v[i]);
+	for (size_t i = 0; i < rp.env.n; i++)
+		p = put_string(p, rp.env.v[i]);
 	*len = size;
-	strv_free(&env);
+	parts_free(&rp);
 	return 0;
 }
 
@@ -738,12 +805,54 @@ int osb_proc_take_fd(osb_proc *pr, int which)
 	return fd >= 0 ? fd : -OSB_E_USAGE;
 }
 
-/* Take the exit report (or EOF) off the channel. Returns 0 when the proc is
- * done, 1 when nothing was there yet. */
+/* A shell-state command's state (lib/init-proto.h, SESSION_STATE): it
+ * becomes the session's for the next command; a malformed one is ignored. */
+static void take_state(osb_proc *pr)
+{
+	osb_session *s = pr->s;
+	char *buf = malloc(SESSION_MSG_MAX), *cwd = NULL;
+	strv env = { 0 };
+	size_t dropped = 0;
+	ssize_t n = buf ? recv(pr->chan, buf, SESSION_MSG_MAX, MSG_DONTWAIT) : -1;
+	struct session_state h;
+
+	if (n < (ssize_t)sizeof(h)) {
+		free(buf);
+		if (!buf)   /* out of memory: the message must still go */
+			(void)recv(pr->chan, &h, sizeof(h), MSG_DONTWAIT | MSG_TRUNC);
+		return;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (s->sh.on && h.len == (size_t)n - sizeof(h) &&
+	    shell_state_parse(buf + sizeof(h), h.len, &s->deny, &cwd, &env, &dropped) == 0) {
+		pthread_mutex_lock(&s->lock);
+		free(s->sh.cwd);
+		strv_free(&s->sh.env);
+		s->sh.cwd = cwd;
+		s->sh.env = env;
+		s->sh.have = true;
+		s->sh.dropped += dropped;
+		pthread_mutex_unlock(&s->lock);
+		cwd = NULL;
+		env = (strv){ 0 };
+	}
+	free(cwd);
+	strv_free(&env);
+	free(buf);
+}
+
+/* Take the exit report (or EOF) off the channel, and a shell-state
+ * command's state before it. Returns 0 when the proc is done, 1 when
+ * nothing was there yet. */
 static int read_exit(osb_proc *pr)
 {
 	struct session_exited x;
-	ssize_t n = recv(pr->chan, &x, sizeof(x), MSG_DONTWAIT);
+	uint32_t type = 0;
+	ssize_t n = recv(pr->chan, &type, sizeof(type), MSG_DONTWAIT | MSG_PEEK);
+
+	if (n == (ssize_t)sizeof(type) && type == SESSION_STATE)
+		take_state(pr);
+	n = recv(pr->chan, &x, sizeof(x), MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 1;
@@ -1195,6 +1304,7 @@ static int state_put(strv *v, const osb_session *s)
 	static const struct { const char *key; size_t off; } lists[] = {
 		{ "env", offsetof(osb_session, env) }, { "watch", offsetof(osb_session, watch) },
 		{ "deny", offsetof(osb_session, deny) }, { "deny_origin", offsetof(osb_session, deny_origin) },
+		{ "sh_env", offsetof(osb_session, sh.env) },
 	};
 
 	if (strv_pushf(v, "wall_ms=%llu", (unsigned long long)s->wall_ms) < 0 ||
@@ -1204,7 +1314,9 @@ static int state_put(strv *v, const osb_session *s)
 	    strv_pushf(v, "ws_mode=%s", s->ws_mode) < 0 || strv_pushf(v, "mode=%s", s->mode) < 0 ||
 	    strv_pushf(v, "host=%u:%u:%d", s->host.uid, s->host.gid, (int)s->host.kind) < 0 ||
 	    strv_pushf(v, "max_execs=%u", s->max_execs) < 0 ||
-	    strv_pushf(v, "idle_ms=%llu", (unsigned long long)s->clock.idle_ms) < 0)
+	    strv_pushf(v, "idle_ms=%llu", (unsigned long long)s->clock.idle_ms) < 0 ||
+	    strv_pushf(v, "shell_state=%d", s->sh.on ? 1 + s->sh.have : 0) < 0 ||
+	    (s->sh.cwd && strv_pushf(v, "sh_cwd=%s", s->sh.cwd) < 0))
 		return -ENOMEM;
 	for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
 		const strv *l = (const strv *)((const char *)s + lists[k].off);
@@ -1252,6 +1364,10 @@ static int state_take(osb_session *s, const char *kv)
 		return strv_push(&s->deny, v);
 	if (KEY("deny_origin"))
 		return strv_push(&s->deny_origin, v);
+	if (KEY("sh_env"))
+		return strv_push(&s->sh.env, v);
+	if (KEY("sh_cwd"))
+		return (s->sh.cwd = strdup(v)) ? 0 : -ENOMEM;
 	if (KEY("wall_origin"))
 		return snprintf(s->wall_origin, sizeof(s->wall_origin), "%s", v) < 0 ? -EINVAL : 0;
 	if (KEY("policy_hash"))
@@ -1277,6 +1393,10 @@ static int state_take(osb_session *s, const char *kv)
 		s->max_execs = n > 0 && n <= MAX_MAX_EXECS ? (unsigned)n : DEFAULT_MAX_EXECS;
 	else if (KEY("idle_ms"))
 		s->clock.idle_ms = n;
+	else if (KEY("shell_state")) {
+		s->sh.on = n > 0;
+		s->sh.have = n > 1;
+	}
 #undef KEY
 	return 0;
 }
