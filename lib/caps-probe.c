@@ -332,7 +332,7 @@ static void attempt_read_diag(attempt *a)
 static void attempt_finish(attempt *a, bool timed_out)
 {
 	if (timed_out)
-		pidfd_kill(a->pidfd, SIGKILL);
+		helper_kill(a->pid, a->pidfd);
 	if (pidfd_wait(a->pidfd, &a->status) < 0)
 		a->status = W_EXITCODE(255, 0);
 	a->done = true;

@@ -135,7 +135,9 @@ static int parents_of(osb_caps *c, const osb_config *cfg)
 	return 0;
 }
 
-static osb_caps *probe_new(const osb_config *cfg, osb_error *err)
+/* A probe made now, from GIVEN's facts (what a launch has learnt) or,
+ * when GIVEN is NULL, from facts gathered for it. */
+static osb_caps *probe_new(const osb_config *cfg, const host_facts *given, osb_error *err)
 {
 	uint64_t start = now_ms();
 	osb_caps *c = calloc(1, sizeof(*c));
@@ -152,7 +154,15 @@ static osb_caps *probe_new(const osb_config *cfg, osb_error *err)
 		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "probe", "out of memory");
 		return NULL;
 	}
-	if (host_facts_now(&c->host, &c->generation, err) < 0) {
+	if (given && host_facts_copy(&c->host, given) < 0) {
+		free(c);
+		free(p);
+		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "probe", "out of memory");
+		return NULL;
+	}
+	if (given)
+		c->generation = given->generation;
+	else if (host_facts_now(&c->host, &c->generation, err) < 0) {
 		free(c);
 		free(p);
 		return NULL;
@@ -196,20 +206,16 @@ static bool cache_fits(const osb_caps *c, const osb_config *cfg)
 	return !c->cg_parents || !c->cg_parents[i];
 }
 
-int osb_caps_probe_config(osb_caps **out, const osb_config *cfg, unsigned flags, osb_error *err)
+/* The cached probe, made anew (from GIVEN's facts when not NULL) when there
+ * is none, it does not fit, or FLAGS ask for it. */
+static int probe_get(osb_caps **out, const osb_config *cfg, const host_facts *given,
+                     unsigned flags, osb_error *err)
 {
 	osb_caps *fresh = NULL, *old = NULL;
 
-	osb_err_clear(err);
-	if (!out)
-		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_caps_probe needs OUT");
-	*out = NULL;
-	if (flags & ~(unsigned)OSB_CAPS_REFRESH)
-		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
-		                   "osb_caps_probe: unknown flags 0x%x", flags);
 	pthread_mutex_lock(&cache_lock);
 	if (!cache || (flags & OSB_CAPS_REFRESH) || !cache_fits(cache, cfg)) {
-		fresh = probe_new(cfg, err);
+		fresh = probe_new(cfg, given, err);
 		if (!fresh) {
 			pthread_mutex_unlock(&cache_lock);
 			return -(err && err->code ? err->code : OSB_E_NOMEM);
@@ -222,6 +228,18 @@ int osb_caps_probe_config(osb_caps **out, const osb_config *cfg, unsigned flags,
 	pthread_mutex_unlock(&cache_lock);
 	osb_caps_free(old);
 	return 0;
+}
+
+int osb_caps_probe_config(osb_caps **out, const osb_config *cfg, unsigned flags, osb_error *err)
+{
+	osb_err_clear(err);
+	if (!out)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_caps_probe needs OUT");
+	*out = NULL;
+	if (flags & ~(unsigned)OSB_CAPS_REFRESH)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
+		                   "osb_caps_probe: unknown flags 0x%x", flags);
+	return probe_get(out, cfg, NULL, flags, err);
 }
 
 void osb_caps_free(osb_caps *c)
@@ -404,7 +422,9 @@ int caps_check_policy(const osb_policy *p, const host_facts *h, osb_error *err)
 	c = cached();
 	if (!c && launch_checks_pass(p, h))
 		return 0;
-	if (!c && (r = osb_caps_probe(&c, 0, err)) < 0)
+	/* The probe judges from the facts this launch gathered: a bwrap whose
+	 * --help hangs is waited for once, not once more here. */
+	if (!c && (r = probe_get(&c, NULL, h, 0, err)) < 0)
 		return r;
 	nd = caps_needs_of(p);
 	if (caps_policy_stopped(c, &nd, mode_of(p, h), &w))

@@ -453,6 +453,7 @@ int host_facts_now(host_facts *h, unsigned *generation, osb_error *err)
 	if (host_paths_get(&paths) < 0)
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "probe", "out of memory");
 	r = host_facts_get(&paths, h, err);
+	h->generation = paths.generation;
 	if (generation)
 		*generation = paths.generation;
 	host_paths_free(&paths);
@@ -469,6 +470,23 @@ void host_facts_free(host_facts *h)
 	free(h->init_origin);
 	h->bwrap = h->bwrap_tried = h->bwrap_help = h->init = NULL;
 	h->bwrap_origin = h->init_origin = NULL;
+}
+
+int host_facts_copy(host_facts *dst, const host_facts *src)
+{
+	*dst = *src;
+	dst->bwrap = dst->bwrap_tried = dst->bwrap_help = dst->init = NULL;
+	dst->bwrap_origin = dst->init_origin = NULL;
+	if (dup_or_null(src->bwrap, &dst->bwrap) < 0 ||
+	    dup_or_null(src->bwrap_tried, &dst->bwrap_tried) < 0 ||
+	    dup_or_null(src->bwrap_help, &dst->bwrap_help) < 0 ||
+	    dup_or_null(src->init, &dst->init) < 0 ||
+	    dup_or_null(src->bwrap_origin, &dst->bwrap_origin) < 0 ||
+	    dup_or_null(src->init_origin, &dst->init_origin) < 0) {
+		host_facts_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 enum id_mode host_mode(const osb_policy *p, const host_facts *h)

@@ -84,6 +84,7 @@ typedef struct host_facts {
 	proc_facts proc;
 	char *init;            /* the sandbox init's path */
 	char *init_origin;     /* who named it; NULL: the installed one */
+	unsigned generation;   /* of the programs looked at (host_paths_generation) */
 } host_facts;
 
 /* Gather the facts (the probes run once per process; bwrap's --help once
@@ -91,6 +92,10 @@ typedef struct host_facts {
  * only for memory: 0 or -OSB_E_NOMEM. Free with host_facts_free(). */
 int host_facts_get(const host_paths *paths, host_facts *out, osb_error *err);
 void host_facts_free(host_facts *h);
+/* A deep copy of SRC into DST (for a probe that reuses what a launch has
+ * learnt instead of running bwrap's --help again): 0 or -ENOMEM, DST then
+ * empty. */
+int host_facts_copy(host_facts *dst, const host_facts *src);
 /* host_facts_get() with the programs osb_set_program() names now; their
  * generation in *GENERATION when not NULL. */
 int host_facts_now(host_facts *out, unsigned *generation, osb_error *err);

@@ -38,6 +38,14 @@ int pidfd_open_cloexec(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
+int helper_kill(pid_t pid, int pidfd)
+{
+	/* PID is an unreaped child of ours and leads its group: neither the
+	 * pid nor the group id can have been reused. */
+	kill(-pid, SIGKILL);
+	return pidfd_kill(pidfd, SIGKILL);
+}
+
 int pidfd_kill(int pidfd, int sig)
 {
 	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
@@ -123,8 +131,8 @@ typedef struct child_args {
 	volatile int step;
 } child_args;
 
-enum { STEP_SIGNALS = 1, STEP_CGROUP, STEP_OOM, STEP_GROUPS, STEP_GID, STEP_UID, STEP_FDS,
-       STEP_CLOSE, STEP_EXEC };
+enum { STEP_SIGNALS = 1, STEP_CGROUP, STEP_OOM, STEP_GROUP, STEP_GROUPS, STEP_GID, STEP_UID,
+       STEP_FDS, STEP_CLOSE, STEP_EXEC };
 
 /* Not instrumented by ASan: it runs on a stack ASan does not know and ends
  * in execve or _exit. */
@@ -178,6 +186,10 @@ static int spawn_child(void *arg)
 			syscall(SYS_rt_sigaction, sig, dfl, NULL, sizeof(uint64_t));
 	if (a->sb && sandbox_steps(a) != 0)
 		return 127;
+	/* A helper leads a process group of its own, so that ending it at its
+	 * deadline (helper_kill) ends whatever it started as well. */
+	if (!a->sb && syscall(SYS_setpgid, 0, 0) != 0)
+		return child_fail(a, STEP_GROUP);
 	if (a->cred) {
 		/* Groups, then gid, then uid: each later step needs the privilege
 		 * the next one drops. */
@@ -205,6 +217,7 @@ static const char *step_name(int step)
 	case STEP_SIGNALS: return "resetting signals";
 	case STEP_CGROUP: return "entering the sandbox's cgroup (cgroup.procs)";
 	case STEP_OOM: return "raising its oom_score_adj to 1000 (/proc/self/oom_score_adj)";
+	case STEP_GROUP: return "making a process group of its own";
 	case STEP_GROUPS: return "dropping supplementary groups";
 	case STEP_GID: return "switching to the sandbox's host gid";
 	case STEP_UID: return "switching to the sandbox's host uid";
@@ -437,7 +450,7 @@ int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *er
 	if (r == 0)
 		r = capture_wait(pidfd, deadline, &status);
 	if (r < 0) {
-		pidfd_kill(pidfd, SIGKILL);
+		helper_kill(pid, pidfd);
 		pidfd_wait(pidfd, &status);
 	}
 	if (r < 0 || status != 0)

@@ -39,9 +39,10 @@ extern const char *const spawn_fixed_env[];
  * never the caller's). FDS[i] becomes fd i in the child for i < NFDS (every
  * slot must be a valid fd); nothing else is inherited; every signal has its
  * default disposition and none is blocked. With SB, the child first takes
- * those steps (a failure stops it: the error names the step). With CRED,
- * the child switches to those host ids before execve. On success *PID and
- * *PIDFD are set. */
+ * those steps (a failure stops it: the error names the step); without SB
+ * (a helper: a probe, bwrap's --help) it leads a process group of its own,
+ * which helper_kill() ends. With CRED, the child switches to those host ids
+ * before execve. On success *PID and *PIDFD are set. */
 int spawn_with_fds(const char *const *argv, const char *const *envp, const int *fds,
                    size_t nfds, const spawn_sandbox *sb, const spawn_cred *cred, pid_t *pid,
                    int *pidfd, osb_error *err);
@@ -60,6 +61,9 @@ int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *er
 
 int pidfd_open_cloexec(pid_t pid);
 int pidfd_kill(int pidfd, int sig);
+/* SIGKILL to a helper started by spawn_with_fds without SB and not yet
+ * reaped, and to every process of its group. */
+int helper_kill(pid_t pid, int pidfd);
 /* Wait for the process behind PIDFD; *STATUS as from waitpid. */
 int pidfd_wait(int pidfd, int *status);
 
