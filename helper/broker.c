@@ -37,6 +37,7 @@
 #include "init-proto.h"
 #include "broker.h"
 #include "broker-shell.h"
+#include "broker-services.h"
 #include "exec-path.h"
 
 /* How long a forked command may take to reach execve before it is killed
@@ -59,6 +60,9 @@ struct job {
 	int status;
 	struct rusage ru;
 	struct shell_state state;   /* SESSION_F_STATE (broker-shell.c) */
+	bool keep;           /* SESSION_F_KEEP: its group outlives the leader */
+	int64_t started;     /* wall-clock ms, for the services list */
+	char *command;       /* its argv joined (kept commands only) */
 };
 
 struct broker {
@@ -70,6 +74,7 @@ struct broker {
 	uint64_t idle_ms, last_activity;
 	const char *const *watch;   /* --watch-full mounts */
 	size_t n_watch;
+	struct services services;   /* kept groups still running (broker-services.c) */
 };
 
 /* A parsed exec request; the pointers point into broker.buf. */
@@ -80,6 +85,7 @@ struct request {
 	char **argv, **envp;
 	int chan, stdio[3];
 	uint32_t flags;      /* SESSION_F_* */
+	int script;          /* SESSION_F_SCRIPT: the script's memfd; else -1 */
 };
 
 static uint64_t now_ms(void)
@@ -154,6 +160,7 @@ static void job_remove(struct broker *b, struct job *j)
 {
 	close_fd(&j->chan);
 	shell_state_free(&j->state);
+	free(j->command);
 	*j = b->jobs[--b->n_jobs];
 }
 
@@ -209,7 +216,7 @@ static void reap_children(struct broker *b)
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			return;
 		j = job_running(b, si.si_pid);
-		if (j)
+		if (j && !j->keep)
 			kill(-j->pid, SIGKILL);
 		memset(&ru, 0, sizeof(ru));
 		if (wait4(si.si_pid, &status, 0, &ru) < 0)
@@ -245,12 +252,14 @@ static void report_finished(struct broker *b)
 	for (size_t i = 0; i < b->n_jobs;) {
 		struct job *j = &b->jobs[i];
 
-		if (!j->leader_done || (!group_gone(b, j) && now < j->grace_end)) {
+		if (!j->leader_done || (!j->keep && !group_gone(b, j) && now < j->grace_end)) {
 			i++;
 			continue;
 		}
 		shell_state_send(j->chan, &j->state);
 		send_exited(b, j, j->status, &j->ru);
+		if (j->keep)
+			services_add(&b->services, j->pid, j->started, j->command ? j->command : "");
 		job_remove(b, j);   /* moves the last job to index i */
 		b->last_activity = now;
 	}
@@ -307,7 +316,14 @@ static bool is_terminal(int fd)
 __attribute__((noreturn))
 static void child_exec(const struct broker *b, const struct request *rq, int report, int state_wr)
 {
+	int script = rq->script;
+
 	sigprocmask(SIG_SETMASK, &b->orig_mask, NULL);
+	/* Out of the way of the numbers they are placed at (8, 9) and of the
+	 * stdio ones, before anything is placed. */
+	if ((state_wr >= 0 && (state_wr = fcntl(state_wr, F_DUPFD_CLOEXEC, 10)) < 0) ||
+	    (script >= 0 && (script = fcntl(script, F_DUPFD_CLOEXEC, 10)) < 0))
+		child_fail(report, "stdio", errno);
 	/* A terminal made for the command (`session exec --tty`) becomes its
 	 * controlling terminal, in a session of its own, which is also the
 	 * process group of its own that kill(-pid) needs. */
@@ -322,6 +338,8 @@ static void child_exec(const struct broker *b, const struct request *rq, int rep
 		if (dup2(rq->stdio[i], i) < 0)
 			child_fail(report, "stdio", errno);
 	if (state_wr >= 0 && shell_state_child(state_wr) < 0)
+		child_fail(report, "stdio", errno);
+	if (script >= 0 && dup2(script, SESSION_SCRIPT_FD) < 0)
 		child_fail(report, "stdio", errno);
 	if (rq->cwd[0] && chdir(rq->cwd) < 0)
 		child_fail(report, "cwd", errno);
@@ -428,6 +446,15 @@ static void start_command(struct broker *b, struct request *rq)
 		return;
 	}
 	rq->chan = -1;   /* owned by the job now */
+	if (rq->flags & SESSION_F_KEEP) {
+		struct job *j = &b->jobs[b->n_jobs - 1];
+		char cmd[sizeof(((struct service *)0)->command)];
+
+		services_command(cmd, sizeof(cmd), rq->argv);
+		j->keep = true;
+		j->started = services_now();
+		j->command = strdup(cmd);
+	}
 	reply(b->jobs[b->n_jobs - 1].chan, &(struct session_started){
 		.type = SESSION_STARTED, .pid = pid }, sizeof(struct session_started));
 }
@@ -463,10 +490,11 @@ static int parse_strings(char *s, size_t len, const struct session_exec_req *h,
 	return 0;
 }
 
-/* Take the four fds; anything else in the control data is closed. */
-static int take_fds(struct msghdr *mh, struct request *rq)
+/* Take up to five fds (a channel, stdin, stdout, stderr, a script);
+ * anything else in the control data is closed. Returns how many. */
+static int take_fds(struct msghdr *mh, int fds[SESSION_NFDS + 1])
 {
-	int got = 0, fds[SESSION_NFDS];
+	int got = 0;
 
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
 		size_t n;
@@ -478,20 +506,40 @@ static int take_fds(struct msghdr *mh, struct request *rq)
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (got < SESSION_NFDS)
+			if (got < SESSION_NFDS + 1)
 				fds[got++] = fd;
 			else
 				close(fd);
 		}
 	}
-	if (got != SESSION_NFDS || (mh->msg_flags & MSG_CTRUNC)) {
+	if (mh->msg_flags & MSG_CTRUNC) {
 		for (int i = 0; i < got; i++)
 			close(fds[i]);
 		return -EINVAL;
 	}
+	return got;
+}
+
+/* An exec request's fds: four, and a fifth exactly with SESSION_F_SCRIPT. */
+static int exec_fds(struct request *rq, const int *fds, int got, uint32_t flags)
+{
+	int want = SESSION_NFDS + ((flags & SESSION_F_SCRIPT) ? 1 : 0);
+
+	if (got != want)
+		return -EINVAL;
 	rq->chan = fds[0];
 	memcpy(rq->stdio, fds + 1, sizeof(rq->stdio));
+	rq->script = got > SESSION_NFDS ? fds[SESSION_NFDS] : -1;
 	return 0;
+}
+
+/* SESSION_SERVICES: the kept groups still running, on the request's one fd. */
+static void on_services(struct broker *b, const int *fds, int got)
+{
+	if (got >= 1)
+		services_reply(&b->services, fds[0]);
+	for (int i = 0; i < got; i++)
+		close(fds[i]);
 }
 
 /* One request. Returns 1 on EOF (the library closed the session), else 0. */
@@ -501,24 +549,34 @@ static int on_request(struct broker *b)
 	struct iovec iov = { .iov_base = b->buf, .iov_len = SESSION_MSG_MAX };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct request rq = { .chan = -1, .stdio = { -1, -1, -1 } };
+	struct request rq = { .chan = -1, .stdio = { -1, -1, -1 }, .script = -1 };
 	struct session_exec_req h;
 	ssize_t n = recvmsg(b->sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	int r;
+	int fds[SESSION_NFDS + 1], got, r;
 
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN ? 0 : 1;
 	if (n == 0)
 		return 1;
 	b->last_activity = now_ms();
-	r = take_fds(&mh, &rq);
-	if (r < 0)
+	got = take_fds(&mh, fds);
+	if (got < 0)
 		return 0;   /* no channel to answer on; the library never does this */
+	memset(&h, 0, sizeof(h));
+	memcpy(&h, b->buf, (size_t)n < sizeof(h) ? (size_t)n : sizeof(h));
+	if ((size_t)n >= sizeof(struct session_services_req) && h.type == SESSION_SERVICES) {
+		on_services(b, fds, got);
+		return 0;
+	}
+	if (exec_fds(&rq, fds, got, h.flags) < 0) {
+		for (int i = 0; i < got; i++)
+			close(fds[i]);
+		return 0;
+	}
 	if ((size_t)n < sizeof(h) || (mh.msg_flags & MSG_TRUNC)) {
 		reply_failed(rq.chan, "request", EINVAL, "malformed exec request (%zd bytes)", n);
 		goto out;
 	}
-	memcpy(&h, b->buf, sizeof(h));
 	if (h.flags & ~SESSION_F_KNOWN) {
 		reply_failed(rq.chan, "request", EINVAL, "unknown exec request flags 0x%x (the session's "
 		             "init is older than the library)", h.flags & ~SESSION_F_KNOWN);
@@ -535,6 +593,7 @@ static int on_request(struct broker *b)
 out:
 	free(rq.vec);
 	close_fd(&rq.chan);
+	close_fd(&rq.script);
 	for (int i = 0; i < 3; i++)
 		close_fd(&rq.stdio[i]);
 	return 0;
@@ -664,5 +723,6 @@ int broker_serve(int sock, uint64_t idle_ms, const char *const *watch, size_t n_
 		status = serve_once(&b, pfd);
 	}
 	kill_all(&b);
+	services_free(&b.services);
 	return status < 0 ? INIT_EXIT_FAILURE : status;
 }

@@ -892,6 +892,27 @@ OSB_WARN_UNUSED osb_session *osb_session_attach(const char *dir, const char *id,
  * variable whose name an "env deny" pattern matches is not carried. */
 int osb_session_opts_set_shell_state(osb_session_opts *opts, int on);
 
+/* ---- Services and large scripts (session commands) ------------------------------
+ *
+ * A session command started with osb_exec_set_keep_services may leave
+ * services behind: when it exits its process group is not killed (it is at
+ * session end), and osb_session_services_json lists the groups of such
+ * commands while anything of them runs. Redirect a service's output: a
+ * process holding the command's pipes keeps osb_session_run draining them
+ * for up to 500 ms. osb_exec_set_script passes SCRIPT (LEN bytes, copied; at
+ * most 64 MiB) in a memfd instead of the command line, whose 128 KiB a
+ * session command may not exceed: the exec's argv (an interpreter: {"sh"},
+ * {"bash", "-e"}, {"python3"}) gets "/proc/self/fd/8" appended, the path the
+ * script is read from; in a shell-state session it is sourced by the
+ * wrapper shell instead (the argv is then ignored). Both are refused by
+ * osb_run (OSB_E_USAGE). libosb-isolate(3), "SERVICES AND LARGE SCRIPTS". */
+int osb_exec_set_keep_services(osb_exec *exec, int on);
+int osb_exec_set_script(osb_exec *exec, const char *script, size_t len);
+/* A JSON array, one object per kept group still running: {"pid": N (its
+ * leader's pid in the sandbox, the group's id), "command": "argv joined",
+ * "started_unix_ms": T}. Free *JSON with osb_free(). 0 or -OSB_E_*. */
+OSB_WARN_UNUSED int osb_session_services_json(osb_session *session, char **json, osb_error *err);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -24,6 +24,7 @@
 #include "shell-state.h"
 
 #include <fcntl.h>
+#include <json.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -540,6 +541,28 @@ static int strv_copy(strv *out, const strv *in)
 	return 0;
 }
 
+/* The script's path in the command (lib/init-proto.h, SESSION_F_SCRIPT). */
+#define SCRIPT_PATH "/proc/self/fd/8"
+
+/* The command line: the exec's; with a script, its interpreter and the
+ * script's path; in a shell-state session, in the wrapper shell (a script
+ * is sourced there, so that it can leave a state). */
+static int command_argv(const osb_session *s, const osb_exec *e, strv *out)
+{
+	strv argv = { 0 };
+	int r;
+
+	if (e->script && s->sh.on)
+		r = strv_push(&argv, ".") < 0 || strv_push(&argv, SCRIPT_PATH) < 0 ? -ENOMEM : 0;
+	else
+		r = strv_copy(&argv, &e->argv) < 0 || (e->script && strv_push(&argv, SCRIPT_PATH) < 0)
+		    ? -ENOMEM : 0;
+	if (r == 0)
+		r = s->sh.on ? shell_state_argv(SHELL_STATE_SHELL, &argv, out) : strv_copy(out, &argv);
+	strv_free(&argv);
+	return r;
+}
+
 /* What the broker is asked to run: ARGV, ENV and CWD ("": the session's),
  * and the request's flags. In a shell-state session the command runs in
  * the wrapper shell, from the state the last command left (shell-state.c). */
@@ -567,9 +590,9 @@ static int request_parts_of(osb_session *s, const osb_exec *e, request_parts *rp
 	pthread_mutex_unlock(&s->lock);
 	if (r < 0)
 		return r;
-	rp->flags = s->sh.on ? SESSION_F_STATE : 0;
-	if (s->sh.on ? shell_state_argv(SHELL_STATE_SHELL, &e->argv, &rp->argv) < 0
-	             : strv_copy(&rp->argv, &e->argv) < 0)
+	rp->flags = (s->sh.on ? SESSION_F_STATE : 0) | (e->keep_services ? SESSION_F_KEEP : 0) |
+	            (e->script ? SESSION_F_SCRIPT : 0);
+	if (command_argv(s, e, &rp->argv) < 0)
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 	return 0;
 }
@@ -625,10 +648,10 @@ static int build_request(osb_session *s, const osb_exec *e, char **buf, size_t *
 /* Send the request with its four fds, under the lock so that a concurrent
  * destroy cannot close the socket (and another thread reuse its number)
  * while we write to it. */
-static int send_request(osb_session *s, const char *buf, size_t len, const int fds[4],
-                        osb_error *err)
+static int send_request(osb_session *s, const char *buf, size_t len, const int *fds,
+                        size_t nfds, osb_error *err)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * SESSION_NFDS)];
+	char cbuf[CMSG_SPACE(sizeof(int) * (SESSION_NFDS + 1))];
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
@@ -637,11 +660,12 @@ static int send_request(osb_session *s, const char *buf, size_t len, const int f
 	int r = 0;
 
 	memset(cbuf, 0, sizeof(cbuf));
+	mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
 	c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int) * SESSION_NFDS);
-	memcpy(CMSG_DATA(c), fds, sizeof(int) * SESSION_NFDS);
+	c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+	memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
 	pthread_mutex_lock(&s->lock);
 	r = session_usable(s, err);
 	while (r == 0 && (n = sendmsg(s->sock, &mh, MSG_NOSIGNAL)) < 0) {
@@ -689,7 +713,7 @@ static int proc_start(osb_session *s, const osb_exec *e, const int io[3], osb_pr
 	_cleanup_free_ char *buf = NULL;
 	osb_proc *pr;
 	size_t len = 0;
-	int ch[2], fds[SESSION_NFDS], r;
+	int ch[2], fds[SESSION_NFDS + 1], r, script = -1;
 
 	if ((r = session_enter(s, err)) < 0)
 		return r;
@@ -712,8 +736,17 @@ static int proc_start(osb_session *s, const osb_exec *e, const int io[3], osb_pr
 	pr->chan = ch[0];
 	fds[0] = ch[1];
 	memcpy(fds + 1, io, 3 * sizeof(int));
-	r = send_request(s, buf, len, fds, err);
+	if (e->script && (script = memfd_with_data("osb-script", e->script, e->script_len)) < 0) {
+		close(ch[1]);
+		r = osb_err_set(err, OSB_E_IO, -script, "session", "cannot make the script's memfd: %s",
+		                strerror(-script));
+		goto fail;
+	}
+	fds[SESSION_NFDS] = script;
+	r = send_request(s, buf, len, fds, SESSION_NFDS + (script >= 0), err);
 	close(ch[1]);
+	if (script >= 0)
+		close(script);
 	if (r == 0)
 		r = await_start(pr, err);
 	if (r < 0)
@@ -1475,4 +1508,78 @@ osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err)
 	}
 	session_touch(s);
 	return s;
+}
+
+/* ---- services (lib/exec-session.c, helper/broker-services.c) --------------------- */
+
+/* The broker's list of kept groups still running, into *OUT (malloc'd). */
+static int services_ask(osb_session *s, char **out, size_t *len, osb_error *err)
+{
+	struct session_services_req rq = { SESSION_SERVICES, 0 };
+	size_t cap = sizeof(struct session_service_list) +
+	             SESSION_MAX_SERVICES * sizeof(struct session_service);
+	struct pollfd p;
+	int ch[2], r;
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
+		return osb_err_set(err, OSB_E_IO, errno, "session", "socketpair: %s", strerror(errno));
+	r = send_request(s, (const char *)&rq, sizeof(rq), &ch[1], 1, err);
+	close(ch[1]);
+	*out = r == 0 ? malloc(cap) : NULL;
+	if (r == 0 && !*out)
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	p = (struct pollfd){ .fd = ch[0], .events = POLLIN };
+	if (r == 0 && poll(&p, 1, 5000) != 1)
+		r = osb_err_set(err, OSB_E_SANDBOX, ETIMEDOUT, "session",
+		                "the session's broker did not list its services");
+	n = r == 0 ? recv(ch[0], *out, cap, 0) : -1;
+	if (r == 0 && n < (ssize_t)sizeof(struct session_service_list))
+		r = osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : EPROTO, "session",
+		                "the session ended before it listed its services");
+	close(ch[0]);
+	if (r < 0) {
+		free(*out);
+		*out = NULL;
+		return r;
+	}
+	*len = (size_t)n;
+	return 0;
+}
+
+int osb_session_services_json(osb_session *s, char **json, osb_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct session_service_list h;
+	json_object *arr;
+	size_t len = 0;
+	int r;
+
+	osb_err_clear(err);
+	if (!s || !json)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
+		                   "osb_session_services_json needs a session and a string pointer");
+	*json = NULL;
+	if ((r = services_ask(s, &buf, &len, err)) < 0)
+		return r;
+	memcpy(&h, buf, sizeof(h));
+	if (h.type != SESSION_SERVICE_LIST || len != sizeof(h) + h.count * sizeof(struct session_service))
+		return osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "malformed services list");
+	if (!(arr = json_object_new_array()))
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	for (uint32_t i = 0; i < h.count; i++) {
+		struct session_service e;
+		json_object *o = json_object_new_object();
+
+		memcpy(&e, buf + sizeof(h) + i * sizeof(e), sizeof(e));
+		e.command[sizeof(e.command) - 1] = '\0';
+		json_object_object_add(o, "pid", json_object_new_int(e.pgid));
+		json_object_object_add(o, "command", json_object_new_string(e.command));
+		json_object_object_add(o, "started_unix_ms", json_object_new_int64(e.started_unix_ms));
+		json_object_array_add(arr, o);
+	}
+	*json = strdup(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
+	                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(arr);
+	return *json ? 0 : osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 }
