@@ -1045,7 +1045,8 @@ static int load_request(const char *json, request *rq, json_object **top, osb_er
 
 	if (strlen(json) > REQUEST_MAX_BYTES)
 		return rerr(err, "the request is larger than 1 MiB");
-	if ((r = parse_json(json, top, err)) < 0 || (r = read_request(rq, *top, err)) < 0)
+	if ((r = parse_json(json, top, err)) < 0 || (r = request_osep_translate(*top, err)) < 0 ||
+	    (r = read_request(rq, *top, err)) < 0)
 		return r;
 	return validate(rq, err);
 }

@@ -23,4 +23,9 @@ uint64_t request_idle_ms(const request_read *rq);
  * OSB_E_NOMEM (osb_policy_apply_json). */
 int request_apply(osb_policy *p, const request_read *rq, osb_error *err);
 
+/* OSEP-0013's keys in the parsed request TOP rewritten as the native ones
+ * (request-osep.c). 0 or -OSB_E_POLICY / -OSB_E_NOMEM with ERR. */
+struct json_object;
+int request_osep_translate(struct json_object *top, osb_error *err);
+
 #endif /* OSB_REQUEST_H */

@@ -423,6 +423,88 @@ START_TEST(test_session_end_reason_running_idle_destroyed_lost)
 }
 END_TEST
 
+
+/* ---- OSEP-0013's spelling ---------------------------------------------------------- */
+
+static void hash_of(const char *json, char out[OSB_POLICY_HASH_LEN], uint64_t *idle)
+{
+	static const char *const offered[] = { "balanced", NULL };
+	osb_policy *p = NULL;
+	osb_session_opts *o = NULL;
+	osb_error err;
+
+	ck_assert_msg(osb_request_load(json, offered, NULL, &p, &o, &err) == 0, "%s: %s", json,
+	              err.message);
+	osb_policy_hash(p, out);
+	*idle = osb_session_opts_idle_timeout_ms(o);
+	osb_policy_free(p);
+	osb_session_opts_free(o);
+}
+
+START_TEST(test_osep_keys_read_as_the_native_ones)
+{
+	static const char *const pairs[][2] = {
+		{ "{\"share_net\": false}", "{\"network\": \"none\"}" },
+		{ "{\"env_passthrough\": {\"mode\": \"allowlist\", \"keys\": [\"LANG\", \"TZ\"]}}",
+		  "{\"env\": {\"mode\": \"clear\", \"pass\": [\"LANG\", \"TZ\"]}}" },
+		{ "{\"env_passthrough\": {\"mode\": \"none\"}}", "{\"env\": {\"mode\": \"clear\"}}" },
+		{ "{\"env_passthrough\": {\"keys\": [\"LANG\"]}}", "{\"env\": {\"pass\": [\"LANG\"]}}" },
+		{ "{\"idle_timeout_seconds\": 90}", "{\"idle_timeout\": \"90s\"}" },
+	};
+	char a[OSB_POLICY_HASH_LEN], b[OSB_POLICY_HASH_LEN];
+	uint64_t ia, ib;
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		hash_of(pairs[i][0], a, &ia);
+		hash_of(pairs[i][1], b, &ib);
+		ck_assert_str_eq(a, b);
+		ck_assert_uint_eq(ia, ib);
+	}
+	hash_of("{\"idle_timeout_seconds\": 90}", a, &ia);
+	ck_assert_uint_eq(ia, 90000);
+}
+END_TEST
+
+START_TEST(test_osep_keys_are_refused_as_the_native_ones_and_never_both)
+{
+	static const char *const bad[][2] = {
+		{ "{\"share_net\": \"yes\"}", "\"share_net\" must be a boolean" },
+		{ "{\"share_net\": true, \"network\": \"none\"}",
+		  "\"share_net\" and \"network\" ask for the same thing; give one of them" },
+		{ "{\"env_passthrough\": {\"mode\": \"none\", \"keys\": [\"A\"]}}",
+		  "\"env_passthrough\": mode \"none\" passes no keys; use \"allowlist\"" },
+		{ "{\"env_passthrough\": {\"mode\": \"some\"}}",
+		  "\"env_passthrough.mode\": unknown value \"some\" (expected \"none\", \"allowlist\" or \"all\")" },
+		{ "{\"env_passthrough\": {\"keys\": [\"A\"], \"extra\": 1}}",
+		  "unknown key \"extra\" in \"env_passthrough\" (\"mode\", \"keys\")" },
+		{ "{\"env_passthrough\": {\"keys\": [\"GITHUB_TOKEN\"]}}", NULL },
+		{ "{\"idle_timeout_seconds\": \"90\"}", "\"idle_timeout_seconds\" must be an integer" },
+		{ "{\"idle_timeout_seconds\": 0}",
+		  "\"idle_timeout_seconds\": 0 is out of range (1 to 3153600000)" },
+		{ "{\"idle_timeout_seconds\": 5, \"idle_timeout\": \"5s\"}",
+		  "\"idle_timeout_seconds\" and \"idle_timeout\" ask for the same thing; give one of them" },
+	};
+	osb_policy *p = osb_policy_load("strict", NULL);
+	osb_session_opts *o = osb_session_opts_new();
+	osb_error err;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(osb_policy_apply_json(p, bad[i][0], &err), -OSB_E_POLICY);
+		if (bad[i][1])
+			ck_assert_str_eq(err.message, bad[i][1]);
+		else
+			ck_assert_msg(strstr(err.message, "matches \"env deny *_TOKEN\"") != NULL, "%s",
+			              err.message);
+		ck_assert_int_eq(osb_session_opts_apply_json(o, bad[i][0], &err), bad[i][1] ? -OSB_E_POLICY : 0);
+	}
+	/* The host network stays the policy's to grant. */
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"share_net\": true}", &err), -OSB_E_POLICY);
+	ck_assert_msg(strstr(err.message, "the host network is refused") != NULL, "%s", err.message);
+	osb_session_opts_free(o);
+	osb_policy_free(p);
+}
+END_TEST
+
 static Suite *execd_state_suite(void)
 {
 	Suite *su = suite_create("execd_state");
@@ -439,6 +521,8 @@ static Suite *execd_state_suite(void)
 	tcase_add_test(tc, test_session_last_activity_follows_commands);
 	tcase_add_test(tc, test_session_idle_remaining_counts_down_and_stops_while_a_command_runs);
 	tcase_add_test(tc, test_session_end_reason_running_idle_destroyed_lost);
+	tcase_add_test(tc, test_osep_keys_read_as_the_native_ones);
+	tcase_add_test(tc, test_osep_keys_are_refused_as_the_native_ones_and_never_both);
 	suite_add_tcase(su, tc);
 	return su;
 }
