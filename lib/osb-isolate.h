@@ -816,6 +816,10 @@ uint64_t osb_session_opts_idle_timeout_ms(const osb_session_opts *opts);
  * ids, which the account name keeps): non-zero, at most 4294967294
  * (OSB_E_POLICY otherwise, the policy unchanged), origin "api". */
 int osb_policy_set_ids(osb_policy *policy, uint32_t uid, uint32_t gid, osb_error *err);
+/* The workspace directory set by osb_policy_set_workspace or a request's
+ * "workspace.path", or NULL (the caller's current directory at launch).
+ * Owned by POLICY. */
+const char *osb_policy_workspace(const osb_policy *policy);
 /* The ids the sandbox's processes see (the "user" rule). 0 or -OSB_E_USAGE. */
 int osb_policy_ids(const osb_policy *policy, uint32_t *uid, uint32_t *gid);
 

@@ -117,6 +117,11 @@ out:
 	return r;
 }
 
+const char *osb_policy_workspace(const osb_policy *p)
+{
+	return p ? p->ws_path : NULL;
+}
+
 /* ---- the sandbox's ids and identity mode ---------------------------------------- */
 
 int osb_policy_set_ids(osb_policy *p, uint32_t uid, uint32_t gid, osb_error *err)

@@ -79,6 +79,8 @@ START_TEST(test_request_load_reads_profile_policy_and_idle_timeout_in_one_call)
 	osb_policy_hash(by_hand, want);
 	ck_assert_str_eq(hash, want);
 	ck_assert_str_eq(osb_policy_file(p, 0), osb_policy_file(by_hand, 0));
+	ck_assert_str_eq(osb_policy_workspace(p), ws);
+	ck_assert_ptr_null(osb_policy_workspace(NULL));
 	ck_assert_uint_eq(osb_session_opts_idle_timeout_ms(o), 300000);
 	osb_policy_free(by_hand);
 	osb_policy_free(p);
