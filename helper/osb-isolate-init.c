@@ -50,6 +50,7 @@
 #include "init-overlay.h"
 #include "owner-proto.h"
 #include "session-owner.h"
+#include "broker-overlay.h"
 
 /* The kernel's default overflow gid (kernel.overflowgid). */
 #define OVERFLOW_GID 65534
@@ -508,6 +509,11 @@ static void mount_overlay(struct init_opts *o)
 	if (!o->overlay.dest)
 		return;
 	guard_or_fail("init:overlay", overlay_mount(&o->overlay, &ge), &ge);
+	/* Only a session's broker serves the upper layer (broker-overlay.c). */
+	if (o->session_fd < 0) {
+		close(o->overlay.upper_fd);
+		o->overlay.upper_fd = -1;
+	}
 	o->guard.overlay = o->overlay.dest;
 	guard_or_fail("init:overlay", guard_audit_overlay(&o->guard, &ge), &ge);
 	if (o->switch_ids)
@@ -948,6 +954,7 @@ static void serve_session(const struct init_opts *o)
 		close(error_fd);
 		error_fd = -1;
 	}
+	layer_init(o->overlay.dest ? o->overlay.upper_fd : -1);
 	exit(broker_serve(o->session_fd, o->has_idle ? o->idle_ms : 0, o->watch_full, o->n_watch));
 }
 

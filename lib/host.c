@@ -9,10 +9,13 @@
  * kernel has, landlock_create_ruleset gives the ABI. Answers that cannot
  * change within a process are cached (a seccomp filter, once installed,
  * stays; a binary's --help changes only with the binary, so it is cached by
- * path, inode and mtime); the caller's ids and capabilities are read anew.
+ * path, device, inode, size, mtime and ctime, in the process and in a file
+ * of the caller's own, helpcache.c); the caller's ids and capabilities are
+ * read anew.
  * Nothing here decides anything a policy asks for but host_mode().
  */
 #include "host.h"
+#include "helpcache.h"
 #include "hostid.h"
 #include "proc.h"
 
@@ -120,28 +123,28 @@ static int bwrap_locate(const char *configured, host_facts *h)
 	return r;
 }
 
-/* The answer depends only on the binary: cached per (path, inode, mtime). */
+/* The answer depends only on the binary: kept per (path, device, inode,
+ * size, mtime, ctime) in this process, and between processes in a file of
+ * the caller's own (helpcache.c). */
 static pthread_mutex_t help_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	char *path, *help;
-	dev_t dev; ino_t ino; struct timespec mtime;
+	helpcache_key key;
 } help_cache;
 
-static bool help_cached(const char *bwrap, const struct stat *st, char **out)
+static bool help_cached(const char *bwrap, const helpcache_key *key, char **out)
 {
 	bool hit;
 
 	pthread_mutex_lock(&help_lock);
 	hit = help_cache.path && strcmp(help_cache.path, bwrap) == 0 &&
-	      help_cache.dev == st->st_dev && help_cache.ino == st->st_ino &&
-	      help_cache.mtime.tv_sec == st->st_mtim.tv_sec &&
-	      help_cache.mtime.tv_nsec == st->st_mtim.tv_nsec;
+	      helpcache_key_eq(&help_cache.key, key);
 	*out = hit ? strdup(help_cache.help) : NULL;
 	pthread_mutex_unlock(&help_lock);
 	return hit;
 }
 
-static void help_remember(const char *bwrap, const struct stat *st, const char *help)
+static void help_remember(const char *bwrap, const helpcache_key *key, const char *help)
 {
 	char *p = strdup(bwrap), *h = strdup(help);
 
@@ -151,14 +154,24 @@ static void help_remember(const char *bwrap, const struct stat *st, const char *
 		free(help_cache.help);
 		help_cache.path = p;
 		help_cache.help = h;
-		help_cache.dev = st->st_dev;
-		help_cache.ino = st->st_ino;
-		help_cache.mtime = st->st_mtim;
+		help_cache.key = *key;
 		p = h = NULL;
 	}
 	pthread_mutex_unlock(&help_lock);
 	free(p);
 	free(h);
+}
+
+void host_help_forget(const char *bwrap)
+{
+	pthread_mutex_lock(&help_lock);
+	if (help_cache.path && strcmp(help_cache.path, bwrap) == 0) {
+		free(help_cache.path);
+		free(help_cache.help);
+		help_cache.path = help_cache.help = NULL;
+	}
+	pthread_mutex_unlock(&help_lock);
+	helpcache_forget(bwrap);
 }
 
 /* Is the --help text bubblewrap's usage ("usage: PATH [OPTIONS...] ...",
@@ -191,6 +204,7 @@ static bool help_is_usage(host_facts *h)
 static int bwrap_read_help(host_facts *h)
 {
 	const char *argv[] = { h->bwrap, "--help", NULL };
+	helpcache_key key;
 	struct stat st;
 	osb_error e;
 
@@ -203,7 +217,16 @@ static int bwrap_read_help(host_facts *h)
 		h->bwrap_state = BWRAP_SETUID;
 		return 0;
 	}
-	if (!help_cached(h->bwrap, &st, &h->bwrap_help)) {
+	helpcache_key_of(&st, &key);
+	if (help_cached(h->bwrap, &key, &h->bwrap_help)) {
+		h->help_from = HELP_FROM_PROCESS;
+	} else if ((h->bwrap_help = helpcache_load(h->bwrap, &key)) && help_is_usage(h)) {
+		h->help_from = HELP_FROM_FILE;
+		help_remember(h->bwrap, &key, h->bwrap_help);
+	} else {
+		free(h->bwrap_help);
+		h->bwrap_help = NULL;
+		h->help_from = HELP_FROM_RUN;
 		if (spawn_capture(argv, 1 << 20, &h->bwrap_help, &e) < 0) {
 			h->bwrap_state = BWRAP_NO_HELP;
 			h->bwrap_errno = e.sys_errno;
@@ -215,7 +238,8 @@ static int bwrap_read_help(host_facts *h)
 			h->bwrap_help = NULL;
 			return 0;
 		}
-		help_remember(h->bwrap, &st, h->bwrap_help);
+		help_remember(h->bwrap, &key, h->bwrap_help);
+		helpcache_store(h->bwrap, &key, h->bwrap_help);
 	}
 	if (!h->bwrap_help)
 		return -ENOMEM;

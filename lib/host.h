@@ -39,6 +39,10 @@ enum bwrap_state {
 	BWRAP_NO_HELP,         /* --help failed, hung or printed no usage (bwrap_why) */
 };
 
+/* Where a --help text came from: this process's earlier reading, the
+ * caller's cache file (helpcache.h), or running bwrap now. */
+enum help_from { HELP_FROM_RUN, HELP_FROM_PROCESS, HELP_FROM_FILE };
+
 /* The /proc entries this host's kernel has, of the tables the plan covers
  * (plan.c): read-only over themselves, /dev/null over files, an empty
  * read-only tmpfs over directories. Names point to static strings. */
@@ -74,6 +78,7 @@ typedef struct host_facts {
 	int bwrap_errno;
 	char bwrap_why[1024];  /* BWRAP_NO_HELP: what running --help said */
 	char *bwrap_help;      /* its --help text (BWRAP_OK) */
+	enum help_from help_from;   /* where that text came from */
 	bwrap_features feat;
 	/* 0 when the sandbox's bwrap can create a user namespace here (for a
 	 * root caller: as an unprivileged host id), else the errno. */
@@ -96,6 +101,9 @@ void host_facts_free(host_facts *h);
  * learnt instead of running bwrap's --help again): 0 or -ENOMEM, DST then
  * empty. */
 int host_facts_copy(host_facts *dst, const host_facts *src);
+/* Drop what is kept of BWRAP's --help, in this process and between
+ * processes: the binary refused an option that text listed. */
+void host_help_forget(const char *bwrap);
 /* host_facts_get() with the programs osb_set_program() names now; their
  * generation in *GENERATION when not NULL. */
 int host_facts_now(host_facts *out, unsigned *generation, osb_error *err);

@@ -177,6 +177,20 @@
  *   exec channel, library -> broker: struct session_kill (signal the
  *     command's process group); EOF (the library dropped the handle): kill
  *     the group with SIGKILL.
+ *   session socket, library -> broker (protocol 5), an overlay session's
+ *     upper layer: struct session_layer_req; SCM_RIGHTS carries exactly one
+ *     fd, the reply channel (one end of a new SOCK_SEQPACKET socketpair).
+ *     The broker answers there with one struct session_layer_reply and
+ *     closes it; unless err is set, SCM_RIGHTS brings the upper directory
+ *     (an O_RDONLY fd the init opened right after mounting the overlay,
+ *     helper/init-overlay.c). LAYER_GET only answers. LAYER_HOLD is
+ *     refused with EBUSY (and the count in running) while a command runs;
+ *     otherwise every other process of the sandbox gets SIGKILL and is
+ *     reaped before the answer, and until LAYER_RELEASE (or EOF) every exec
+ *     request is refused with stage "session" and EBUSY, and the idle timeout
+ *     does not run: nothing of the sandbox writes the upper layer while the
+ *     library reads it for a commit (helper/broker-overlay.c). Without an
+ *     overlay the answer is ENOENT.
  * Each command leads its own process group, which gets SIGKILL when the
  * leader exits or its timeout expires (session_exited.timed_out is then 1).
  * There are no in-band markers: the command's bytes never share a channel
@@ -188,7 +202,7 @@
 #include <stdint.h>
 
 /* The version of this contract; see --proto above for when to bump it. */
-#define INIT_PROTO_VERSION 4
+#define INIT_PROTO_VERSION 5
 
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'
@@ -216,6 +230,8 @@ enum session_msg_type {
 	SESSION_STATE = 0x53544154u,      /* "STAT" */
 	SESSION_SERVICES = 0x53455256u,   /* "SERV" */
 	SESSION_SERVICE_LIST = 0x53525653u, /* "SRVS" */
+	SESSION_LAYER = 0x4c415952u,      /* "LAYR" (protocol 5) */
+	SESSION_LAYER_REPLY = 0x4c415950u, /* "LAYP" */
 };
 
 /* session_exec_req.flags. SESSION_F_STATE (shell-state sessions,
@@ -296,6 +312,26 @@ struct session_exited {
 	uint64_t user_us, sys_us;   /* rusage of the leader and the children it waited for */
 	uint64_t max_rss_kib;
 	uint32_t tmpfs_full;    /* bit K: the K-th --watch-full mount was full at the exit */
+	uint32_t reserved;
+};
+
+/* ---- an overlay session's upper layer (protocol 5) ------------------------ */
+
+enum session_layer_op {
+	LAYER_GET = 1,          /* the upper directory */
+	LAYER_HOLD = 2,         /* the same, once nothing else of the sandbox runs */
+	LAYER_RELEASE = 3,      /* end a hold */
+};
+
+struct session_layer_req {
+	uint32_t type;          /* SESSION_LAYER */
+	uint32_t op;            /* enum session_layer_op */
+};
+
+struct session_layer_reply {
+	uint32_t type;          /* SESSION_LAYER_REPLY */
+	int32_t err;            /* 0, or errno: EBUSY (a command runs), ENOENT (no overlay) */
+	uint32_t running;       /* commands running (EBUSY) */
 	uint32_t reserved;
 };
 

@@ -22,6 +22,7 @@
 #include "proc.h"
 #include "session-owner.h"
 #include "shell-state.h"
+#include "session.h"
 
 #include <fcntl.h>
 #include <json.h>
@@ -98,6 +99,7 @@ struct osb_session {
 	session_clock clock;      /* activity and idleness, for the getters */
 	session_link link;        /* detached or attached (lib/session-owner.h) */
 	session_shell sh;         /* shell-state sessions (lib/shell-state.h) */
+	session_overlay ov;       /* an overlay workspace's (session-overlay.h) */
 };
 
 struct osb_proc {
@@ -214,7 +216,7 @@ static int session_copy(osb_session *s, const osb_policy *p, const plan *pl, osb
 	s->host = pl->host;
 	if (!s->mode)
 		goto nomem;
-	return 0;
+	return session_overlay_copy(&s->ov, pl, err);
 nomem:
 	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 }
@@ -265,6 +267,7 @@ static void session_release(osb_session *s)
 	free(s->mode);
 	free(s->sh.cwd);
 	strv_free(&s->sh.env);
+	session_overlay_release(&s->ov);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	limits_release(&s->lim);
@@ -295,6 +298,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	s->sock = -1;
 	s->link = (session_link){ .fd = -1, .pid1 = -1 };
 	s->host = (hostid)HOSTID_INIT;
+	s->ov = SESSION_OVERLAY_INIT;
 	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
 	s->clock.idle_ms = o ? o->idle_ms : 0;
 	s->sh.on = o && o->shell_state;
@@ -675,6 +679,38 @@ static int send_request(osb_session *s, const char *buf, size_t len, const int *
 		                "cannot send the command to the session's broker: %s (the session "
 		                "has ended)", strerror(errno));
 	}
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+/* ---- control packets (session.h) ------------------------------------------------ */
+
+session_overlay *session_overlay_of(osb_session *s)
+{
+	return &s->ov;
+}
+
+int session_send_control(osb_session *s, const void *msg, size_t len, int fd, osb_error *err)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int r;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	pthread_mutex_lock(&s->lock);
+	r = session_usable(s, err);
+	while (r == 0 && sendmsg(s->sock, &mh, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			r = osb_err_set(err, OSB_E_SANDBOX, errno, "session", "cannot reach the "
+			                "session's broker: %s (the session has ended)", strerror(errno));
 	pthread_mutex_unlock(&s->lock);
 	return r;
 }
@@ -1495,6 +1531,9 @@ osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err)
 	s->refs = 1;
 	s->host = (hostid)HOSTID_INIT;
 	s->link = (session_link){ .fd = -1, .pid1 = -1 };
+	/* An attached handle has no view of the overlay's layer (its owner
+	 * keeps none): diff and commit belong to the handle that started it. */
+	s->ov = SESSION_OVERLAY_INIT;
 	s->max_execs = DEFAULT_MAX_EXECS;
 	if (owner_attach(path, &s->link.fd, &state, &len, &s->sock, &s->link.pid1, err) < 0) {
 		session_release(s);
@@ -1506,6 +1545,7 @@ osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err)
 		session_release(s);
 		return NULL;
 	}
+	s->ov.ws_mode = s->ws_mode;
 	session_touch(s);
 	return s;
 }

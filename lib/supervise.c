@@ -32,6 +32,7 @@ typedef struct sup {
 	size_t diag_len, status_len, init_len;
 	uint64_t wall_ms;            /* the limit supervise() enforced (0: none) */
 	strv full;                   /* sized tmpfs mounts full at the end ("F") */
+	char *bwrap;                 /* the bwrap run (a copy), for bwrap_error */
 	capture cap[2];
 	int fd[CH__COUNT];
 	int sink[2];                 /* stream copies for CH_OUT, CH_ERR */
@@ -405,11 +406,20 @@ static bool init_error(sup *s, osb_error *err)
 	return true;
 }
 
-/* bwrap failed before the init said anything: its own words, if any. */
+/* bwrap failed before the init said anything: its own words, if any. A
+ * bwrap that refuses an option its --help listed when it was read is no
+ * longer the binary that was read (host.c keeps the answer between runs):
+ * the answer is dropped, so that the next launch reads --help again and
+ * refuses, or runs, on what the binary says now. */
 static void bwrap_error(sup *s, int bwrap_status, osb_error *err)
 {
 	trim(s->diag);
-	if (s->diag_len)
+	if (s->diag_len && s->bwrap && strstr(s->diag, "Unknown option")) {
+		host_help_forget(s->bwrap);
+		osb_err_set(err, OSB_E_SANDBOX, 0, "bwrap", "sandbox setup failed: %s (%s refused an "
+		            "option its --help listed when it was read; that answer is dropped: run "
+		            "again to read it anew)", s->diag, s->bwrap);
+	} else if (s->diag_len)
 		osb_err_set(err, OSB_E_SANDBOX, 0, "bwrap", "sandbox setup failed: %s", s->diag);
 	else
 		osb_err_set(err, OSB_E_SANDBOX, 0, "bwrap",
@@ -611,6 +621,8 @@ static void sup_free(sup *s)
 		close(s->bwrap_pidfd);
 	if (s->pid1_pidfd >= 0)
 		close(s->pid1_pidfd);
+	free(s->bwrap);
+	s->bwrap = NULL;
 	capture_free(&s->cap[0]);
 	capture_free(&s->cap[1]);
 	strv_free(&s->full);
@@ -639,6 +651,7 @@ int supervise_run(const plan *pl, const osb_exec *e, uint64_t limit, osb_result 
 
 	sup_init(&s);
 	s.host = pl->host;
+	s.bwrap = pl->bwrap ? strdup(pl->bwrap) : NULL;
 	s.host.lock_fd = -1;
 	capture_init(&s.cap[0], e->capture ? limit : 0);
 	capture_init(&s.cap[1], e->capture ? limit : 0);
@@ -742,6 +755,7 @@ int sandbox_start(const plan *pl, const strv *argv, int session_fd, uint64_t tim
 	io[PFD_STATUS] = w[CH_STATUS];
 	io[PFD_INIT_ERR] = w[CH_INIT];
 	sb->s.host = pl->host;
+	sb->s.bwrap = pl->bwrap ? strdup(pl->bwrap) : NULL;
 	sb->s.host.lock_fd = -1;
 	/* A session's bwrap is started by its owner, which lives as long as
 	 * the session (lib/session-owner.c); bwrap_pidfd is the owner's. */

@@ -269,6 +269,124 @@ t_no_bind_fd() {
 	EXTRA_ENV=()
 }
 
+# ---- bwrap's --help, kept between processes ---------------------------------------
+# A launch reads bwrap's options from its --help once per binary: the text is
+# kept in a file of the caller's own (root: /run/osb-isolate; a user:
+# /run/user/UID), keyed by the binary's path, device, inode, size, mtime and
+# ctime (lib/helpcache.c). A wrapper that logs each --help counts how often
+# it really ran. A file the caller alone could not have written is never
+# trusted; an answer the binary contradicts fails closed and is dropped.
+
+# A logging bwrap of its own (a new inode: no answer is kept for it yet).
+logged_bwrap() { # name
+	HLOG="$stage/work/help-$1.log"
+	: >"$HLOG"
+	chmod 666 "$HLOG"
+	printf '#!/bin/sh\n[ "$*" = --help ] && echo help >>"%s"\nexec /usr/bin/bwrap "$@"\n' "$HLOG" \
+		>"$stage/bin/bwrap-$1"
+	chmod 755 "$stage/bin/bwrap-$1"
+	EXTRA_ENV=(OSB_ISOLATE_BWRAP="$stage/bin/bwrap-$1")
+}
+helps() { wc -l <"$HLOG" | tr -d ' '; }
+# The file kept for bwrap NAME in DIR.
+help_file() { # dir name
+	printf '%s/bwrap-help.%s' "$1" "$(printf '%s' "$stage/bin/bwrap-$2" | sha256sum | cut -c1-16)"
+}
+
+t_help_kept_root() {
+	local n="--help kept between processes, as root" f
+	new_ws root
+	logged_bwrap root
+	f=$(help_file /run/osb-isolate root)
+	as_root "$OSB" run -- true && as_root "$OSB" run -- true && as_root "$OSB" run -- true
+	expect_eq "$n: three runs, one --help" 1 "$(helps)"
+	expect_eq "$n: kept in a file of root's own, 0600" "root 600 1" "$(stat -c '%U %a %h' "$f" 2>&1)"
+	touch "$stage/bin/bwrap-root"
+	as_root "$OSB" run -- true
+	expect_eq "$n: the binary changed (mtime, ctime): read again" 2 "$(helps)"
+	chmod 0620 "$f"
+	as_root "$OSB" run -- true
+	expect_eq "$n: a file others could write is not trusted" 3 "$(helps)"
+	expect_eq "$n: ... and is replaced by a private one" "600" "$(stat -c '%a' "$f")"
+	chown "$TEST_USER" "$f"
+	as_root "$OSB" run -- true
+	expect_eq "$n: a file of another user is not trusted" 4 "$(helps)"
+	rm -f "$f"
+	ln -s "$stage/work/help-root.log" "$f"
+	as_root "$OSB" run -- true
+	expect_eq "$n: a symlink in its place is not followed" 5 "$(helps)"
+	expect_eq "$n: ... and is replaced by a file" "regular file" "$(stat -c '%F' "$f")"
+	rm -f "$f"
+	EXTRA_ENV=()
+}
+
+t_help_kept_user() {
+	local n="--help kept between processes, as $TEST_USER" dir="/run/user/$TEST_UID" made=0 f
+	if [ ! -d "$dir" ]; then
+		mkdir -p /run/user && install -d -m 0700 -o "$TEST_USER" -g "$TEST_USER" "$dir" && made=1
+	fi
+	new_ws "$TEST_USER"
+	logged_bwrap user
+	f=$(help_file "$dir" user)
+	as_user "$OSB" run -- true && as_user "$OSB" run -- true
+	expect_eq "$n: two runs, one --help" 1 "$(helps)"
+	expect_eq "$n: kept in $dir, the user's own" "$TEST_USER 600" "$(stat -c '%U %a' "$f" 2>&1)"
+	chown root "$f"
+	as_user "$OSB" run -- true
+	expect_eq "$n: a file of root's in the user's directory is not trusted" 2 "$(helps)"
+	rm -f "$f"
+	chmod 0770 "$dir"
+	as_user "$OSB" run -- true && as_user "$OSB" run -- true
+	expect_eq "$n: a directory others may write is not used" 4 "$(helps)"
+	expect_eq "$n: ... nothing kept there" "no" "$([ -e "$f" ] && echo yes || echo no)"
+	chmod 0700 "$dir"
+	rm -f "$f"
+	if [ "$made" = 1 ]; then
+		rm -rf "$dir"
+		as_user "$OSB" run -- true && as_user "$OSB" run -- true
+		expect_eq "$n: without a runtime directory, every process reads --help" 6 "$(helps)"
+	fi
+	EXTRA_ENV=()
+}
+
+# An answer kept for a binary that then refuses an option it listed (a file
+# written with the binary's key, as an older osb-isolate or a replaced
+# binary with the same key would leave): the launch fails closed with
+# bwrap's words, the answer is dropped, and the next launch refuses from
+# what the binary says now.
+t_help_stale() {
+	local n="a kept --help the binary contradicts" f key err rc
+	new_ws root
+	cat >"$stage/bin/bwrap-old" <<-'EOF'
+	#!/bin/sh
+	# An upstream 0.8.0: no --bind-fd, --ro-bind-fd.
+	if [ "$*" = --help ]; then
+		/usr/bin/bwrap --help | grep -v -e '^ *--bind-fd ' -e '^ *--ro-bind-fd '
+		exit 0
+	fi
+	for a in "$@"; do
+		case $a in --bind-fd | --ro-bind-fd) echo "bwrap: Unknown option $a" >&2; exit 1 ;; esac
+	done
+	exec /usr/bin/bwrap "$@"
+	EOF
+	chmod 755 "$stage/bin/bwrap-old"
+	f=$(help_file /run/osb-isolate old)
+	/usr/bin/bwrap --help >"$stage/work/full-help"
+	key=$(stat -c '%d %i %s %.9Y %.9Z' "$stage/bin/bwrap-old")
+	{ printf 'osb-isolate bwrap --help 1\n%s\n%s %s\n' "$stage/bin/bwrap-old" "$key" \
+		"$(stat -c %s "$stage/work/full-help")"; cat "$stage/work/full-help"; } >"$f"
+	chmod 600 "$f"
+	EXTRA_ENV=(OSB_ISOLATE_BWRAP="$stage/bin/bwrap-old")
+	err=$(as_root "$OSB" run -- true 2>&1 >/dev/null); rc=$?
+	expect_eq "$n: 125" 125 "$rc"
+	expect_eq "$n: bwrap's words, and what was done" "osb-isolate: bwrap: sandbox setup failed: bwrap: Unknown option --ro-bind-fd ($stage/bin/bwrap-old refused an option its --help listed when it was read; that answer is dropped: run again to read it anew)" "$err"
+	err=$(as_root "$OSB" run -- true 2>&1 >/dev/null); rc=$?
+	expect_eq "$n: the next run: 125" 125 "$rc"
+	expect_eq "$n: ... refused from the binary's own --help" "osb-isolate: probe: bwrap_bind_fd unavailable: bwrap --help lacks --bind-fd and --ro-bind-fd: paths cannot be bound by their verified fd, and binding by name is refused; remedy: install bubblewrap 0.10 or later, or Debian 12's 0.8.0-2+deb12u1, which backports --bind-fd" "$err"
+	rm -f "$f"
+	EXTRA_ENV=()
+}
+
 # ---- user namespaces blocked ------------------------------------------------------
 
 t_nouserns_root() {
@@ -356,6 +474,9 @@ t_no_bwrap
 t_bwrap_not_on_path
 t_relative_program
 t_no_bind_fd
+t_help_kept_root
+t_help_kept_user
+t_help_stale
 t_nouserns_root
 t_nouserns_user
 t_nested as_root root

@@ -7,9 +7,12 @@
  * (an option that is a prefix of another must not count).
  */
 #include <check.h>
+#include <dirent.h>
+#include <limits.h>
 #include <sys/sysmacros.h>
 
 #include "bwrap.h"
+#include "helpcache.h"
 #include "host.h"
 
 static char *join(const strv *v)
@@ -86,7 +89,7 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
 		"--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group "
 		"--remount-ro /dev "
-		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 4 --stderr-fd 4 --seccomp-fd 7 "
+		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 5 --stderr-fd 4 --seccomp-fd 7 "
 		"--audit-mounts --writable /home/u/ws --writable /tmp --writable /proc --writable /dev/shm "
 		"--writable /run "
 		"--expect-bind 0:0:0:/usr --expect-bind 254:1:4242:/home/u/ws "
@@ -181,7 +184,7 @@ START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 	ck_assert_str_eq(from, "--proc /proc --perms 0755 --dir /tmp/a --perms 0755 --dir /tmp/a/b "
 	                 "--bind-fd 11 /tmp/a/b/ws --bind-fd 12 /srv/data/x "
 	                 "--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 "
-	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 4 --stderr-fd 4");
+	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 5 --stderr-fd 4");
 	free(s);
 	strv_free(&argv);
 }
@@ -386,6 +389,75 @@ START_TEST(test_missing_bwrap_is_a_fact)
 }
 END_TEST
 
+/* The file kept between processes (helpcache.c): what is stored comes back
+ * for the same path and key only; a file changed behind its back (cut
+ * short, another path, another key, more bytes) is not trusted. */
+START_TEST(test_help_cache_file_round_trip_and_refusals)
+{
+	char dir[] = "/tmp/osb-helpcache.XXXXXX", file[PATH_MAX];
+	struct stat st = { .st_dev = 8, .st_ino = 42, .st_size = 1000 };
+	helpcache_key k, other;
+	char *text, *got, *cut;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	helpcache_set_dir(dir);
+	st.st_mtim.tv_sec = 1700000000;
+	st.st_ctim.tv_sec = 1700000001;
+	st.st_ctim.tv_nsec = 5;
+	helpcache_key_of(&st, &k);
+	ck_assert_ptr_null(helpcache_load("/usr/bin/bwrap", &k));
+	helpcache_store("/usr/bin/bwrap", &k, "usage: bwrap [OPTIONS...]\n    --help\n");
+	got = helpcache_load("/usr/bin/bwrap", &k);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, "usage: bwrap [OPTIONS...]\n    --help\n");
+	free(got);
+	ck_assert_ptr_null(helpcache_load("/usr/local/bin/bwrap", &k));
+	other = k;
+	other.ctime.tv_nsec = 6;
+	ck_assert(!helpcache_key_eq(&k, &other));
+	ck_assert_ptr_null(helpcache_load("/usr/bin/bwrap", &other));
+	other = k;
+	other.size = 1001;
+	ck_assert_ptr_null(helpcache_load("/usr/bin/bwrap", &other));
+	/* Cut short by a byte, or a byte more: the length in the key line
+	 * no longer matches. */
+	file[0] = '\0';
+	{
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		ck_assert_ptr_nonnull(d);
+		while ((e = readdir(d)))
+			if (strncmp(e->d_name, "bwrap-help.", 11) == 0)
+				snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
+		closedir(d);
+	}
+	ck_assert_msg(file[0], "no bwrap-help.* file in %s", dir);
+	ck_assert_int_eq(read_file_bounded(file, 1 << 20, &text, &(size_t){ 0 }), 0);
+	cut = strndup(text, strlen(text) - 1);
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(cut, f);
+	fclose(f);
+	ck_assert_ptr_null(helpcache_load("/usr/bin/bwrap", &k));
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%sx", text);
+	fclose(f);
+	ck_assert_ptr_null(helpcache_load("/usr/bin/bwrap", &k));
+	/* A path with a newline is never stored (it would forge a line). */
+	helpcache_store("/x\nbwrap", &k, "usage: x\n");
+	ck_assert_ptr_null(helpcache_load("/x\nbwrap", &k));
+	helpcache_forget("/usr/bin/bwrap");
+	ck_assert_int_eq(access(file, F_OK), -1);
+	helpcache_set_dir(NULL);
+	free(text);
+	free(cut);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *bwrap_suite(void)
 {
 	Suite *s = suite_create("bwrap");
@@ -400,6 +472,7 @@ static Suite *bwrap_suite(void)
 	tcase_add_test(tc, test_proc_cover_and_audit);
 	tcase_add_test(tc, test_view_files_masks_and_symlinks);
 	tcase_add_test(tc, test_dest_within_is_component_wise);
+	tcase_add_test(tc, test_help_cache_file_round_trip_and_refusals);
 	suite_add_tcase(s, tc);
 	/* Gathers the host facts: a user-namespace attempt and bwrap --help,
 	 * through pidfd_open, which valgrind 3.19 lacks. */
