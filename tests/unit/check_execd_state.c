@@ -180,6 +180,7 @@ START_TEST(test_policy_set_ids_changes_the_sandbox_ids_and_refuses_zero)
 	osb_error err;
 	uint32_t uid, gid;
 	const char *out;
+	char *explained;
 
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(osb_policy_ids(p, &uid, &gid), 0);
@@ -195,7 +196,9 @@ START_TEST(test_policy_set_ids_changes_the_sandbox_ids_and_refuses_zero)
 	ck_assert_int_eq(osb_policy_ids(p, &uid, &gid), 0);
 	ck_assert_uint_eq(uid, 1700);
 	ck_assert_uint_eq(gid, 1800);
-	ck_assert_ptr_nonnull(strstr(osb_policy_explain(p, 0), "user sandbox 1700 1800"));
+	explained = osb_policy_explain(p, 0);
+	ck_assert_ptr_nonnull(strstr(explained, "user sandbox 1700 1800"));
+	osb_free(explained);
 	ck_assert_int_eq(osb_policy_set_workspace(p, ws, &err), 0);
 	osb_exec_set_capture(e, 1);
 	ck_assert_msg(osb_run(p, e, &res, &err) == 0, "%s", err.message);
