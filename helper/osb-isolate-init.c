@@ -50,6 +50,8 @@
 #include "init-caps.h"
 #include "init-guard.h"
 #include "init-overlay.h"
+#include "owner-proto.h"
+#include "session-owner.h"
 #include "broker-overlay.h"
 #include "init-net.h"
 
@@ -1046,6 +1048,9 @@ int main(int argc, char **argv)
 	struct sock_fprog prog = { 0, NULL };
 	struct guard_error ge;
 
+	/* On the host, as a session's owner (lib/owner-proto.h), not in a sandbox. */
+	if (argc > 1 && strcmp(argv[1], OWNER_ARG) == 0)
+		session_owner_main(argc, argv);
 	start_ns = monotonic_ns();
 	parse_args(argc, argv, &o);
 	if (o.stderr_fd >= 0)

@@ -16,7 +16,7 @@
  * ignored would be a narrowing the caller believes in and does not get.
  * Every change is recorded with the origin "api", so explain shows it.
  */
-#include "policy.h"
+#include "request.h"
 #include "hostpath.h"
 #include "hostid.h"
 #include "jsonscan.h"
@@ -31,6 +31,7 @@
 
 /* What a request asks for, read and type-checked; NULL or -1: not asked. */
 typedef struct request {
+	const char *profile;        /* the baseline's name (request-load.c) */
 	const char *ws_path;
 	int ws_mode;                /* WS_RO, WS_RW, WS_OVERLAY; -1: not given */
 	json_object *extra;         /* array of strings */
@@ -166,11 +167,9 @@ static int walk(request *rq, json_object *obj, const char *path, const key_def *
 
 static int k_profile(request *rq, json_object *v, osb_error *err)
 {
-	const char *s;
-
-	(void)rq;
-	/* execd's choice of the baseline, made before this call. */
-	return want_string(v, "profile", &s, err);
+	/* The daemon's choice of the baseline: made before osb_policy_apply_json,
+	 * or by osb_request_load. */
+	return want_string(v, "profile", &rq->profile, err);
 }
 
 static int k_ws_path(request *rq, json_object *v, osb_error *err)
@@ -1110,9 +1109,25 @@ static int load_request(const char *json, request *rq, json_object **top, osb_er
 
 	if (strlen(json) > REQUEST_MAX_BYTES)
 		return rerr(err, "the request is larger than 1 MiB");
-	if ((r = parse_json(json, top, err)) < 0 || (r = read_request(rq, *top, err)) < 0)
+	if ((r = parse_json(json, top, err)) < 0 || (r = request_osep_translate(*top, err)) < 0 ||
+	    (r = read_request(rq, *top, err)) < 0)
 		return r;
 	return validate(rq, err);
+}
+
+/* Checked against the policy before anything changes. */
+static int check_and_apply(osb_policy *p, const request *rq, osb_error *err)
+{
+	int r;
+
+	if ((r = check_workspace(p, rq, err)) == 0 &&
+	    (r = check_extra(p, rq, err)) == 0 &&
+	    (r = check_read_only(p, rq, err)) == 0 &&
+	    (r = check_network(p, rq, err)) == 0 &&
+	    (r = check_env(p, rq, err)) == 0 &&
+	    (r = check_limits(p, rq, err)) == 0)
+		r = apply(p, rq, err);
+	return r;
 }
 
 int osb_policy_apply_json(osb_policy *p, const char *json, osb_error *err)
@@ -1124,14 +1139,8 @@ int osb_policy_apply_json(osb_policy *p, const char *json, osb_error *err)
 	if (!p || !json)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
 		                   "apply_json: expected a policy and a JSON request");
-	if ((r = load_request(json, &rq, &top, err)) == 0 &&
-	    (r = check_workspace(p, &rq, err)) == 0 &&
-	    (r = check_extra(p, &rq, err)) == 0 &&
-	    (r = check_read_only(p, &rq, err)) == 0 &&
-	    (r = check_network(p, &rq, err)) == 0 &&
-	    (r = check_env(p, &rq, err)) == 0 &&
-	    (r = check_limits(p, &rq, err)) == 0)
-		r = apply(p, &rq, err);
+	if ((r = load_request(json, &rq, &top, err)) == 0)
+		r = check_and_apply(p, &rq, err);
 	json_object_put(top);
 	return r;
 }
@@ -1152,4 +1161,51 @@ int osb_session_opts_apply_json(osb_session_opts *o, const char *json, osb_error
 		r = osb_session_opts_set_idle_timeout_ms(o, rq.idle_ms);
 	json_object_put(top);
 	return r;
+}
+
+/* ---- a request read once (request.h) ------------------------------------------ */
+
+struct request_read {
+	request rq;
+	json_object *top;   /* holds the strings RQ points at */
+};
+
+int request_parse(const char *json, request_read **out, osb_error *err)
+{
+	request_read *rr = calloc(1, sizeof(*rr));
+	int r;
+
+	*out = NULL;
+	if (!rr)
+		return nomem(err);
+	rr->rq = (request)REQUEST_INIT;
+	if ((r = load_request(json, &rr->rq, &rr->top, err)) < 0) {
+		request_free(rr);
+		return r;
+	}
+	*out = rr;
+	return 0;
+}
+
+void request_free(request_read *rr)
+{
+	if (!rr)
+		return;
+	json_object_put(rr->top);
+	free(rr);
+}
+
+const char *request_profile(const request_read *rr)
+{
+	return rr->rq.profile;
+}
+
+uint64_t request_idle_ms(const request_read *rr)
+{
+	return rr->rq.idle_ms;
+}
+
+int request_apply(osb_policy *p, const request_read *rr, osb_error *err)
+{
+	return check_and_apply(p, &rr->rq, err);
 }

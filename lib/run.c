@@ -35,7 +35,8 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 		                "pipe; give osb_run an fd with osb_exec_set_stdin_fd");
 		goto done;
 	}
-	if ((r = exec_check_direct(e, &res->error)) < 0)
+	if ((r = exec_check_direct(e, &res->error)) < 0 ||
+	    (r = exec_check_session_only(e, &res->error)) < 0)
 		goto done;
 	policy_wall_origin(p, wall_origin, sizeof(wall_origin));
 	if ((r = exec_check_timeout(policy_wall_ms(p), wall_origin, e, &res->error)) < 0)

@@ -16,6 +16,7 @@
 #include "bwrap.h"
 #include "init-proto.h"
 #include "proc.h"
+#include "session-owner.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -501,17 +502,16 @@ static int set_nonblock(int fd)
 	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-/* Start bwrap for PL with ARGV. IO holds the per-run slots PFD_STDIN ..
- * PFD_INIT_ERR; the plan's own fds follow (bind sources, then synthesized
- * files), then EXTRA_FD (if >= 0) at plan_next_fd(). */
-static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra_fd,
-                      int *pidfd, osb_error *err)
+#define PLAN_FDS_MAX (PFD_FIRST_BIND + 64 + PLAN_MAX_DATA + 2)
+
+/* bwrap's fds for PL: IO holds the per-run slots PFD_STDIN .. PFD_INIT_ERR;
+ * the plan's own fds follow (bind sources, then synthesized files), then
+ * EXTRA_FD (if >= 0) at plan_next_fd(), then the network proxy's control
+ * socket when the policy has an allowlist. FDS holds PLAN_FDS_MAX. Returns
+ * how many, or -1 (too many binds). */
+static int plan_fd_map(const plan *pl, const int *io, int extra_fd, int *fds, osb_error *err)
 {
-	int fds[PFD_FIRST_BIND + 64 + PLAN_MAX_DATA + 2], cg_fds[CG_MAX_DIRS];
-	const spawn_cred *cred = pl->use_cred ? &pl->cred : NULL;
-	spawn_sandbox sb = { cg_fds, 0, true };
 	size_t nfds;
-	pid_t pid;
 
 	if (pl->n_binds > 64)
 		return osb_err_set(err, OSB_E_POLICY, 0, "plan", "more than 64 bind mounts");
@@ -534,12 +534,28 @@ static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra
 		fds[nfds++] = extra_fd >= 0 ? extra_fd : pl->init_fd;
 	if (pl->net.port)
 		fds[nfds++] = pl->net.ctl_fd;
+	return (int)nfds;
+}
+
+
+/* Start bwrap for PL with ARGV and the fds of plan_fd_map(). */
+static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra_fd,
+                      int *pidfd, osb_error *err)
+{
+	int fds[PLAN_FDS_MAX], cg_fds[CG_MAX_DIRS];
+	const spawn_cred *cred = pl->use_cred ? &pl->cred : NULL;
+	spawn_sandbox sb = { cg_fds, 0, true };
+	int nfds = plan_fd_map(pl, io, extra_fd, fds, err);
+	pid_t pid;
+
+	if (nfds < 0)
+		return nfds;
 	/* bwrap and the init get a fixed environment; the command's travels in
 	 * the plan's env memfd (a session's, with each request). */
 	if (pl->lim.cg)
 		sb.n_cg_fds = cgroup_attach_fds(pl->lim.cg, cg_fds, CG_MAX_DIRS);
-	return spawn_with_fds((const char *const *)argv->v, spawn_fixed_env, fds, nfds, &sb, cred,
-	                      &pid, pidfd, err);
+	return spawn_with_fds((const char *const *)argv->v, spawn_fixed_env, fds, (size_t)nfds, &sb,
+	                      cred, &pid, pidfd, err);
 }
 
 /* One pipe per channel: read ends (non-blocking) in S, write ends in W. A
@@ -717,6 +733,7 @@ int output_take(capture cap[2], bool capture_on, osb_result *res)
 struct sandbox {
 	sup s;
 	bool stopped;
+	int life;            /* the owner's life channel (lib/session-owner.c) */
 };
 
 /* Why a session sandbox never became ready, from what it said. */
@@ -757,6 +774,7 @@ int sandbox_start(const plan *pl, const strv *argv, int session_fd, uint64_t tim
 	if (!sb)
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 	sup_init(&sb->s);
+	sb->life = -1;
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (devnull < 0) {
 		r = osb_err_set(&e, OSB_E_IO, errno, "spawn", "/dev/null: %s", strerror(errno));
@@ -771,7 +789,14 @@ int sandbox_start(const plan *pl, const strv *argv, int session_fd, uint64_t tim
 	sb->s.host = pl->host;
 	sb->s.bwrap = pl->bwrap ? strdup(pl->bwrap) : NULL;
 	sb->s.host.lock_fd = -1;
-	r = spawn_plan(pl, argv, io, session_fd, &sb->s.bwrap_pidfd, &e);
+	/* A session's bwrap is started by its owner, which lives as long as
+	 * the session (lib/session-owner.c); bwrap_pidfd is the owner's. */
+	{
+		int fds[PLAN_FDS_MAX], nfds = plan_fd_map(pl, io, session_fd, fds, &e);
+
+		r = nfds < 0 ? nfds : owner_spawn(pl, argv, fds, (size_t)nfds, &sb->life,
+		                                  &sb->s.bwrap_pidfd, &e);
+	}
 	close_writers(w);
 	if (r < 0)
 		goto fail;
@@ -792,6 +817,16 @@ fail:
 	if (err)
 		*err = e;
 	return -(e.code ? e.code : OSB_E_INTERNAL);
+}
+
+int sandbox_life(const sandbox *sb)
+{
+	return sb->life;
+}
+
+int sandbox_pid1_fd(const sandbox *sb)
+{
+	return sb->s.pid1_pidfd;
 }
 
 int sandbox_fd(const sandbox *sb)
@@ -844,6 +879,8 @@ void sandbox_free(sandbox *sb)
 	if (!sb)
 		return;
 	sup_free(&sb->s);
+	if (sb->life >= 0)
+		close(sb->life);
 	free(sb);
 }
 
