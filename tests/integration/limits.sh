@@ -31,12 +31,15 @@ bad() { fail=$((fail + 1)); echo "not ok - $1"; }
 # ---- the protective cgroup ----------------------------------------------------
 # G/driver holds this script; sandboxes are made beneath G/driver (v1) or G
 # (v2, whose controllers are enabled for G's children here). G bounds them all.
+# GUARD_FROM[i]: the cgroup the script left for GUARDS[i], where it goes back.
+GUARD_FROM=()
 cleanup() {
-	local g
-	for g in "${GUARDS[@]}"; do
+	local i g
+	for i in "${!GUARDS[@]}"; do
+		g=${GUARDS[$i]}
 		# Back to where we came from, then remove the guard (and what is left).
 		cat "$g/driver/cgroup.procs" 2>/dev/null | while read -r p; do
-			echo "$p" >"$(dirname "$g")/cgroup.procs" 2>/dev/null
+			echo "$p" >"${GUARD_FROM[$i]}/cgroup.procs" 2>/dev/null
 		done
 		find "$g" -depth -mindepth 1 -type d -exec rmdir {} \; 2>/dev/null
 		rmdir "$g" 2>/dev/null
@@ -45,15 +48,51 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# guard_in DIR VERSION: make DIR/osb-guard.$$ with limits and enter it.
+# v2_enable DIR CTRL...: CTRLs in DIR's cgroup.subtree_control, each where
+# the kernel takes it. Whether all of them are there now.
+v2_enable() {
+	local d=$1 c
+	shift
+	for c in "$@"; do
+		grep -qw "$c" "$d/cgroup.subtree_control" || echo "+$c" >"$d/cgroup.subtree_control"
+	done 2>/dev/null
+	for c in "$@"; do grep -qw "$c" "$d/cgroup.subtree_control" || return 1; done
+}
+
+# v2_guard_parent MOUNT OWN: where the v2 guard goes: the nearest cgroup
+# from OWN up whose children get memory and pids. OWN itself when it is the
+# root cgroup, which may hold processes (this script) and still pass
+# controllers on; any other cgroup with processes passes none on (and one
+# given pids or cpu would leave its children invalid domains), so then the
+# nearest ancestor that passes them (systemd's slices do, to the service
+# this runs in).
+v2_guard_parent() {
+	local mnt=$1 d=$2
+	if [ ! -e "$d/cgroup.type" ]; then
+		v2_enable "$d" cpu
+		v2_enable "$d" memory pids && { echo "$d"; return 0; }
+	fi
+	while [ "${#d}" -gt "${#mnt}" ]; do
+		d=$(dirname "$d")
+		grep -qw memory "$d/cgroup.subtree_control" && grep -qw pids "$d/cgroup.subtree_control" &&
+			{ echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# guard_in DIR VERSION FROM: make DIR/osb-guard.$$ with limits and move this
+# script into it from its cgroup FROM.
 guard_in() {
 	local parent=$1 v=$2 g=$1/osb-guard.$$
 	mkdir "$g" 2>/dev/null || return 1
 	GUARDS+=("$g")
+	GUARD_FROM+=("$3")
 	# Each file where the hierarchy has it.
 	{
 		if [ "$v" = 2 ]; then
-			echo "+memory +pids" >"$g/cgroup.subtree_control"
+			# cpu too: a sandbox cgroup goes where every controller
+			# reaches it, and would leave a guard without cpu.
+			v2_enable "$g" memory pids cpu
 			echo 4096 >"$g/pids.max"
 			echo $((2 << 30)) >"$g/memory.max"
 		else
@@ -61,24 +100,36 @@ guard_in() {
 			[ -e "$g/memory.limit_in_bytes" ] && echo $((2 << 30)) >"$g/memory.limit_in_bytes"
 		fi
 	} 2>/dev/null
+	# A v2 guard without its limits protects nothing.
+	if [ "$v" = 2 ] && { [ "$(cat "$g/pids.max" 2>/dev/null)" != 4096 ] ||
+	                     [ "$(cat "$g/memory.max" 2>/dev/null)" != $((2 << 30)) ]; }; then
+		V2_WHY="the guard $g took no memory.max or pids.max"
+		return 1
+	fi
 	mkdir "$g/driver" && echo $$ >"$g/driver/cgroup.procs"
 }
 
 LAYOUT=
+V2_WHY="this host's memory and pids controllers are on cgroup v1 hierarchies (hybrid layout)"
 while IFS=: read -r id ctrls path; do
 	if [ "$id" = 0 ]; then
 		mnt=$(findmnt -rn -t cgroup2 -o TARGET | head -1)
-		[ -n "$mnt" ] && grep -qwE 'memory|pids' "$mnt${path%/}/cgroup.controllers" 2>/dev/null || continue
-		guard_in "$mnt${path%/}" 2 && LAYOUT+=" v2"
+		[ -n "$mnt" ] && grep -qw memory "$mnt${path%/}/cgroup.controllers" 2>/dev/null &&
+			grep -qw pids "$mnt${path%/}/cgroup.controllers" 2>/dev/null || continue
+		if parent=$(v2_guard_parent "$mnt" "$mnt${path%/}"); then
+			guard_in "$parent" 2 "$mnt${path%/}" && LAYOUT+=" v2"
+		else
+			V2_WHY="no cgroup from $mnt${path%/} up passes the memory and pids controllers to a child"
+		fi
 	elif [[ ",$ctrls," == *,memory,* || ",$ctrls," == *,pids,* ]]; then
 		mnt=$(findmnt -rn -t cgroup -o TARGET,OPTIONS | awk -v c="$ctrls" '$2 ~ ("(^|,)" c "(,|$)") { print $1; exit }')
-		[ -n "$mnt" ] && guard_in "$mnt${path%/}" 1 && LAYOUT+=" v1:$ctrls"
+		[ -n "$mnt" ] && guard_in "$mnt${path%/}" 1 "$mnt${path%/}" && LAYOUT+=" v1:$ctrls"
 	fi
 done </proc/self/cgroup
 echo "# protective cgroups:${LAYOUT:- none}"
 [ -n "$LAYOUT" ] || { echo "SKIP: cgroup-v1: cgroup-v2: no memory or pids hierarchy here where root can make a cgroup"; exit 77; }
 if [[ $LAYOUT != *v2* ]]; then
-	echo "SKIP: cgroup-v2: this host's memory and pids controllers are on cgroup v1 hierarchies (hybrid layout); the cases ran on v1"
+	echo "SKIP: cgroup-v2: $V2_WHY; the cases ran on v1"
 	SKIPPED=$((SKIPPED + 1))
 fi
 [[ $LAYOUT == *v1* ]] || { echo "SKIP: cgroup-v1: this host has no v1 memory or pids hierarchy; the cases ran on v2"; SKIPPED=$((SKIPPED + 1)); }
