@@ -6,8 +6,10 @@
 # "limit memory" (and the sandbox, never the CLI, as the OOM killer's
 # victim), a full sized /tmp (ENOSPC inside, nothing on the host), a CPU
 # burner held to "limit cpu 0.5", the cgroup of a SIGKILLed CLI removed by
-# the next run, and an unprivileged caller without a delegated cgroup
-# refused with the reason (or, with "best-effort", run and told).
+# the next run, an unprivileged caller without a delegated cgroup refused
+# with the reason (or, with "best-effort", run and told), one in a leaf of
+# a v2 cgroup delegated to it limited, one in the delegated cgroup itself
+# refused, and the callers' own v2 cgroups left as they were.
 #
 # Everything runs inside a protective cgroup of the test's own (pids.max and
 # a memory limit well above the sandboxes'), so that a limit that fails to
@@ -116,6 +118,8 @@ while IFS=: read -r id ctrls path; do
 		mnt=$(findmnt -rn -t cgroup2 -o TARGET | head -1)
 		[ -n "$mnt" ] && grep -qw memory "$mnt${path%/}/cgroup.controllers" 2>/dev/null &&
 			grep -qw pids "$mnt${path%/}/cgroup.controllers" 2>/dev/null || continue
+		# What the cgroup this script came from passes on, to compare at the end.
+		V2_FROM=$mnt${path%/} V2_FROM_SUB=$(cat "$mnt${path%/}/cgroup.subtree_control")
 		if parent=$(v2_guard_parent "$mnt" "$mnt${path%/}"); then
 			guard_in "$parent" 2 "$mnt${path%/}" && LAYOUT+=" v2"
 		else
@@ -372,6 +376,8 @@ if test_have userns probe_userns user; then
 	else
 		bad "unprivileged caller, limit pids 30 best-effort: status $rc, result $out"
 	fi
+	# capabilities' cgroup_limits item: "STATUS|REASON".
+	item() { python3 -c 'import json,sys; d=json.load(sys.stdin); i=[x for x in d["items"] if x["id"]=="cgroup_limits"][0]; print(i["status"]+"|"+i["reason"])'; }
 	# A parent root made and gave to the user, named in the host
 	# configuration (cgroup-parent): a v1 host delegates nothing else.
 	v1_guards=()
@@ -393,7 +399,6 @@ if test_have userns probe_userns user; then
 		fi
 		# capabilities says what the launch just did: with the configuration
 		# the item names the configured parent, without it the item does not.
-		item() { python3 -c 'import json,sys; d=json.load(sys.stdin); i=[x for x in d["items"] if x["id"]=="cgroup_limits"][0]; print(i["status"]+"|"+i["reason"])'; }
 		with=$(cd "$UWS" && as_test_user env OSB_ISOLATE_INIT="$OSB_ISOLATE_INIT" OSB_ISOLATE_POLICY_DIR="$OSB_ISOLATE_POLICY_DIR" \
 			OSB_ISOLATE_CONFIG="$STAGE/cgconfig" "$OSB" capabilities --json | item)
 		without=$(cd "$UWS" && as_test_user env OSB_ISOLATE_INIT="$OSB_ISOLATE_INIT" OSB_ISOLATE_POLICY_DIR="$OSB_ISOLATE_POLICY_DIR" \
@@ -408,6 +413,64 @@ if test_have userns probe_userns user; then
 		echo "SKIP: cgroup-v1: no v1 hierarchy to give the test user a configured parent in (on cgroup v2 the user also needs the common ancestor: systemd's delegation)"
 		SKIPPED=$((SKIPPED + 1))
 	fi
+	# systemd's delegation on v2 (Delegate=yes), without any configuration:
+	# root gives the user a cgroup D in the guard (D, its cgroup.procs,
+	# cgroup.threads and cgroup.subtree_control become the user's) and
+	# starts the user's process in a leaf of D, as the remedy says (a cgroup
+	# that passes controllers on may hold no process). The launch finds D,
+	# enables the controllers there and makes the sandbox cgroup in it.
+	v2_guard=
+	for g in "${GUARDS[@]}"; do [ -e "$g/cgroup.subtree_control" ] && v2_guard=$g; done
+	if [ -n "$v2_guard" ]; then
+		D=$v2_guard/deleg D2=$v2_guard/deleg2
+		mkdir "$D" "$D/leaf" "$D2"
+		for d in "$D" "$D/leaf" "$D2"; do
+			chown "$TEST_USER:" "$d" "$d/cgroup.procs" "$d/cgroup.threads" "$d/cgroup.subtree_control"
+		done
+		# as_user_in DIR CMD...: CMD as the test user, started in cgroup DIR.
+		as_user_in() {
+			(echo "$BASHPID" >"$1/cgroup.procs" && shift && cd "$UWS" &&
+				exec setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
+				env OSB_ISOLATE_INIT="$OSB_ISOLATE_INIT" OSB_ISOLATE_POLICY_DIR="$OSB_ISOLATE_POLICY_DIR" "$@")
+		}
+		policy 'limit pids 30'
+		out=$(as_user_in "$D/leaf" "$OSB" run --json --policy "$WS/p.policy" -- sh -c 'b() { b | b & }; b; sleep 1'); rc=$?
+		caps=$(as_user_in "$D/leaf" "$OSB" capabilities --json | item)
+		if [ "$(field "$out" "r['limits']['pids_limited']")" = True ] && [[ $caps == ok\|*"pids: cgroup v2 in $D;"* ]]; then
+			ok "unprivileged in a v2 cgroup delegated to it: the fork bomb stopped at limit pids (status $rc); capabilities names $D"
+		else
+			bad "unprivileged in a delegated v2 cgroup: status $rc, result $out; capabilities: $caps"
+		fi
+		# The user's process in a delegated cgroup D2 itself: D2 cannot pass
+		# controllers on while a process lives in it, the refusal says so,
+		# and D2 is left as it was (a threaded controller enabled there
+		# would leave its children invalid domains that nothing can enter).
+		out=$(as_user_in "$D2" "$OSB" run --json --policy "$WS/p.policy" -- true); rc=$?
+		if [ "$rc" = 125 ] && [ "$(field "$out" "r['error']['stage']")" = cgroup ] &&
+		   [[ $(field "$out" "r['error']['message']") == *"$D2/cgroup.subtree_control does not enable "*"(processes live in it"*"a leaf cgroup of it"* ]] &&
+		   [ -z "$(cat "$D2/cgroup.subtree_control")" ]; then
+			ok "unprivileged in the delegated v2 cgroup itself (no leaf): refused, 125, stage cgroup, with the reason and remedy"
+		else
+			bad "unprivileged in the delegated v2 cgroup itself: status $rc, result $out; its subtree_control: $(cat "$D2/cgroup.subtree_control")"
+		fi
+	else
+		echo "SKIP: cgroup-v2: no v2 guard to delegate a cgroup to the test user in: $V2_WHY"
+		SKIPPED=$((SKIPPED + 1))
+	fi
 fi
 [ -z "$(leftovers)" ] && ok "no sandbox cgroup left at the end" || bad "left over: $(leftovers)"
+# On v2 the launches ran in G/driver, a cgroup with processes that is not
+# the root: nothing may have been enabled in its cgroup.subtree_control
+# (pids or cpu there would leave its children invalid domains); nor in the
+# cgroup this script came from, unless that is the root (enabled above).
+for g in "${GUARDS[@]}"; do
+	[ -e "$g/cgroup.subtree_control" ] || continue
+	sub=$(cat "$g/driver/cgroup.subtree_control")
+	from=$([ -e "$V2_FROM/cgroup.type" ] && cat "$V2_FROM/cgroup.subtree_control" || echo "$V2_FROM_SUB")
+	if [ -z "$sub" ] && [ "$from" = "$V2_FROM_SUB" ]; then
+		ok "the callers' own v2 cgroups are left as they were (nothing enabled in $g/driver, $V2_FROM passes '${from}' on)"
+	else
+		bad "a caller's own v2 cgroup was changed: $g/driver passes '$sub' on; $V2_FROM passed '$V2_FROM_SUB', now '$from'"
+	fi
+done
 finish_suite "$pass" "$fail"
