@@ -308,6 +308,8 @@ main() {
 	printf '%s' "$KV" >"${OUT%.md}.kv"
 	cp "$STAGE/hf.json" "${OUT%.md}.hyperfine.json"
 	python3 "$SRC/bench/report.py" "${OUT%.md}.hyperfine.json" "${OUT%.md}.kv" "$OUT"
+	# Overlay workspaces: a section of its own (bench/overlay.sh).
+	OSB_BUILDDIR=$B OSB_BENCH_OUT=$OUT "$SRC/bench/overlay.sh"
 }
 
 main "$@"

@@ -36,6 +36,7 @@
 
 #include "init-proto.h"
 #include "broker.h"
+#include "broker-overlay.h"
 #include "exec-path.h"
 
 /* How long a forked command may take to reach execve before it is killed
@@ -490,6 +491,10 @@ static int on_request(struct broker *b)
 	if (n == 0)
 		return 1;
 	b->last_activity = now_ms();
+	if (layer_is_request(b->buf, (size_t)n)) {
+		layer_on_request(b->buf, (size_t)n, &mh, b->n_jobs);
+		return 0;
+	}
 	r = take_fds(&mh, &rq);
 	if (r < 0)
 		return 0;   /* no channel to answer on; the library never does this */
@@ -504,7 +509,11 @@ static int on_request(struct broker *b)
 		goto out;
 	}
 	rq.timeout_ms = h.timeout_ms;
-	start_command(b, &rq);
+	if (layer_held())
+		reply_failed(rq.chan, "session", EBUSY, "the session's changes are being committed; "
+		             "run the command once the commit has ended");
+	else
+		start_command(b, &rq);
 out:
 	free(rq.vec);
 	close_fd(&rq.chan);
@@ -539,7 +548,8 @@ static int next_timeout(const struct broker *b, uint64_t now)
 		if (t && (!next || t < next))
 			next = t;
 	}
-	if (b->idle_ms && b->n_jobs == 0 && (!next || b->last_activity + b->idle_ms < next))
+	if (b->idle_ms && b->n_jobs == 0 && !layer_held() &&
+	    (!next || b->last_activity + b->idle_ms < next))
 		next = b->last_activity + b->idle_ms;
 	if (!next)
 		return -1;
@@ -591,7 +601,7 @@ static int serve_once(struct broker *b, struct pollfd *pfd)
 	now = now_ms();
 	expire_timeouts(b, now);
 	/* A request that arrived just in time keeps the session. */
-	if (b->idle_ms && b->n_jobs == 0 && now >= b->last_activity + b->idle_ms &&
+	if (b->idle_ms && b->n_jobs == 0 && !layer_held() && now >= b->last_activity + b->idle_ms &&
 	    !(r > 0 && pfd[0].revents))
 		return INIT_EXIT_IDLE;
 	if (r > 0) {

@@ -16,6 +16,7 @@
  */
 #include "osb-isolate.h"
 #include "cmd-session.h"
+#include "cmd-overlay.h"
 #include "relay.h"
 #include "session-holder.h"
 #include "session-wire.h"
@@ -440,7 +441,10 @@ static void print_session_help(void)
 	       "  start [OPTION]...                 start a session, print its id\n"
 	       "  exec ID [OPTION]... -- CMD [ARG]... run CMD in session ID\n"
 	       "  list [--json]                     list the running sessions\n"
-	       "  stop ID                           end session ID and everything in it\n\n"
+	       "  stop ID                           end session ID and everything in it\n"
+	       "  diff ID [--json]                  what overlay session ID changed\n"
+	       "  commit ID [--json]                apply its changes to the workspace\n"
+	       "  discard ID                        end it and throw its changes away\n\n"
 	       "Sockets live in $XDG_RUNTIME_DIR/osb-isolate (without it: /run/osb-isolate for root,\n"
 	       "/tmp/osb-isolate-UID for others).\n"
 	       "See osb-isolate(1), \"SESSIONS\".\n", SESSION_PROG);
@@ -449,7 +453,7 @@ static void print_session_help(void)
 int cmd_session(int argc, char **argv)
 {
 	if (argc < 2)
-		return session_fail("missing command: start, exec, list or stop");
+		return session_fail("missing command: start, exec, list, stop, diff, commit or discard");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		print_session_help();
 		return 0;
@@ -462,5 +466,11 @@ int cmd_session(int argc, char **argv)
 		return session_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "stop"))
 		return session_stop(argc - 1, argv + 1);
-	return session_fail("unknown command '%s' (start, exec, list or stop)", argv[1]);
+	if (!strcmp(argv[1], "diff"))
+		return session_diff(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "commit"))
+		return session_commit(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "discard"))
+		return session_discard(argc - 1, argv + 1);
+	return session_fail("unknown command '%s' (start, exec, list, stop, diff, commit or discard)", argv[1]);
 }

@@ -171,15 +171,25 @@ static int upper_fs(const struct overlay_opts *o, const struct stat *lower, stru
 }
 
 /* overlayfs configured on FSFD: the lower layer O->dest, the upper and work
- * directories beneath the current directory (the detached tmpfs). */
+ * directories beneath the current directory (the detached tmpfs). The
+ * features that would change what the upper layer holds are off whatever the
+ * kernel's defaults: no redirect (a renamed directory is copied, and no
+ * redirect is followed), no metadata-only copy-up, no index. The upper
+ * layer then holds whole files, whiteouts (character devices 0:0) and opaque
+ * directories only, which is what a diff or a commit reads (lib/overlay-diff.c). */
 static int overlay_config(int fsfd, const struct overlay_opts *o, struct guard_error *e)
 {
+	static const char *const fixed[][2] = {
+		{ "redirect_dir", "nofollow" }, { "index", "off" }, { "metacopy", "off" },
+	};
 	int r = fs_set(fsfd, "lowerdir", o->dest, e);
 
 	if (r == 0)
 		r = fs_set(fsfd, "upperdir", "upper", e);
 	if (r == 0)
 		r = fs_set(fsfd, "workdir", "work", e);
+	for (size_t i = 0; r == 0 && i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		r = fs_set(fsfd, fixed[i][0], fixed[i][1], e);
 	if (r == 0 && o->userxattr)
 		r = fs_set(fsfd, "userxattr", NULL, e);
 	return r;
@@ -193,11 +203,23 @@ static int attach(int mfd, const char *dest, struct guard_error *e)
 		    strerror(errno));
 }
 
-int overlay_mount(const struct overlay_opts *o, struct guard_error *e)
+/* The upper directory, opened while the init may still read it whatever
+ * its mode: a session's broker hands it to the library for a diff or a
+ * commit (helper/broker-overlay.c). */
+static int keep_upper(int upfd, struct overlay_opts *o, struct guard_error *e)
+{
+	o->upper_fd = openat(upfd, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (o->upper_fd < 0)
+		return oerr(e, errno, "cannot open the overlay's upper layer: %s", strerror(errno));
+	return 0;
+}
+
+int overlay_mount(struct overlay_opts *o, struct guard_error *e)
 {
 	struct stat lower;
 	int ovfd, upfd, mfd = -1, r;
 
+	o->upper_fd = -1;
 	if (!o->dest)
 		return 0;
 	if (stat(o->dest, &lower) != 0)
@@ -224,6 +246,8 @@ int overlay_mount(const struct overlay_opts *o, struct guard_error *e)
 	else if ((r = overlay_config(ovfd, o, e)) == 0 &&
 		 (r = mfd = fs_mount(ovfd, "overlay", e)) >= 0)
 		r = attach(mfd, o->dest, e);
+	if (r == 0)
+		r = keep_upper(upfd, o, e);
 	if (chdir("/") != 0 && r == 0)
 		r = oerr(e, errno, "cannot leave the upper layer's tmpfs: chdir /: %s", strerror(errno));
 	close(upfd);

@@ -20,6 +20,7 @@ struct overlay_opts {
 	const char *dest;             /* the workspace inside; NULL: no overlay */
 	unsigned long long size;      /* bytes the upper layer may hold */
 	bool userxattr;               /* user namespace mode: user.overlay.* xattrs */
+	int upper_fd;                 /* overlay_mount's: the upper directory, or -1 */
 };
 
 /* "--overlay SIZE:XATTR:DEST" (XATTR "user" or "trusted"): 1 when NAME is
@@ -33,7 +34,9 @@ int overlay_parse(struct overlay_opts *o, const char *name, const char *value,
  * lower's owner and mode. Needs CAP_SYS_ADMIN (and for copy-up, which runs
  * with these credentials, CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER,
  * CAP_FSETID) in the user namespace that owns the mount namespace; the
- * caller drops them afterwards. 0 or -errno with E filled. */
-int overlay_mount(const struct overlay_opts *o, struct guard_error *e);
+ * caller drops them afterwards. O->upper_fd is then an O_RDONLY fd of the
+ * upper directory (close-on-exec), which a session's broker keeps and a run
+ * closes. 0 or -errno with E filled. */
+int overlay_mount(struct overlay_opts *o, struct guard_error *e);
 
 #endif

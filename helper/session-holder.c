@@ -16,6 +16,7 @@
  * the command is killed.
  */
 #include "session-holder.h"
+#include "holder-overlay.h"
 #include "cli-common.h"
 #include "relay.h"
 #include "session-wire.h"
@@ -212,8 +213,14 @@ static void *client_main(void *arg)
 			if (info)
 				wire_send_tagged(c->conn, 'i', info, strlen(info));
 			free(info);
-		} else if (rq.h.type == CLI_STOP) {
+		} else if (rq.h.type == CLI_STOP ||
+		           /* a discard ends the session and its layer */
+		           (rq.h.type == CLI_DISCARD && holder_discard_ok(c->h->s, c->conn))) {
 			holder_stop(c->h, c->conn);
+		} else if (rq.h.type == CLI_DIFF) {
+			holder_diff(c->h->s, c->conn, &rq);
+		} else if (rq.h.type == CLI_COMMIT) {
+			holder_commit(c->h->s, c->conn, &rq);
 		}
 	}
 	wire_request_free(&rq);

@@ -53,6 +53,11 @@ int session_open(const char *id, struct where *w, int *fd);
 #define CLI_MAGIC 0x4f534253u   /* "OSBS" */
 enum { CLI_EXEC = 1, CLI_INFO = 2, CLI_STOP = 3 };
 enum { CLI_JSON = 1, CLI_STDIN = 2, CLI_TTY = 4 };
+/* An overlay session's changes (helper/cmd-overlay.c, helper/holder-overlay.c):
+ * no strings; CLI_TAR brings the archive's fd. Replies: 'o' the report, 'e'
+ * error lines, 's' the status. */
+enum { CLI_DIFF = 16, CLI_COMMIT = 17, CLI_DISCARD = 18 };
+enum { CLI_TAR = 8 };
 
 /* Followed by cwd (empty: the session's), argv and env, NUL-terminated.
  * SCM_RIGHTS: stdout, stderr, then stdin with CLI_STDIN (a pipe's read end;

@@ -12,6 +12,7 @@
  */
 #include "caps-judge.h"
 #include "caps-overlay.h"
+#include "caps-overlay-ops.h"
 #include "filter.h"
 
 #include <sys/capability.h>
@@ -542,6 +543,7 @@ static void judge_all(osb_caps *c, const caps_probe *p)
 	judge_overlay(c, p);
 	judge_root(c, p);
 	judge_overlay_ws(c);
+	caps_judge_overlay_ops(c);
 }
 
 void caps_judge(osb_caps *c, const caps_probe *p)

@@ -29,7 +29,7 @@
 const char *const caps_item_names[IT__COUNT] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
-	"overlayfs", "root", "overlay",
+	"overlayfs", "root", "overlay", "diff_supported", "commit_supported", "persist",
 };
 
 const char *const caps_mode_names[M__COUNT] = { "userns", "root" };

@@ -27,6 +27,7 @@ enum item_id {
 	IT_BWRAP, IT_BWRAP_OPTIONS, IT_BIND_FD, IT_DISABLE_USERNS, IT_USERNS, IT_NETNS,
 	IT_PIDNS, IT_SECCOMP, IT_NESTED, IT_LANDLOCK, IT_CGROUP, IT_CGROUP_LIMITS, IT_OVERLAY, IT_ROOT,
 	IT_OVERLAY_WS,   /* "overlay": the overlay workspace, per identity mode */
+	IT_DIFF, IT_COMMIT, IT_PERSIST,   /* its layer: caps-overlay-ops.c */
 	IT__COUNT
 };
 

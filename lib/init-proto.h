@@ -34,7 +34,13 @@
  *                      those ids (and /proc/PID/status) are the planned host
  *                      ids, never 0; anything else: exit 125 without exec.
  *                      On a pipe (tests running the init by hand) there is
- *                      no answer to wait for.
+ *                      no answer to wait for. As pid 1 of a command the init
+ *                      keeps the channel while the command runs and takes
+ *                      the launcher's end closing (the launcher's process
+ *                      ended, however) as the order to SIGKILL every other
+ *                      process of the sandbox: bwrap's --die-with-parent
+ *                      cannot end a root-mode sandbox, whose host ids
+ *                      bwrap's capability-less monitor may not signal.
  *   --env-fd N         the command's environment: a memfd of NUL-terminated
  *                      NAME=VALUE entries (at most ENV_MAX_BYTES), read
  *                      first, applied only by the final execve (and its PATH
@@ -177,6 +183,20 @@
  *   exec channel, library -> broker: struct session_kill (signal the
  *     command's process group); EOF (the library dropped the handle): kill
  *     the group with SIGKILL.
+ *   session socket, library -> broker (protocol 5), an overlay session's
+ *     upper layer: struct session_layer_req; SCM_RIGHTS carries exactly one
+ *     fd, the reply channel (one end of a new SOCK_SEQPACKET socketpair).
+ *     The broker answers there with one struct session_layer_reply and
+ *     closes it; unless err is set, SCM_RIGHTS brings the upper directory
+ *     (an O_RDONLY fd the init opened right after mounting the overlay,
+ *     helper/init-overlay.c). LAYER_GET only answers. LAYER_HOLD is
+ *     refused with EBUSY (and the count in running) while a command runs;
+ *     otherwise every other process of the sandbox gets SIGKILL and is
+ *     reaped before the answer, and until LAYER_RELEASE (or EOF) every exec
+ *     request is refused with stage "session" and EBUSY, and the idle timeout
+ *     does not run: nothing of the sandbox writes the upper layer while the
+ *     library reads it for a commit (helper/broker-overlay.c). Without an
+ *     overlay the answer is ENOENT.
  * Each command leads its own process group, which gets SIGKILL when the
  * leader exits or its timeout expires (session_exited.timed_out is then 1).
  * There are no in-band markers: the command's bytes never share a channel
@@ -188,7 +208,7 @@
 #include <stdint.h>
 
 /* The version of this contract; see --proto above for when to bump it. */
-#define INIT_PROTO_VERSION 4
+#define INIT_PROTO_VERSION 5
 
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'
@@ -213,6 +233,8 @@ enum session_msg_type {
 	SESSION_STARTED = 0x53545254u,    /* "STRT" */
 	SESSION_FAILED = 0x4641494cu,     /* "FAIL" */
 	SESSION_EXITED = 0x45584954u,     /* "EXIT" */
+	SESSION_LAYER = 0x4c415952u,      /* "LAYR" (protocol 5) */
+	SESSION_LAYER_REPLY = 0x4c415950u, /* "LAYP" */
 };
 
 struct session_exec_req {
@@ -248,6 +270,26 @@ struct session_exited {
 	uint64_t user_us, sys_us;   /* rusage of the leader and the children it waited for */
 	uint64_t max_rss_kib;
 	uint32_t tmpfs_full;    /* bit K: the K-th --watch-full mount was full at the exit */
+	uint32_t reserved;
+};
+
+/* ---- an overlay session's upper layer (protocol 5) ------------------------ */
+
+enum session_layer_op {
+	LAYER_GET = 1,          /* the upper directory */
+	LAYER_HOLD = 2,         /* the same, once nothing else of the sandbox runs */
+	LAYER_RELEASE = 3,      /* end a hold */
+};
+
+struct session_layer_req {
+	uint32_t type;          /* SESSION_LAYER */
+	uint32_t op;            /* enum session_layer_op */
+};
+
+struct session_layer_reply {
+	uint32_t type;          /* SESSION_LAYER_REPLY */
+	int32_t err;            /* 0, or errno: EBUSY (a command runs), ENOENT (no overlay) */
+	uint32_t running;       /* commands running (EBUSY) */
 	uint32_t reserved;
 };
 

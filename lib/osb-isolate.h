@@ -342,6 +342,15 @@ const char *osb_policy_file(const osb_policy *policy, size_t i);
  * group answers ENOSYS to every call its libseccomp does not know rather
  * than allowing it. NULL for I beyond the last. */
 const char *osb_seccomp_group(size_t i, int *denies_unknown);
+/* What the seccomp group GROUP (a name osb_seccomp_group() gives) does with
+ * the system call NAME before a policy edits it, from the table its filter
+ * is compiled from: 0 allows every call of it, 1 denies every call, 2
+ * denies the calls with some argument values (clone with a namespace flag,
+ * ioctl TIOCSTI, ...). *ERRNUM (may be NULL) gets the errno of the denial
+ * (ENOSYS for a name libseccomp does not know, under a group that denies
+ * what it does not know), 0 when allowed. -OSB_E_USAGE for a NULL or
+ * unknown GROUP or a NULL NAME. */
+int osb_seccomp_group_denies(const char *group, const char *name, int *errnum);
 /* The launch plan of POLICY on this host, as one JSON object
  * (osb-isolate(1), "explain --host"): identity mode, ids, workspace, every
  * bind with its verified host source and origin, the Unix sockets the view
@@ -792,6 +801,104 @@ OSB_WARN_UNUSED int osb_proc_wait(osb_proc *proc, int timeout_ms, osb_status *st
 int osb_proc_kill(osb_proc *proc, int sig);
 /* Free the handle; a command still running is killed (SIGKILL, its group). */
 void osb_proc_free(osb_proc *proc);
+
+/* ---- Overlay workspaces: what a session changed ----------------------------
+ *
+ * A session whose workspace is an overlay ("workspace overlay") writes to a
+ * private upper layer; the real workspace stays as it was. These calls read
+ * that layer from the host, beneath the directory fd the session's broker
+ * hands over (no name of the layer is ever resolved as a host path), and
+ * compare it with the real workspace: what the session sees that the
+ * workspace does not have is the change list. A run (osb_run) has nothing
+ * to list: its layer is gone when it returns.
+ *
+ * The list is in walk order: a directory before what it holds, the names
+ * of one directory in byte order. A deleted directory, or one replaced by
+ * another type, is one entry (what it held is not listed). The workspace
+ * directory itself, owners and times are not compared. */
+
+typedef struct osb_diff osb_diff;
+
+typedef enum osb_change_kind {
+	OSB_CHANGE_ADDED = 1,       /* in the session's view only */
+	OSB_CHANGE_MODIFIED = 2,    /* in both, different (osb_change.what says how) */
+	OSB_CHANGE_DELETED = 3,     /* in the workspace only */
+} osb_change_kind;
+
+/* What a modification changed (osb_change.what). */
+#define OSB_CHANGED_TYPE (1u << 0)      /* another type of file (the rest: 0) */
+#define OSB_CHANGED_CONTENT (1u << 1)   /* a regular file's bytes */
+#define OSB_CHANGED_TARGET (1u << 2)    /* a symlink's target */
+#define OSB_CHANGED_MODE (1u << 3)      /* permission, setuid, setgid or sticky bits */
+
+/* One change. Owned by its osb_diff; fields are only ever added at the end. */
+typedef struct osb_change {
+	const char *path;         /* relative to the workspace ("dir/file"), never "." */
+	int kind;                 /* osb_change_kind */
+	unsigned what;            /* OSB_CHANGED_* bits of a modification; else 0 */
+	int type;                 /* osb_file_type in the session's view; OSB_FILE_UNKNOWN
+	                           * when deleted */
+	int old_type;             /* osb_file_type in the workspace; OSB_FILE_UNKNOWN when
+	                           * added */
+	uint32_t mode, old_mode;  /* 07777 bits of each side; 0 for a side that is absent */
+	uint64_t size;            /* the session's side: a regular file's bytes, a
+	                           * symlink's target length; else 0 */
+	const char *target;       /* the session's symlink target, else NULL */
+	const char *old_target;   /* the workspace's symlink target, else NULL */
+	const char *hardlink;     /* a regular file that is another name of a file
+	                           * earlier in walk order (listed or unchanged): that
+	                           * path; else NULL */
+} osb_change;
+
+/* The changes of SESSION's overlay workspace now, into *DIFF (free with
+ * osb_diff_free). FLAGS must be 0. Commands may run meanwhile: what they
+ * write while the layer is read may or may not be in the list. Returns 0;
+ * OSB_E_USAGE when the session has no overlay workspace (stage "session")
+ * or has ended, OSB_E_IO or OSB_E_PATH when a layer cannot be read (the
+ * message names the path). */
+OSB_WARN_UNUSED int osb_session_diff(osb_session *session, unsigned flags, osb_diff **diff,
+                                     osb_error *err);
+/* The number of changes, and change I (0 .. count-1; NULL beyond). */
+size_t osb_diff_count(const osb_diff *diff);
+const osb_change *osb_diff_get(const osb_diff *diff, size_t i);
+/* One JSON object (schema: docs/changes.schema.json). Free with osb_free(). */
+OSB_WARN_UNUSED char *osb_diff_json(const osb_diff *diff);
+void osb_diff_free(osb_diff *diff);
+/* Write SESSION's changes now to FD as a tar stream (POSIX pax, written by
+ * libarchive): each added or modified entry as the session sees it (file
+ * bytes, directory, symlink, FIFO; another name of a file already in the
+ * stream as a hard link to it), each deletion as an empty regular file
+ * ".wh.NAME" beside it (the OCI image layer convention). FLAGS must be 0.
+ * A socket, a device or a name starting with ".wh." in the list is refused
+ * before anything is written (OSB_E_PATH). FD is neither closed nor sought.
+ * Returns 0, or as osb_session_diff, or OSB_E_IO when FD cannot be written. */
+int osb_session_export(osb_session *session, int fd, unsigned flags, osb_error *err);
+
+/* Make the real workspace what SESSION sees: apply its changes, each beneath
+ * the workspace through the safe file API, never following a symlink,
+ * every regular file atomically (the old one or the whole new one). Refused
+ * (OSB_E_USAGE, EBUSY) while a command runs; otherwise every other process
+ * of the session (background ones included) is killed first and no command
+ * starts until the commit has ended, so the layer is still while it is
+ * read. Everything that can be checked before the first write is (types,
+ * directories, hard link targets, write access, free space): a refusal
+ * there applies nothing (OSB_E_PATH or OSB_E_IO, "commit refused, nothing
+ * was applied: ..."); a later failure stops the commit and the message says
+ * how many changes were applied. *REPORT (may be NULL; free with osb_free)
+ * is one JSON object either way (docs/commit.schema.json): what was applied,
+ * what was not, where it stopped. Permission bits are committed, setuid,
+ * setgid and sticky bits never; a root caller gives a modified entry its
+ * old owner and a new one its directory's. The session stays usable: its
+ * view is the workspace's now, and a diff lists nothing. FLAGS must be 0. */
+OSB_WARN_UNUSED int osb_session_commit(osb_session *session, unsigned flags, char **report,
+                                       osb_error *err);
+/* Throw SESSION's changes away: the session ends (as osb_session_destroy)
+ * and its layer with it; the workspace is left as it is. OSB_E_USAGE when
+ * the session has no overlay workspace. */
+int osb_session_discard(osb_session *session, osb_error *err);
+/* SESSION's workspace mode: "none", "ro", "rw" or "overlay" (static); NULL
+ * for a NULL session. */
+const char *osb_session_workspace_mode(osb_session *session);
 
 #pragma GCC visibility pop
 

@@ -20,6 +20,7 @@
 #include "bwrap.h"
 #include "launch.h"
 #include "proc.h"
+#include "session.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -61,6 +62,7 @@ struct osb_session {
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
 	limits_state lim;         /* the plan's cgroup, removed once the sandbox is gone */
+	session_overlay ov;       /* an overlay workspace's (session-overlay.h) */
 };
 
 struct osb_proc {
@@ -151,7 +153,7 @@ static int session_copy(osb_session *s, const osb_policy *p, const plan *pl, osb
 	s->host = pl->host;
 	if (!s->mode)
 		goto nomem;
-	return 0;
+	return session_overlay_copy(&s->ov, pl, err);
 nomem:
 	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 }
@@ -169,6 +171,7 @@ static void session_release(osb_session *s)
 	strv_free(&s->deny_origin);
 	strv_free(&s->deny);
 	free(s->mode);
+	session_overlay_release(&s->ov);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	limits_release(&s->lim);
@@ -198,6 +201,7 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 	s->refs = 1;
 	s->sock = -1;
 	s->host = (hostid)HOSTID_INIT;
+	s->ov = SESSION_OVERLAY_INIT;
 	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		osb_err_set(err, OSB_E_IO, errno, "session", "socketpair: %s", strerror(errno));
@@ -492,6 +496,38 @@ static int send_request(osb_session *s, const char *buf, size_t len, const int f
 		                "cannot send the command to the session's broker: %s (the session "
 		                "has ended)", strerror(errno));
 	}
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+/* ---- control packets (session.h) ------------------------------------------------ */
+
+session_overlay *session_overlay_of(osb_session *s)
+{
+	return &s->ov;
+}
+
+int session_send_control(osb_session *s, const void *msg, size_t len, int fd, osb_error *err)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int r;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	pthread_mutex_lock(&s->lock);
+	r = session_usable(s, err);
+	while (r == 0 && sendmsg(s->sock, &mh, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			r = osb_err_set(err, OSB_E_SANDBOX, errno, "session", "cannot reach the "
+			                "session's broker: %s (the session has ended)", strerror(errno));
 	pthread_mutex_unlock(&s->lock);
 	return r;
 }

@@ -11,7 +11,7 @@
 # test suite's staged copy of the command at the staged shared library.
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config make gcc
-  bubblewrap libseccomp-dev libcap-dev libmount-dev libjson-c-dev check
+  bubblewrap libseccomp-dev libcap-dev libmount-dev libjson-c-dev libarchive-dev check
   python3 python3-jsonschema python3-venv python3-pip git iproute2 procps util-linux passwd mandoc libcap2-bin golang-go
   patchelf
   clang libclang-rt-14-dev llvm valgrind cppcheck clang-tidy

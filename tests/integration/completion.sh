@@ -42,10 +42,10 @@ expect_eq "the commands are those of osb-isolate --help" \
 	"$("$OSB" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\).*/\1/p' | sort -u | paste -sd' ')" \
 	"$(complete_line osb-isolate '')"
 expect_eq "a prefix narrows the commands" "capabilities check" "$(complete_line osb-isolate c)"
-expect_eq "session subcommands" "exec list start stop" "$(complete_line osb-isolate session '')"
+expect_eq "session subcommands" "commit diff discard exec list start stop" "$(complete_line osb-isolate session '')"
 
 for cmd in run check lint audit diff explain hash capabilities "session start" "session exec" \
-	"session list" "session stop"; do
+	"session list" "session stop" "session diff" "session commit" "session discard"; do
 	# shellcheck disable=SC2086
 	want=$(help_options $cmd)
 	# shellcheck disable=SC2086

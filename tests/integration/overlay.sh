@@ -32,6 +32,7 @@ if [ -z "${OVERLAY_STAGE:-}" ]; then
 		die "$OSB_BUILDDIR/tests/integration/nooverlay is missing: build first (make check builds it)"
 	install -m 755 "$OSB_BUILDDIR/tests/integration/nooverlay" "$stage/bin/"
 	install -m 755 "$OSB_SRCDIR/tests/integration/overlay.sh" "$stage/"
+	install -m 644 "$OSB_SRCDIR/docs/changes.schema.json" "$OSB_SRCDIR/docs/commit.schema.json" "$stage/"
 	rc=0
 	run_as() { # who: "root" or "user"
 		local pre=()
@@ -94,12 +95,14 @@ make_ws() {
 	printf 'alpha\n' >"$WS/a"
 	printf 'gamma\n' >"$WS/c"
 	printf 'epsilon\n' >"$WS/e"
-	mkdir "$WS/sub" "$WS/dir"
+	mkdir "$WS/sub" "$WS/dir" "$WS/opq"
 	printf 'beta\n' >"$WS/sub/b"
 	printf 'x\n' >"$WS/dir/x"
+	printf 'p\n' >"$WS/opq/p"
+	printf 'q\n' >"$WS/opq/q"
 	ln -s a "$WS/link"
-	chmod 644 "$WS/a" "$WS/c" "$WS/e" "$WS/sub/b" "$WS/dir/x"
-	chmod 755 "$WS/sub" "$WS/dir"
+	chmod 644 "$WS/a" "$WS/c" "$WS/e" "$WS/sub/b" "$WS/dir/x" "$WS/opq/p" "$WS/opq/q"
+	chmod 755 "$WS/sub" "$WS/dir" "$WS/opq"
 	[ "$(id -u)" -eq 0 ] && chown -R -h 4242:4242 "$WS"
 	tree_state "$WS" >"$T/before"
 }
@@ -139,12 +142,17 @@ ln -s c2 newlink
 ln a hard
 rm -r dir
 echo now-a-file > dir
+rm -r opq
+mkdir opq
+echo q > opq/q
+echo y > opq/y
 mkdir newdir
 echo n > newdir/n
 echo new > new'
 VIEW='find . -printf "%y %m %p %l\n" | sort; cat a hard dir'
 WANT_VIEW='d 755 . 
 d 755 ./newdir 
+d 755 ./opq 
 d 755 ./sub 
 f 600 ./e 
 f 644 ./a 
@@ -153,6 +161,8 @@ f 644 ./dir
 f 644 ./hard 
 f 644 ./new 
 f 644 ./newdir/n 
+f 644 ./opq/q 
+f 644 ./opq/y 
 l 777 ./link a
 l 777 ./newlink c2
 alpha
@@ -160,6 +170,69 @@ modified
 alpha
 modified
 now-a-file'
+
+# What `session diff` lists after CHANGE: rm -r then mkdir makes opq an
+# opaque directory (its q is the same again, p is gone), sub keeps its
+# mode (no entry of its own), hard is another name of a.
+WANT_DIFF='M a (content)
+D c
+A c2
+M dir (type dir -> file)
+M e (mode 0644 -> 0600)
+A hard (hard link of a)
+A new
+A newdir/
+A newdir/n
+A newlink -> c2
+D opq/p
+A opq/y
+D sub/b'
+# The same list from `session diff --json`, one line per change: path,
+# change, what, type, old_type, mode, old_mode, size, target, hardlink.
+WANT_JSON='a modified content file file 0644 0644 15 None None
+c deleted - None file None 0644 0 None None
+c2 added - file None 0644 None 6 None None
+dir modified type file dir 0644 0755 11 None None
+e modified mode file file 0600 0644 8 None None
+hard added - file None 0644 None 15 None a
+new added - file None 0644 None 4 None None
+newdir added - dir None 0755 None 0 None None
+newdir/n added - file None 0644 None 2 None None
+newlink added - symlink None 0777 None 2 c2 None
+opq/p deleted - None file None 0644 0 None None
+opq/y added - file None 0644 None 2 None None
+sub/b deleted - None file None 0644 0 None None
+summary 7 3 3'
+json_lines() { # the --json document on stdin, as WANT_JSON spells it; checked against the schema
+	python3 -c 'import json, sys
+import jsonschema
+d = json.load(sys.stdin)
+jsonschema.validate(d, json.load(open(sys.argv[1])))
+for c in d["changes"]:
+    print(c["path"], c["change"], ",".join(c["what"]) or "-", c["type"], c["old_type"], c["mode"],
+          c["old_mode"], c["size"], c["target"], c["hardlink"])
+s = d["summary"]
+print("summary", s["added"], s["modified"], s["deleted"])' "$S/changes.schema.json"
+}
+
+# `session diff --tar FILE` listed with `tar -tvf`: type and mode, size,
+# name (dates and owners vary). A deletion is an empty ".wh.NAME".
+WANT_TAR='-rw-r--r-- 15 a
+-rw-r--r-- 0 .wh.c
+-rw-r--r-- 6 c2
+-rw-r--r-- 11 dir
+-rw------- 8 e
+hrw-r--r-- 0 hard link to a
+-rw-r--r-- 4 new
+drwxr-xr-x 0 newdir/
+-rw-r--r-- 2 newdir/n
+lrwxrwxrwx 0 newlink -> c2
+-rw-r--r-- 0 opq/.wh.p
+-rw-r--r-- 2 opq/y
+-rw-r--r-- 0 sub/.wh.b'
+tar_listing() { # FILE
+	tar --numeric-owner -tvf "$1" | awk '{ printf "%s %s", $1, $3; for (i = 6; i <= NF; i++) printf " %s", $i; print "" }'
+}
 
 probe_overlay_mode() { # MODE: does `capabilities` say the overlay workspace mounts in MODE?
 	local j
@@ -235,6 +308,12 @@ session_case() { # identity
 	expect_eq "session: the first command changes the workspace" "0:" "$rc:$out"
 	out=$("$OSB" session exec "$name" -- sh -c "$VIEW" 2>&1); rc=$?
 	expect_eq "session: a later command sees the first one's changes" "0:$WANT_VIEW" "$rc:$out"
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "session diff: the exact list of changes" "0:$WANT_DIFF" "$rc:$out"
+	out=$("$OSB" session diff "$name" --json 2>&1 | json_lines 2>&1); rc=$?
+	expect_eq "session diff --json: the same list, valid against docs/changes.schema.json" \
+		"0:$WANT_JSON" "$rc:$out"
+	export_case "$name"
 	host_unchanged "session: the host workspace is unchanged while the session runs"
 	holders=$(overlay_holders)
 	if [ -n "$holders" ]; then pass "session: the overlay is found while the session runs"
@@ -257,6 +336,215 @@ session_mode_option() {
 	expect_eq "session --workspace-mode overlay: the command writes" "0:s" "$rc:$out"
 	"$OSB" session stop "$name" >/dev/null 2>&1
 	host_unchanged "session --workspace-mode overlay: the host workspace is unchanged"
+	name="ovrw$$"
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -w "$WS" 2>&1); rc=$?
+	expect_eq "session start with a rw workspace" "0:$name" "$rc:$out"
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "session diff of a session without an overlay is refused with 125" \
+		"125:osb-isolate: session: osb_session_diff: the session's workspace is not an overlay (\"workspace overlay\", --workspace-mode overlay)" \
+		"$rc:$out"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "session diff of a session that has ended" \
+		"125:osb-isolate: session: no session named $name (osb-isolate session list shows the running ones)" \
+		"$rc:$out"
+}
+
+# A root caller's sandbox on ids allocated for it (no host-ids): they own
+# nothing, so the changes happen in a directory everyone may write.
+make_alloc_ws() {
+	make_ws
+	chmod 1777 "$WS"
+	mkdir -p "$WS/w/sub" "$WS/w/dir" "$WS/w/opq"
+	printf 'alpha\n' >"$WS/w/a"; printf 'gamma\n' >"$WS/w/c"; printf 'beta\n' >"$WS/w/sub/b"
+	printf 'x\n' >"$WS/w/dir/x"; printf 'p\n' >"$WS/w/opq/p"
+	find "$WS/w" -type d -exec chmod 777 {} + && find "$WS/w" -type f -exec chmod 666 {} +
+	tree_state "$WS" >"$T/before"
+}
+CHANGE_ALLOC='set -e
+cd w
+echo modified >> a
+rm sub/b
+mv c c2
+echo n > n
+chmod 600 n
+ln -s c2 newlink
+ln a hard
+rm -r dir
+echo f > dir
+rm -r opq
+mkdir opq
+echo y > opq/y'
+WANT_ALLOC='M w/a (content)
+D w/c
+A w/c2
+M w/dir (type dir -> file)
+A w/hard (hard link of w/a)
+A w/n
+A w/newlink -> c2
+M w/opq/ (mode 0777 -> 0755)
+D w/opq/p
+A w/opq/y
+D w/sub/b'
+
+# In user namespace mode only the allocated ids are mapped: overlayfs cannot
+# copy up what host root owns (EOVERFLOW), so there the command only makes
+# new entries in the (sticky, world-writable) workspace directory.
+CHANGE_ALLOC_USERNS='set -e
+echo n > n
+chmod 600 n
+ln -s n l
+ln n h
+mkdir d
+echo x > d/x'
+WANT_ALLOC_USERNS='A d/
+A d/x
+A h
+A l -> n
+A n (hard link of h)'
+
+session_alloc_case() { # identity
+	local id=$1 name="ova$$-$1" out rc
+	WHO="$ME, identity $id, allocated ids, session"
+	make_alloc_ws
+	if [ "$id" = userns ]; then
+		local CHANGE_ALLOC=$CHANGE_ALLOC_USERNS WANT_ALLOC=$WANT_ALLOC_USERNS
+	fi
+	printf 'osb-policy 1\ninclude %s/strict.policy\nworkspace overlay size=8MiB\nidentity %s\n' \
+		"$OSB_ISOLATE_POLICY_DIR" "$id" >"$T/alloc-$id.policy"
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$T/alloc-$id.policy" -w "$WS" 2>&1); rc=$?
+	expect_eq "session start on allocated ids" "0:$name" "$rc:$out"
+	out=$("$OSB" session exec "$name" -- sh -c "$CHANGE_ALLOC" 2>&1); rc=$?
+	expect_eq "session on allocated ids: the command changes the workspace" "0:" "$rc:$out"
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "session diff on allocated ids: the exact list" "0:$WANT_ALLOC" "$rc:$out"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	host_unchanged "session on allocated ids: the host workspace is unchanged"
+}
+
+# The changes as a tar archive (libarchive), to a file and to a pipe; then
+# what cannot be archived is refused before anything is written.
+export_case() { # session
+	local name=$1 out rc
+	rm -f "$T/changes.tar"
+	out=$("$OSB" session diff "$name" --tar "$T/changes.tar" 2>&1); rc=$?
+	expect_eq "session diff --tar FILE writes the archive" "0:" "$rc:$out"
+	expect_eq "tar -tvf lists the changes, deletions as .wh. entries" "$WANT_TAR" "$(tar_listing "$T/changes.tar" 2>&1)"
+	out=$(tar -xOf "$T/changes.tar" a dir opq/y 2>&1)
+	expect_eq "the archive holds the session's bytes" "alpha
+modified
+now-a-file
+y" "$out"
+	out=$("$OSB" session diff "$name" --tar - | tar -tf - 2>&1 | wc -l)
+	expect_eq "session diff --tar - writes the same archive to a pipe" "13" "$out"
+	"$OSB" session exec "$name" -- python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("sock")'
+	out=$("$OSB" session diff "$name" --tar "$T/refused.tar" 2>&1); rc=$?
+	expect_eq "a socket cannot be archived: refused with 125" \
+		"125:osb-isolate: session: overlay workspace: sock: a socket cannot be exported; remove it in the session" "$rc:$out"
+	expect_eq "a refused archive leaves no file" "absent" "$([ -e "$T/refused.tar" ] && echo present || echo absent)"
+	"$OSB" session exec "$name" -- sh -c 'rm sock && echo x > .wh.x'
+	out=$("$OSB" session diff "$name" --tar "$T/refused.tar" 2>&1); rc=$?
+	expect_eq "a name starting with .wh. is refused: it would read as a deletion" \
+		"125:osb-isolate: session: overlay workspace: .wh.x: a name starting with \".wh.\" cannot be exported (the archive spells deletions so); rename it in the session" "$rc:$out"
+	"$OSB" session exec "$name" -- rm .wh.x
+}
+
+# ---- commit and discard ---------------------------------------------------------------
+
+# A tree as a walk sees it: type, mode, path, symlink target, then the
+# sha256 of every regular file; run the same way in the session and on the host.
+WALK='find . -printf "%y %m %p -> %l\n" | LC_ALL=C sort; find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum'
+host_walk() { (cd "$1" && sh -c "$WALK"); }
+
+commit_case() { # identity
+	local id=$1 name="ovc$$-$1" pol out rc seen
+	WHO="$ME, identity $id, commit"
+	make_ws
+	pol=$(policy "commit-$id" "$id")
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1) || { flunk "commit: session start" "$out"; return; }
+	"$OSB" session exec "$name" -- sh -c "$CHANGE
+mkdir -p deep/er && echo z > deep/er/z && chmod 555 deep && mkfifo fifo && ln -s nowhere dangling"
+	seen=$("$OSB" session exec "$name" -- sh -c "$WALK" 2>&1)
+	"$OSB" session exec "$name" -- sleep 30 & local bg=$!
+	for _ in $(seq 50); do [ "$("$OSB" session list --json | python3 -c 'import json,sys; print([s["running"] for s in json.load(sys.stdin) if s["id"] == sys.argv[1]][0])' "$name" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+	out=$("$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "commit is refused while a command runs" \
+		"125:osb-isolate: session: 1 command runs in the session; wait until it has ended" "$rc:$out"
+	host_unchanged "commit: a refused commit changes nothing"
+	kill "$bg"; wait "$bg" 2>/dev/null
+	for _ in $(seq 50); do "$OSB" session commit "$name" --json >"$T/report.json" 2>"$T/commit.err" && break; sleep 0.1; done
+	out=$(python3 -c 'import json, sys
+import jsonschema
+r = json.load(open(sys.argv[1]))
+jsonschema.validate(r, json.load(open(sys.argv[2])))
+print(r["committed"], r["changes"], len(r["applied"]), r["not_applied"], r["failed"], r["notes"])' "$T/report.json" "$S/commit.schema.json" 2>&1)
+	expect_eq "commit --json: the report (docs/commit.schema.json) says everything was applied" \
+		"True 18 18 [] None []" "$out"
+	expect_eq "after commit the real workspace is what the session saw, byte for byte" "$seen" "$(host_walk "$WS")"
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "after commit the session and the workspace agree: nothing to diff" "0:" "$rc:$out"
+	out=$("$OSB" session exec "$name" -- sh -c 'echo later > later && cat a' 2>&1); rc=$?
+	expect_eq "the session goes on after a commit" "0:alpha
+modified" "$rc:$out"
+	expect_eq "and lists its later changes" "A later" "$("$OSB" session diff "$name" 2>&1)"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	[ -e "$WS/later" ] && flunk "a later change is not committed by stop" || pass "a later change is not committed by stop"
+	chmod -R u+w "$WS" 2>/dev/null
+}
+
+discard_case() { # identity
+	local id=$1 name="ovd$$-$1" pol out rc
+	WHO="$ME, identity $id, discard"
+	make_ws
+	pol=$(policy "discard-$id" "$id")
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1) || { flunk "discard: session start" "$out"; return; }
+	"$OSB" session exec "$name" -- sh -c "$CHANGE"
+	out=$("$OSB" session discard "$name" 2>&1); rc=$?
+	expect_eq "session discard ends the session" "0:" "$rc:$out"
+	host_unchanged "discard leaves the real workspace unchanged"
+	out=$("$OSB" session exec "$name" -- true 2>&1); rc=$?
+	expect_eq "a discarded session is gone" \
+		"125:osb-isolate: session: no session named $name (osb-isolate session list shows the running ones)" "$rc:$out"
+}
+
+# What a hostile session can leave in its layer must not make a commit read
+# or write outside the workspace: symlinks to a host directory (as a file
+# and in place of a directory), a hard link to a host file, a FIFO, a
+# whiteout made by hand, a socket (refused, and then nothing is applied).
+attack_case() { # identity
+	local id=$1 name="ovx$$-$1" pol out rc outside
+	WHO="$ME, identity $id, hostile layer"
+	make_ws
+	outside=$(mktemp -d "$T/outside.XXXXXX")
+	printf 'keep\n' >"$outside/target"
+	chmod -R a+rwX "$outside"
+	tree_state "$outside" >"$T/outside.before"
+	sha256sum /etc/passwd >"$T/passwd.before"
+	pol=$(policy "attack-$id" "$id")
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1) || { flunk "attack: session start" "$out"; return; }
+	out=$("$OSB" session exec "$name" -- sh -c "ln -s $outside/target evil; rm -r sub; ln -s $outside sub
+ln /etc/passwd hostlink 2>/dev/null && echo linked; mknod wh c 0 0 2>/dev/null && echo mknod
+rm c; mkfifo c; mkdir zz; python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"zz/sock\")'; echo done" 2>&1)
+	expect_eq "the session cannot hard-link a host file nor make a whiteout" "done" "$out"
+	out=$("$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "a socket in the layer: commit refused before the first write" \
+		"125:osb-isolate: session: commit refused, nothing was applied: zz/sock: a socket cannot be committed; remove it in the session" \
+		"$rc:$out"
+	host_unchanged "a refused commit applied nothing"
+	"$OSB" session exec "$name" -- rm zz/sock
+	out=$(timeout 60 "$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "commit of the hostile layer (a FIFO is made, never opened)" "0:committed 4 changes to $WS" "$rc:$out"
+	expect_eq "the planted symlinks are committed as symlinks, never followed" \
+		"$outside/target $outside p" "$(readlink "$WS/evil") $(readlink "$WS/sub") $(stat -c %F "$WS/c" | sed 's/fifo/p/')"
+	tree_state "$outside" >"$T/outside.after"
+	expect_eq "nothing outside the workspace was written" "" "$(diff "$T/outside.before" "$T/outside.after")"
+	expect_eq "the host file is untouched" "" "$(sha256sum /etc/passwd | diff "$T/passwd.before" -)"
+	"$OSB" session stop "$name" >/dev/null 2>&1
 }
 
 # ---- a host without overlayfs -----------------------------------------------------------
@@ -278,6 +566,14 @@ no_overlay_case() { # identity
 for it in json.load(sys.stdin)["items"]:
     if it["id"] == "overlay": print(it["status"])' 2>&1)
 	expect_eq "capabilities without overlayfs: overlay unavailable" "unavailable" "$out"
+	out=$("$NOOVERLAY" "$OSB" capabilities --json | python3 -c 'import json,sys
+for it in json.load(sys.stdin)["items"]:
+    if it["id"] in ("diff_supported", "commit_supported", "persist"):
+        print(it["id"], it["status"], "needs the overlay workspace, which is unavailable here" in it["reason"], it["remedy"] is not None)' 2>&1)
+	expect_eq "capabilities without overlayfs: diff and commit unavailable, with the reason and a remedy" \
+		"diff_supported unavailable True True
+commit_supported unavailable True True
+persist unavailable False True" "$out"
 }
 
 modes=(userns)
@@ -286,6 +582,10 @@ for id in "${modes[@]}"; do
 	if test_have "overlay-$id" probe_overlay_mode "$id"; then
 		run_case "$id"
 		session_case "$id"
+		[ "$(id -u)" -eq 0 ] && session_alloc_case "$id"
+		commit_case "$id"
+		discard_case "$id"
+		attack_case "$id"
 	fi
 	no_overlay_case "$id"
 done

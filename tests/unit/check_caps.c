@@ -36,7 +36,7 @@
 static const char *const expected_ids[] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
-	"overlayfs", "root", "overlay",
+	"overlayfs", "root", "overlay", "diff_supported", "commit_supported", "persist",
 };
 #define N_IDS (sizeof(expected_ids) / sizeof(expected_ids[0]))
 
@@ -157,6 +157,22 @@ START_TEST(test_host_as_root_runs_both_modes)
 	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "overlay")),
 	                 "userns mode: overlayfs mounts over a private tmpfs (userxattr); root mode: "
 	                 "overlayfs mounts over a private tmpfs");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "diff_supported")), OSB_CAPS_OK);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "diff_supported")),
+	                 "an overlay session's changes are listed and exported as tar from its "
+	                 "upper layer (osb_session_diff, osb_session_export; session diff)");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "commit_supported")), OSB_CAPS_OK);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "commit_supported")),
+	                 "an overlay session's changes are committed to the workspace through the "
+	                 "safe file API, or discarded (osb_session_commit, osb_session_discard; "
+	                 "session commit, session discard)");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "persist")), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "persist")),
+	                 "keeping an overlay session's upper layer for a later session is not "
+	                 "built in this version: the layer ends with its session");
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)item(c, "persist")),
+	                 "commit the changes (session commit) or export them (session diff --tar) "
+	                 "before the session ends");
 	snprintf(want, sizeof(want), "%s: bubblewrap 0.8.0, not setuid", osb_caps_bwrap_path(c));
 	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "bwrap")), want);
 	ck_assert_str_eq(osb_caps_bwrap_version(c), "0.8.0");

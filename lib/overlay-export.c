@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* overlay-export.c — an overlay session's changes as a tar stream, written
+ * by libarchive (POSIX pax format, restricted: plain ustar headers unless a
+ * name or a value needs a pax extension).
+ *
+ * The archive is the change list of overlay-diff.c applied as a layer: each
+ * added or modified entry as the session sees it (a regular file with its
+ * bytes, a directory, a symbolic link with its target, a FIFO), and each
+ * deletion as the OCI image layout spells one, an empty regular file named
+ * ".wh." followed by the deleted name, in the same directory. A file that
+ * is another name of one already in the archive is a hard link entry to
+ * it. Owners are the numeric ids the caller sees, without names. What the
+ * archive cannot say is refused before anything is written: a socket or a
+ * device in the session's view, and a name that starts with ".wh." (it
+ * would read as a deletion). Contents are read beneath the upper directory
+ * fd with the safe file API (no symlink, no mount crossing), each entry's
+ * inode checked to be the one whose metadata the header gives.
+ */
+#include "overlay-export.h"
+#include "overlay-diff.h"
+#include "util.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#define WHITEOUT_PREFIX ".wh."
+
+static const char *base_name(const char *path)
+{
+	const char *sl = strrchr(path, '/');
+
+	return sl ? sl + 1 : path;
+}
+
+/* What the archive cannot hold, refused up front: nothing is written then. */
+static int exportable(const osb_change *c, osb_error *err)
+{
+	if (strncmp(base_name(c->path), WHITEOUT_PREFIX, strlen(WHITEOUT_PREFIX)) == 0)
+		return osb_err_set(err, OSB_E_PATH, EINVAL, "session", "overlay workspace: %s: a "
+		                   "name starting with \".wh.\" cannot be exported (the archive "
+		                   "spells deletions so); rename it in the session", c->path);
+	if (c->kind == OSB_CHANGE_DELETED)
+		return 0;
+	if (c->type == OSB_FILE_SOCKET || c->type == OSB_FILE_CHAR_DEVICE ||
+	    c->type == OSB_FILE_BLOCK_DEVICE || c->type == OSB_FILE_UNKNOWN)
+		return osb_err_set(err, OSB_E_PATH, EINVAL, "session", "overlay workspace: %s: a %s "
+		                   "cannot be exported; remove it in the session", c->path,
+		                   c->type == OSB_FILE_SOCKET ? "socket" : "device");
+	return 0;
+}
+
+/* ---- hard links: which first names are in the archive already -------------------- */
+
+struct links {
+	const char **names;      /* the targets of the list's hard links, sorted, unique */
+	bool *written;
+	size_t n;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int links_init(struct links *l, const osb_diff *d)
+{
+	size_t n = 0;
+
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < d->n; i++)
+		n += d->v[i].c.hardlink != NULL;
+	if (!n)
+		return 0;
+	l->names = calloc(n, sizeof(*l->names));
+	l->written = calloc(n, sizeof(*l->written));
+	if (!l->names || !l->written)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].c.hardlink)
+			l->names[l->n++] = d->v[i].c.hardlink;
+	qsort(l->names, l->n, sizeof(*l->names), cmp_name);
+	return 0;
+}
+
+static ssize_t links_find(const struct links *l, const char *path)
+{
+	const char **p = l->n ? bsearch(&path, l->names, l->n, sizeof(*l->names), cmp_name) : NULL;
+
+	return p ? p - l->names : -1;
+}
+
+static void links_free(struct links *l)
+{
+	free(l->names);
+	free(l->written);
+}
+
+/* ---- entries ---------------------------------------------------------------------- */
+
+struct exporter {
+	struct archive *a;
+	struct archive_entry *e;
+	int upper;
+	struct links links;
+	osb_error *err;
+};
+
+static int arc_fail(struct exporter *x, const char *path)
+{
+	const char *why = archive_error_string(x->a);
+
+	return osb_err_set(x->err, OSB_E_IO, archive_errno(x->a), "session", "overlay workspace: "
+	                   "writing the archive (%s): %s", path, why ? why : "failed");
+}
+
+static int put_header(struct exporter *x, const char *path)
+{
+	return archive_write_header(x->a, x->e) == ARCHIVE_OK ? 0 : arc_fail(x, path);
+}
+
+/* The deletion of PATH: an empty ".wh.NAME" beside it. */
+static int put_whiteout(struct exporter *x, const char *path)
+{
+	const char *base = base_name(path);
+	_cleanup_free_ char *name = NULL;
+
+	if (asprintf(&name, "%.*s" WHITEOUT_PREFIX "%s", (int)(base - path), path, base) < 0)
+		return osb_err_set(x->err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	archive_entry_set_pathname(x->e, name);
+	archive_entry_set_filetype(x->e, AE_IFREG);
+	archive_entry_set_perm(x->e, 0644);
+	archive_entry_set_size(x->e, 0);
+	return put_header(x, name);
+}
+
+static void set_meta(struct exporter *x, const char *path, const osb_file_info *fi)
+{
+	archive_entry_set_pathname(x->e, path);
+	archive_entry_set_perm(x->e, fi->mode);
+	archive_entry_set_uid(x->e, fi->uid);
+	archive_entry_set_gid(x->e, fi->gid);
+	archive_entry_set_mtime(x->e, fi->mtime_sec, (long)fi->mtime_nsec);
+}
+
+static int copy_data(struct exporter *x, int fd, uint64_t size, const char *path)
+{
+	char buf[64 * 1024];
+	uint64_t done = 0;
+
+	while (done < size) {
+		ssize_t n = read(fd, buf, size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return osb_err_set(x->err, OSB_E_IO, n < 0 ? errno : ESTALE, "session",
+			                   "overlay workspace: %s: %s", path, n < 0 ? strerror(errno) :
+			                   "it shrank while it was exported");
+		if (archive_write_data(x->a, buf, (size_t)n) != n)
+			return arc_fail(x, path);
+		done += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* A regular file: its bytes, or a hard link to its first name when that is
+ * in the archive already. */
+static int put_regular(struct exporter *x, const osb_change *c, const osb_file_info *fi)
+{
+	ssize_t k = c->hardlink ? links_find(&x->links, c->hardlink) : -1;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r;
+
+	archive_entry_set_filetype(x->e, AE_IFREG);
+	if (k >= 0 && x->links.written[k]) {
+		archive_entry_set_hardlink(x->e, c->hardlink);
+		archive_entry_set_size(x->e, 0);
+		return put_header(x, c->path);
+	}
+	if ((fd = osb_open_beneath(x->upper, c->path, O_RDONLY, 0, x->err)) < 0)
+		return fd;
+	if (fstat(fd, &st) != 0 || st.st_ino != fi->ino)
+		return osb_err_set(x->err, OSB_E_IO, ESTALE, "session", "overlay workspace: %s: "
+		                   "replaced while it was exported", c->path);
+	archive_entry_set_size(x->e, st.st_size);
+	if ((r = put_header(x, c->path)) < 0 || (r = copy_data(x, fd, (uint64_t)st.st_size, c->path)) < 0)
+		return r;
+	if ((k = links_find(&x->links, c->path)) >= 0)
+		x->links.written[k] = true;
+	return 0;
+}
+
+static int put_change(struct exporter *x, const osb_change *c)
+{
+	osb_file_info fi;
+	int r;
+
+	archive_entry_clear(x->e);
+	if (c->kind == OSB_CHANGE_DELETED)
+		return put_whiteout(x, c->path);
+	if ((r = osb_lstat_beneath(x->upper, c->path, &fi, x->err)) < 0)
+		return r;
+	if (fi.type != c->type)
+		return osb_err_set(x->err, OSB_E_IO, ESTALE, "session", "overlay workspace: %s: "
+		                   "replaced while it was exported", c->path);
+	set_meta(x, c->path, &fi);
+	switch (c->type) {
+	case OSB_FILE_REGULAR:
+		return put_regular(x, c, &fi);
+	case OSB_FILE_DIRECTORY:
+		archive_entry_set_filetype(x->e, AE_IFDIR);
+		break;
+	case OSB_FILE_SYMLINK:
+		archive_entry_set_filetype(x->e, AE_IFLNK);
+		archive_entry_set_symlink(x->e, fi.link_target);
+		break;
+	default:
+		archive_entry_set_filetype(x->e, AE_IFIFO);
+		break;
+	}
+	return put_header(x, c->path);
+}
+
+static int export_all(struct exporter *x, const osb_diff *d, int fd)
+{
+	int r = 0;
+
+	if (archive_write_set_format_pax_restricted(x->a) != ARCHIVE_OK ||
+	    archive_write_open_fd(x->a, fd) != ARCHIVE_OK)
+		return arc_fail(x, "open");
+	for (size_t i = 0; r == 0 && i < d->n; i++)
+		r = put_change(x, &d->v[i].c);
+	if (archive_write_close(x->a) != ARCHIVE_OK && r == 0)
+		r = arc_fail(x, "close");
+	return r;
+}
+
+int ovl_export(int upper_fd, const osb_diff *d, int fd, osb_error *err)
+{
+	struct exporter x = { .upper = upper_fd, .err = err };
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < d->n; i++)
+		r = exportable(&d->v[i].c, err);
+	if (r < 0)
+		return r;
+	if (links_init(&x.links, d) < 0 || !(x.a = archive_write_new()) ||
+	    !(x.e = archive_entry_new()))
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	else
+		r = export_all(&x, d, fd);
+	if (x.e)
+		archive_entry_free(x.e);
+	if (x.a)
+		archive_write_free(x.a);
+	links_free(&x.links);
+	return r;
+}

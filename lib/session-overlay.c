@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* session-overlay.c — a session's overlay workspace, read from the host.
+ *
+ * At start the session keeps a duplicate of the plan's verified fd of the
+ * workspace, the overlay's lower layer. The upper layer lies on a tmpfs no
+ * path leads to; the session's broker holds a directory fd of it and sends
+ * it over the session socket on request (lib/init-proto.h, "LAYER_GET"),
+ * so the library walks it beneath that fd (lib/overlay-diff.c) with the
+ * caller's own rights, never by a name. Nothing here runs inside the
+ * sandbox, and nothing the sandbox wrote is resolved as a host path.
+ */
+#include "session-overlay.h"
+#include "session.h"
+#include "overlay-diff.h"
+#include "overlay-export.h"
+#include "overlay-commit.h"
+#include "overlay-report.h"
+#include "init-proto.h"
+#include "paths.h"
+#include "plan.h"
+#include "policy-values.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+int session_overlay_copy(session_overlay *ov, const plan *pl, osb_error *err)
+{
+	struct stat st;
+
+	ov->ws_mode = policy_ws_names[pl->p->ws_mode];
+	if (!pl->overlay_size || !pl->ws_dest)
+		return 0;
+	for (size_t i = 0; i < pl->n_binds && ov->ws_fd < 0; i++)
+		if (strcmp(pl->binds[i].dest, pl->ws_dest) == 0)
+			ov->ws_fd = fcntl(pl->binds[i].fd, F_DUPFD_CLOEXEC, 3);
+	if (ov->ws_fd < 0)
+		return osb_err_set(err, OSB_E_INTERNAL, errno, "session",
+		                   "the overlay workspace's fd is not in the plan");
+	ov->userxattr = pl->userns;
+	if (fstat(ov->ws_fd, &st) == 0 && path_fd_name(ov->ws_fd, &st, &ov->ws_path) < 0)
+		ov->ws_path = NULL;
+	return 0;
+}
+
+void session_overlay_release(session_overlay *ov)
+{
+	if (ov->ws_fd >= 0)
+		close(ov->ws_fd);
+	ov->ws_fd = -1;
+	free(ov->ws_path);
+	ov->ws_path = NULL;
+}
+
+/* ---- the broker's answer ----------------------------------------------------------- */
+
+static int take_fd(struct msghdr *mh)
+{
+	struct cmsghdr *c = CMSG_FIRSTHDR(mh);
+	int fd = -1;
+
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+static int reply_error(const struct session_layer_reply *rp, osb_error *err)
+{
+	if (rp->err == EBUSY && rp->running)
+		return osb_err_set(err, OSB_E_USAGE, EBUSY, "session", "%u command%s run%s in the "
+		                   "session; wait until %s ended", (unsigned)rp->running,
+		                   rp->running == 1 ? "" : "s", rp->running == 1 ? "s" : "",
+		                   rp->running == 1 ? "it has" : "they have");
+	if (rp->err == EBUSY)
+		return osb_err_set(err, OSB_E_SANDBOX, EBUSY, "session", "a process of the session "
+		                   "did not end when it was killed; try again");
+	if (rp->err == ENOENT)
+		return osb_err_set(err, OSB_E_USAGE, ENOENT, "session",
+		                   "the session's sandbox has no overlay workspace");
+	return osb_err_set(err, OSB_E_SANDBOX, rp->err, "session", "the session's broker "
+	                   "refused the layer request: %s", strerror(rp->err));
+}
+
+/* One answer on CHAN: 0 with *FD (the upper directory; -1 for a release),
+ * or -OSB_E_*. */
+static int await_layer(int chan, int *fd, osb_error *err)
+{
+	struct session_layer_reply rp = { 0 };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &rp, .iov_len = sizeof(rp) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	ssize_t n;
+
+	do
+		n = recvmsg(chan, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	*fd = n > 0 ? take_fd(&mh) : -1;
+	if (n != (ssize_t)sizeof(rp) || rp.type != SESSION_LAYER_REPLY) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
+		                   "the session ended before its broker answered");
+	}
+	if (rp.err == 0)
+		return 0;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	return reply_error(&rp, err);
+}
+
+/* Ask the broker for OP (enum session_layer_op); *FD: the upper directory. */
+int session_layer_call(osb_session *s, unsigned op, int *fd, osb_error *err)
+{
+	struct session_layer_req rq = { .type = SESSION_LAYER, .op = op };
+	int ch[2], r;
+
+	*fd = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
+		return osb_err_set(err, OSB_E_IO, errno, "session", "socketpair: %s", strerror(errno));
+	r = session_send_control(s, &rq, sizeof(rq), ch[1], err);
+	close(ch[1]);
+	if (r == 0)
+		r = await_layer(ch[0], fd, err);
+	close(ch[0]);
+	return r;
+}
+
+/* ---- the public calls -------------------------------------------------------------- */
+
+/* SESSION's overlay state, or -OSB_E_USAGE when it has none. */
+int session_overlay_need(osb_session *s, const char *call, session_overlay **ov, osb_error *err)
+{
+	if (!s)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "%s needs a session", call);
+	*ov = session_overlay_of(s);
+	if ((*ov)->ws_fd < 0)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "session", "%s: the session's workspace "
+		                   "is not an overlay (\"workspace overlay\", --workspace-mode overlay)",
+		                   call);
+	return 0;
+}
+
+int osb_session_diff(osb_session *s, unsigned flags, osb_diff **out, osb_error *err)
+{
+	_cleanup_close_ int upper = -1;
+	session_overlay *ov;
+	int r;
+
+	osb_err_clear(err);
+	if (!out)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_diff needs a "
+		                   "place for the list");
+	*out = NULL;
+	if (flags)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_diff: unknown "
+		                   "flags %#x (none is defined)", flags);
+	if ((r = session_overlay_need(s, "osb_session_diff", &ov, err)) < 0 ||
+	    (r = session_layer_call(s, LAYER_GET, &upper, err)) < 0 ||
+	    (r = ovl_diff(upper, ov->ws_fd, ov->userxattr, out, err)) < 0)
+		return r;
+	if (ov->ws_path && !((*out)->workspace = strdup(ov->ws_path))) {
+		osb_diff_free(*out);
+		*out = NULL;
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	}
+	return 0;
+}
+
+int osb_session_export(osb_session *s, int fd, unsigned flags, osb_error *err)
+{
+	_cleanup_close_ int upper = -1;
+	session_overlay *ov;
+	osb_diff *d = NULL;
+	int r;
+
+	osb_err_clear(err);
+	if (fd < 0 || flags)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_export needs an fd "
+		                   "and flags 0");
+	if ((r = session_overlay_need(s, "osb_session_export", &ov, err)) < 0 ||
+	    (r = session_layer_call(s, LAYER_GET, &upper, err)) < 0 ||
+	    (r = ovl_diff(upper, ov->ws_fd, ov->userxattr, &d, err)) < 0)
+		return r;
+	r = ovl_export(upper, d, fd, err);
+	osb_diff_free(d);
+	return r;
+}
+
+/* The commit on a held session; the hold ends whatever happens. */
+static int commit_held(osb_session *s, const session_overlay *ov, int upper, char **report,
+                       osb_error *err)
+{
+	json_object *rep = NULL;
+	osb_diff *d = NULL;
+	osb_error rel;
+	int r, dummy = -1;
+
+	r = ovl_diff(upper, ov->ws_fd, ov->userxattr, &d, err);
+	if (r == 0 && ov->ws_path && !(d->workspace = strdup(ov->ws_path)))
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	if (r == 0)
+		r = ovl_commit(upper, ov->ws_fd, d, &rep, err);
+	osb_diff_free(d);
+	if (session_layer_call(s, LAYER_RELEASE, &dummy, &rel) < 0 && r == 0)
+		r = osb_err_set(err, rel.code, rel.sys_errno, "session", "the changes were committed, "
+		                "but the session could not be released: %s", rel.message);
+	if (report)
+		*report = ovl_json_text(rep);
+	else
+		json_object_put(rep);
+	return r;
+}
+
+int osb_session_commit(osb_session *s, unsigned flags, char **report, osb_error *err)
+{
+	_cleanup_close_ int upper = -1;
+	session_overlay *ov;
+	int r;
+
+	osb_err_clear(err);
+	if (report)
+		*report = NULL;
+	if (flags)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_commit: unknown "
+		                   "flags %#x (none is defined)", flags);
+	if ((r = session_overlay_need(s, "osb_session_commit", &ov, err)) < 0 ||
+	    (r = session_layer_call(s, LAYER_HOLD, &upper, err)) < 0)
+		return r;
+	return commit_held(s, ov, upper, report, err);
+}
+
+int osb_session_discard(osb_session *s, osb_error *err)
+{
+	session_overlay *ov;
+	int r;
+
+	osb_err_clear(err);
+	if ((r = session_overlay_need(s, "osb_session_discard", &ov, err)) < 0)
+		return r;
+	return osb_session_destroy(s, err);
+}
+
+const char *osb_session_workspace_mode(osb_session *s)
+{
+	return s ? session_overlay_of(s)->ws_mode : NULL;
+}
