@@ -1525,7 +1525,8 @@ static int kill_listed(int dirfd, unsigned *found)
 	for (size_t i = 0; i < na; i++) {
 		if (fds[i] < 0)
 			continue;
-		if (r == 0 && bsearch(&a[i], b, nb, sizeof(*b), cmp_pid) &&
+		/* An empty second list is NULL: nobody of the first is left. */
+		if (r == 0 && nb > 0 && bsearch(&a[i], b, nb, sizeof(*b), cmp_pid) &&
 		    pidfd_kill(fds[i], SIGKILL) == 0)
 			(*found)++;
 		close(fds[i]);
