@@ -13,6 +13,7 @@
  */
 #include "binds.h"
 #include "hostpath.h"
+#include "layer.h"
 #include "paths.h"
 #include "plan.h"
 #include "policy.h"
@@ -452,6 +453,23 @@ static int plan_read_only(plan *pl, osb_error *err)
 	return 0;
 }
 
+/* A persisted overlay layer, last: it must lie apart from every other
+ * bind source (layer.c). */
+static int plan_layer(plan *pl, osb_error *err)
+{
+	_cleanup_free_ char *dest = NULL;
+	int fd = -1, r = layer_open(pl, &fd, &dest, err);
+
+	if (r < 0 || fd < 0)
+		return r;
+	if (add_bind(pl, fd, dest, true, policy_api_origin) < 0) {
+		close(fd);
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+	}
+	pl->binds[pl->n_binds - 1].layer = true;
+	return 0;
+}
+
 int binds_open(plan *pl, osb_error *err)
 {
 	int r;
@@ -459,7 +477,8 @@ int binds_open(plan *pl, osb_error *err)
 	if ((r = plan_ro_binds(pl, err)) < 0 ||
 	    (r = plan_workspace(pl, err)) < 0 ||
 	    (r = plan_writes(pl, err)) < 0 ||
-	    (r = plan_read_only(pl, err)) < 0)
+	    (r = plan_read_only(pl, err)) < 0 ||
+	    (r = plan_layer(pl, err)) < 0)
 		return r;
 	return 0;
 }
