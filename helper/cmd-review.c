@@ -19,6 +19,7 @@
 #include "common.h"
 #include "lint.h"
 #include "report.h"
+#include "reqpos.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +38,8 @@
 #define EXIT_FOUND 1
 #define EXIT_TROUBLE 2
 #define WRAP_WIDTH 78
+/* A load or request error as the review commands say it. */
+#define MSG_SIZE (sizeof(((osb_error *)0)->message) + PATH_MAX + 64)
 
 extern char **environ;
 
@@ -106,37 +109,36 @@ static int request_skip;
 
 /* Apply the execd request in PATH to P, as the library does for execd
  * (osb_policy_apply_json); 0, or EXIT_TROUBLE said. */
-static int apply_request(osb_policy *p, const char *path)
+static int apply_request(osb_policy *p, const char *path, char *msg, size_t size)
 {
 	_cleanup_free_ char *text = NULL;
 	osb_error err = { 0 };
 	size_t len;
 	int r = rv_read_file(path, RV_MAX_POLICY_BYTES, &text, &len);
 
-	if (r < 0) {
-		fprintf(stderr, "%s: request: cannot read %s: %s\n", prog, path, strerror(-r));
-		return EXIT_TROUBLE;
-	}
-	if (strlen(text) != len) {
-		fprintf(stderr, "%s: request: %s: NUL byte in the request\n", prog, path);
-		return EXIT_TROUBLE;
-	}
-	if (osb_policy_apply_json(p, text, &err) < 0) {
-		fprintf(stderr, "%s: request: %s: %s\n", prog, path, err.message);
-		return EXIT_TROUBLE;
-	}
-	return 0;
+	if (r < 0)
+		snprintf(msg, size, "request: cannot read %s: %s", path, strerror(-r));
+	else if (strlen(text) != len)
+		snprintf(msg, size, "request: %s: NUL byte in the request", path);
+	else if (osb_policy_apply_json(p, text, &err) < 0)
+		snprintf(msg, size, "request: %s: %s", path, err.message);
+	else
+		return 0;
+	fprintf(stderr, "%s: %s\n", prog, msg);
+	return EXIT_TROUBLE;
 }
 
 static int load(const char *name, loaded *l, const char *cmd)
 {
 	osb_error err = { 0 };
 	osb_policy *p = osb_policy_load(name, &err);
+	char msg[MSG_SIZE];
 	int r;
 
 	if (!p)
 		return load_error(&err);
-	if (request_path && request_skip-- == 0 && (r = apply_request(p, request_path)) != 0) {
+	if (request_path && request_skip-- == 0 &&
+	    (r = apply_request(p, request_path, msg, sizeof(msg))) != 0) {
 		osb_policy_free(p);
 		return r;
 	}
@@ -355,7 +357,7 @@ static void lint_help(void)
 	       "A comment \"# osb-lint: waive CODE[,CODE...] -- REASON\" on the line before a\n"
 	       "directive waives those findings of that directive (before the version line:\n"
 	       "findings about defaults); waived findings are still listed.\n\n"
-	       "      --json                 print one JSON object per policy\n"
+	       "      --json                 print one JSON object for every policy named\n"
 	       "                             (docs/lint.schema.json)\n"
 	       "      --no-waivers           honour no waiver: every finding counts\n"
 	       "      --allow-waivers=CODES  honour waivers of these codes only (W107,W115)\n"
@@ -411,9 +413,10 @@ static void lint_print(const lint_report *r, const char *name)
 	for (size_t i = 0; i < r->n; i++) {
 		const lint_finding *f = &r->v[i];
 
-		printf("%s:%u:%u: %s: %s [%s %s]\n", f->file, f->line, f->col,
+		printf("%s:%u:%u: %s: %s [%s %s]%s%s%s\n", f->file, f->line, f->col,
 		       f->waiver ? "waived" : f->rule->sev == LINT_ERROR ? "error" : "warning",
-		       f->message, f->rule->code, f->rule->name);
+		       f->message, f->rule->code, f->rule->name, f->pointer ? " (" : "",
+		       f->pointer ? f->pointer : "", f->pointer ? ")" : "");
 		if (f->waiver)
 			printf("    waiver at line %u: %s\n", f->waiver_line, f->waiver);
 		else
@@ -422,29 +425,77 @@ static void lint_print(const lint_report *r, const char *name)
 	printf("%s: %zu finding%s, %zu waived\n", name, r->n, r->n == 1 ? "" : "s", r->n_waived);
 }
 
-static int lint_one(const char *name, bool json, const char *allowed)
+/* Findings about a request's rules point at the request: its file, the
+ * line and column of the value that made the rule, its JSON pointer. */
+static int point_at_request(lint_report *r, const char *path)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	reqpos rp;
+	int e;
+
+	if ((e = rv_read_file(path, RV_MAX_POLICY_BYTES, &text, &len)) < 0 ||
+	    (e = reqpos_scan(text, &rp)) < 0)
+		return e == -ENOMEM ? e : 0;   /* read by the library already: no positions */
+	for (size_t i = 0; i < r->n && e == 0; i++) {
+		lint_finding *f = &r->v[i];
+		const reqpos_value *v = f->api ? reqpos_for_rule(&rp, f->about) : NULL;
+
+		if (!v)
+			continue;
+		f->file = path;
+		f->line = v->line;
+		f->col = v->col;
+		f->from_default = false;
+		if (!(f->pointer = strdup(v->pointer)))
+			e = -ENOMEM;
+	}
+	reqpos_free(&rp);
+	return e;
+}
+
+/* Load NAME for lint; 0, or 2 with the reason in MSG (also said on
+ * standard error). */
+static int lint_load(const char *name, loaded *l, char *msg, size_t size)
+{
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_load(name, &err);
+	int r;
+
+	snprintf(msg, size, "%s", err.message);
+	if (!p)
+		return load_error(&err);
+	if (request_path && request_skip-- == 0 &&
+	    (r = apply_request(p, request_path, msg, size)) != 0) {
+		osb_policy_free(p);
+		return r;
+	}
+	snprintf(msg, size, "the library reports a rule this osb-isolate does not know");
+	return model_of(l, p, "lint");
+}
+
+/* Lint NAME: its report as text, or into J. Returns 0 no open finding, 1
+ * findings, 2 a policy that does not load (or no memory). */
+static int lint_one(const char *name, lint_json *j, const char *allowed)
 {
 	loaded l = { 0 };
-	int status = load(name, &l, "lint");
+	char msg[MSG_SIZE];
+	int status = lint_load(name, &l, msg, sizeof(msg));
 	lint_report r;
-	char *out = NULL;
 
 	if (status)
-		return status;
-	if (lint_policy(&l.m, &r) < 0) {
+		return j && lint_json_add(j, name, NULL, msg, status) < 0 ? nomem("lint") : status;
+	if (lint_policy(&l.m, &r) < 0 || (request_path && point_at_request(&r, request_path) < 0)) {
+		lint_report_free(&r);
 		unload(&l);
 		return nomem("lint");
 	}
 	refuse_waivers(&r, allowed);
-	if (json && !(out = lint_render_json(&r, name)))
+	status = r.n > r.n_waived ? EXIT_FOUND : 0;
+	if (j && lint_json_add(j, name, &r, NULL, status) < 0)
 		status = nomem("lint");
-	else if (json)
-		puts(out);
-	else
+	else if (!j)
 		lint_print(&r, name);
-	if (!status)
-		status = r.n > r.n_waived ? EXIT_FOUND : 0;
-	free(out);
 	lint_report_free(&r);
 	unload(&l);
 	return status;
@@ -463,6 +514,8 @@ int cmd_lint(int argc, char **argv)
 	};
 	const char *allowed = NULL;
 	bool json = false;
+	lint_json *j = NULL;
+	char *out;
 	int c, worst = 0;
 
 	opts_reset();
@@ -490,12 +543,21 @@ int cmd_lint(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error(argv[0], "no policy given");
+	if (json && !(j = lint_json_new()))
+		return nomem("lint");
 	for (int i = optind; i < argc; i++) {
-		int s = lint_one(argv[i], json, allowed);
+		int s = lint_one(argv[i], j, allowed);
 
 		if (s > worst)
 			worst = s;
 	}
+	if (!j)
+		return worst;
+	/* One document for every policy named, so that CI reads one. */
+	if (!(out = lint_json_finish(j, worst)))
+		return nomem("lint");
+	puts(out);
+	free(out);
 	return worst;
 }
 
@@ -606,9 +668,11 @@ static void diff_help(void)
 	printf("Usage: %s diff [OPTION]... POLICY_A POLICY_B\n"
 	       "Show the semantic difference between two effective policies: rules added (+),\n"
 	       "removed (-) and changed (~), each marked wider, narrower or neutral and followed\n"
-	       "by its origin, the overall verdict (equal, neutral, narrower, wider or mixed),\n"
-	       "then the audit scores of both. Comments, layout, the order of list directives\n"
-	       "and includes never show up.\n\n"
+	       "by its origin; what they change of the effective view (host paths readable or\n"
+	       "writable, network, secrets that pass, calls let through, limits, identity),\n"
+	       "with the rule that decides it on each side; the overall verdict (equal,\n"
+	       "neutral, narrower, wider or mixed), then the audit scores of both. Comments,\n"
+	       "layout, the order of list directives and includes never show up.\n\n"
 	       "      --json          print one JSON object (docs/diff.schema.json)\n"
 	       "      --narrower-ok   exit 0 when POLICY_B is narrower than or equal to\n"
 	       "                      POLICY_A (no change is wider), 1 otherwise\n"
@@ -618,7 +682,21 @@ static void diff_help(void)
 	       "load, or a usage error.\n", prog);
 }
 
-static void print_diff(const diff_report *d)
+static void print_view(const view_deltas *v)
+{
+	if (v->n)
+		printf("effective view:\n");
+	for (size_t i = 0; i < v->n; i++) {
+		const view_delta *e = &v->v[i];
+
+		printf("  %s: %s  (%s)", e->aspect, e->change, diff_dir_name(e->dir));
+		if (e->from_origin && e->to_origin)
+			printf("  # %s => %s", e->from_origin, e->to_origin);
+		putchar('\n');
+	}
+}
+
+static void print_diff(const diff_report *d, const view_deltas *v)
 {
 	size_t wider = 0, narrower = 0;
 
@@ -637,7 +715,8 @@ static void print_diff(const diff_report *d)
 	}
 	printf("%zu difference%s: %zu wider, %zu narrower, %zu neutral\n", d->n, d->n == 1 ? "" : "s",
 	       wider, narrower, d->n - wider - narrower);
-	printf("verdict: %s\n", diff_verdict(d));
+	print_view(v);
+	printf("verdict: %s\n", diff_verdict(d, v));
 }
 
 /* Print the diff of the two loaded policies; returns the exit status. */
@@ -647,13 +726,16 @@ static int diff_print(const char *na, const char *nb, const loaded *a, const loa
 	char ha[OSB_POLICY_HASH_LEN], hb[OSB_POLICY_HASH_LEN], *out = NULL;
 	audit_report ra = { 0 }, rb = { 0 };
 	diff_report d = { 0 };
+	view_deltas vd = { 0 };
+	audit_host h = { 0 };
 	const char *v;
 	int status = EXIT_TROUBLE;
 
 	if (osb_policy_hash(a->p, ha) < 0 || osb_policy_hash(b->p, hb) < 0 ||
-	    diff_policies(&a->m, &b->m, &d) < 0 || audit_policy(&a->m, &ra) < 0 ||
-	    audit_policy(&b->m, &rb) < 0 ||
-	    (json && !(out = diff_render_json(&d, na, ha, ra.total, nb, hb, rb.total)))) {
+	    audit_host_scan(&h) < 0 || diff_policies(&a->m, &b->m, &d) < 0 ||
+	    diff_view(&a->m, &b->m, &h, &vd) < 0 || audit_policy_on(&a->m, &h, &ra) < 0 ||
+	    audit_policy_on(&b->m, &h, &rb) < 0 ||
+	    (json && !(out = diff_render_json(&d, &vd, na, ha, ra.total, nb, hb, rb.total)))) {
 		nomem("diff");
 		goto out;
 	}
@@ -661,17 +743,19 @@ static int diff_print(const char *na, const char *nb, const loaded *a, const loa
 		puts(out);
 	} else {
 		printf("--- %s %s\n+++ %s %s\n", na, ha, nb, hb);
-		print_diff(&d);
+		print_diff(&d, &vd);
 		printf("exposure: %u -> %u (%s%d)\n", ra.total, rb.total, rb.total >= ra.total ? "+" : "",
 		       (int)rb.total - (int)ra.total);
 	}
-	v = diff_verdict(&d);
+	v = diff_verdict(&d, &vd);
 	if (narrower_ok)
 		status = strcmp(v, "wider") == 0 || strcmp(v, "mixed") == 0 ? EXIT_FOUND : 0;
 	else
-		status = d.n ? EXIT_FOUND : 0;
+		status = d.n || vd.n ? EXIT_FOUND : 0;
 out:
 	free(out);
+	audit_host_free(&h);
+	view_deltas_free(&vd);
 	diff_report_free(&d);
 	audit_report_free(&ra);
 	audit_report_free(&rb);

@@ -22,6 +22,7 @@
 #include <grp.h>
 #include <dirent.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -913,11 +914,62 @@ static void report_full(const struct init_opts *o)
 	}
 }
 
+/* The launcher's end of the report channel is its lifeline: it closes when
+ * the launcher's process ends, however it ends. bwrap's --die-with-parent
+ * does not cover a root-mode sandbox: the init has switched to host ids that
+ * bwrap's monitor, which has dropped its capabilities, may not signal, so
+ * the kernel's parent-death SIGKILL from it is refused. Without this the
+ * sandbox would outlive a SIGKILLed caller, running as host ids whose lock
+ * died with the caller. SIGIO says the socket changed; poll says whether
+ * the peer is gone (a "G" for the command arriving is not that). */
+static volatile sig_atomic_t lifeline_signal;
+
+static void on_lifeline(int sig)
+{
+	(void)sig;
+	lifeline_signal = 1;
+}
+
+static bool lifeline_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR));
+}
+
+/* Watch FD when it is the launcher's socket (a pipe: the init run by hand,
+ * nobody to outlive). Returns whether it is watched. */
+static bool arm_lifeline(int fd)
+{
+	struct sigaction sa;
+	int type = 0, fl;
+	socklen_t len = sizeof(type);
+
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0)
+		return false;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_lifeline;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGIO, &sa, NULL) != 0 || fcntl(fd, F_SETOWN, getpid()) != 0 ||
+	    (fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) != 0)
+		_exit(INIT_EXIT_FAILURE);
+	return true;
+}
+
+/* The launcher is gone: end everything but pid 1, which reaps and exits. */
+static void lifeline_check(int fd, bool watched)
+{
+	lifeline_signal = 0;
+	if (watched && lifeline_gone(fd))
+		kill(-1, SIGKILL);
+}
+
 __attribute__((noreturn))
 static void run_as_pid1(const struct init_opts *o)
 {
 	uint64_t deadline_ms = o->has_deadline ? o->deadline_ms : 0;
 	pid_t child = fork();
+	bool watched;
 	int st;
 
 	if (child < 0)
@@ -925,18 +977,21 @@ static void run_as_pid1(const struct init_opts *o)
 	if (child == 0)
 		exec_command(o->cmd, o->env);
 	/* Hold nothing of the command's: its pipes reach EOF when it and its
-	 * own children close them. The report channel stays for the deadline
-	 * and the full tmpfs report. */
-	if (!deadline_ms && !o->n_watch && error_fd >= 0)
-		error_fd = -1;
+	 * own children close them. The report channel stays for the deadline,
+	 * the full tmpfs report and as the launcher's lifeline. */
 	close_all_but(error_fd);
+	watched = arm_lifeline(error_fd);
 	if (deadline_ms)
 		arm_deadline(deadline_ms);
+	/* Gone already, before SIGIO was armed. */
+	lifeline_check(error_fd, watched);
 	for (;;) {
 		pid_t w = waitpid(-1, &st, 0);
 
 		if (w < 0 && errno == EINTR && deadline_hit)
 			deadline_kill();
+		if (w < 0 && errno == EINTR && lifeline_signal)
+			lifeline_check(error_fd, watched);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)

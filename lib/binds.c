@@ -150,6 +150,7 @@ static int plan_ro_binds(plan *pl, osb_error *err)
 		}
 		if (path_check_fs(fd, m->path, "plan", err) < 0) {
 			close(fd);
+			plan_err_origin(err, m->o, "ro-bind");
 			return -OSB_E_PATH;
 		}
 		if (add_bind(pl, fd, m->path, false, m->o) < 0) {
@@ -258,12 +259,16 @@ static int plan_writes(plan *pl, osb_error *err)
 			return osb_err_set(err, OSB_E_POLICY, 0, "paths",
 			                   "%s:%u: write %s lies beneath no declared write-root",
 			                   w->o.file, w->o.line, w->s);
-		if ((r = path_open_root(root->s, &rfd, err)) < 0)
+		if ((r = path_open_root(root->s, &rfd, err)) < 0) {
+			plan_err_origin(err, root->o, "write-root");
 			return r;
+		}
 		r = path_open_granted(rfd, w->s, &fd, err);
 		close(rfd);
-		if (r < 0)
+		if (r < 0) {
+			plan_err_origin(err, w->o, "write");
 			return r;
+		}
 		if (fstat(fd, &st) < 0) {
 			r = osb_err_set(err, OSB_E_PATH, errno, "paths", "%s: %s", w->s, strerror(errno));
 			goto fail;
@@ -280,6 +285,7 @@ static int plan_writes(plan *pl, osb_error *err)
 		continue;
 fail:
 		close(fd);
+		plan_err_origin(err, w->o, "write");
 		return r;
 	}
 	return 0;
@@ -455,8 +461,10 @@ static int plan_read_only(plan *pl, osb_error *err)
 			                   "%s:%u: read-only %s: cannot make it exist for the run: %s",
 			                   ro->o.file, ro->o.line, ro->s, strerror(-r));
 		r = path_resolve_beneath(under->fd, under->dest, rel, &fd, err);
-		if (r < 0)
+		if (r < 0) {
+			plan_err_origin(err, ro->o, "read-only");
 			return r;
+		}
 		if ((r = hold_shared(&pl->made, fd)) < 0) {
 			close(fd);
 			return osb_err_set(err, OSB_E_PATH, -r, "paths", "%s:%u: read-only %s: cannot "

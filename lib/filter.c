@@ -307,6 +307,29 @@ const char *osb_seccomp_group(size_t i, int *denies_unknown)
 	return groups[i].name;
 }
 
+int osb_seccomp_group_denies(const char *group, const char *name, int *errnum)
+{
+	const sc_group *g = group && name ? seccomp_group_find(group) : NULL;
+
+	if (errnum)
+		*errnum = 0;
+	if (!g)
+		return -OSB_E_USAGE;
+	for (size_t i = 0; i < g->n; i++)
+		if (strcmp(g->rules[i].name, name) == 0) {
+			if (errnum)
+				*errnum = g->rules[i].errnum;
+			return g->rules[i].args == SC_ARGS_ANY ? 1 : 2;
+		}
+	/* Not in the table: allowed by name, unless libseccomp does not know it
+	 * and the group answers ENOSYS to what it does not know. */
+	if (!g->deny_unknown || seccomp_syscall_resolve_name(name) != __NR_SCMP_ERROR)
+		return 0;
+	if (errnum)
+		*errnum = ENOSYS;
+	return 1;
+}
+
 const char *seccomp_group_name(void)
 {
 	return seccomp_policy_group(NULL)->name;

@@ -34,7 +34,13 @@
  *                      those ids (and /proc/PID/status) are the planned host
  *                      ids, never 0; anything else: exit 125 without exec.
  *                      On a pipe (tests running the init by hand) there is
- *                      no answer to wait for.
+ *                      no answer to wait for. As pid 1 of a command the init
+ *                      keeps the channel while the command runs and takes
+ *                      the launcher's end closing (the launcher's process
+ *                      ended, however) as the order to SIGKILL every other
+ *                      process of the sandbox: bwrap's --die-with-parent
+ *                      cannot end a root-mode sandbox, whose host ids
+ *                      bwrap's capability-less monitor may not signal.
  *   --env-fd N         the command's environment: a memfd of NUL-terminated
  *                      NAME=VALUE entries (at most ENV_MAX_BYTES), read
  *                      first, applied only by the final execve (and its PATH

@@ -356,6 +356,15 @@ const char *osb_policy_file(const osb_policy *policy, size_t i);
  * group answers ENOSYS to every call its libseccomp does not know rather
  * than allowing it. NULL for I beyond the last. */
 const char *osb_seccomp_group(size_t i, int *denies_unknown);
+/* What the seccomp group GROUP (a name osb_seccomp_group() gives) does with
+ * the system call NAME before a policy edits it, from the table its filter
+ * is compiled from: 0 allows every call of it, 1 denies every call, 2
+ * denies the calls with some argument values (clone with a namespace flag,
+ * ioctl TIOCSTI, ...). *ERRNUM (may be NULL) gets the errno of the denial
+ * (ENOSYS for a name libseccomp does not know, under a group that denies
+ * what it does not know), 0 when allowed. -OSB_E_USAGE for a NULL or
+ * unknown GROUP or a NULL NAME. */
+int osb_seccomp_group_denies(const char *group, const char *name, int *errnum);
 /* The launch plan of POLICY on this host, as one JSON object
  * (osb-isolate(1), "explain --host"): identity mode, ids, workspace, every
  * bind with its verified host source and origin, the Unix sockets the view

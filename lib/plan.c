@@ -79,6 +79,81 @@ int plan_mode(const osb_policy *p, const host_facts *h, bool *userns, osb_error 
 	                   "reason and the remedy", strerror(e));
 }
 
+void plan_err_origin(osb_error *err, osb_origin o, const char *rule)
+{
+	char msg[sizeof(err->message)];
+	char at[64 + 32];
+	int n;
+
+	if (!err || !o.file || o.line == 0)
+		return;
+	n = snprintf(at, sizeof(at), "%s:%u:", o.file, o.line);
+	if (n > 0 && strncmp(err->message, at, (size_t)n) == 0)
+		return;   /* it names it already */
+	if (snprintf(msg, sizeof(msg), "%s:%u: %s: %s", o.file, o.line, rule, err->message) < 0)
+		return;
+	memcpy(err->message, msg, sizeof(msg));
+}
+
+/* Where a mount point lies in the host's view (a read-only bind of the host
+ * or root host-ro), bwrap can neither make a missing one nor mount a
+ * directory over a file: said now, by the rule, rather than as bwrap's
+ * "Can't mkdir". */
+static int plan_check_mount_point(const plan *pl, const char *path, const char *rule,
+                                  osb_origin o, osb_error *err)
+{
+	struct stat st;
+
+	if (plan_place(pl, path, false) != PLACE_HOST)
+		return 0;
+	if (stat(path, &st) < 0)
+		return osb_err_set(err, OSB_E_POLICY, errno, "plan", "%s:%u: %s %s: %s in the host's "
+		                   "read-only view, where no mount point can be made; create it on the "
+		                   "host, or mount a tmpfs above it", o.file, o.line, rule, path,
+		                   errno == ENOENT ? "it does not exist" : strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return osb_err_set(err, OSB_E_POLICY, ENOTDIR, "plan", "%s:%u: %s %s: %s is not a "
+		                   "directory on this host, and a %s is mounted over a directory", o.file,
+		                   o.line, rule, path, path, strcmp(rule, "workspace") == 0 ? "workspace"
+		                   : rule);
+	return 0;
+}
+
+static int plan_check_mount_points(const plan *pl, osb_error *err)
+{
+	const osb_policy *p = pl->p;
+	int r = 0;
+
+	for (size_t i = 0; i < p->n_mounts && r == 0; i++) {
+		const pol_mount *m = &p->mounts[i];
+
+		if (m->kind == MNT_HIDE || m->kind == MNT_TMPFS || m->kind == MNT_DEV || m->kind == MNT_PROC)
+			r = plan_check_mount_point(pl, m->path, policy_mount_names[m->kind], m->o, err);
+	}
+	if (r == 0 && p->ws_mode != WS_NONE && p->ws_dest)
+		r = plan_check_mount_point(pl, p->ws_dest, "workspace", p->ws_set.o, err);
+	return r;
+}
+
+/* A hide in the workspace or in a writable bind would have bwrap make its
+ * mount point in a directory the sandbox can write, in this run or an
+ * earlier one, following any symlink planted there (docs/ARCHITECTURE.md,
+ * "Plan"): refused, whatever the workspace's mode. */
+static int plan_check_hide_place(const plan *pl, const pol_mount *m, const plan_bind *b,
+                                 osb_error *err)
+{
+	bool ws = pl->ws_dest && strcmp(b->dest, pl->ws_dest) == 0;
+
+	if (m->kind != MNT_HIDE || b->reprotect || !(ws || b->writable) || !dest_within(m->path, b->dest))
+		return 0;
+	return osb_err_set(err, OSB_E_POLICY, 0, "plan",
+	                   "%s:%u: hide %s lies in the %s %s (%s:%u): bwrap would make its mount "
+	                   "point in a directory the sandbox can write; keep what the command must "
+	                   "not read out of it (\"read-only workspace:REL\" keeps a path of the "
+	                   "workspace from being changed)", m->o.file, m->o.line, m->path,
+	                   ws ? "workspace" : "writable", b->dest, b->o.file, b->o.line);
+}
+
 /* No mount may silently cover another: refuse layouts where segment order
  * would hide a grant (docs/ARCHITECTURE.md, "Plan"). */
 static int plan_check_layout(const plan *pl, osb_error *err)
@@ -94,6 +169,8 @@ static int plan_check_layout(const plan *pl, osb_error *err)
 		for (size_t j = 0; j < pl->n_binds; j++) {
 			const plan_bind *b = &pl->binds[j];
 
+			if (plan_check_hide_place(pl, m, b, err) < 0)
+				return -OSB_E_POLICY;
 			if (m->kind == MNT_HIDE && dest_within(b->dest, m->path))
 				return osb_err_set(err, OSB_E_POLICY, 0, "plan",
 				                   "%s:%u: hide %s would cover the bind of %s (%s:%u); "
@@ -468,6 +545,7 @@ int plan_build(const osb_policy *p, const host_facts *h, hostid *ids, const plan
 	    (r = open_init(pl, h, err)) < 0 ||
 	    (r = binds_open(pl, err)) < 0 ||
 	    (r = plan_check_layout(pl, err)) < 0 ||
+	    (r = plan_check_mount_points(pl, err)) < 0 ||
 	    (r = plan_identity(pl, err)) < 0 ||
 	    (r = plan_cwd(pl, rq->cwd, err)) < 0 ||
 	    (r = plan_env(pl, rq->envp, err)) < 0 ||

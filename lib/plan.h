@@ -150,5 +150,9 @@ static inline int plan_next_fd(const plan *pl)
 /* Component-wise: is A equal to B or beneath it? Both normalized absolute
  * sandbox paths (policy strings), never host paths. */
 bool dest_within(const char *a, const char *b);
+/* Put "FILE:LINE: RULE: " before ERR's message, unless O is no file's rule
+ * or the message names it already: a launch that fails because of a rule
+ * says which. */
+void plan_err_origin(osb_error *err, osb_origin o, const char *rule);
 
 #endif /* OSB_PLAN_H */

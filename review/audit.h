@@ -24,8 +24,23 @@ typedef struct audit_report {
 	unsigned total;           /* sum of points, 0..AUDIT_MAX */
 } audit_report;
 
-/* Score P. Each check only grows when a grant is added, so the total is
- * monotonic in the grants. Returns 0 or -ENOMEM. */
+/* What the audit reads of the host: the entries of its / ("/bin", "/work",
+ * ...), each scored as a host area when the view shows it. */
+typedef struct audit_host {
+	char **top;
+	size_t n_top;
+} audit_host;
+
+/* This host's: 0 or -ENOMEM (an unreadable / has no entries). */
+int audit_host_scan(audit_host *h);
+void audit_host_free(audit_host *h);
+
+/* Score P on host H (NULL: no entries beyond the areas audit.c names).
+ * Each check only grows when a grant is added, so the total is monotonic
+ * in the grants; policies that show the host alike score alike. Returns 0
+ * or -ENOMEM. */
+int audit_policy_on(const review_policy *p, const audit_host *h, audit_report *out);
+/* The same on this host (audit_host_scan). */
 int audit_policy(const review_policy *p, audit_report *out);
 void audit_report_free(audit_report *r);
 /* "low", "medium", "high" or "unsafe" for a total. */

@@ -44,7 +44,7 @@ bool rv_within(const char *a, const char *b)
 	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
 }
 
-static const char *run_alias(const char *path)
+const char *rv_run_alias(const char *path)
 {
 	if (strcmp(path, "/var/run") == 0 || strncmp(path, "/var/run/", 9) == 0)
 		return strchr(path + 1, '/');   /* "/var/run/x" is "/run/x" */
@@ -53,7 +53,7 @@ static const char *run_alias(const char *path)
 
 bool rv_path_within(const char *a, const char *b)
 {
-	return rv_within(run_alias(a), run_alias(b));
+	return rv_within(rv_run_alias(a), rv_run_alias(b));
 }
 
 bool rv_glob_match(const char *pattern, const char *name)

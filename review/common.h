@@ -30,6 +30,8 @@ bool rv_within(const char *a, const char *b);
 /* The same, after reading /var/run as /run (a symlink to it on every
  * current distribution, so binding either name exposes the same sockets). */
 bool rv_path_within(const char *a, const char *b);
+/* PATH with /var/run read as /run (a pointer into PATH). */
+const char *rv_run_alias(const char *path);
 /* Glob match of environment names: '*' and '?' only, as the policy's env
  * patterns match. */
 bool rv_glob_match(const char *pattern, const char *name);

@@ -254,6 +254,11 @@ static enum diff_dir in_context(const review_policy *a, const review_policy *b, 
 
 	if (strncmp(rule, "env deny ", 9) == 0)
 		return deny_matters(b, rule + 9) ? dir : DIFF_NEUTRAL;
+	/* Allowing a call the group allows anyway changes nothing. */
+	if (strncmp(rule, "seccomp allow ", 14) == 0)
+		return (added ? b : a)->sc_group &&
+		       osb_seccomp_group_denies((added ? b : a)->sc_group, rule + 14, NULL) <= 0
+		       ? DIFF_NEUTRAL : dir;
 	if (strncmp(rule, "ro-bind ", 8) == 0 || strncmp(rule, "tmpfs ", 6) == 0 ||
 	    strncmp(rule, "hide ", 5) == 0 || strncmp(rule, "dev ", 4) == 0)
 		return host_shows(other, arg) == (strncmp(rule, "ro-bind ", 8) == 0) ? DIFF_NEUTRAL

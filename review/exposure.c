@@ -7,6 +7,7 @@
  */
 #include "exposure.h"
 #include "common.h"
+#include "view.h"
 
 #include <errno.h>
 
@@ -34,6 +35,34 @@ static const char *const secret_samples[] = {
 	"NODE_AUTH_TOKEN", "CI_JOB_JWT", "CI_JOB_JWT_V2", "CI_JOB_TOKEN", "ACTIONS_RUNTIME_TOKEN",
 	"SYSTEM_ACCESSTOKEN", "DOCKER_AUTH_CONFIG",
 };
+
+size_t secret_sample_count(void)
+{
+	return ARRAY_SIZE(secret_samples);
+}
+
+const char *secret_sample(size_t i)
+{
+	return i < ARRAY_SIZE(secret_samples) ? secret_samples[i] : NULL;
+}
+
+/* Deny wins; then env set, env inherit, or an env pass pattern. */
+bool env_passes(const review_policy *p, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (env_denied(p, name))
+		return false;
+	if (p->env_base == ENV_INHERIT)
+		return true;
+	for (size_t i = 0; i < p->n_env_set; i++)
+		if (strncmp(p->env_set[i].s, name, n) == 0 && p->env_set[i].s[n] == '=')
+			return true;
+	for (size_t i = 0; i < p->n_env_pass; i++)
+		if (rv_glob_match(p->env_pass[i].s, name))
+			return true;
+	return false;
+}
 
 bool secret_looking(const char *name)
 {
@@ -262,3 +291,41 @@ int exposers(const review_policy *p, const char *path, bool beneath_too, expose_
 	return 0;
 }
 
+
+/* Where credentials live: in every home directory (the caller's own is
+ * readable by an unprivileged caller's sandbox, which is the caller), and
+ * the secrets a container runtime or Kubernetes mounts for the host's
+ * processes (world-readable, as a service account token is). Stores that
+ * only root can read (/etc/ssh's host keys) are not counted: no sandbox
+ * holds host root. */
+static const char *const home_dirs[] = { "/home/*", "/var/home/*", "/root" };
+static const char *const home_stores[] = {
+	".ssh", ".aws", ".gnupg", ".docker", ".kube", ".netrc", ".git-credentials", ".npmrc",
+	".pypirc", ".config/gh", ".config/gcloud", ".azure", ".cargo/credentials.toml",
+	".password-store", ".local/share/keyrings", ".vault-token",
+};
+static const char *const host_stores[] = { "/run/secrets" };
+
+bool credential_shown(const review_policy *p, bool grants, char *what, size_t size, rv_view *v)
+{
+	char pattern[PATH_MAX];
+
+	for (size_t h = 0; h < ARRAY_SIZE(home_dirs); h++) {
+		/* Nothing of the homes in view (nor beneath them): no store either. */
+		if (view_exposes(p, home_dirs[h], grants, NULL, 0).acc == RV_NONE)
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(home_stores); i++) {
+			snprintf(pattern, sizeof(pattern), "%s/%s", home_dirs[h], home_stores[i]);
+			if ((*v = view_exposes(p, pattern, grants, NULL, 0)).acc >= RV_RO) {
+				snprintf(what, size, "%s", pattern);
+				return true;
+			}
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(host_stores); i++)
+		if ((*v = view_exposes(p, host_stores[i], grants, NULL, 0)).acc >= RV_RO) {
+			snprintf(what, size, "%s", host_stores[i]);
+			return true;
+		}
+	return false;
+}

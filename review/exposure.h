@@ -13,6 +13,12 @@
 bool secret_looking(const char *name);
 /* Does an env deny pattern of P remove NAME? */
 bool env_denied(const review_policy *p, const char *name);
+/* Does NAME of the caller's environment reach the command under P? */
+bool env_passes(const review_policy *p, const char *name);
+/* The well-known secret variables (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY...)
+ * the reviewer tools try: how many, and the I-th (NULL beyond). */
+size_t secret_sample_count(void);
+const char *secret_sample(size_t i);
 /* The well-known secret variables PATTERN admits (NULL: all) that no deny
  * pattern removes, as "A, B, C" (at most four named). Returns how many. */
 size_t leaked_samples(const review_policy *p, const char *pattern, char *buf, size_t size);
@@ -35,5 +41,12 @@ enum wclass classify_write(const review_policy *p, const char *w);
 typedef int (*expose_fn)(const review_policy *p, const char *path, const char *rule,
                          const rv_origin *o, void *ctx);
 int exposers(const review_policy *p, const char *path, bool beneath_too, expose_fn fn, void *ctx);
+
+/* The first credential store (a home directory's .ssh, .aws, ... or the
+ * host's /run/secrets) the view shows, GRANTS: or a caller may bind; its
+ * pattern into WHAT and the deciding rule into V. False if none. */
+struct rv_view;
+bool credential_shown(const review_policy *p, bool grants, char *what, size_t size,
+                      struct rv_view *v);
 
 #endif /* OSB_REVIEW_EXPOSURE_H */

@@ -12,6 +12,7 @@
 #include "lint.h"
 #include "common.h"
 #include "exposure.h"
+#include "view.h"
 #include "waiver.h"
 
 #include <errno.h>
@@ -35,6 +36,15 @@ static const lint_rule lint_table[] = {
 	  "host the sandbox cannot be built, so osb-isolate refuses to start this policy on this "
 	  "host. Hide the directory that holds the file, or do not show the file at all (root "
 	  "none with the binds the code needs)." },
+	{ "E104", "mount-layout", LINT_ERROR,
+	  "Mounts whose order would silently take a grant away, or whose making would touch a "
+	  "directory the sandbox can write, are refused when the sandbox is set up: a hide over "
+	  "a bind, a write path or the workspace; a tmpfs, dev or proc mount beneath one (the "
+	  "bind, mounted after it, would cover it); a hide in a write path or the workspace "
+	  "(bwrap would make its mount point there, on the host, following any symbolic link the "
+	  "sandbox planted). Remove one of the two rules; to keep a path of the workspace from "
+	  "being changed, use \"read-only workspace:REL\"; keep what the command must not read "
+	  "out of the workspace." },
 	{ "W101", "write-home", LINT_WARNING,
 	  "A writable home directory lets the sandbox plant code that runs outside it later: "
 	  "shell startup files, ~/.ssh/authorized_keys, ~/.config/autostart, ~/.local/bin on "
@@ -112,6 +122,12 @@ static const lint_rule lint_table[] = {
 	{ "W119", "env-set-comment", LINT_WARNING,
 	  "A \"#\" after a blank in an \"env set\" value is part of the value, not a comment: "
 	  "comments take whole lines. Move the comment to a line of its own." },
+	{ "W120", "read-credentials", LINT_WARNING,
+	  "The sandbox can read a credential store: a home directory's .ssh, .aws, .gnupg, "
+	  ".docker, .kube, .netrc, .git-credentials, .npmrc, .config/gh and the like, or the "
+	  "host's /run/secrets; or a read-root lets a caller bind one. An unprivileged caller's "
+	  "sandbox is the caller, so its own keys and tokens are readable whatever their mode, "
+	  "and anything readable can be sent out. Bind the project, not the home directory." },
 	{ "W190", "bad-waiver", LINT_WARNING,
 	  "A waiver comment reads \"# osb-lint: waive CODE[,CODE...] -- REASON\": known warning "
 	  "codes and a reason. Errors, W190 and W191 cannot be waived." },
@@ -157,6 +173,8 @@ int lint_add_finding(lint_report *r, const char *code, const rv_origin *o, const
 	} else {
 		v[r->n].from_default = true;
 	}
+	v[r->n].api = o && o->file && strcmp(o->file, "api") == 0;
+	v[r->n].about = o ? o->rule : NULL;
 	r->n++;
 	return 0;
 }
@@ -375,6 +393,72 @@ static int lint_hides(const review_policy *p, lint_report *r)
 	return 0;
 }
 
+/* A writable or bound place a mount can meet: its path, what it is, and
+ * whether a hide may lie in it (not in a read-only bind of the host). */
+typedef struct place {
+	const char *path, *what;
+	const rv_origin *o;
+	bool writable;
+} place;
+
+/* E104 for mount M against PL: the launch's layout refusals
+ * (plan_check_layout), where the text decides them. */
+static int layout_finding(const rv_mount *m, const place *pl, lint_report *r)
+{
+	char at[PATH_MAX + 32];
+	const char *k = rv_mount_words[m->kind];
+
+	rv_origin_str(pl->o, at, sizeof(at));
+	if (m->kind == MNT_HIDE && pl->writable && rv_within(m->path, pl->path))
+		return lint_add_finding(r, "E104", &m->o, "\"hide %s\" lies in the %s %s (%s): bwrap "
+		                        "would make its mount point in a directory the sandbox can "
+		                        "write", m->path, pl->what, pl->path, at);
+	if (m->kind == MNT_HIDE && rv_within(pl->path, m->path))
+		return lint_add_finding(r, "E104", &m->o, "\"hide %s\" would cover the bind of %s (%s)",
+		                        m->path, pl->path, at);
+	if ((m->kind == MNT_TMPFS || m->kind == MNT_DEV || m->kind == MNT_PROC) &&
+	    rv_within(m->path, pl->path))
+		return lint_add_finding(r, "E104", &m->o, "\"%s %s\" would be covered by the bind of %s "
+		                        "(%s)", k, m->path, pl->path, at);
+	return 0;
+}
+
+static int lint_layout(const review_policy *p, lint_report *r)
+{
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const rv_mount *m = &p->mounts[i];
+		size_t before = r->n;
+		int e = 0;
+
+		if (p->ws_dest && p->ws_mode != WS_NONE)
+			e = layout_finding(m, &(place){ p->ws_dest, "workspace", &p->ws_set.o, true }, r);
+		for (size_t j = 0; j < p->n_writes && e == 0 && r->n == before; j++)
+			e = layout_finding(m, &(place){ p->writes[j].s, "writable", &p->writes[j].o, true }, r);
+		for (size_t j = 0; j < p->n_mounts && e == 0 && r->n == before; j++)
+			if (p->mounts[j].kind == MNT_RO_BIND && j != i)
+				e = layout_finding(m, &(place){ p->mounts[j].path, "bind", &p->mounts[j].o,
+				                                false }, r);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+static int lint_credentials(const review_policy *p, lint_report *r)
+{
+	char what[PATH_MAX], rule[PATH_MAX + 32];
+	rv_view v;
+
+	if (!credential_shown(p, true, what, sizeof(what), &v))
+		return 0;
+	view_rule_str(p, &v, rule, sizeof(rule));
+	if (v.granted)
+		return lint_add_finding(r, "W120", &v.o, "\"%s\" lets a caller show %s (credentials) to "
+		                        "the sandbox", rule, what);
+	return lint_add_finding(r, "W120", &v.o, "\"%s\" shows %s (credentials) to the sandbox",
+	                        rule, what);
+}
+
 static int lint_limits(const review_policy *p, lint_report *r)
 {
 	if (!p->limit_set[LIM_WALL].set)
@@ -543,7 +627,8 @@ int lint_policy(const review_policy *p, lint_report *r)
 	if ((e = lint_identity(p, r)) < 0 || (e = lint_writes(p, r)) < 0 ||
 	    (e = lint_exposure(p, r)) < 0 || (e = lint_network_seccomp(p, r)) < 0 ||
 	    (e = lint_env(p, r)) < 0 || (e = lint_env_comments(p, r)) < 0 ||
-	    (e = lint_hides(p, r)) < 0 || (e = lint_limits(p, r)) < 0 ||
+	    (e = lint_hides(p, r)) < 0 || (e = lint_layout(p, r)) < 0 ||
+	    (e = lint_credentials(p, r)) < 0 || (e = lint_limits(p, r)) < 0 ||
 	    (e = lint_include_widening(p, r)) < 0 || (e = lint_waivers(p, r)) < 0) {
 		lint_report_free(r);
 		return e;
@@ -558,6 +643,7 @@ void lint_report_free(lint_report *r)
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->v[i].message);
 		free(r->v[i].waiver);
+		free(r->v[i].pointer);
 	}
 	free(r->v);
 	memset(r, 0, sizeof(*r));

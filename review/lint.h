@@ -22,6 +22,9 @@ typedef struct lint_finding {
 	const char *file;         /* the rule's file (points into the policy) */
 	unsigned line, col;       /* for default rules: the top file's version line */
 	bool from_default;        /* the grant is a default, not a written rule */
+	bool api;                 /* the grant is the calling program's (a request's) */
+	const char *about;        /* the rule it is about (the model's text); NULL: none */
+	char *pointer;            /* a request's JSON pointer to it (lint of a request) */
 	char *waiver;             /* reason, when a waiver comment covers it */
 	unsigned waiver_line;
 } lint_finding;

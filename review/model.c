@@ -75,9 +75,11 @@ int rv_group_newest(void)
 	return (int)n - 1;
 }
 
-static rv_origin origin_of(const osb_rule *r)
+/* R's origin, with the model's copy of its text (the library's lives only
+ * during the walk). */
+static rv_origin origin_of(const review_policy *m, const osb_rule *r)
 {
-	return (rv_origin){ r->file, r->line, r->depth };
+	return (rv_origin){ r->file, r->line, r->depth, m->cur_rule };
 }
 
 /* The room a list of N entries has: every list here grows only through
@@ -104,7 +106,8 @@ static void *grow_to(void *arr, size_t n, size_t want, size_t size)
 
 /* Put a copy of S at R's place in the list *V (grown to hold it). The
  * library reports each place once, so the list ends up dense. */
-static int list_put(rv_str **v, size_t *n, const osb_rule *r, const char *s)
+static int list_put(const review_policy *m, rv_str **v, size_t *n, const osb_rule *r,
+                    const char *s)
 {
 	size_t at = r->order, want = at + 1 > *n ? at + 1 : *n;
 	rv_str *nv = grow_to(*v, *n, want, sizeof(*nv));
@@ -115,7 +118,7 @@ static int list_put(rv_str **v, size_t *n, const osb_rule *r, const char *s)
 	*v = nv;
 	*n = want;
 	free(nv[at].s);
-	nv[at] = (rv_str){ strdup(s), origin_of(r) };
+	nv[at] = (rv_str){ strdup(s), origin_of(m, r) };
 	return nv[at].s ? 0 : -ENOMEM;
 }
 
@@ -130,7 +133,7 @@ static int mount_put(review_policy *m, const osb_rule *r, enum mount_kind kind)
 	memset(nv + m->n_mounts, 0, (want - m->n_mounts) * sizeof(*nv));
 	m->mounts = nv;
 	m->n_mounts = want;
-	nv[at] = (rv_mount){ kind, strdup(r->args[link ? 1 : 0]), origin_of(r),
+	nv[at] = (rv_mount){ kind, strdup(r->args[link ? 1 : 0]), origin_of(m, r),
 	                     link ? strdup(r->args[0]) : NULL, kind == MNT_TMPFS ? r->value : 0 };
 	return nv[at].path && (!link || nv[at].target) ? 0 : -ENOMEM;
 }
@@ -147,12 +150,13 @@ static int sc_put(review_policy *m, const osb_rule *r, bool allow)
 	memset(nv + m->n_sc_rules, 0, (want - m->n_sc_rules) * sizeof(*nv));
 	m->sc_rules = nv;
 	m->n_sc_rules = want;
-	nv[at] = (rv_sc){ strdup(r->args[1]), allow, allow ? 0 : (int)r->value, origin_of(r) };
+	nv[at] = (rv_sc){ strdup(r->args[1]), allow, allow ? 0 : (int)r->value, origin_of(m, r) };
 	return nv[at].name ? 0 : -ENOMEM;
 }
 
 /* A keyword scalar: its word's index into *OUT, its origin into *SET. */
-static int keyword_put(const osb_rule *r, const char *const *words, size_t n, int *out,
+static int keyword_put(const review_policy *m, const osb_rule *r, const char *const *words,
+                       size_t n, int *out,
                        rv_set *set)
 {
 	int k = r->n_args ? word_index(r->args[0], words, n) : -1;
@@ -160,17 +164,18 @@ static int keyword_put(const osb_rule *r, const char *const *words, size_t n, in
 	if (k < 0)
 		return -EINVAL;
 	*out = k;
-	*set = (rv_set){ true, origin_of(r) };
+	*set = (rv_set){ true, origin_of(m, r) };
 	return 0;
 }
 
-static int ids_put(const osb_rule *r, size_t first, uint32_t *uid, uint32_t *gid, rv_set *set)
+static int ids_put(const review_policy *m, const osb_rule *r, size_t first, uint32_t *uid,
+                   uint32_t *gid, rv_set *set)
 {
 	if (r->n_args < first + 2)
 		return -EINVAL;
 	*uid = (uint32_t)strtoul(r->args[first], NULL, 10);
 	*gid = (uint32_t)strtoul(r->args[first + 1], NULL, 10);
-	*set = (rv_set){ true, origin_of(r) };
+	*set = (rv_set){ true, origin_of(m, r) };
 	return 0;
 }
 
@@ -179,12 +184,12 @@ static int env_put(review_policy *m, const osb_rule *r)
 	int k;
 
 	if (r->n_args == 2 && strcmp(r->args[0], "pass") == 0)
-		return list_put(&m->env_pass, &m->n_env_pass, r, r->args[1]);
+		return list_put(m, &m->env_pass, &m->n_env_pass, r, r->args[1]);
 	if (r->n_args == 2 && strcmp(r->args[0], "deny") == 0)
-		return list_put(&m->env_deny, &m->n_env_deny, r, r->args[1]);
+		return list_put(m, &m->env_deny, &m->n_env_deny, r, r->args[1]);
 	if (r->n_args == 2 && strcmp(r->args[0], "set") == 0)
-		return list_put(&m->env_set, &m->n_env_set, r, r->args[1]);
-	if (keyword_put(r, rv_env_words, 2, &k, &m->env_base_set) < 0)
+		return list_put(m, &m->env_set, &m->n_env_set, r, r->args[1]);
+	if (keyword_put(m, r, rv_env_words, 2, &k, &m->env_base_set) < 0)
 		return -EINVAL;
 	m->env_base = (enum env_base)k;
 	return 0;
@@ -198,7 +203,7 @@ static int seccomp_put(review_policy *m, const osb_rule *r)
 		return sc_put(m, r, false);
 	if (r->n_args != 1)
 		return -EINVAL;
-	m->sc_mode_set = (rv_set){ true, origin_of(r) };
+	m->sc_mode_set = (rv_set){ true, origin_of(m, r) };
 	m->sc_mode = strcmp(r->args[0], "none") == 0 ? SC_NONE : SC_DEFAULT;
 	free(m->sc_group);
 	m->sc_group = m->sc_mode == SC_NONE ? NULL : strdup(r->args[0]);
@@ -214,7 +219,7 @@ static int limit_put(review_policy *m, const osb_rule *r)
 	if (k < 0)
 		return -EINVAL;
 	m->limits[k] = r->value;
-	m->limit_set[k] = (rv_set){ true, origin_of(r) };
+	m->limit_set[k] = (rv_set){ true, origin_of(m, r) };
 	m->limit_best_effort[k] = be;
 	return 0;
 }
@@ -233,19 +238,21 @@ static int keyword_scalar(review_policy *m, const osb_rule *r, const char *d)
 	int k = 0, e;
 
 	if (strcmp(d, "root") == 0) {
-		if ((e = keyword_put(r, rv_root_words, 2, &k, &m->root_set)) == 0)
+		if ((e = keyword_put(m, r, rv_root_words, 2, &k, &m->root_set)) == 0)
 			m->root = (enum root_kind)k;
 	} else if (strcmp(d, "workspace") == 0) {
-		if ((e = keyword_put(r, rv_ws_words, 4, &k, &m->ws_set)) == 0)
+		if ((e = keyword_put(m, r, rv_ws_words, 4, &k, &m->ws_set)) == 0)
 			m->ws_mode = (enum ws_mode)k;
+		if (e == 0 && r->n_args >= 2 && r->args[1][0] == '/')
+			e = name_put(&m->ws_dest, r->args[1]);
 	} else if (strcmp(d, "network") == 0) {
-		if ((e = keyword_put(r, rv_net_words, 2, &k, &m->net_set)) == 0)
+		if ((e = keyword_put(m, r, rv_net_words, 2, &k, &m->net_set)) == 0)
 			m->net = (enum net_mode)k;
 	} else if (strcmp(d, "identity") == 0) {
-		if ((e = keyword_put(r, rv_id_words, 3, &k, &m->id_mode_set)) == 0)
+		if ((e = keyword_put(m, r, rv_id_words, 3, &k, &m->id_mode_set)) == 0)
 			m->id_mode = (enum id_mode)k;
 	} else if (strcmp(d, "landlock") == 0) {
-		if ((e = keyword_put(r, rv_ll_words, 3, &k, &m->landlock_set)) == 0)
+		if ((e = keyword_put(m, r, rv_ll_words, 3, &k, &m->landlock_set)) == 0)
 			m->landlock = (enum ll_mode)k;
 	} else {
 		e = 1;
@@ -263,20 +270,20 @@ static int put(review_policy *m, const osb_rule *r)
 	if ((e = keyword_scalar(m, r, d)) <= 0)
 		return e;
 	if (strcmp(d, "allow-caller") == 0) {
-		m->caller_net = (rv_set){ true, origin_of(r) };
+		m->caller_net = (rv_set){ true, origin_of(m, r) };
 		return 0;
 	}
 	if (strcmp(d, "env") == 0)
 		return env_put(m, r);
 	if (strcmp(d, "user") == 0 && r->n_args == 3) {
-		if ((e = ids_put(r, 1, &m->uid, &m->gid, &m->user_set)) < 0)
+		if ((e = ids_put(m, r, 1, &m->uid, &m->gid, &m->user_set)) < 0)
 			return e;
 		return name_put(&m->user_name, r->args[0]);
 	}
 	if (strcmp(d, "host-ids") == 0)
-		return ids_put(r, 0, &m->host_uid, &m->host_gid, &m->host_ids_set);
+		return ids_put(m, r, 0, &m->host_uid, &m->host_gid, &m->host_ids_set);
 	if (strcmp(d, "hostname") == 0 && r->n_args == 1) {
-		m->hostname_set = (rv_set){ true, origin_of(r) };
+		m->hostname_set = (rv_set){ true, origin_of(m, r) };
 		return name_put(&m->hostname, r->args[0]);
 	}
 	if (strcmp(d, "seccomp") == 0)
@@ -284,13 +291,13 @@ static int put(review_policy *m, const osb_rule *r)
 	if (strcmp(d, "limit") == 0)
 		return limit_put(m, r);
 	if (r->n_args == 1 && strcmp(d, "write-root") == 0)
-		return list_put(&m->write_roots, &m->n_write_roots, r, r->args[0]);
+		return list_put(m, &m->write_roots, &m->n_write_roots, r, r->args[0]);
 	if (r->n_args == 1 && strcmp(d, "read-root") == 0)
-		return list_put(&m->read_roots, &m->n_read_roots, r, r->args[0]);
+		return list_put(m, &m->read_roots, &m->n_read_roots, r, r->args[0]);
 	if (r->n_args == 1 && strcmp(d, "write") == 0)
-		return list_put(&m->writes, &m->n_writes, r, r->args[0]);
+		return list_put(m, &m->writes, &m->n_writes, r, r->args[0]);
 	if (r->n_args == 1 && strcmp(d, "read-only") == 0)
-		return list_put(&m->read_only, &m->n_read_only, r, r->args[0]);
+		return list_put(m, &m->read_only, &m->n_read_only, r, r->args[0]);
 	return -EINVAL;
 }
 
@@ -305,9 +312,11 @@ static int take(const osb_rule *r, void *arg)
 	m->rules = v;
 	nr = &v[m->n_rules++];
 	*nr = (rv_rule){ strdup(r->text), strdup(r->directive), calloc(r->n_args + 1, sizeof(char *)),
-	                 r->n_args, r->value, origin_of(r) };
+	                 r->n_args, r->value, origin_of(m, r) };
 	if (!nr->text || !nr->directive || !nr->args)
 		return -ENOMEM;
+	m->cur_rule = nr->text;
+	nr->o.rule = nr->text;
 	for (size_t i = 0; i < r->n_args; i++)
 		if (!(nr->args[i] = strdup(r->args[i])))
 			return -ENOMEM;
@@ -369,6 +378,7 @@ void review_model_free(review_policy *m)
 	free(m->sc_rules);
 	free(m->user_name);
 	free(m->hostname);
+	free(m->ws_dest);
 	free(m->sc_group);
 	memset(m, 0, sizeof(*m));
 }

@@ -25,6 +25,7 @@ typedef struct rv_origin {
 	const char *file;
 	unsigned line;
 	unsigned depth;
+	const char *rule;         /* the canonical rule ("write /srv/x"); NULL: none */
 } rv_origin;
 
 typedef struct rv_set {       /* a scalar: set, and by which rule */
@@ -76,10 +77,12 @@ typedef struct review_policy {
 	const osb_policy *pol;    /* what the model was built from */
 	rv_rule *rules; size_t n_rules;   /* canonical order */
 	const char **files; size_t n_files;
+	const char *cur_rule;     /* the rule being filed (review_model) */
 
 	enum root_kind root;           rv_set root_set;
 	rv_mount *mounts; size_t n_mounts;
 	enum ws_mode ws_mode;          rv_set ws_set;
+	char *ws_dest;                 /* "workspace rw DEST"; NULL: the host path */
 	enum net_mode net;             rv_set net_set;
 	rv_set caller_net;
 	enum env_base env_base;        rv_set env_base_set;

@@ -90,7 +90,53 @@ char *check_json_finish(check_json *j, int status)
 	return rv_json_take(root);
 }
 
-char *lint_render_json(const lint_report *r, const char *name)
+struct lint_json {
+	json_object *root, *policies;
+	size_t total, waived, open;
+};
+
+lint_json *lint_json_new(void)
+{
+	lint_json *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->root = json_object_new_object();
+	j->policies = json_object_new_array();
+	if (!j->root || !j->policies) {
+		json_object_put(j->root);
+		json_object_put(j->policies);
+		free(j);
+		return NULL;
+	}
+	add_str(j->root, "schema", "osb-isolate/lint/2");
+	json_object_object_add(j->root, "policies", j->policies);
+	return j;
+}
+
+static json_object *finding_json(const lint_finding *f)
+{
+	json_object *v = json_object_new_object();
+
+	if (!v)
+		return NULL;
+	add_str(v, "code", f->rule->code);
+	add_str(v, "name", f->rule->name);
+	add_str(v, "severity", f->rule->sev == LINT_ERROR ? "error" : "warning");
+	add_str(v, "message", f->message);
+	add_str(v, "file", f->file);
+	json_object_object_add(v, "line", json_object_new_int((int)f->line));
+	json_object_object_add(v, "column", json_object_new_int((int)f->col));
+	json_object_object_add(v, "from_default", json_object_new_boolean(f->from_default));
+	add_str(v, "pointer", f->pointer);
+	add_str(v, "waiver", f->waiver);
+	json_object_object_add(v, "waiver_line", f->waiver ? json_object_new_int((int)f->waiver_line)
+	                                                  : NULL);
+	return v;
+}
+
+int lint_json_add(lint_json *j, const char *name, const lint_report *r, const char *error,
+                  int status)
 {
 	json_object *o = json_object_new_object(), *list = json_object_new_array();
 	size_t open = 0;
@@ -98,36 +144,45 @@ char *lint_render_json(const lint_report *r, const char *name)
 	if (!o || !list) {
 		json_object_put(o);
 		json_object_put(list);
-		return NULL;
+		return -ENOMEM;
 	}
-	add_str(o, "schema", "osb-isolate/lint/1");
 	add_str(o, "policy", name);
-	for (size_t i = 0; i < r->n; i++) {
-		const lint_finding *f = &r->v[i];
-		json_object *v = json_object_new_object();
+	json_object_object_add(o, "status", json_object_new_int(status));
+	add_str(o, "error", error);
+	for (size_t i = 0; r && i < r->n; i++) {
+		json_object *v = finding_json(&r->v[i]);
 
-		add_str(v, "code", f->rule->code);
-		add_str(v, "name", f->rule->name);
-		add_str(v, "severity", f->rule->sev == LINT_ERROR ? "error" : "warning");
-		add_str(v, "message", f->message);
-		add_str(v, "file", f->file);
-		json_object_object_add(v, "line", json_object_new_int((int)f->line));
-		json_object_object_add(v, "column", json_object_new_int((int)f->col));
-		json_object_object_add(v, "from_default", json_object_new_boolean(f->from_default));
-		add_str(v, "waiver", f->waiver);
-		json_object_object_add(v, "waiver_line", f->waiver ? json_object_new_int((int)f->waiver_line)
-		                                                  : NULL);
-		json_object_array_add(list, v);
-		open += !f->waiver;
+		if (!v || json_object_array_add(list, v) < 0) {
+			json_object_put(v);
+			json_object_put(list);
+			json_object_put(o);
+			return -ENOMEM;
+		}
+		open += !r->v[i].waiver;
 	}
 	json_object_object_add(o, "findings", list);
-	json_object_object_add(o, "total", json_object_new_int((int)r->n));
-	json_object_object_add(o, "waived", json_object_new_int((int)r->n_waived));
+	json_object_object_add(o, "total", json_object_new_int(r ? (int)r->n : 0));
+	json_object_object_add(o, "waived", json_object_new_int(r ? (int)r->n_waived : 0));
 	json_object_object_add(o, "open", json_object_new_int((int)open));
-	return rv_json_take(o);
+	j->total += r ? r->n : 0;
+	j->waived += r ? r->n_waived : 0;
+	j->open += open;
+	return json_object_array_add(j->policies, o) < 0 ? (json_object_put(o), -ENOMEM) : 0;
 }
 
-const char *diff_verdict(const diff_report *d)
+char *lint_json_finish(lint_json *j, int status)
+{
+	json_object *root = j->root;
+
+	json_object_object_add(root, "total", json_object_new_int((int)j->total));
+	json_object_object_add(root, "waived", json_object_new_int((int)j->waived));
+	json_object_object_add(root, "open", json_object_new_int((int)j->open));
+	json_object_object_add(root, "status", json_object_new_int(status));
+	free(j);
+	return rv_json_take(root);
+}
+
+const char *diff_verdict(const diff_report *d, const view_deltas *v)
 {
 	size_t wider = 0, narrower = 0;
 
@@ -135,7 +190,11 @@ const char *diff_verdict(const diff_report *d)
 		wider += d->v[i].dir == DIFF_WIDER;
 		narrower += d->v[i].dir == DIFF_NARROWER;
 	}
-	if (d->n == 0)
+	for (size_t i = 0; v && i < v->n; i++) {
+		wider += v->v[i].dir == DIFF_WIDER;
+		narrower += v->v[i].dir == DIFF_NARROWER;
+	}
+	if (d->n == 0 && (!v || v->n == 0))
 		return "equal";
 	if (wider && narrower)
 		return "mixed";
@@ -154,8 +213,29 @@ static json_object *side_json(const char *name, const char *hash, unsigned score
 	return o;
 }
 
-char *diff_render_json(const diff_report *d, const char *a, const char *ha, unsigned sa,
-                       const char *b, const char *hb, unsigned sb)
+static json_object *view_json(const view_deltas *v)
+{
+	json_object *list = json_object_new_array();
+
+	for (size_t i = 0; list && v && i < v->n; i++) {
+		json_object *o = json_object_new_object();
+
+		if (!o) {
+			json_object_put(list);
+			return NULL;
+		}
+		add_str(o, "aspect", v->v[i].aspect);
+		add_str(o, "change", v->v[i].change);
+		add_str(o, "direction", diff_dir_name(v->v[i].dir));
+		add_str(o, "from_origin", v->v[i].from_origin);
+		add_str(o, "to_origin", v->v[i].to_origin);
+		json_object_array_add(list, o);
+	}
+	return list;
+}
+
+char *diff_render_json(const diff_report *d, const view_deltas *vd, const char *a, const char *ha,
+                       unsigned sa, const char *b, const char *hb, unsigned sb)
 {
 	static const char *const kinds[] = { [DIFF_ADDED] = "added", [DIFF_REMOVED] = "removed",
 	                                     [DIFF_CHANGED] = "changed" };
@@ -182,6 +262,7 @@ char *diff_render_json(const diff_report *d, const char *a, const char *ha, unsi
 		json_object_array_add(list, v);
 	}
 	json_object_object_add(o, "changes", list);
-	add_str(o, "verdict", diff_verdict(d));
+	json_object_object_add(o, "view", view_json(vd));
+	add_str(o, "verdict", diff_verdict(d, vd));
 	return rv_json_take(o);
 }

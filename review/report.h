@@ -9,6 +9,7 @@
 
 #include "diff.h"
 #include "lint.h"
+#include "viewdiff.h"
 
 /* Diagnostics of several policies, gathered for one JSON object. */
 typedef struct check_json check_json;
@@ -26,14 +27,26 @@ void check_json_status(check_json *j, int status);
  * STATUS; frees J. */
 char *check_json_finish(check_json *j, int status);
 
-/* One JSON object for lint's report of NAME (malloc'd; NULL: no memory). */
-char *lint_render_json(const lint_report *r, const char *name);
+/* Lint reports of several policies, gathered for one JSON object
+ * (docs/lint.schema.json). */
+typedef struct lint_json lint_json;
 
-/* The overall direction of a diff: "equal" (no difference), "neutral"
- * (differences, none wider or narrower), "narrower", "wider" or "mixed". */
-const char *diff_verdict(const diff_report *d);
+lint_json *lint_json_new(void);
+/* The entry of policy NAME: its report R (NULL when it did not load, ERROR
+ * then saying why) and its STATUS (0 no open finding, 1 findings, 2 not
+ * loaded). 0 or -ENOMEM. */
+int lint_json_add(lint_json *j, const char *name, const lint_report *r, const char *error,
+                  int status);
+/* The whole object (malloc'd; NULL: no memory), with the command's exit
+ * STATUS; frees J. */
+char *lint_json_finish(lint_json *j, int status);
+
+/* The overall direction of a diff, from its rule changes and its view
+ * deltas (V may be NULL): "equal" (no difference), "neutral" (differences,
+ * none wider or narrower), "narrower", "wider" or "mixed". */
+const char *diff_verdict(const diff_report *d, const view_deltas *v);
 /* One JSON object for the diff of A (hash HA, score SA) and B. */
-char *diff_render_json(const diff_report *d, const char *a, const char *ha, unsigned sa,
-                       const char *b, const char *hb, unsigned sb);
+char *diff_render_json(const diff_report *d, const view_deltas *v, const char *a, const char *ha,
+                       unsigned sa, const char *b, const char *hb, unsigned sb);
 
 #endif /* OSB_REVIEW_REPORT_H */

@@ -203,7 +203,7 @@ static int waivers_collect(const source *s, waiver **ws, size_t *n, size_t *cap,
 	for (unsigned line = 1; (l = line_at(s, line, &len)); line++) {
 		const char *hash = l, *why = NULL;
 		waiver w = { .src = s, .line = line };
-		rv_origin o = { s->file, line, 0 };
+		rv_origin o = { s->file, line, 0, NULL };
 		int e;
 
 		if (is_directive(l, len)) {
@@ -311,7 +311,7 @@ static int waivers_unused(const waiver *ws, size_t n_ws, lint_report *r)
 {
 	for (size_t j = 0; j < n_ws; j++)
 		for (size_t k = 0; k < ws[j].n_codes; k++) {
-			rv_origin o = { ws[j].src->file, ws[j].line, 0 };
+			rv_origin o = { ws[j].src->file, ws[j].line, 0, NULL };
 
 			if (ws[j].used[k])
 				continue;

@@ -148,7 +148,7 @@ EOF
 t_system_write_and_ro_paths() {
 	printf 'osb-policy 1\ninclude %s\nwrite-root /etc\nread-root /usr\n' "$stage/policy/strict.policy" >"$S/sys.policy"
 	refused "--write beneath write-root /etc is refused" 125 \
-		"osb-isolate: paths: /etc: inside /etc (host configuration: cron, sudoers, PAM, profile scripts run as root); choose a project directory" \
+		"osb-isolate: paths: $S/sys.policy:3: write-root: /etc: inside /etc (host configuration: cron, sudoers, PAM, profile scripts run as root); choose a project directory" \
 		"$OSB" run --policy "$S/sys.policy" --workspace "$S/proj" --write /etc/cron.d -- true
 	refused "--ro beneath read-root /usr is refused" 125 \
 		"osb-isolate: paths: /usr/local: inside /usr (programs and libraries the host executes); choose a project directory" \

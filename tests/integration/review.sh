@@ -80,6 +80,20 @@ golden() {
 	fi
 }
 
+# valid SCHEMA NAME: $tmp/out is one JSON document valid against docs/SCHEMA.
+valid() {
+	if ! python3 -c 'import jsonschema' 2>/dev/null; then
+		echo "ok - $2 # SKIP python3-jsonschema is not installed"; pass=$((pass + 1)); return
+	fi
+	if python3 - "$OSB_SRCDIR/docs/$1" "$tmp/out" <<'EOF'
+import json, sys, jsonschema
+s = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(s)
+jsonschema.Draft7Validator(s).validate(json.load(open(sys.argv[2])))
+EOF
+	then ok "$2"; else not_ok "$2"; fi
+}
+
 # ---- golden files: explain, audit, diff of the shipped policies --------------
 # Run from the source tree so that origins read policy/NAME.policy (the
 # policy directory too: balanced's "include strict" is read from it).
@@ -96,10 +110,39 @@ golden lint-balanced.json -- "$OSB" lint --json policy/balanced.policy
 golden check-balanced.json -- "$OSB" check --json policy/balanced.policy
 golden audit-checks.txt -- "$OSB" audit --checks
 golden audit-checks.json -- "$OSB" audit --checks --json
+# The reviewer fixtures: five team policies, each a baseline and a job's
+# request (tests/fixtures/review/), audited and diffed as a security team's
+# gate would.
+for fx in pytest npm compiler data agent; do
+	golden "fixture-$fx-audit.txt" -- "$OSB" request audit "tests/fixtures/review/$fx.policy" "tests/fixtures/review/$fx.json"
+	golden "fixture-$fx-diff.txt" -- "$OSB" request diff "tests/fixtures/review/$fx.policy" "tests/fixtures/review/$fx.json"
+	golden "fixture-$fx-diff.json" -- "$OSB" request diff --json "tests/fixtures/review/$fx.policy" "tests/fixtures/review/$fx.json"
+done
 export OSB_ISOLATE_POLICY_DIR=$OSB_SRCDIR/policy
 if [ "$update" = 1 ]; then
 	exit 0
 fi
+cd "$tmp" || exit 1
+
+# ---- the reviewer fixtures: what the gates say ---------------------------------
+cd "$OSB_SRCDIR" || exit 1
+export OSB_ISOLATE_POLICY_DIR=policy
+for fx in pytest npm compiler data agent; do
+	expect_rc "fixture $fx: the baseline checks clean" 0 -- "$OSB" check "tests/fixtures/review/$fx.policy"
+	run "$OSB" request diff --json "tests/fixtures/review/$fx.policy" "tests/fixtures/review/$fx.json"
+	valid diff.schema.json "fixture $fx: request diff --json is valid"
+done
+# The agent's request reaches ~/.ssh and .git/hooks: the gate refuses it,
+# lint says where in the request, the score rises above a team's threshold.
+expect_rc "fixture agent: --narrower-ok refuses the request" 1 -- "$OSB" request diff --narrower-ok tests/fixtures/review/agent.policy tests/fixtures/review/agent.json
+run "$OSB" request lint tests/fixtures/review/agent.policy tests/fixtures/review/agent.json
+if [ "$rc" = 1 ] && grep -q '^tests/fixtures/review/agent.json:4:23: warning: "write /srv/agents/7/repo/.git/hooks" .* (/extra_writable/0)$' "$tmp/out"; then
+	ok "fixture agent: request lint points at the request's .git/hooks"; else not_ok "fixture agent: request lint (exit $rc)"; sed 's/^/#   /' "$tmp/out" | grep -v '^#       ' | head -n 6; fi
+if grep -q '^tests/fixtures/review/agent.json:5:18: warning: "ro-bind /home/dev/.ssh" shows /home/\*/.ssh (credentials) to the sandbox \[W120 read-credentials\] (/read_only/0)$' "$tmp/out"; then
+	ok "fixture agent: request lint flags the request's ~/.ssh at its position"; else not_ok "fixture agent: W120"; fi
+expect_rc "fixture agent: the request's audit is above 40" 1 -- "$OSB" request audit --threshold 40 tests/fixtures/review/agent.policy tests/fixtures/review/agent.json
+expect_rc "fixture compiler: the baseline's audit is at most 20" 0 -- "$OSB" audit --threshold 20 tests/fixtures/review/compiler.policy
+export OSB_ISOLATE_POLICY_DIR=$OSB_SRCDIR/policy
 cd "$tmp" || exit 1
 
 # ---- hash: stable under layout, sensitive to meaning -------------------------
@@ -292,7 +335,7 @@ expect "lint E102: no /proc is an error" 2 "./noproc.policy:1:1: error: the poli
 	-- "$OSB" check ./noproc.policy
 printf '%s\n' "$SAFE" | sed 's/^root host-ro/root none/' >narrow.policy
 printf 'osb-policy 1\ninclude ./narrow\nroot host-ro\n' >widen.policy
-expect "lint W115: include widened" 0 "./widen.policy:3:1: warning: \"root host-ro\" widens \"root none\" of the included ./narrow.policy:2 [W115]"$'\n'"./widen.policy:3:1: warning: \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach [W118]"$'\n' \
+expect "lint W115: include widened" 0 "./widen.policy:3:1: warning: \"root host-ro\" widens \"root none\" of the included ./narrow.policy:2 [W115]"$'\n'"./widen.policy:3:1: warning: \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach [W118]"$'\n'"./widen.policy:3:1: warning: \"root host-ro\" shows /home/*/.ssh (credentials) to the sandbox [W120]"$'\n' \
 	-- "$OSB" check ./widen.policy
 printf '%s\n# osb-lint: waive W107 -- talks to the package registry\nnetwork host\n' "$SAFE" >waived.policy
 expect "lint: waived finding listed, exit 0" 0 "./waived.policy:17:1: waived: \"network host\" shares the host's network namespace [W107 network-host]
@@ -346,7 +389,7 @@ if [ "$now" -gt "$prev" ]; then ok "audit: widening scalars raises the score ($p
 expect_rc "audit --threshold at the score exits 0" 0 -- "$OSB" audit --threshold "$now" ./chain.policy
 expect_rc "audit --threshold below the score exits 1" 1 -- "$OSB" audit --threshold $((now - 1)) ./chain.policy
 run "$OSB" audit --json --threshold 10 ./chain.policy
-if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["above_threshold"] and d["threshold"]==10 and len(d["checks"])==12 and sum(c["weight"] for c in d["checks"])==100' "$tmp/out"; then
+if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["above_threshold"] and d["threshold"]==10 and len(d["checks"])==13 and sum(c["weight"] for c in d["checks"])==100' "$tmp/out"; then
 	ok "audit --json: checks, weights, threshold"
 else
 	not_ok "audit --json (exit $rc)"
@@ -403,8 +446,11 @@ expect "diff: changed and removed rules with direction and origin" 1 "--- ./base
 ~ network none => network host  (wider)  # ./base.policy:8 => ./wider.policy:7
 - tmpfs /run  (wider)  # ./base.policy:4
 2 differences: 2 wider, 0 narrower, 0 neutral
+effective view:
+  readable: +/run  (wider)  # tmpfs /run (./base.policy:4) => root host-ro (./wider.policy:2)
+  network: none → host  (wider)  # network none (./base.policy:8) => network host (./wider.policy:7)
 verdict: wider
-exposure: 19 -> 44 (+25)
+exposure: 33 -> 56 (+23)
 " -- "$OSB" diff ./base.policy ./wider.policy
 
 # ---- explain --host -----------------------------------------------------------------
@@ -446,12 +492,33 @@ bad besteffort.policy 'osb-policy 1\nlimit cputime 60s best-effort\n' './besteff
 lint_case "per-user runtime directory bound" W106 "ro-bind /run/user/1000"
 lint_case "osb-isolate's own runtime directory bound" W106 "ro-bind /run/osb-isolate"
 lint_case "comment inside an env set value" W119 "env set FOO=bar # the default"
+lint_case "home directories bound read-only" W120 "ro-bind /home"
+lint_case "a read-root over the homes" W120 "read-root /home"
 printf 'osb-policy 1\nroot none\nro-bind /etc\nproc /proc\nlimit wall 1m\nhide /etc/passwd\n' >hidefile.policy
 expect "check: hide of a file is an error" 2 "./hidefile.policy:6:1: error: \"hide /etc/passwd\": /etc/passwd is not a directory on this host (hide mounts an empty directory) [E103]"$'\n' \
 	-- "$OSB" check ./hidefile.policy
 run "$OSB" explain --host --workspace ws ./hidefile.policy
 if [ "$rc" = 2 ] && grep -q 'hide /etc/passwd' "$tmp/err"; then ok "explain --host: hide of a file fails (exit 2)"; else
 	not_ok "explain --host: hide of a file (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
+# Mount layouts the launch refuses, said by check when the text decides them.
+printf 'osb-policy 1\nproc /proc\nlimit wall 1m\nwrite-root /srv\nwrite /srv/a\nhide /srv/a/b\n' >hideinwrite.policy
+expect "check: a hide in a write path is an error" 2 "./hideinwrite.policy:6:1: error: \"hide /srv/a/b\" lies in the writable /srv/a (./hideinwrite.policy:5): bwrap would make its mount point in a directory the sandbox can write [E104]"$'\n' \
+	-- "$OSB" check ./hideinwrite.policy
+printf 'osb-policy 1\nproc /proc\nlimit wall 1m\nwrite-root /srv\nwrite /srv/a\nhide /srv\n' >hideoverwrite.policy
+expect "check: a hide over a write path is an error" 2 "./hideoverwrite.policy:6:1: error: \"hide /srv\" would cover the bind of /srv/a (./hideoverwrite.policy:5) [E104]"$'\n' \
+	-- "$OSB" check ./hideoverwrite.policy
+printf 'osb-policy 1\nproc /proc\nlimit wall 1m\nroot none\nro-bind /usr\nhide /usr/share\nworkspace ro /work\nhide /work/x\n' >hideinws.policy
+expect "check: a hide in the workspace's DEST is an error, one in a read-only bind is not" 2 "./hideinws.policy:8:1: error: \"hide /work/x\" lies in the workspace /work (./hideinws.policy:7): bwrap would make its mount point in a directory the sandbox can write [E104]"$'\n' \
+	-- "$OSB" check ./hideinws.policy
+printf 'osb-policy 1\nproc /proc\nlimit wall 1m\nro-bind /usr\ntmpfs /usr/x\n' >tmpfsinbind.policy
+expect "check: a tmpfs a bind would cover is an error" 2 "./tmpfsinbind.policy:5:1: error: \"tmpfs /usr/x\" would be covered by the bind of /usr (./tmpfsinbind.policy:4) [E104]"$'\n' \
+	-- "$OSB" check ./tmpfsinbind.policy
+mkdir -p ws/sub
+printf 'osb-policy 1\ninclude strict\nhide %s/ws/sub\n' "$tmp" >hidews.policy
+run "$OSB" explain --host --workspace ws ./hidews.policy
+if [ "$rc" = 2 ] && grep -q "hidews.policy:3: hide $tmp/ws/sub lies in the workspace $tmp/ws" "$tmp/err"; then
+	ok "explain --host: a hide in the workspace fails (exit 2)"; else
+	not_ok "explain --host: a hide in the workspace (exit $rc)"; sed 's/^/#   /' "$tmp/err" | head -n 3; fi
 printf 'osb-policy 1\nroot none\nro-bind /usr\nproc /proc\nlimit wall 1m\n' >noloader.policy
 run "$OSB" explain --host --workspace ws ./noloader.policy
 if [ "$rc" = 2 ] && grep -q 'dynamic loader' "$tmp/err"; then ok "explain --host: a view without the loader fails (exit 2)"; else
@@ -465,19 +532,6 @@ dates=$(sed -n 's/^\.TH [^ ]* [0-9] \([0-9-]*\) .*/\1/p' "$OSB_SRCDIR"/man/*.[0-
 if [ "$dates" = 1 ]; then ok "man pages: one date"; else not_ok "man pages: $dates different dates"; fi
 
 # ---- JSON outputs against their schemas (docs/*.schema.json) ---------------------
-# valid SCHEMA NAME: $tmp/out is one JSON document valid against docs/SCHEMA.
-valid() {
-	if ! python3 -c 'import jsonschema' 2>/dev/null; then
-		echo "ok - $2 # SKIP python3-jsonschema is not installed"; pass=$((pass + 1)); return
-	fi
-	if python3 - "$OSB_SRCDIR/docs/$1" "$tmp/out" <<'EOF'
-import json, sys, jsonschema
-s = json.load(open(sys.argv[1]))
-jsonschema.Draft7Validator.check_schema(s)
-jsonschema.Draft7Validator(s).validate(json.load(open(sys.argv[2])))
-EOF
-	then ok "$2"; else not_ok "$2"; fi
-}
 run "$OSB" check --json ./safe.policy ./typo.policy ./nowall.policy bare.policy
 valid check.schema.json "check --json: valid (exit $rc)"
 if [ "$rc" = 2 ] && python3 - "$tmp/out" <<'EOF'
@@ -493,10 +547,26 @@ EOF
 then ok "check --json: statuses, positions, codes, hint"; else not_ok "check --json: content (exit $rc)"; fi
 run "$OSB" lint --json ./waived.policy
 valid lint.schema.json "lint --json: valid (exit $rc)"
-if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["findings"][0]; assert (d["open"],d["waived"],f["code"],f["waiver"],f["waiver_line"])==(0,1,"W107","talks to the package registry",16), d' "$tmp/out"; then
+if [ "$rc" = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["policies"][0]; f=d["findings"][0]; assert (d["open"],d["waived"],f["code"],f["waiver"],f["waiver_line"])==(0,1,"W107","talks to the package registry",16), d' "$tmp/out"; then
 	ok "lint --json: the waived finding"; else not_ok "lint --json: content (exit $rc)"; fi
+# Several policies: one document, one entry per policy in the order given, a
+# policy that does not load among them with its error.
+run "$OSB" lint --json ./safe.policy ./waived.policy ./typo.policy ./nowall.policy
+valid lint.schema.json "lint --json of several policies: one valid document (exit $rc)"
+if [ "$rc" = 2 ] && python3 - "$tmp/out" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] == 2 and d["open"] == 1 and d["waived"] == 1, d
+p = d["policies"]
+assert [e["policy"] for e in p] == ["./safe.policy", "./waived.policy", "./typo.policy", "./nowall.policy"], p
+assert [e["status"] for e in p] == [0, 0, 2, 1], p
+assert p[2]["error"] == './typo.policy:2:3: unknown directive "netwrok" (did you mean "network"?)', p[2]
+assert p[2]["findings"] == [] and p[0]["error"] is None, p
+assert p[3]["findings"][0]["code"] == "W114", p[3]
+EOF
+then ok "lint --json of several policies: entries, statuses, the load error"; else not_ok "lint --json of several policies (exit $rc)"; fi
 run "$OSB" lint --json --no-waivers ./waived.policy
-if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert (d["open"],d["waived"],d["findings"][0]["waiver"])==(1,0,None), d' "$tmp/out"; then
+if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["policies"][0]; assert (d["open"],d["waived"],d["findings"][0]["waiver"])==(1,0,None), d' "$tmp/out"; then
 	ok "lint --no-waivers: a waiver does not make lint pass"; else not_ok "lint --no-waivers (exit $rc)"; fi
 expect_rc "lint --allow-waivers=W107 honours W107" 0 -- "$OSB" lint --allow-waivers=W107 ./waived.policy
 expect_rc "lint --allow-waivers=W115,W111 refuses W107" 1 -- "$OSB" lint --allow-waivers=W115,W111 ./waived.policy
@@ -509,12 +579,14 @@ run "$OSB" audit --json ./base.policy
 valid audit.schema.json "audit --json: valid"
 run "$OSB" audit --checks --json
 valid audit.schema.json "audit --checks --json: valid"
-if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==12 and sum(c["weight"] for c in d)==100' "$tmp/out"; then
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==13 and sum(c["weight"] for c in d)==100' "$tmp/out"; then
 	ok "audit --checks: every check, weights add up to 100"; else not_ok "audit --checks: weights"; fi
 run "$OSB" diff --json ./base.policy ./wider.policy
 valid diff.schema.json "diff --json: valid (exit $rc)"
 if [ "$rc" = 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"]=="wider" and len(d["changes"])==2 and d["changes"][0]["from_origin"]=="./base.policy:8", d' "$tmp/out"; then
 	ok "diff --json: changes, origins, verdict"; else not_ok "diff --json: content (exit $rc)"; fi
+if python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["view"]; assert [(e["aspect"],e["change"],e["direction"],e["to_origin"]) for e in v]==[("readable","+/run","wider","root host-ro (./wider.policy:2)"),("network","none \u2192 host","wider","network host (./wider.policy:7)")], v' "$tmp/out"; then
+	ok "diff --json: the effective view's deltas with their origins"; else not_ok "diff --json: view"; fi
 # diff --narrower-ok: 0 for equal or narrower, 1 for wider or mixed.
 sed 's/^network none/network host/; /^limit output/d' base.policy >mixed.policy
 printf 'limit nofile 64\n' >>mixed.policy
@@ -566,6 +638,22 @@ run "$OSB" request lint ./jobs.policy hooks.json
 if [ "$rc" = 1 ] && grep -q 'warning: "write /srv/jobs/42/repo/.git/hooks" makes git hooks or git configuration writable \[W105 ' "$tmp/out"; then
 	ok "request lint: a request's writable .git/hooks is W105"; else not_ok "request lint (exit $rc)"; sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -n 4; fi
 expect_rc "request lint: the baseline alone is clean" 0 -- "$OSB" lint ./jobs.policy
+# Findings about what the request made point at the request: its line and
+# column, and the JSON pointer of the value.
+printf 'osb-policy 1\ninclude strict\nwrite-root /srv/jobs\nallow-caller network\n' >jobsnet.policy
+printf '{\n  "network": "host",\n  "extra_writable": [\n    "/srv/jobs/42/out",\n    "/srv/jobs/42/repo/.git/hooks"\n  ],\n  "env": { "pass": [ "DB_PWD" ], "set": { "API_TOKEN_FILE": "x" } }\n}\n' >placed.json
+run "$OSB" request lint ./jobsnet.policy placed.json
+if [ "$rc" = 1 ] && [ "$(grep -c '^placed.json:' "$tmp/out")" = 5 ] &&
+   grep -q '^placed.json:5:5: warning: "write /srv/jobs/42/repo/.git/hooks" makes git hooks or git configuration writable \[W105 write-git-hooks\] (/extra_writable/1)$' "$tmp/out" &&
+   grep -q '^placed.json:2:14: warning: "network host" shares the host.s network namespace \[W107 network-host\] (/network)$' "$tmp/out" &&
+   grep -q '^placed.json:7:22: warning: "env pass DB_PWD" passes a credential-shaped variable \[W112 env-pass-secret\] (/env/pass/0)$' "$tmp/out" &&
+   grep -q '^placed.json:7:61: warning: "env set API_TOKEN_FILE=..." writes a credential-shaped variable into the policy \[W113 env-set-secret\] (/env/set/API_TOKEN_FILE)$' "$tmp/out"; then
+	ok "request lint: findings at the request's line:column and JSON pointer"; else
+	not_ok "request lint: positions (exit $rc)"; sed 's/^/#   /' "$tmp/out" "$tmp/err" | grep -v '^#       ' | head -n 8; fi
+run "$OSB" request lint --json ./jobsnet.policy placed.json
+valid lint.schema.json "request lint --json: valid (exit $rc)"
+if python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["policies"][0]["findings"]; w=[x for x in f if x["code"]=="W105"][0]; assert (w["file"],w["line"],w["column"],w["pointer"],w["from_default"])==("placed.json",5,5,"/extra_writable/1",False), w' "$tmp/out"; then
+	ok "request lint --json: the finding's file, line, column and pointer are the request's"; else not_ok "request lint --json: pointer"; fi
 run "$OSB" request explain ./jobs.policy hooks.json
 if [ "$rc" = 0 ] && grep -qx 'write /srv/jobs/42/repo/.git/hooks  # api' "$tmp/out"; then
 	ok "request explain: the request's rules with origin api"; else not_ok "request explain (exit $rc)"; fi

@@ -508,6 +508,48 @@ t_layout() {
 	printf 'osb-policy 1\ninclude %s\nhide %s\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" "$(dirname "$WS")" > "$WS/hidews.policy"
 	err=$("$OSB" run --policy "$WS/hidews.policy" -- true 2>&1); rc=$?
 	expect_eq "a hide over the workspace is refused, never a hidden grant (125)" "125" "$rc"
+	# A hide in the workspace would have bwrap make its mount point in a
+	# directory the sandbox can write (on the host) and follow a link planted
+	# there: refused before anything is made, naming the rule.
+	printf 'osb-policy 1\ninclude %s\nhide %s/nothere/deeper\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" "$WS" > "$WS/hidein.policy"
+	err=$("$OSB" run --policy "$WS/hidein.policy" -- true 2>&1); rc=$?
+	expect_eq "a hide in the workspace is refused (125)" "125" "$rc"
+	case "$err" in *"$WS/hidein.policy:3: hide $WS/nothere/deeper lies in the workspace $WS"*) ok "... naming the hide and the workspace";;
+		*) not_ok "... naming the hide and the workspace" "$err";; esac
+	[ ! -e "$WS/nothere" ] && ok "... and no mount point was made on the host" || not_ok "... and no mount point was made on the host"
+	ln -s "$STAGE" "$WS/planted"
+	printf 'osb-policy 1\ninclude %s\nhide %s/planted/bin\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" "$WS" > "$WS/hidelink.policy"
+	err=$("$OSB" run --policy "$WS/hidelink.policy" -- true 2>&1); rc=$?
+	expect_eq "a hide through a link planted in the workspace is refused (125)" "125" "$rc"
+	rm -f "$WS/planted"
+}
+
+# A launch that fails because of a rule names the rule's file:line, and the
+# rule (bind sources, hide targets, write paths, the workspace's DEST).
+t_rule_origins() {
+	new_ws
+	local err rc name rule i=0
+	mkdir -p "$WS/root" && chmod 755 "$WS/root"
+	ln -s /etc "$WS/root/link"
+	while IFS='|' read -r name rule; do
+		i=$((i + 1))
+		printf 'osb-policy 1\ninclude %s\n%b\n' "$OSB_ISOLATE_POLICY_DIR/strict.policy" "$rule" >"$WS/o$i.policy"
+		err=$("$OSB" run --policy "$WS/o$i.policy" -- true 2>&1); rc=$?
+		case "$rc:$err" in
+		"125:"*"$WS/o$i.policy:"*) ok "$name: 125, the message names the rule's origin";;
+		*) not_ok "$name: 125, the message names the rule's origin" "exit $rc" "$err";;
+		esac
+	done <<EOF
+a hide over a file|hide /etc/passwd
+a write path that does not exist|write-root $WS/root\nwrite $WS/root/missing
+a write path through a symlink|write-root $WS/root\nwrite $WS/root/link/x
+a write-root that does not exist|write-root $WS/nonexist\nwrite $WS/nonexist/x
+a bind of a kernel interface|ro-bind /proc/self
+a workspace DEST in the read-only host view|workspace rw /etc/osb-nonexistent
+a hide where the read-only view has no directory|hide /usr/osb-nonexistent
+EOF
+	[ ! -e /etc/osb-nonexistent ] && [ ! -e /usr/osb-nonexistent ] && ok "... and nothing was made on the host" ||
+		not_ok "... and nothing was made on the host"
 }
 
 # Ordinary work keeps working under the filter and the guards.
@@ -576,11 +618,35 @@ t_root_mode() {
 	case "$err" in *"is not writable by the sandbox's host ids "*"(allocated;"*) ok "the refusal names the host ids";; *) not_ok "the refusal names the host ids" "$err";; esac
 }
 
+# ---- nothing outlives its caller ------------------------------------------------
+# A caller killed with SIGKILL (no chance to clean up) takes its sandbox
+# with it: bwrap --die-with-parent, kept by the init across its own id
+# switch in root mode (the kernel clears the parent-death signal when a
+# process changes its ids). Were the sandbox to outlive the caller, it would
+# also keep running as host ids whose lock died with the caller.
+t_caller_killed() {
+	new_ws
+	local marker="29.$$$RANDOM" cli i
+	"$OSB" run -- sleep "$marker" &
+	cli=$!
+	for ((i = 0; i < 100; i++)); do pgrep -x -f "sleep $marker" >/dev/null && break; sleep 0.05; done
+	kill -9 "$cli"
+	wait "$cli" 2>/dev/null
+	for ((i = 0; i < 60; i++)); do pgrep -x -f "sleep $marker" >/dev/null || break; sleep 0.05; done
+	if pgrep -x -f "sleep $marker" >/dev/null; then
+		not_ok "kill -9 of the caller ends the sandbox's command" "$(pgrep -a -x -f "sleep $marker")"
+		pkill -9 -x -f "sleep $marker"
+	else
+		ok "kill -9 of the caller ends the sandbox's command (within 3 s)"
+	fi
+}
+
 echo "# integration suite as $WHO"
 for t in t_pid_isolation t_identity_view t_private_tmp t_usr_readonly t_workspace_write \
 	t_workspace_refused t_no_network t_env_secrets t_streams t_output_limit t_exit_codes \
 	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_seccomp_policy t_escape_suite t_escape_skip_path t_mode t_root_mode \
-	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect t_git_hooks t_layout t_benign; do
+	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect t_git_hooks t_layout t_rule_origins t_benign \
+	t_caller_killed; do
 	"$t"
 done
 echo "# as $WHO"

@@ -209,6 +209,7 @@ START_TEST(test_policy_and_config_calls_refuse_null)
 	ck_assert_int_eq(osb_policy_set_config(NULL, NULL, &err), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_policy_hash(NULL, h), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_policy_rules(NULL, NULL, NULL), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_seccomp_group_denies(NULL, NULL, NULL), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_config_add_workspace_root(NULL, "/srv", &err), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_session_opts_set_idle_timeout_ms(NULL, 1), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_session_opts_set_max_execs(NULL, 1), -OSB_E_USAGE);

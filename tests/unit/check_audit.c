@@ -13,6 +13,10 @@
 #include "diff.h"
 #include "explain.h"
 #include "lint.h"
+#include "viewdiff.h"
+#include "reqpos.h"
+
+#include <errno.h>
 
 #include <check.h>
 #include <json-c/json.h>
@@ -112,7 +116,7 @@ static review_policy *load(const char *path)
 	"limit wall 10m\nlimit nofile 1024\nlimit fsize 1GiB\n" \
 	"read-only workspace:.git/hooks\nread-only workspace:.git/config\n"
 
-static const rv_origin test_origin = { "t.policy", 99, 0 };
+static const rv_origin test_origin = { "t.policy", 99, 0, NULL };
 
 /* Grants on the model. The strings are owned by the model from here on. */
 static void add_str(rv_str **v, size_t *n, const char *s)
@@ -301,11 +305,19 @@ static const struct lint_case {
 	mutate_fn mutate;
 	const char *want;        /* the exact findings, "CODE message\n" each */
 } lint_cases[] = {
-	{ "write home", "", NULL, g_write_home, "W101 \"write /home/alice\" makes a home directory writable\n" },
-	{ "write /root", "", NULL, g_write_root_home, "W101 \"write /root\" makes a home directory writable\n" },
-	{ "write /", "", NULL, g_write_slash, "W102 \"write /\" makes the whole host file system writable\n"
+	{ "write home", "", NULL, g_write_home, "W101 \"write /home/alice\" makes a home directory writable\n"
+	  "W120 \"write /home/alice\" shows /home/*/.ssh (credentials) to the sandbox\n" },
+	{ "write /root", "", NULL, g_write_root_home, "W101 \"write /root\" makes a home directory writable\n"
+	  "W120 \"write /root\" shows /root/.ssh (credentials) to the sandbox\n" },
+	{ "write /", "", NULL, g_write_slash,
+	  "E104 \"tmpfs /tmp\" would be covered by the bind of / (t.policy:99)\n"
+	  "E104 \"tmpfs /run\" would be covered by the bind of / (t.policy:99)\n"
+	  "E104 \"dev /dev\" would be covered by the bind of / (t.policy:99)\n"
+	  "E104 \"proc /proc\" would be covered by the bind of / (t.policy:99)\n"
+	  "W102 \"write /\" makes the whole host file system writable\n"
 	  "W106 \"write /\" makes the host's /run/docker.sock reachable\n"
-	  "W108 \"write /\" shares the host's /tmp\n" },
+	  "W108 \"write /\" shares the host's /tmp\n"
+	  "W120 \"write /\" shows /home/*/.ssh (credentials) to the sandbox\n" },
 	{ "write /etc", "", NULL, g_write_etc, "W103 \"write /etc/cron.d\" makes host configuration writable\n" },
 	{ "write rc", "", NULL, g_write_rc, "W104 \"write /srv/u/.bashrc\" makes a shell startup file writable\n" },
 	{ "write rc read-only", "", NULL, g_write_rc_protected, "" },
@@ -316,7 +328,8 @@ static const struct lint_case {
 	{ "write .git/objects", "", NULL, g_write_git_objects, "" },
 	{ "write plain", "", NULL, g_write_plain, "" },
 	{ "write-root over homes", "write-root /home\n", NULL, NULL,
-	  "W101 \"write-root /home\" lets requests make a home directory writable\n" },
+	  "W101 \"write-root /home\" lets requests make a home directory writable\n"
+	  "W120 \"write-root /home\" lets a caller show /home/*/.ssh (credentials) to the sandbox\n" },
 	{ "write-root over /etc", "write-root /etc/app\n", NULL, NULL,
 	  "W103 \"write-root /etc/app\" lets requests make host configuration writable\n" },
 	{ "write-root for jobs", "write-root /srv/jobs\n", NULL, NULL, "" },
@@ -329,18 +342,27 @@ static const struct lint_case {
 	  "W106 \"ro-bind /run/podman\" makes the host's /run/podman/podman.sock reachable\n" },
 	{ "host /run", NULL, "osb-policy 1\nroot host-ro\ntmpfs /tmp\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
 	  "W106 \"root host-ro\" makes the host's /run/docker.sock reachable\n"
-	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
+	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  "W120 \"root host-ro\" shows /home/*/.ssh (credentials) to the sandbox\n" },
 	{ "host /tmp and /dev/shm", NULL, "osb-policy 1\nroot host-ro\ntmpfs /run\nproc /proc\nlimit wall 1m\n", NULL,
 	  "W108 \"root host-ro\" shares the host's /tmp\n"
-	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
+	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  "W120 \"root host-ro\" shows /home/*/.ssh (credentials) to the sandbox\n" },
 	{ "host view, private /run and /tmp", NULL, "osb-policy 1\nroot host-ro\ntmpfs /tmp\n"
 	  "tmpfs /run\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
-	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
+	  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  "W120 \"root host-ro\" shows /home/*/.ssh (credentials) to the sandbox\n" },
 	{ "host view by ro-bind /", NULL, "osb-policy 1\nro-bind /\ntmpfs /tmp\n"
 	  "tmpfs /run\ndev /dev\nproc /proc\nlimit wall 1m\n", NULL,
 	  "W106 \"ro-bind /\" makes the host's /run/docker.sock reachable\n"
 	  "W108 \"ro-bind /\" shares the host's /tmp\n"
-	  "W118 \"ro-bind /\" shows every Unix socket of the host the sandbox identity can reach\n" },
+	  "W118 \"ro-bind /\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  "W120 \"ro-bind /\" shows /home/*/.ssh (credentials) to the sandbox\n"
+	  /* The launch refuses mounts a bind of / would cover. */
+	  "E104 \"tmpfs /tmp\" would be covered by the bind of / (t.policy:2)\n"
+	  "E104 \"tmpfs /run\" would be covered by the bind of / (t.policy:2)\n"
+	  "E104 \"dev /dev\" would be covered by the bind of / (t.policy:2)\n"
+	  "E104 \"proc /proc\" would be covered by the bind of / (t.policy:2)\n" },
 	{ "X11 dir bound", "ro-bind /tmp/.X11-unix\n", NULL, NULL,
 	  "W108 \"ro-bind /tmp/.X11-unix\" shares the host's /tmp\n" },
 	{ "root none needs no tmpfs", NULL, "osb-policy 1\nproc /proc\nlimit wall 1m\n", NULL, "" },
@@ -458,7 +480,8 @@ START_TEST(test_lint_include_widening_each_scalar)
 		  "W115 \"workspace rw\" widens \"workspace ro\" of the included @:3\n" },
 		{ "root none\n", "root host-ro\ntmpfs /tmp\ntmpfs /run\ndev /dev\n",
 		  "W115 \"root host-ro\" widens \"root none\" of the included @:3\n"
-		  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n" },
+		  "W118 \"root host-ro\" shows every Unix socket of the host the sandbox identity can reach\n"
+	  "W120 \"root host-ro\" shows /home/*/.ssh (credentials) to the sandbox\n" },
 		{ "limit wall 1m\n", "limit wall 2h\n",
 		  "W115 \"limit wall 7200000ms\" widens \"limit wall 60000ms\" of the included @:3\n" },
 		{ "limit fsize 1MiB\n", "limit fsize unlimited\n",
@@ -630,12 +653,26 @@ END_TEST
 
 /* ---- audit ------------------------------------------------------------------------ */
 
+/* A host of known shape, so that scores do not depend on the machine the
+ * tests run on: its / holds these entries (/work is one audit.c does not
+ * name). */
+static char *test_top[] = {
+	"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/media", "/mnt", "/opt",
+	"/proc", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/work",
+};
+static const audit_host test_host = { test_top, sizeof(test_top) / sizeof(test_top[0]) };
+
+static void audit_of(const review_policy *p, audit_report *r)
+{
+	ck_assert_int_eq(audit_policy_on(p, &test_host, r), 0);
+}
+
 static unsigned score(const review_policy *p)
 {
 	audit_report r;
 	unsigned total;
 
-	ck_assert_int_eq(audit_policy(p, &r), 0);
+	audit_of(p, &r);
 	total = r.total;
 	audit_report_free(&r);
 	return total;
@@ -647,16 +684,17 @@ START_TEST(test_audit_weights_sum_to_max)
 	audit_report r;
 	unsigned sum = 0;
 
-	ck_assert_int_eq(audit_policy(p, &r), 0);
-	ck_assert_uint_eq(r.n, 12);
+	audit_of(p, &r);
+	ck_assert_uint_eq(r.n, 13);
 	for (size_t i = 0; i < r.n; i++) {
 		sum += r.v[i].weight;
 		ck_assert_uint_le(r.v[i].points, r.v[i].weight);
 		ck_assert_ptr_nonnull(r.v[i].detail);
 	}
 	ck_assert_uint_eq(sum, AUDIT_MAX);
-	/* landlock auto 2, no wall limit 4, no fsize and nofile 2 */
-	ck_assert_uint_eq(r.total, 8);
+	/* landlock auto 2, no wall limit 3, no fsize, nofile, memory, pids 4,
+	 * an unprivileged caller's sandbox is the caller 2 */
+	ck_assert_uint_eq(r.total, 11);
 	audit_report_free(&r);
 	free_model(p);
 }
@@ -667,16 +705,189 @@ START_TEST(test_audit_shipped_strict_score_pinned)
 	review_policy *p = load(TEST_SRCDIR "/policy/strict.policy");
 	audit_report r;
 
-	ck_assert_int_eq(audit_policy(p, &r), 0);
+	audit_of(p, &r);
 	/* host-view 1 (root none, /usr and /etc), workspace 5 (rw), landlock 2
-	 * (auto). */
-	ck_assert_uint_eq(r.total, 8);
+	 * (auto), no memory or pids limit 2, the caller's identity 2. */
+	ck_assert_uint_eq(r.total, 12);
 	ck_assert_str_eq(r.v[0].id, "A01");
 	ck_assert_uint_eq(r.v[0].points, 1);
-	ck_assert_str_eq(r.v[0].detail, "root none with 2 ro-bind paths, system directories only");
+	ck_assert_str_eq(r.v[0].detail, "readable: system directories");
+	ck_assert_str_eq(r.v[12].id, "A13");
+	ck_assert_uint_eq(r.v[12].points, 0);
 	ck_assert_str_eq(audit_level(r.total), "low");
 	audit_report_free(&r);
 	free_model(p);
+}
+END_TEST
+
+/* Every check's points of TEXT, as "A01=1 A02=0 ...", and the total. */
+static char *points_of(const char *text)
+{
+	review_policy *p = parse(text);
+	audit_report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	audit_of(p, &r);
+	for (size_t i = 0; i < r.n; i++)
+		fprintf(f, "%s=%u ", r.v[i].id, r.v[i].points);
+	fprintf(f, "total=%u", r.total);
+	fclose(f);
+	audit_report_free(&r);
+	free_model(p);
+	return buf;
+}
+
+static void append(char *buf, size_t size, const char *s)
+{
+	size_t used = strlen(buf);
+
+	ck_assert_uint_lt(used + strlen(s), size);
+	memcpy(buf + used, s, strlen(s) + 1);
+}
+
+/* Policies that show the host alike score alike, check by check: the
+ * score is of the effective view, so no rewording of a view buys points.
+ * Each pair builds the same view in two ways. */
+START_TEST(test_audit_same_view_same_score)
+{
+	static const char base[] = "osb-policy 1\nproc /proc\ndev /dev\ntmpfs /tmp\nworkspace rw\n"
+	                           "limit wall 10m\n";
+	static const char *const pairs[][2] = {
+		/* A call the group allows anyway: allowing it changes nothing. */
+		{ "", "seccomp allow uname\n" },
+		{ "seccomp allow ptrace\n", "seccomp allow ptrace uname getpid\n" },
+		/* /var/run is /run. */
+		{ "ro-bind /run/docker.sock\n", "ro-bind /var/run/docker.sock\n" },
+		/* A deny pattern that nothing could pass through. */
+		{ "", "env deny *_TOKEN\n" },
+		/* Two writes in one area count as the area. */
+		{ "write-root /srv\nwrite /srv/a\n", "write-root /srv\nwrite /srv/a\nwrite /srv/b\n" },
+		/* A best-effort bound may not hold: scored as none. */
+		{ "", "limit memory 1GiB best-effort\nlimit pids 64 best-effort\n" },
+		/* Homes, /root and /etc, bound one by one or left by root host-ro. */
+		{ "ro-bind /home\nro-bind /root\nro-bind /etc\n",
+		  "root host-ro\ntmpfs /bin\ntmpfs /boot\ntmpfs /lib\ntmpfs /lib64\ntmpfs /media\n"
+		  "tmpfs /mnt\ntmpfs /opt\ntmpfs /run\ntmpfs /sbin\ntmpfs /srv\ntmpfs /sys\n"
+		  "tmpfs /usr\ntmpfs /var\ntmpfs /work\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		char a[2048] = "", b[2048] = "", *pa, *pb;
+
+		append(a, sizeof(a), base);
+		append(a, sizeof(a), pairs[i][0]);
+		append(b, sizeof(b), base);
+		append(b, sizeof(b), pairs[i][1]);
+		pa = points_of(a);
+		pb = points_of(b);
+		ck_assert_msg(strcmp(pa, pb) == 0, "pair %zu:\n%s\n%s", i, pa, pb);
+		free(pa);
+		free(pb);
+	}
+}
+END_TEST
+
+/* root host-ro against root none with a bind of every top-level entry of
+ * the host (the issue's 19 directories): the same view, the same score,
+ * check by check; and on this very host too. */
+static void host_ro_rebuilt(const audit_host *h)
+{
+	static const char base[] = "osb-policy 1\nproc /proc\ndev /dev\ntmpfs /tmp\nworkspace rw\n"
+	                           "limit wall 10m\n";
+	char host_ro[4096] = "", rebuilt[4096] = "";
+	review_policy *pa, *pb;
+	audit_report ra, rb;
+
+	append(host_ro, sizeof(host_ro), base);
+	append(host_ro, sizeof(host_ro), "root host-ro\n");
+	append(rebuilt, sizeof(rebuilt), base);
+	append(rebuilt, sizeof(rebuilt), "root none\n");
+	for (size_t i = 0; i < h->n_top; i++)
+		if (strcmp(h->top[i], "/proc") != 0 && strcmp(h->top[i], "/dev") != 0 &&
+		    strcmp(h->top[i], "/tmp") != 0 && !strchr(h->top[i], ' ')) {
+			append(rebuilt, sizeof(rebuilt), "ro-bind ");
+			append(rebuilt, sizeof(rebuilt), h->top[i]);
+			append(rebuilt, sizeof(rebuilt), "\n");
+		}
+	pa = parse(host_ro);
+	pb = parse(rebuilt);
+	ck_assert_int_eq(audit_policy_on(pa, h, &ra), 0);
+	ck_assert_int_eq(audit_policy_on(pb, h, &rb), 0);
+	for (size_t i = 0; i < ra.n; i++)
+		ck_assert_msg(ra.v[i].points == rb.v[i].points, "%s: root host-ro %u, rebuilt %u (%s)",
+		              ra.v[i].id, ra.v[i].points, rb.v[i].points, rb.v[i].detail);
+	ck_assert_uint_eq(ra.total, rb.total);
+	ck_assert_uint_eq(ra.v[0].points, 8);
+	audit_report_free(&ra);
+	audit_report_free(&rb);
+	free_model(pa);
+	free_model(pb);
+}
+
+START_TEST(test_audit_view_rebuilt_from_binds_scores_as_host_ro)
+{
+	audit_host here;
+
+	host_ro_rebuilt(&test_host);
+	ck_assert_int_eq(audit_host_scan(&here), 0);
+	host_ro_rebuilt(&here);
+	audit_host_free(&here);
+}
+END_TEST
+
+/* Paths weigh what they hold: the homes, /root and /etc bound read-only
+ * are not a "low" policy (the issue's case); a project under /home is one
+ * point of A01 and no credential store; a bind of one home shows its
+ * .ssh. */
+START_TEST(test_audit_paths_weigh_what_they_hold)
+{
+	static const char base[] = "osb-policy 1\nproc /proc\nlimit wall 10m\nroot none\n";
+	static const struct {
+		const char *text;
+		unsigned a01, a13;
+		const char *a13_detail;
+	} cases[] = {
+		{ "ro-bind /home\nro-bind /root\nro-bind /etc\n", 6, 8,
+		  "/home/*/.ssh is readable (ro-bind /home)" },
+		{ "ro-bind /usr\nro-bind /etc\nro-bind /home/u/src\n", 2, 0,
+		  "no home directory or credential store is readable" },
+		{ "ro-bind /home/u\n", 1, 8, "/home/*/.ssh is readable (ro-bind /home/u)" },
+		{ "ro-bind /home/u/.aws/config\n", 1, 8, "/home/*/.aws is readable (ro-bind "
+		  "/home/u/.aws/config)" },
+		{ "ro-bind /home\nhide /home/u\n", 3, 8, "/home/*/.ssh is readable (ro-bind /home)" },
+		{ "read-root /home\n", 3, 8, "/home/*/.ssh is readable (read-root /home, a caller's "
+		  "grant)" },
+		{ "ro-bind /run\n", 1, 8, "/run/secrets is readable (ro-bind /run)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+		review_policy *p;
+		audit_report r;
+
+		snprintf(text, sizeof(text), "%s%s", base, cases[i].text);
+		p = parse(text);
+		audit_of(p, &r);
+		ck_assert_msg(r.v[0].points == cases[i].a01, "case %zu: A01 %u (%s)", i, r.v[0].points,
+		              r.v[0].detail);
+		ck_assert_msg(r.v[12].points == cases[i].a13, "case %zu: A13 %u", i, r.v[12].points);
+		ck_assert_str_eq(r.v[12].detail, cases[i].a13_detail);
+		audit_report_free(&r);
+		free_model(p);
+	}
+	/* The issue's case is medium, not low. */
+	{
+		char text[512];
+		review_policy *p;
+
+		snprintf(text, sizeof(text), "%sro-bind /home\nro-bind /root\nro-bind /etc\n"
+		         "workspace rw\n", base);
+		p = parse(text);
+		ck_assert_str_eq(audit_level(score(p)), "medium");
+		free_model(p);
+	}
 }
 END_TEST
 
@@ -695,10 +906,10 @@ static const struct grant {
 	{ "env inherit\n", NULL, NULL, true },
 	{ "env pass OPENAI_API_KEY\n", NULL, NULL, true },
 	{ "ro-bind /run/docker.sock\n", NULL, NULL, true },
-	{ "ro-bind /tmp/.X11-unix\n", NULL, NULL, true },
+	{ "ro-bind /home\n", NULL, NULL, true },
 	{ NULL, "tmpfs /tmp\n", NULL, false },     /* matters with root host-ro */
 	{ "limit wall unlimited\n", "limit wall 10m\n", NULL, true },
-	{ NULL, "limit fsize 1GiB\n", NULL, true },
+	{ NULL, "limit memory 1GiB\n", NULL, true },
 	{ "user root 0 0\n", "user u 1000 1000\n", NULL, true },
 	{ NULL, NULL, g_write_plain, true },
 	{ NULL, NULL, g_write_home, true },
@@ -710,66 +921,12 @@ static const struct grant {
 #define N_GRANTS (sizeof(grants) / sizeof(grants[0]))
 
 static const char *const restrictive_base[] = {
-	"osb-policy 1\n", "tmpfs /tmp\n", "tmpfs /run\n", "dev /dev\n", "proc /proc\n",
-	"workspace ro\n", "limit wall 10m\n", "limit fsize 1GiB\n", "limit nofile 64\n",
-	"user u 1000 1000\n", "env deny *_TOKEN AWS_*\n",
+	"osb-policy 1\n", "tmpfs /tmp\n", "tmpfs /var/tmp\n", "tmpfs /run\n", "dev /dev\n",
+	"proc /proc\n", "workspace ro\n", "limit wall 10m\n", "limit fsize 1GiB\n",
+	"limit nofile 64\n", "limit memory 1GiB\n", "limit pids 64\n", "user u 1000 1000\n",
+	"env deny *_TOKEN AWS_*\n",
 };
 
-static void append(char *buf, size_t size, const char *s)
-{
-	size_t used = strlen(buf);
-
-	ck_assert_uint_lt(used + strlen(s), size);
-	memcpy(buf + used, s, strlen(s) + 1);
-}
-
-static unsigned view_score(const char *text, audit_report *r)
-{
-	review_policy *p = parse(text);
-	unsigned points;
-
-	ck_assert_int_eq(audit_policy(p, r), 0);
-	points = r->v[0].points;
-	free_model(p);
-	return points;
-}
-
-/* A01 weighs what the binds show, not how many there are: the host's
- * top-level directories bound one by one (the same view as root host-ro)
- * score what root host-ro scores, and so does the whole policy; homes and
- * /root bound read-only weigh more than the system directories. */
-START_TEST(test_audit_view_rebuilt_from_binds_scores_as_host_ro)
-{
-	static const char base[] = "osb-policy 1\nproc /proc\nworkspace rw\nlimit wall 10m\n";
-	static const char *const top[] = {
-		"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32",
-		"/media", "/mnt", "/opt", "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr",
-		"/var", "/work",
-	};
-	char text[2048];
-	audit_report host_ro, rebuilt, r;
-
-	snprintf(text, sizeof(text), "%sroot host-ro\n", base);
-	ck_assert_uint_eq(view_score(text, &host_ro), 10);
-	snprintf(text, sizeof(text), "%sroot none\n", base);
-	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
-		append(text, sizeof(text), "ro-bind ");
-		append(text, sizeof(text), top[i]);
-		append(text, sizeof(text), "\n");
-	}
-	ck_assert_uint_eq(view_score(text, &rebuilt), 10);
-	ck_assert_uint_ge(rebuilt.total, host_ro.total);
-	audit_report_free(&host_ro);
-	audit_report_free(&rebuilt);
-	snprintf(text, sizeof(text), "%sroot none\nro-bind /home\nro-bind /root\nro-bind /etc\n", base);
-	ck_assert_uint_eq(view_score(text, &r), 6);
-	ck_assert_str_eq(r.v[0].detail, "root none with 3 ro-bind paths, beyond the system directories");
-	audit_report_free(&r);
-	snprintf(text, sizeof(text), "%sroot none\nro-bind /usr\nro-bind /etc\nro-bind /home/u/src\n", base);
-	ck_assert_uint_eq(view_score(text, &r), 2);
-	audit_report_free(&r);
-}
-END_TEST
 
 static review_policy *policy_with(unsigned mask)
 {
@@ -828,20 +985,20 @@ START_TEST(test_audit_json_has_checks_total_and_threshold)
 	char *s;
 	json_object *o, *v;
 
-	ck_assert_int_eq(audit_policy(p, &r), 0);
+	audit_of(p, &r);
 	s = audit_render_json(&r, "x.policy", "sha256:00", 20);
 	ck_assert_ptr_nonnull(s);
 	o = json_tokener_parse(s);
 	ck_assert_ptr_nonnull(o);
 	ck_assert(json_object_object_get_ex(o, "total", &v));
-	ck_assert_int_eq(json_object_get_int(v), 23);
+	ck_assert_int_eq(json_object_get_int(v), 25);
 	ck_assert(json_object_object_get_ex(o, "above_threshold", &v));
 	ck_assert(json_object_get_boolean(v));
 	ck_assert(json_object_object_get_ex(o, "checks", &v));
-	ck_assert_uint_eq(json_object_array_length(v), 12);
+	ck_assert_uint_eq(json_object_array_length(v), 13);
 	v = json_object_array_get_idx(v, 3);
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(v, "name")), "network");
-	ck_assert_int_eq(json_object_get_int(json_object_object_get(v, "points")), 15);
+	ck_assert_int_eq(json_object_get_int(json_object_object_get(v, "points")), 14);
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(v, "origin")), "t.policy:2");
 	json_object_put(o);
 	free(s);
@@ -851,8 +1008,9 @@ START_TEST(test_audit_json_has_checks_total_and_threshold)
 END_TEST
 
 /* A02: a write-root is a grant the caller can use (run --rw, a request's
- * extra_writable): it counts as a writable path, and over a home or the
- * host's configuration as much as writing them. */
+ * extra_writable): it counts as writable, and over a home or the host's
+ * configuration as much as writing them; paths count by the host area
+ * they lie in. */
 START_TEST(test_audit_counts_write_roots)
 {
 	static const struct {
@@ -861,12 +1019,18 @@ START_TEST(test_audit_counts_write_roots)
 		const char *detail;
 	} cases[] = {
 		{ "", 0, "no writable host path beyond the workspace" },
-		{ "write-root /srv/data\n", 5, "1 writable host path beyond the workspace (write-root "
-		  "/srv/data: callers may grant paths beneath it)" },
-		{ "write-root /home\n", 15, "write-root /home: callers may make a path whose change runs "
-		  "code or changes the host writable" },
-		{ "write-root /srv/data\nwrite /srv/data/out\n", 10, "2 writable host paths beyond the "
-		  "workspace (write-root /srv/data: callers may grant paths beneath it)" },
+		{ "write-root /srv/data\n", 5, "writable in 1 host area beyond the workspace: "
+		  "write-root /srv/data" },
+		{ "write-root /home\n", 14, "write-root /home: a path whose change runs code or "
+		  "changes the host" },
+		{ "write-root /srv/data\nwrite /srv/data/out\n", 5, "writable in 1 host area beyond "
+		  "the workspace: write /srv/data/out" },
+		{ "write-root /srv/data\nwrite-root /data\n", 10, "writable in 2 host areas beyond "
+		  "the workspace: write-root /srv/data, write-root /data" },
+		{ "write-root /opt/u\nwrite /opt/u/.profile\n", 14, "write /opt/u/.profile: a path whose "
+		  "change runs code or changes the host" },
+		{ "write-root /var/home\n", 14, "write-root /var/home (/var/home/*/.*): a path whose "
+		  "change runs code or changes the host" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -876,7 +1040,7 @@ START_TEST(test_audit_counts_write_roots)
 
 		snprintf(text, sizeof(text), "osb-policy 1\nproc /proc\nlimit wall 1m\n%s", cases[i].text);
 		p = parse(text);
-		ck_assert_int_eq(audit_policy(p, &r), 0);
+		audit_of(p, &r);
 		ck_assert_str_eq(r.v[1].id, "A02");
 		ck_assert_msg(r.v[1].points == cases[i].points, "case %zu: %u points", i, r.v[1].points);
 		ck_assert_str_eq(r.v[1].detail, cases[i].detail);
@@ -886,7 +1050,9 @@ START_TEST(test_audit_counts_write_roots)
 }
 END_TEST
 
-/* A06: a group that allows what its libseccomp does not know weighs 5. */
+/* A06 weighs the effective filter: 3 for each call the group denies that
+ * an allow rule lets through (allowing a call the group allows anyway is
+ * no grant), 4 for a group that allows what its libseccomp does not know. */
 START_TEST(test_audit_weighs_the_seccomp_group)
 {
 	static const struct {
@@ -896,11 +1062,16 @@ START_TEST(test_audit_weighs_the_seccomp_group)
 	} cases[] = {
 		{ "", 0, "osb-default-2, complete: unknown calls get ENOSYS" },
 		{ "seccomp osb-default-2\n", 0, "osb-default-2, complete: unknown calls get ENOSYS" },
-		{ "seccomp osb-default-1\n", 5, "osb-default-1 allows calls newer than its libseccomp table" },
-		{ "seccomp osb-default-1\nseccomp allow ptrace\n", 8, "1 call removed from "
-		  "osb-default-1; osb-default-1 allows calls newer than its libseccomp table" },
-		{ "seccomp allow ptrace kcmp\n", 6, "2 calls removed from osb-default-2" },
-		{ "seccomp none\n", 15, "seccomp none: no syscall filter" },
+		{ "seccomp allow uname getpid\n", 0, "osb-default-2, complete: unknown calls get ENOSYS" },
+		{ "seccomp osb-default-1\n", 4, "osb-default-1 allows calls newer than its libseccomp table" },
+		{ "seccomp osb-default-1\nseccomp allow ptrace\n", 7, "1 call the group denies let "
+		  "through (ptrace); osb-default-1 allows calls newer than its libseccomp table" },
+		{ "seccomp osb-default-1\nseccomp allow modify_ldt\n", 4, "osb-default-1 allows calls "
+		  "newer than its libseccomp table" },
+		{ "seccomp allow ptrace kcmp uname\n", 6, "2 calls the group denies let through (ptrace, "
+		  "kcmp)" },
+		{ "seccomp allow clone\n", 3, "1 call the group denies let through (clone)" },
+		{ "seccomp none\n", 12, "seccomp none: no syscall filter" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -910,7 +1081,7 @@ START_TEST(test_audit_weighs_the_seccomp_group)
 
 		snprintf(text, sizeof(text), "osb-policy 1\n%s", cases[i].text);
 		p = parse(text);
-		ck_assert_int_eq(audit_policy(p, &r), 0);
+		audit_of(p, &r);
 		ck_assert_str_eq(r.v[5].id, "A06");
 		ck_assert_msg(r.v[5].points == cases[i].points, "case %zu: %u points", i, r.v[5].points);
 		ck_assert_str_eq(r.v[5].detail, cases[i].detail);
@@ -920,18 +1091,30 @@ START_TEST(test_audit_weighs_the_seccomp_group)
 }
 END_TEST
 
-/* Pinned host ids of an account count as much as uid 0 inside: the sandbox
- * then owns that account's files on the host. */
-START_TEST(test_audit_weighs_pinned_account_ids)
+/* A12 scores the host identity of every kind of caller that can run the
+ * policy, the worst kept: the caller itself (unprivileged), allocated ids
+ * (root, userns), root mode, pinned ids, ids of an account. */
+START_TEST(test_audit_identity_per_caller_kind)
 {
 	static const struct {
 		const char *text;
 		unsigned points;
 		const char *detail;
 	} cases[] = {
-		{ "", 0, "uid 1000 gid 1000" },
-		{ "host-ids 1879300000 1879300000\n", 0, "uid 1000 gid 1000" },
-		{ "host-ids 1 1879300000\n", 3, "host-ids 1 1879300000: an account of this host" },
+		{ "", 2, "unprivileged caller: the sandbox is the caller (its files, its groups); root "
+		  "caller: allocated ids, root mode where user namespaces are blocked" },
+		{ "identity userns\n", 2, "unprivileged caller: the sandbox is the caller (its files, "
+		  "its groups); root caller: allocated ids" },
+		{ "identity root\n", 1, "root callers only: allocated ids, root mode (no user namespace; "
+		  "setup runs with root's capabilities)" },
+		{ "identity userns\nhost-ids 1879300000 1879300000\n", 1, "root callers only: pinned ids "
+		  "of no account" },
+		{ "host-ids 1879300000 1879300000\n", 1, "root callers only: pinned ids of no account, "
+		  "root mode (no user namespace; setup runs with root's capabilities)" },
+		{ "host-ids 1 1879300000\n", 5, "host-ids 1 1879300000: an account of this host, whose "
+		  "files the sandbox owns" },
+		{ "identity root\nhost-ids 1879300000 1\n", 5, "host-ids 1879300000 1: an account of "
+		  "this host, whose files the sandbox owns" },
 		{ "host-ids 1879300000 0\n", 0, NULL },   /* a parse error: never scored */
 	};
 
@@ -950,12 +1133,47 @@ START_TEST(test_audit_weighs_pinned_account_ids)
 		}
 		ck_assert_ptr_nonnull(p);
 		m = model(p);
-		ck_assert_int_eq(audit_policy(m, &r), 0);
+		audit_of(m, &r);
 		ck_assert_str_eq(r.v[11].id, "A12");
 		ck_assert_msg(r.v[11].points == cases[i].points, "case %zu: %u points", i, r.v[11].points);
 		ck_assert_str_eq(r.v[11].detail, cases[i].detail);
 		audit_report_free(&r);
 		free_model(m);
+	}
+}
+END_TEST
+
+/* A11: memory and pids count with fsize, nofile and output; a best-effort
+ * bound may not hold and counts as none. */
+START_TEST(test_audit_limits_memory_and_pids)
+{
+	static const struct {
+		const char *text;
+		unsigned points;
+		const char *detail;
+	} cases[] = {
+		{ "", 4, "unbounded: fsize nofile memory pids" },
+		{ "limit fsize 1GiB\nlimit nofile 64\nlimit memory 1GiB\nlimit pids 64\n", 0,
+		  "fsize, nofile, output, memory and pids are limited" },
+		{ "limit fsize 1GiB\nlimit nofile 64\nlimit memory 1GiB best-effort\nlimit pids 64\n", 1,
+		  "unbounded: memory (best-effort)" },
+		{ "limit fsize 1GiB\nlimit nofile 64\nlimit output unlimited\n", 3,
+		  "unbounded: output memory pids" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		review_policy *p;
+		audit_report r;
+
+		snprintf(text, sizeof(text), "osb-policy 1\nproc /proc\n%s", cases[i].text);
+		p = parse(text);
+		audit_of(p, &r);
+		ck_assert_str_eq(r.v[10].id, "A11");
+		ck_assert_msg(r.v[10].points == cases[i].points, "case %zu: %u points", i, r.v[10].points);
+		ck_assert_str_eq(r.v[10].detail, cases[i].detail);
+		audit_report_free(&r);
+		free_model(p);
 	}
 }
 END_TEST
@@ -1092,6 +1310,141 @@ START_TEST(test_diff_seccomp_groups_have_a_direction)
 }
 END_TEST
 
+/* The effective-view deltas from A to B, one a line: "aspect: change
+ * (direction) # from => to". */
+static char *view_diff_of(const char *a, const char *b)
+{
+	review_policy *pa = parse(a), *pb = parse(b);
+	view_deltas d;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(diff_view(pa, pb, &test_host, &d), 0);
+	for (size_t i = 0; i < d.n; i++) {
+		const view_delta *e = &d.v[i];
+
+		fprintf(f, "%s: %s (%s)", e->aspect, e->change, diff_dir_name(e->dir));
+		if (e->from_origin && e->to_origin)
+			fprintf(f, " # %s => %s", e->from_origin, e->to_origin);
+		fputc('\n', f);
+	}
+	fclose(f);
+	view_deltas_free(&d);
+	free_model(pa);
+	free_model(pb);
+	return buf;
+}
+
+/* diff says what the sandbox can reach that it could not, and the other
+ * way round, with the rules that decide it on either side: not only which
+ * rules changed. */
+START_TEST(test_diff_view_deltas_with_origins)
+{
+	static const char base[] = "osb-policy 1\nroot none\nro-bind /usr\nproc /proc\n";
+	static const struct {
+		const char *a, *b, *want;
+	} cases[] = {
+		{ "", "ro-bind /home/u\n",
+		  "readable: +/home/u (wider) # root none (t.policy:2) => ro-bind /home/u (t.policy:5)\n" },
+		{ "", "identity root\n", "identity: unprivileged caller: the sandbox is the caller (its "
+		  "files, its groups); root caller: allocated ids, root mode where user namespaces are "
+		  "blocked \u2192 root callers only: allocated ids, root mode (no user namespace; setup "
+		  "runs with root's capabilities) (narrower)\n" },
+		{ "", "network host\n",
+		  "network: none \u2192 host (wider) # network none (default) => network host (t.policy:5)\n" },
+		{ "write-root /srv\n", "write-root /srv\nwrite /srv/a\n",
+		  "writable: +/srv/a (before, only a caller could grant it) (wider) # write-root /srv "
+		  "(t.policy:5) => write /srv/a (t.policy:6)\n" },
+		{ "", "write-root /srv\n",
+		  "writable: +/srv/* (a caller's grant) (wider) # root none (t.policy:2) => write-root /srv "
+		  "(t.policy:5)\n" },
+		{ "", "seccomp allow uname\n", "" },
+		{ "seccomp allow ptrace\n", "", "seccomp: -ptrace let through (narrower)\n" },
+		{ "env pass LANG\n", "env pass LANG GITHUB_TOKEN\n", "environment: +GITHUB_TOKEN (wider)\n" },
+		{ "env pass LANG\n", "env pass LANG\nenv deny *_TOKEN\n", "" },
+		{ "limit memory 1GiB\n", "", "limit memory: 1GiB \u2192 unlimited (wider) # limit "
+		  "memory 1GiB (t.policy:5) => limit memory unlimited (default)\n" },
+		{ "limit wall 15m\n", "limit wall 90s\n", "limit wall: 15m \u2192 90s (narrower) # limit "
+		  "wall 15m (t.policy:5) => limit wall 90s (t.policy:5)\n" },
+		{ "ro-bind /etc\n", "ro-bind /etc\nhide /etc/ssl\n",
+		  "readable: -/etc/ssl (narrower) # ro-bind /etc (t.policy:5) => hide /etc/ssl (t.policy:6)\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char a[512], b[512], *got;
+
+		snprintf(a, sizeof(a), "%s%s", base, cases[i].a);
+		snprintf(b, sizeof(b), "%s%s", base, cases[i].b);
+		got = view_diff_of(a, b);
+		ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu:\n got: %s\nwant: %s", i, got,
+		              cases[i].want);
+		free(got);
+	}
+}
+END_TEST
+
+/* root host-ro to root none with /usr and /etc: each host area that goes,
+ * once (its children follow it), decided by root on both sides. */
+START_TEST(test_diff_view_names_each_area_once)
+{
+	char *got = view_diff_of("osb-policy 1\nroot host-ro\nproc /proc\ndev /dev\ntmpfs /tmp\n",
+	                         "osb-policy 1\nroot none\nro-bind /usr\nro-bind /etc\nproc /proc\n"
+	                         "dev /dev\ntmpfs /tmp\n");
+
+	ck_assert_ptr_nonnull(strstr(got, "readable: -/home (narrower) # root host-ro (t.policy:2) => "
+	                                   "root none (t.policy:2)\n"));
+	ck_assert_ptr_null(strstr(got, "-/run/docker.sock"));   /* follows -/run */
+	ck_assert_ptr_nonnull(strstr(got, "readable: -/run (narrower)"));
+	ck_assert_ptr_null(strstr(got, "/usr"));
+	ck_assert_ptr_null(strstr(got, "/etc"));
+	ck_assert_ptr_null(strstr(got, "(wider)"));
+	free(got);
+}
+END_TEST
+
+START_TEST(test_diff_seccomp_allow_of_an_allowed_call_is_neutral)
+{
+	char *d = diff_of("osb-policy 1\n", "osb-policy 1\nseccomp allow uname ptrace\n");
+
+	ck_assert_str_eq(d, "+ seccomp allow ptrace wider t.policy:2\n"
+	                    "+ seccomp allow uname neutral t.policy:2\n");
+	free(d);
+}
+END_TEST
+
+/* ---- request positions -------------------------------------------------------------- */
+
+START_TEST(test_reqpos_points_at_each_value)
+{
+	static const char text[] = "{\n \"a/b\": [ \"x\\\"y\", 2 ],\n\t\"env\": { \"set\": { \"N~1\": "
+	                           "\"\\u00e9\" } },\n \"extra_writable\": [\"/p\"] }";
+	reqpos rp;
+	const reqpos_value *v;
+
+	ck_assert_int_eq(reqpos_scan(text, &rp), 0);
+	ck_assert_uint_eq(rp.n, 9);
+	ck_assert_str_eq(rp.v[0].pointer, "");
+	ck_assert_str_eq(rp.v[1].pointer, "/a~1b");
+	ck_assert_str_eq(rp.v[2].pointer, "/a~1b/0");
+	ck_assert_str_eq(rp.v[2].string, "x\"y");
+	ck_assert_uint_eq(rp.v[2].line, 2);
+	ck_assert_uint_eq(rp.v[2].col, 11);
+	ck_assert_str_eq(rp.v[3].pointer, "/a~1b/1");
+	ck_assert_ptr_null(rp.v[3].string);
+	ck_assert_str_eq(rp.v[6].pointer, "/env/set/N~01");
+	ck_assert_str_eq(rp.v[6].string, "\xc3\xa9");
+	v = reqpos_for_rule(&rp, "write /p");
+	ck_assert_str_eq(v->pointer, "/extra_writable/0");
+	ck_assert_uint_eq(v->line, 4);
+	ck_assert_uint_eq(v->col, 21);
+	ck_assert_str_eq(reqpos_for_rule(&rp, "network host")->pointer, "");   /* not in it */
+	reqpos_free(&rp);
+	ck_assert_int_eq(reqpos_scan("{ \"a\": [1, ", &rp), -EINVAL);
+	ck_assert_int_eq(reqpos_scan("\"\\q\"", &rp), -EINVAL);
+}
+END_TEST
+
 /* ---- explain ------------------------------------------------------------------------- */
 
 /* The JSON rule whose "rule" starts with PREFIX. */
@@ -1194,25 +1547,33 @@ static Suite *audit_suite(void)
 
 	t = tcase_create("audit");
 	/* The property test scores every set of grants: seconds here, minutes
-	 * under the sanitizers. */
-	tcase_set_timeout(t, 300);
+	 * under the sanitizers, more on a loaded machine. */
+	tcase_set_timeout(t, 900);
 	tcase_add_test(t, test_audit_weights_sum_to_max);
 	tcase_add_test(t, test_audit_shipped_strict_score_pinned);
 	tcase_add_test(t, test_audit_view_rebuilt_from_binds_scores_as_host_ro);
 	tcase_add_test(t, test_audit_weighs_the_seccomp_group);
 	tcase_add_test(t, test_audit_counts_write_roots);
-	tcase_add_test(t, test_audit_weighs_pinned_account_ids);
+	tcase_add_test(t, test_audit_identity_per_caller_kind);
+	tcase_add_test(t, test_audit_limits_memory_and_pids);
+	tcase_add_test(t, test_audit_same_view_same_score);
+	tcase_add_test(t, test_audit_paths_weigh_what_they_hold);
 	tcase_add_test(t, test_audit_score_monotonic_over_every_grant_set);
 	tcase_add_test(t, test_audit_json_has_checks_total_and_threshold);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("diff");
+	tcase_set_timeout(t, 60);   /* every view delta runs two audits */
 	tcase_add_test(t, test_diff_ignores_layout_order_and_comments);
 	tcase_add_test(t, test_diff_reports_changes_with_direction_and_origin);
 	tcase_add_test(t, test_diff_narrowing_and_defaults);
 	tcase_add_test(t, test_diff_seccomp_groups_have_a_direction);
 	tcase_add_test(t, test_diff_judges_in_context);
 	tcase_add_test(t, test_diff_tmpfs_sizes_and_best_effort_have_a_direction);
+	tcase_add_test(t, test_diff_view_deltas_with_origins);
+	tcase_add_test(t, test_diff_view_names_each_area_once);
+	tcase_add_test(t, test_diff_seccomp_allow_of_an_allowed_call_is_neutral);
+	tcase_add_test(t, test_reqpos_points_at_each_value);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("explain");

@@ -1379,6 +1379,43 @@ START_TEST(test_group_names_are_versioned)
 }
 END_TEST
 
+/* osb_seccomp_group_denies() says what a group does with a call, from the
+ * same table the filter is compiled from: a reviewer's tool can tell an
+ * allow rule that removes a denial from one that changes nothing. */
+START_TEST(test_group_denies_answers_from_the_table)
+{
+	size_t n;
+	const sc_group *groups = seccomp_groups(&n);
+	int e = -1;
+
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-2", "ptrace", &e), 1);
+	ck_assert_int_eq(e, EPERM);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-2", "clone3", &e), 1);
+	ck_assert_int_eq(e, ENOSYS);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-2", "clone", &e), 2);
+	ck_assert_int_eq(e, EPERM);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-2", "uname", &e), 0);
+	ck_assert_int_eq(e, 0);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-2", "modify_ldt", NULL), 1);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-1", "modify_ldt", &e), 0);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-2", "frobnicate", &e), 1);
+	ck_assert_int_eq(e, ENOSYS);   /* unknown to libseccomp: the group's default */
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-1", "frobnicate", &e), 0);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-3", "ptrace", &e), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_seccomp_group_denies(NULL, "ptrace", &e), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-2", NULL, &e), -OSB_E_USAGE);
+	/* Every rule of every group answers as its table says. */
+	for (size_t g = 0; g < n; g++)
+		for (size_t i = 0; i < groups[g].n; i++) {
+			const sc_rule *r = &groups[g].rules[i];
+
+			ck_assert_int_eq(osb_seccomp_group_denies(groups[g].name, r->name, &e),
+			                 r->args == SC_ARGS_ANY ? 1 : 2);
+			ck_assert_int_eq(e, r->errnum);
+		}
+}
+END_TEST
+
 /* ---- refusing to build partial filters ---------------------------------- */
 
 static void expect_refused_as(const sc_rule *rules, size_t n, bool deny_unknown,
@@ -2473,6 +2510,7 @@ static Suite *seccomp_suite(void)
 	tcase_add_test(shape, test_pfc_lists_every_rule_of_each_group);
 	tcase_add_test(shape, test_groups_leave_restricting_syscalls_alone);
 	tcase_add_test(shape, test_group_names_are_versioned);
+	tcase_add_test(shape, test_group_denies_answers_from_the_table);
 	tcase_set_timeout(shape, 60);
 	tcase_add_test(refuse, test_unknown_syscall_name_fails_the_whole_build);
 	tcase_add_test(refuse, test_syscall_newer_than_libseccomp_is_an_error);
