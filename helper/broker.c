@@ -36,6 +36,8 @@
 
 #include "init-proto.h"
 #include "broker.h"
+#include "broker-shell.h"
+#include "broker-services.h"
 #include "broker-overlay.h"
 #include "exec-path.h"
 
@@ -58,6 +60,10 @@ struct job {
 	uint64_t grace_end;
 	int status;
 	struct rusage ru;
+	struct shell_state state;   /* SESSION_F_STATE (broker-shell.c) */
+	bool keep;           /* SESSION_F_KEEP: its group outlives the leader */
+	int64_t started;     /* wall-clock ms, for the services list */
+	char *command;       /* its argv joined (kept commands only) */
 };
 
 struct broker {
@@ -69,6 +75,7 @@ struct broker {
 	uint64_t idle_ms, last_activity;
 	const char *const *watch;   /* --watch-full mounts */
 	size_t n_watch;
+	struct services services;   /* kept groups still running (broker-services.c) */
 };
 
 /* A parsed exec request; the pointers point into broker.buf. */
@@ -78,6 +85,8 @@ struct request {
 	char **vec;          /* cwd, argv..., NULL, envp..., NULL */
 	char **argv, **envp;
 	int chan, stdio[3];
+	uint32_t flags;      /* SESSION_F_* */
+	int script;          /* SESSION_F_SCRIPT: the script's memfd; else -1 */
 };
 
 static uint64_t now_ms(void)
@@ -120,7 +129,8 @@ static void reply_failed(int chan, const char *stage, int err, const char *fmt, 
 
 /* ---- jobs -------------------------------------------------------------- */
 
-static int job_add(struct broker *b, pid_t pid, int chan, uint64_t timeout_ms)
+static int job_add(struct broker *b, pid_t pid, int chan, uint64_t timeout_ms,
+                   const struct shell_state *st)
 {
 	if (b->n_jobs == b->cap_jobs) {
 		size_t cap = b->cap_jobs ? b->cap_jobs * 2 : 16;
@@ -133,7 +143,7 @@ static int job_add(struct broker *b, pid_t pid, int chan, uint64_t timeout_ms)
 	}
 	b->jobs[b->n_jobs++] = (struct job){
 		.pid = pid, .chan = chan,
-		.deadline = timeout_ms ? now_ms() + timeout_ms : 0,
+		.deadline = timeout_ms ? now_ms() + timeout_ms : 0, .state = *st,
 	};
 	return 0;
 }
@@ -150,6 +160,8 @@ static struct job *job_running(struct broker *b, pid_t pid)
 static void job_remove(struct broker *b, struct job *j)
 {
 	close_fd(&j->chan);
+	shell_state_free(&j->state);
+	free(j->command);
 	*j = b->jobs[--b->n_jobs];
 }
 
@@ -205,7 +217,7 @@ static void reap_children(struct broker *b)
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
 			return;
 		j = job_running(b, si.si_pid);
-		if (j)
+		if (j && !j->keep)
 			kill(-j->pid, SIGKILL);
 		memset(&ru, 0, sizeof(ru));
 		if (wait4(si.si_pid, &status, 0, &ru) < 0)
@@ -241,11 +253,14 @@ static void report_finished(struct broker *b)
 	for (size_t i = 0; i < b->n_jobs;) {
 		struct job *j = &b->jobs[i];
 
-		if (!j->leader_done || (!group_gone(b, j) && now < j->grace_end)) {
+		if (!j->leader_done || (!j->keep && !group_gone(b, j) && now < j->grace_end)) {
 			i++;
 			continue;
 		}
+		shell_state_send(j->chan, &j->state);
 		send_exited(b, j, j->status, &j->ru);
+		if (j->keep)
+			services_add(&b->services, j->pid, j->started, j->command ? j->command : "");
 		job_remove(b, j);   /* moves the last job to index i */
 		b->last_activity = now;
 	}
@@ -300,9 +315,16 @@ static bool is_terminal(int fd)
 
 /* In the forked child: only async-signal-safe calls until execve. */
 __attribute__((noreturn))
-static void child_exec(const struct broker *b, const struct request *rq, int report)
+static void child_exec(const struct broker *b, const struct request *rq, int report, int state_wr)
 {
+	int script = rq->script;
+
 	sigprocmask(SIG_SETMASK, &b->orig_mask, NULL);
+	/* Out of the way of the numbers they are placed at (8, 9) and of the
+	 * stdio ones, before anything is placed. */
+	if ((state_wr >= 0 && (state_wr = fcntl(state_wr, F_DUPFD_CLOEXEC, 10)) < 0) ||
+	    (script >= 0 && (script = fcntl(script, F_DUPFD_CLOEXEC, 10)) < 0))
+		child_fail(report, "stdio", errno);
 	/* A terminal made for the command (`session exec --tty`) becomes its
 	 * controlling terminal, in a session of its own, which is also the
 	 * process group of its own that kill(-pid) needs. */
@@ -316,6 +338,10 @@ static void child_exec(const struct broker *b, const struct request *rq, int rep
 	for (int i = 0; i < 3; i++)
 		if (dup2(rq->stdio[i], i) < 0)
 			child_fail(report, "stdio", errno);
+	if (state_wr >= 0 && shell_state_child(state_wr) < 0)
+		child_fail(report, "stdio", errno);
+	if (script >= 0 && dup2(script, SESSION_SCRIPT_FD) < 0)
+		child_fail(report, "stdio", errno);
 	if (rq->cwd[0] && chdir(rq->cwd) < 0)
 		child_fail(report, "cwd", errno);
 	environ = rq->envp;
@@ -369,23 +395,34 @@ static void reply_start_failure(const struct request *rq, const struct start_rep
 
 static void start_command(struct broker *b, struct request *rq)
 {
+	struct shell_state st = SHELL_STATE_INIT;
 	struct start_report r;
-	int report[2];
+	int report[2], state_wr = -1;
 	pid_t pid;
 
+	int e = (rq->flags & SESSION_F_STATE) ? shell_state_open(&st, &state_wr) : 0;
+
+	if (e < 0) {
+		reply_failed(rq->chan, "fork", -e, "pipe: %s", strerror(-e));
+		return;
+	}
 	if (pipe2(report, O_CLOEXEC) < 0) {
 		reply_failed(rq->chan, "fork", errno, "pipe: %s", strerror(errno));
+		shell_state_free(&st);
+		close_fd(&state_wr);
 		return;
 	}
 	pid = fork();
 	if (pid == 0) {
 		close(report[0]);
-		child_exec(b, rq, report[1]);
+		child_exec(b, rq, report[1], state_wr);
 	}
 	close(report[1]);
+	close_fd(&state_wr);
 	if (pid < 0) {
 		reply_failed(rq->chan, "fork", errno, "cannot fork: %s", strerror(errno));
 		close(report[0]);
+		shell_state_free(&st);
 		return;
 	}
 	/* Also here, so that a group kill never misses it; a command that takes
@@ -399,15 +436,26 @@ static void start_command(struct broker *b, struct request *rq)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		reply_start_failure(rq, &r);
+		shell_state_free(&st);
 		return;
 	}
 	close(report[0]);
-	if (job_add(b, pid, rq->chan, rq->timeout_ms) < 0) {
+	if (job_add(b, pid, rq->chan, rq->timeout_ms, &st) < 0) {
 		kill(-pid, SIGKILL);
 		reply_failed(rq->chan, "fork", ENOMEM, "out of memory");
+		shell_state_free(&st);
 		return;
 	}
 	rq->chan = -1;   /* owned by the job now */
+	if (rq->flags & SESSION_F_KEEP) {
+		struct job *j = &b->jobs[b->n_jobs - 1];
+		char cmd[sizeof(((struct service *)0)->command)];
+
+		services_command(cmd, sizeof(cmd), rq->argv);
+		j->keep = true;
+		j->started = services_now();
+		j->command = strdup(cmd);
+	}
 	reply(b->jobs[b->n_jobs - 1].chan, &(struct session_started){
 		.type = SESSION_STARTED, .pid = pid }, sizeof(struct session_started));
 }
@@ -443,10 +491,11 @@ static int parse_strings(char *s, size_t len, const struct session_exec_req *h,
 	return 0;
 }
 
-/* Take the four fds; anything else in the control data is closed. */
-static int take_fds(struct msghdr *mh, struct request *rq)
+/* Take up to five fds (a channel, stdin, stdout, stderr, a script);
+ * anything else in the control data is closed. Returns how many. */
+static int take_fds(struct msghdr *mh, int fds[SESSION_NFDS + 1])
 {
-	int got = 0, fds[SESSION_NFDS];
+	int got = 0;
 
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
 		size_t n;
@@ -458,20 +507,40 @@ static int take_fds(struct msghdr *mh, struct request *rq)
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (got < SESSION_NFDS)
+			if (got < SESSION_NFDS + 1)
 				fds[got++] = fd;
 			else
 				close(fd);
 		}
 	}
-	if (got != SESSION_NFDS || (mh->msg_flags & MSG_CTRUNC)) {
+	if (mh->msg_flags & MSG_CTRUNC) {
 		for (int i = 0; i < got; i++)
 			close(fds[i]);
 		return -EINVAL;
 	}
+	return got;
+}
+
+/* An exec request's fds: four, and a fifth exactly with SESSION_F_SCRIPT. */
+static int exec_fds(struct request *rq, const int *fds, int got, uint32_t flags)
+{
+	int want = SESSION_NFDS + ((flags & SESSION_F_SCRIPT) ? 1 : 0);
+
+	if (got != want)
+		return -EINVAL;
 	rq->chan = fds[0];
 	memcpy(rq->stdio, fds + 1, sizeof(rq->stdio));
+	rq->script = got > SESSION_NFDS ? fds[SESSION_NFDS] : -1;
 	return 0;
+}
+
+/* SESSION_SERVICES: the kept groups still running, on the request's one fd. */
+static void on_services(struct broker *b, const int *fds, int got)
+{
+	if (got >= 1)
+		services_reply(&b->services, fds[0]);
+	for (int i = 0; i < got; i++)
+		close(fds[i]);
 }
 
 /* One request. Returns 1 on EOF (the library closed the session), else 0. */
@@ -481,10 +550,10 @@ static int on_request(struct broker *b)
 	struct iovec iov = { .iov_base = b->buf, .iov_len = SESSION_MSG_MAX };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct request rq = { .chan = -1, .stdio = { -1, -1, -1 } };
+	struct request rq = { .chan = -1, .stdio = { -1, -1, -1 }, .script = -1 };
 	struct session_exec_req h;
 	ssize_t n = recvmsg(b->sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	int r;
+	int fds[SESSION_NFDS + 1], got, r;
 
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN ? 0 : 1;
@@ -495,14 +564,30 @@ static int on_request(struct broker *b)
 		layer_on_request(b->buf, (size_t)n, &mh, b->n_jobs);
 		return 0;
 	}
-	r = take_fds(&mh, &rq);
-	if (r < 0)
+	got = take_fds(&mh, fds);
+	if (got < 0)
 		return 0;   /* no channel to answer on; the library never does this */
+	memset(&h, 0, sizeof(h));
+	memcpy(&h, b->buf, (size_t)n < sizeof(h) ? (size_t)n : sizeof(h));
+	if ((size_t)n >= sizeof(struct session_services_req) && h.type == SESSION_SERVICES) {
+		on_services(b, fds, got);
+		return 0;
+	}
+	if (exec_fds(&rq, fds, got, h.flags) < 0) {
+		for (int i = 0; i < got; i++)
+			close(fds[i]);
+		return 0;
+	}
 	if ((size_t)n < sizeof(h) || (mh.msg_flags & MSG_TRUNC)) {
 		reply_failed(rq.chan, "request", EINVAL, "malformed exec request (%zd bytes)", n);
 		goto out;
 	}
-	memcpy(&h, b->buf, sizeof(h));
+	if (h.flags & ~SESSION_F_KNOWN) {
+		reply_failed(rq.chan, "request", EINVAL, "unknown exec request flags 0x%x (the session's "
+		             "init is older than the library)", h.flags & ~SESSION_F_KNOWN);
+		goto out;
+	}
+	rq.flags = h.flags;
 	if (h.type != SESSION_EXEC ||
 	    (r = parse_strings(b->buf + sizeof(h), (size_t)n - sizeof(h), &h, &rq)) < 0) {
 		reply_failed(rq.chan, "request", EINVAL, "malformed exec request");
@@ -517,6 +602,7 @@ static int on_request(struct broker *b)
 out:
 	free(rq.vec);
 	close_fd(&rq.chan);
+	close_fd(&rq.script);
 	for (int i = 0; i < 3; i++)
 		close_fd(&rq.stdio[i]);
 	return 0;
@@ -595,6 +681,8 @@ static int serve_once(struct broker *b, struct pollfd *pfd)
 	pfd[1] = (struct pollfd){ .fd = b->sigfd, .events = POLLIN };
 	for (size_t i = 0; i < njobs; i++)
 		pfd[n++] = (struct pollfd){ .fd = b->jobs[i].chan, .events = POLLIN };
+	for (size_t i = 0; i < njobs; i++)
+		pfd[n++] = (struct pollfd){ .fd = b->jobs[i].state.fd, .events = POLLIN };
 	r = poll(pfd, n, next_timeout(b, now));
 	if (r < 0 && errno != EINTR)
 		return INIT_EXIT_FAILURE;
@@ -609,6 +697,9 @@ static int serve_once(struct broker *b, struct pollfd *pfd)
 		for (size_t i = 0; i < njobs; i++)
 			if (pfd[2 + i].revents && b->jobs[i].chan >= 0)
 				on_channel(&b->jobs[i]);
+		for (size_t i = 0; i < njobs; i++)
+			if (pfd[2 + njobs + i].revents)
+				shell_state_read(&b->jobs[i].state);
 		if (pfd[1].revents) {
 			drain_signalfd(b->sigfd);
 			reap_children(b);
@@ -631,16 +722,17 @@ int broker_serve(int sock, uint64_t idle_ms, const char *const *watch, size_t n_
 	if (setup(&b) < 0)
 		return INIT_EXIT_FAILURE;
 	while (status < 0) {
-		if (pfd_cap < b.n_jobs + 2) {
-			struct pollfd *np = realloc(pfd, (b.n_jobs + 18) * sizeof(*np));
+		if (pfd_cap < 2 * b.n_jobs + 2) {
+			struct pollfd *np = realloc(pfd, (2 * b.n_jobs + 18) * sizeof(*np));
 
 			if (!np)
 				break;
 			pfd = np;
-			pfd_cap = b.n_jobs + 18;
+			pfd_cap = 2 * b.n_jobs + 18;
 		}
 		status = serve_once(&b, pfd);
 	}
 	kill_all(&b);
+	services_free(&b.services);
 	return status < 0 ? INIT_EXIT_FAILURE : status;
 }

@@ -79,7 +79,9 @@ int cli_set_programs(osb_error *err)
 	if (osb_set_program(OSB_PROGRAM_BWRAP, secure_getenv("OSB_ISOLATE_BWRAP"),
 	                    "OSB_ISOLATE_BWRAP", err) < 0 ||
 	    osb_set_program(OSB_PROGRAM_INIT, secure_getenv("OSB_ISOLATE_INIT"),
-	                    "OSB_ISOLATE_INIT", err) < 0)
+	                    "OSB_ISOLATE_INIT", err) < 0 ||
+	    osb_set_program(OSB_PROGRAM_NETPROXY, secure_getenv("OSB_ISOLATE_NETPROXY"),
+	                    "OSB_ISOLATE_NETPROXY", err) < 0)
 		return -1;
 	return 0;
 }

@@ -50,6 +50,9 @@ static void print_exec_help(void)
 	       "      --cwd DIR           working directory inside (absolute; default: the workspace)\n"
 	       "  -e, --env NAME=VALUE    set a variable for this command (repeatable; a name\n"
 	       "                          the policy's env deny patterns match is refused)\n"
+	       "      --keep-services     leave what CMD starts in the background running when\n"
+	       "                          it exits, until the session stops (session list\n"
+	       "                          --json shows it)\n"
 	       "  -h, --help              display this help and exit\n", SESSION_PROG);
 }
 
@@ -57,13 +60,13 @@ struct exec_opts {
 	const char *id, *timeout, *cwd;
 	const char *env[256];
 	size_t n_env;
-	bool json, use_stdin, tty;
+	bool json, use_stdin, tty, keep;
 	int cmd;
 };
 
 static int parse_exec_opts(int argc, char **argv, struct exec_opts *o)
 {
-	enum { OPT_JSON = 256, OPT_STDIN, OPT_TTY, OPT_CWD };
+	enum { OPT_JSON = 256, OPT_STDIN, OPT_TTY, OPT_CWD, OPT_KEEP };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "timeout", required_argument, NULL, 't' },
@@ -71,6 +74,7 @@ static int parse_exec_opts(int argc, char **argv, struct exec_opts *o)
 		{ "tty", no_argument, NULL, OPT_TTY },
 		{ "cwd", required_argument, NULL, OPT_CWD },
 		{ "env", required_argument, NULL, 'e' },
+		{ "keep-services", no_argument, NULL, OPT_KEEP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -83,6 +87,7 @@ static int parse_exec_opts(int argc, char **argv, struct exec_opts *o)
 		case OPT_STDIN: o->use_stdin = true; break;
 		case OPT_TTY: o->tty = true; break;
 		case OPT_CWD: o->cwd = optarg; break;
+		case OPT_KEEP: o->keep = true; break;
 		case 'e':
 			if (o->n_env == sizeof(o->env) / sizeof(o->env[0]))
 				return session_fail("exec: too many --env options (at most 256)");
@@ -131,7 +136,7 @@ static int build_exec(const struct exec_opts *o, char **argv, int argc, struct c
 	*h = (struct cli_req){ .magic = CLI_MAGIC, .type = CLI_EXEC, .timeout_ms = ms,
 	                       .flags = (o->json ? CLI_JSON : 0) |
 	                                (o->use_stdin || o->tty ? CLI_STDIN : 0) |
-	                                (o->tty ? CLI_TTY : 0),
+	                                (o->tty ? CLI_TTY : 0) | (o->keep ? CLI_KEEP : 0),
 	                       .argc = (uint32_t)(argc - o->cmd), .envc = (uint32_t)o->n_env };
 	r = wire_exec_strings(o->cwd, (const char *const *)argv + o->cmd, (size_t)(argc - o->cmd),
 	                      o->env, o->n_env, strings, len);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -49,7 +50,10 @@
 #include "init-caps.h"
 #include "init-guard.h"
 #include "init-overlay.h"
+#include "owner-proto.h"
+#include "session-owner.h"
 #include "broker-overlay.h"
+#include "init-net.h"
 
 /* The kernel's default overflow gid (kernel.overflowgid). */
 #define OVERFLOW_GID 65534
@@ -91,6 +95,7 @@ struct init_opts {
 	char **cmd;
 	struct guard_opts guard; /* mount audit and Landlock (init-guard.h) */
 	struct overlay_opts overlay; /* --overlay (init-overlay.h) */
+	struct net_opts net;     /* --net-relay (init-net.h) */
 };
 
 /* The report channel; -1 until --error-fd is parsed (reports then go to
@@ -309,6 +314,15 @@ static bool overlay_option(struct init_opts *o, const char *name, const char *v)
 	return r > 0;
 }
 
+static bool net_option(struct init_opts *o, const char *name, const char *v)
+{
+	struct guard_error ge;
+	int r = net_parse(&o->net, name, v, &ge);
+
+	guard_or_fail("init:args", r, &ge);
+	return r > 0;
+}
+
 /* The overlay's lower layer is the workspace bind the audit verifies first,
  * and so is a persisted upper layer. */
 static void check_overlay_opts(struct init_opts *o)
@@ -387,6 +401,8 @@ static void parse_one(struct init_opts *o, int argc, char **argv, int *i)
 	if (guard_option(o, name, v))
 		return;
 	if (overlay_option(o, name, v))
+		return;
+	if (net_option(o, name, v))
 		return;
 
 	if (strcmp(name, "--error-fd") == 0)
@@ -801,13 +817,27 @@ static void take_terminal(void)
 	}
 }
 
-/* "X" on the report channel; when it is the launcher's socket, wait for
- * its "G": it checks, from the host, the ids the kernel stamped on the "X"
- * (lib/run.c, host_ids_ok) and answers only if they are the planned ones. */
+/* When main() began (CLOCK_MONOTONIC, ns): sent with "X", so that the
+ * launcher can tell bwrap's setup from the init's own (osb_result_timing_us). */
+static uint64_t start_ns;
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* "X" and the start time on the report channel; when it is the launcher's
+ * socket, wait for its "G": it checks, from the host, the ids the kernel
+ * stamped on the "X" (lib/supervise.c, host_ids_ok) and answers only if
+ * they are the planned ones. */
 static void report_exec(void)
 {
-	const char x = INIT_MSG_EXEC;
-	int type = 0;
+	char x[32];
+	int type = 0, xlen = snprintf(x, sizeof(x), "%c%llu", INIT_MSG_EXEC,
+	                               (unsigned long long)start_ns);
 	socklen_t len = sizeof(type);
 	char go = 0;
 	ssize_t n;
@@ -815,7 +845,7 @@ static void report_exec(void)
 	/* Without the "X" the launcher would believe the command never started. */
 	if (error_fd < 0)
 		return;
-	if (write(error_fd, &x, 1) != 1)
+	if (write(error_fd, x, (size_t)xlen) != (ssize_t)xlen)
 		fail("exec", errno, "cannot report the exec on fd %d: %s", error_fd, strerror(errno));
 	if (getsockopt(error_fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0)
 		return;   /* a pipe (tests run the init by hand): nobody to ask */
@@ -1030,10 +1060,15 @@ static void serve_session(const struct init_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct init_opts o = { .stderr_fd = -1, .seccomp_fd = -1, .session_fd = -1, .env_fd = -1 };
+	struct init_opts o = { .stderr_fd = -1, .seccomp_fd = -1, .session_fd = -1, .env_fd = -1,
+	                       .net = { .ctl_fd = -1 } };
 	struct sock_fprog prog = { 0, NULL };
 	struct guard_error ge;
 
+	/* On the host, as a session's owner (lib/owner-proto.h), not in a sandbox. */
+	if (argc > 1 && strcmp(argv[1], OWNER_ARG) == 0)
+		session_owner_main(argc, argv);
+	start_ns = monotonic_ns();
 	parse_args(argc, argv, &o);
 	if (o.stderr_fd >= 0)
 		route_stderr(o.stderr_fd);
@@ -1058,6 +1093,9 @@ int main(int argc, char **argv)
 	mark_fds_cloexec();
 	if (prog.filter)
 		load_filter(&prog);
+	/* The relay is forked as restricted as the command (init-net.h). */
+	if (o.net.ctl_fd >= 0)
+		guard_or_fail("init:net", net_relay_start(&o.net, &ge), &ge);
 	if (o.session_fd >= 0)
 		serve_session(&o);
 	if (getpid() == 1)

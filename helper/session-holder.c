@@ -67,6 +67,19 @@ struct holder {
  * and an idle one is dropped after 10 s (holder_accept). */
 #define HOLDER_MAX_CLIENTS 128
 
+/* What commands run with --keep-services left running (osb_session_services_json). */
+static void holder_info_services(struct holder *h, json_object *o)
+{
+	char *json = NULL;
+	osb_error err;
+	json_object *arr = NULL;
+
+	if (osb_session_services_json(h->s, &json, &err) == 0)
+		arr = json_tokener_parse(json);
+	osb_free(json);
+	json_object_object_add(o, "services", arr ? arr : json_object_new_array());
+}
+
 static char *holder_info(struct holder *h)
 {
 	json_object *o = json_object_new_object();
@@ -86,6 +99,7 @@ static char *holder_info(struct holder *h)
 	json_object_object_add(o, "policy_hash", json_object_new_string(h->hash));
 	json_object_object_add(o, "workspace", json_object_new_string(h->workspace));
 	json_object_object_add(o, "idle_timeout_ms", json_object_new_int64((int64_t)h->idle_ms));
+	holder_info_services(h, o);
 	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 	                                               JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
@@ -119,6 +133,7 @@ static osb_exec *exec_from(const struct wire_request *rq, int conn)
 		osb_exec_set_cwd(e, rq->cwd);
 	osb_exec_set_timeout_ms(e, rq->h.timeout_ms);
 	osb_exec_set_cancel_fd(e, conn);
+	osb_exec_set_keep_services(e, (rq->h.flags & CLI_KEEP) != 0);
 	if (in)
 		osb_exec_set_stdin_fd(e, rq->fds[2]);
 	osb_exec_set_capture(e, json);

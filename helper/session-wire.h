@@ -58,6 +58,8 @@ enum { CLI_JSON = 1, CLI_STDIN = 2, CLI_TTY = 4 };
  * error lines, 's' the status. */
 enum { CLI_DIFF = 16, CLI_COMMIT = 17, CLI_DISCARD = 18 };
 enum { CLI_TAR = 8 };
+/* session exec --keep-services: what the command starts may outlive it. */
+enum { CLI_KEEP = 32 };
 
 /* Followed by cwd (empty: the session's), argv and env, NUL-terminated.
  * SCM_RIGHTS: stdout, stderr, then stdin with CLI_STDIN (a pipe's read end;

@@ -79,7 +79,7 @@ static int segment_namespaces(const plan *pl, strv *argv)
 	PUSH("--unshare-pid");
 	PUSH("--unshare-ipc");
 	PUSH("--unshare-uts");
-	if (p->net == NET_NONE)
+	if (p->net != NET_HOST)   /* none, and allow: only the proxy leads out */
 		PUSH("--unshare-net");
 	PUSH("--hostname"); PUSH(p->hostname ? p->hostname : "sandbox");
 	PUSH("--die-with-parent");
@@ -515,6 +515,8 @@ static int segment_init(const plan *pl, const target *t, strv *argv)
 		PUSHF("--switch-ids=%u:%u", pl->host.uid, pl->host.gid);
 	}
 	PUSH("--chdir"); PUSH(pl->cwd);
+	if (pl->net.port)   /* "network allow": the relay (lib/init-proto.h) */
+		PUSHF("--net-relay=%d:%u", plan_net_fd(pl), pl->net.port);
 	/* The sized tmpfs mounts, for the result's tmpfs_full. */
 	for (size_t i = 0, n = bwrap_watch_full(pl->p, watch); i < n; i++) {
 		PUSH("--watch-full"); PUSH(watch[i]);

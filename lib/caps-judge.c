@@ -16,6 +16,7 @@
 #include "filter.h"
 
 #include <sys/capability.h>
+#include <sys/stat.h>
 
 /* ---- bwrap's options ------------------------------------------------------------ */
 
@@ -528,6 +529,36 @@ static void judge_overlay_ws(osb_caps *c)
 	              OSB_CAPS_UNAVAILABLE, reason, ok == tried ? NULL : remedy);
 }
 
+/* "network_allowlist": what "network allow" needs besides a sandbox, a
+ * network namespace (net_ok) and the filtering proxy's program
+ * (docs/ARCHITECTURE.md, "Network allowlists"). */
+static void judge_net_allow(osb_caps *c)
+{
+	const char *proxy = c->host.netproxy ? c->host.netproxy : "osb-isolate-netproxy";
+	char reason[700];
+	struct stat st;
+	bool netns = c->net_ok[M_USERNS] || c->net_ok[M_ROOT];
+
+	if (!netns) {
+		caps_item_set(c, IT_NET_ALLOW, OSB_CAPS_UNAVAILABLE,
+		              "no identity mode creates a network namespace (see net_namespace)",
+		              "policies with \"network allow\" need a network namespace with loopback: "
+		              "see the net_namespace item");
+	} else if (stat(proxy, &st) != 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR) ||
+	           (st.st_mode & (S_ISUID | S_ISGID))) {
+		caps_item_set(c, IT_NET_ALLOW, OSB_CAPS_UNAVAILABLE,
+		              caps_fmt(reason, sizeof(reason), "the filtering proxy %s is not an "
+		                       "executable file without setuid or setgid", proxy),
+		              "install osb-isolate-netproxy (it comes with osb-isolate), or name it with "
+		              "OSB_ISOLATE_NETPROXY or osb_set_program(OSB_PROGRAM_NETPROXY)");
+	} else {
+		caps_item_set(c, IT_NET_ALLOW, OSB_CAPS_OK,
+		              caps_fmt(reason, sizeof(reason), "a network namespace with loopback, and "
+		                       "the filtering proxy %s (HTTP CONNECT and plain HTTP)", proxy),
+		              NULL);
+	}
+}
+
 /* ---- the whole judgement ---------------------------------------------------------- */
 
 static void judge_all(osb_caps *c, const caps_probe *p)
@@ -550,6 +581,7 @@ void caps_judge(osb_caps *c, const caps_probe *p)
 {
 	judge_all(c, p);
 	judge_modes(c, p);
+	judge_net_allow(c);   /* after judge_modes: it reads net_ok */
 	judge_profiles(c);
 }
 

@@ -30,6 +30,7 @@ const char *const caps_item_names[IT__COUNT] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
 	"overlayfs", "root", "overlay", "diff_supported", "commit_supported", "persist",
+	"network_allowlist",
 };
 
 const char *const caps_mode_names[M__COUNT] = { "userns", "root" };
@@ -107,7 +108,7 @@ bool caps_has_opt(const osb_caps *c, const char *name)
 
 caps_needs caps_needs_of(const osb_policy *pol)
 {
-	return (caps_needs){ .id = pol->id_mode, .netns = pol->net == NET_NONE,
+	return (caps_needs){ .id = pol->id_mode, .netns = pol->net != NET_HOST,
 	                .seccomp = pol->sc_mode != SC_NONE,
 	                .landlock = pol->landlock == LL_REQUIRED,
 	                .overlay = pol->ws_mode == WS_OVERLAY };

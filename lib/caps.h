@@ -28,6 +28,7 @@ enum item_id {
 	IT_PIDNS, IT_SECCOMP, IT_NESTED, IT_LANDLOCK, IT_CGROUP, IT_CGROUP_LIMITS, IT_OVERLAY, IT_ROOT,
 	IT_OVERLAY_WS,   /* "overlay": the overlay workspace, per identity mode */
 	IT_DIFF, IT_COMMIT, IT_PERSIST,   /* its layer: caps-overlay-ops.c */
+	IT_NET_ALLOW,    /* "network_allowlist": "network allow" (a netns and the proxy) */
 	IT__COUNT
 };
 

@@ -29,6 +29,7 @@ struct osb_config {
 	char *from;          /* the file read, or NULL (built by calls: "api") */
 	strv roots;
 	strv cg_parents;     /* cgroup-parent: one directory per cgroup hierarchy */
+	char *net_hosts;     /* net-hosts: the filtering proxy's hosts file, or NULL */
 };
 
 osb_config *osb_config_new(void)
@@ -43,6 +44,7 @@ void osb_config_free(osb_config *c)
 	free(c->from);
 	strv_free(&c->roots);
 	strv_free(&c->cg_parents);
+	free(c->net_hosts);
 	free(c);
 }
 
@@ -225,20 +227,42 @@ static int d_cg_parent(cparse *cp, char **w, const unsigned *col, size_t n)
 	return r < 0 ? osb_err_set(cp->err, OSB_E_NOMEM, ENOMEM, "config", "out of memory") : 0;
 }
 
+/* net-hosts FILE: names the filtering proxy of "network allow" resolves
+ * from this /etc/hosts-style file before asking the resolver (a host's own
+ * names, and tests' stand-in hosts); a policy cannot name one. */
+static int d_net_hosts(cparse *cp, char **w, const unsigned *col, size_t n)
+{
+	const char *why;
+
+	if (n != 2)
+		return n < 2 ? cerr(cp, col[0], "missing argument: usage is \"net-hosts FILE\"")
+		             : cerr(cp, col[2], "unexpected argument \"%s\" (usage is \"net-hosts "
+		                    "FILE\")", w[2]);
+	if ((why = policy_path_problem(w[1], false)))
+		return cerr(cp, col[1], "%s: \"%s\"", why, w[1]);
+	if (cp->c->net_hosts)
+		return cerr(cp, col[0], "duplicate \"net-hosts\"");
+	if (!(cp->c->net_hosts = strdup(w[1])))
+		return osb_err_set(cp->err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
+	return 0;
+}
+
 static int directive(cparse *cp, char **w, const unsigned *col, size_t n)
 {
-	static const char *const known[] = { "workspace-root", "cgroup-parent" };
+	static const char *const known[] = { "workspace-root", "cgroup-parent", "net-hosts" };
 	const char *near, *why;
 	int r;
 
 	if (strcmp(w[0], "cgroup-parent") == 0)
 		return d_cg_parent(cp, w, col, n);
+	if (strcmp(w[0], "net-hosts") == 0)
+		return d_net_hosts(cp, w, col, n);
 	if (strcmp(w[0], "workspace-root") != 0) {
-		near = policy_suggest(w[0], known, 2);
+		near = policy_suggest(w[0], known, 3);
 		if (near)
 			return cerr(cp, col[0], "unknown directive \"%s\" (did you mean \"%s\"?)", w[0], near);
-		return cerr(cp, col[0], "unknown directive \"%s\" (expected workspace-root or "
-		            "cgroup-parent)", w[0]);
+		return cerr(cp, col[0], "unknown directive \"%s\" (expected workspace-root, "
+		            "cgroup-parent or net-hosts)", w[0]);
 	}
 	if (n < 2)
 		return cerr(cp, col[0], "missing argument: usage is \"workspace-root DIR\"");
@@ -430,5 +454,9 @@ int osb_policy_set_config(osb_policy *p, const osb_config *c, osb_error *err)
 	p->ws_roots_from = from;
 	policy_free_strv(p->cg_parents);
 	p->cg_parents = cgp;
+	free(p->net_hosts);
+	p->net_hosts = c && c->net_hosts ? strdup(c->net_hosts) : NULL;
+	if (c && c->net_hosts && !p->net_hosts)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "config", "out of memory");
 	return 0;
 }

@@ -14,6 +14,7 @@
  * name so that two runs with the same inputs produce identical argv.
  */
 #include "env.h"
+#include "netallow-proxy.h"
 
 #define WORKSPACE_TOKEN "${WORKSPACE}"
 
@@ -231,6 +232,11 @@ int env_build(const osb_policy *p, const char *const *envp,
 			strv_free(&s);
 			return r;
 		}
+	}
+	/* "network allow": the way out is the proxy (netallow-proxy.h). */
+	if (p->net == NET_ALLOW && netproxy_env(&s) < 0) {
+		strv_free(&s);
+		return env_nomem(err);
 	}
 	/* An empty environment is still a valid NULL-terminated vector. */
 	if (!s.v) {

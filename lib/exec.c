@@ -40,6 +40,7 @@ void osb_exec_free(osb_exec *e)
 	strv_free(&e->argv);
 	strv_free(&e->env);
 	free(e->cwd);
+	free(e->script);
 	free(e);
 }
 

@@ -20,6 +20,10 @@ struct osb_exec {
 	uint64_t output_limit;    /* 0: the policy's output limit only */
 	bool stdin_pipe;          /* osb_session_spawn: stdin is a pipe */
 	int cancel_fd;            /* osb_session_run: kill when readable; -1 */
+	/* Session commands only (exec-session.c). */
+	bool keep_services;       /* its process group outlives its leader */
+	char *script;             /* run by argv from a memfd; NULL: none */
+	size_t script_len;
 };
 
 /* The policy's limits (0: no wall limit; 1 MiB when no output limit is set)
@@ -38,5 +42,8 @@ void policy_wall_origin(const osb_policy *p, char *buf, size_t size);
  * it got the time it asked for. */
 int exec_check_timeout(uint64_t policy_wall, const char *wall_origin, const osb_exec *e,
                        osb_error *err);
+
+/* OSB_E_USAGE for what only a session command can do (exec-session.c). */
+int exec_check_session_only(const osb_exec *e, osb_error *err);
 
 #endif /* OSB_EXEC_H */

@@ -26,6 +26,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#ifndef OSB_NETPROXY_PATH
+#define OSB_NETPROXY_PATH "/usr/local/libexec/osb-isolate/osb-isolate-netproxy"
+#endif
 #ifndef OSB_INIT_PATH
 #define OSB_INIT_PATH "/usr/local/libexec/osb-isolate/osb-isolate-init"
 #endif
@@ -379,6 +382,10 @@ int host_paths_get(host_paths *out)
 		r = dup_or_null(programs.init, &out->init);
 	if (r == 0)
 		r = dup_or_null(programs.init_origin, &out->init_origin);
+	if (r == 0)
+		r = dup_or_null(programs.netproxy, &out->netproxy);
+	if (r == 0)
+		r = dup_or_null(programs.netproxy_origin, &out->netproxy_origin);
 	pthread_mutex_unlock(&programs_lock);
 	if (r < 0)
 		host_paths_free(out);
@@ -391,6 +398,8 @@ void host_paths_free(host_paths *p)
 	free(p->bwrap_origin);
 	free(p->init);
 	free(p->init_origin);
+	free(p->netproxy);
+	free(p->netproxy_origin);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -409,7 +418,7 @@ int osb_set_program(osb_program which, const char *path, const char *origin, osb
 	char *p = NULL, *o = NULL, **slot, **oslot;
 
 	osb_err_clear(err);
-	if (which != OSB_PROGRAM_BWRAP && which != OSB_PROGRAM_INIT)
+	if (which != OSB_PROGRAM_BWRAP && which != OSB_PROGRAM_INIT && which != OSB_PROGRAM_NETPROXY)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
 		                   "osb_set_program: unknown program %d", (int)which);
 	if (!origin || !*origin)
@@ -423,8 +432,10 @@ int osb_set_program(osb_program which, const char *path, const char *origin, osb
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "usage", "out of memory");
 	}
 	pthread_mutex_lock(&programs_lock);
-	slot = which == OSB_PROGRAM_BWRAP ? &programs.bwrap : &programs.init;
-	oslot = which == OSB_PROGRAM_BWRAP ? &programs.bwrap_origin : &programs.init_origin;
+	slot = which == OSB_PROGRAM_BWRAP ? &programs.bwrap :
+	       which == OSB_PROGRAM_INIT ? &programs.init : &programs.netproxy;
+	oslot = which == OSB_PROGRAM_BWRAP ? &programs.bwrap_origin :
+	        which == OSB_PROGRAM_INIT ? &programs.init_origin : &programs.netproxy_origin;
 	free(*slot);
 	free(*oslot);
 	*slot = p;
@@ -454,6 +465,12 @@ int host_facts_get(const host_paths *paths, host_facts *h, osb_error *err)
 	if (r == 0 && h->bwrap)
 		r = bwrap_read_help(h);
 	if (r == 0 && !(h->init = strdup(init)))
+		r = -ENOMEM;
+	if (r == 0 && !(h->netproxy = strdup(paths && paths->netproxy ? paths->netproxy
+	                                                              : OSB_NETPROXY_PATH)))
+		r = -ENOMEM;
+	if (r == 0 && paths && paths->netproxy && paths->netproxy_origin &&
+	    !(h->netproxy_origin = strdup(paths->netproxy_origin)))
 		r = -ENOMEM;
 	if (r == 0 && paths && paths->bwrap && paths->bwrap_origin &&
 	    !(h->bwrap_origin = strdup(paths->bwrap_origin)))
@@ -492,21 +509,25 @@ void host_facts_free(host_facts *h)
 	free(h->init);
 	free(h->bwrap_origin);
 	free(h->init_origin);
+	free(h->netproxy);
+	free(h->netproxy_origin);
 	h->bwrap = h->bwrap_tried = h->bwrap_help = h->init = NULL;
-	h->bwrap_origin = h->init_origin = NULL;
+	h->bwrap_origin = h->init_origin = h->netproxy = h->netproxy_origin = NULL;
 }
 
 int host_facts_copy(host_facts *dst, const host_facts *src)
 {
 	*dst = *src;
 	dst->bwrap = dst->bwrap_tried = dst->bwrap_help = dst->init = NULL;
-	dst->bwrap_origin = dst->init_origin = NULL;
+	dst->bwrap_origin = dst->init_origin = dst->netproxy = dst->netproxy_origin = NULL;
 	if (dup_or_null(src->bwrap, &dst->bwrap) < 0 ||
 	    dup_or_null(src->bwrap_tried, &dst->bwrap_tried) < 0 ||
 	    dup_or_null(src->bwrap_help, &dst->bwrap_help) < 0 ||
 	    dup_or_null(src->init, &dst->init) < 0 ||
 	    dup_or_null(src->bwrap_origin, &dst->bwrap_origin) < 0 ||
-	    dup_or_null(src->init_origin, &dst->init_origin) < 0) {
+	    dup_or_null(src->init_origin, &dst->init_origin) < 0 ||
+	    dup_or_null(src->netproxy, &dst->netproxy) < 0 ||
+	    dup_or_null(src->netproxy_origin, &dst->netproxy_origin) < 0) {
 		host_facts_free(dst);
 		return -ENOMEM;
 	}

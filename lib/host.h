@@ -60,6 +60,7 @@ typedef struct proc_facts {
 typedef struct host_paths {
 	char *bwrap, *bwrap_origin;
 	char *init, *init_origin;
+	char *netproxy, *netproxy_origin;
 	unsigned generation;   /* bumped by every osb_set_program() */
 } host_paths;
 
@@ -89,6 +90,8 @@ typedef struct host_facts {
 	proc_facts proc;
 	char *init;            /* the sandbox init's path */
 	char *init_origin;     /* who named it; NULL: the installed one */
+	char *netproxy;        /* the filtering proxy's path ("network allow") */
+	char *netproxy_origin; /* who named it; NULL: the installed one */
 	unsigned generation;   /* of the programs looked at (host_paths_generation) */
 } host_facts;
 

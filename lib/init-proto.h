@@ -22,7 +22,11 @@
  *                      keeps it.
  * Options (all fds are numbers in the init's own fd table):
  *   --error-fd N       report channel. The init marks it CLOEXEC, writes
- *                      INIT_MSG_EXEC ("X") just before execve and, if any
+ *                      INIT_MSG_EXEC ("X", followed by the CLOCK_MONOTONIC
+ *                      nanoseconds at which the init's main() began, in
+ *                      decimal: a timing the launcher reports and trusts
+ *                      for nothing else; a launcher that reads only the
+ *                      letter is not misled) just before execve and, if any
  *                      step or the execve fails, one line
  *                      "E<stage>\t<errno>\t<message>\n", then exits 125.
  *                      EOF without "X" means the init never got to exec.
@@ -172,6 +176,15 @@
  * namespace's job. The domain covers everything the init execs or, in
  * session mode, the broker and every command it starts.
  *
+ * --net-relay FD:PORT (protocol 6, "network allow"): FD is one end of a
+ * SOCK_SEQPACKET socketpair whose other end the filtering proxy outside
+ * holds. Once the seccomp filter is loaded (so with the command's identity,
+ * capabilities, Landlock domain and filter), stage "init:net" listens on
+ * 127.0.0.1:PORT in the sandbox's network namespace and forks a relay that
+ * sends each accepted connection's socket over FD (SCM_RIGHTS, one byte of
+ * data); the init then closes both. A failure fails the launch (exit 125,
+ * stage "init:net"): the command never runs without its way out.
+ *
  * Session mode: osb-isolate-init [OPTIONS] --session-fd N [--idle-ms MS]
  * The init runs every check above and loads the seccomp program, exactly as
  * before a command, so the broker runs under the same filter and identity as
@@ -219,7 +232,7 @@
 #include <stdint.h>
 
 /* The version of this contract; see --proto above for when to bump it. */
-#define INIT_PROTO_VERSION 6
+#define INIT_PROTO_VERSION 7
 
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'
@@ -244,15 +257,58 @@ enum session_msg_type {
 	SESSION_STARTED = 0x53545254u,    /* "STRT" */
 	SESSION_FAILED = 0x4641494cu,     /* "FAIL" */
 	SESSION_EXITED = 0x45584954u,     /* "EXIT" */
+	SESSION_STATE = 0x53544154u,      /* "STAT" */
+	SESSION_SERVICES = 0x53455256u,   /* "SERV" */
+	SESSION_SERVICE_LIST = 0x53525653u, /* "SRVS" */
 	SESSION_LAYER = 0x4c415952u,      /* "LAYR" (protocol 5) */
 	SESSION_LAYER_REPLY = 0x4c415950u, /* "LAYP" */
+};
+
+/* session_exec_req.flags. SESSION_F_STATE (shell-state sessions,
+ * lib/shell-state.h): the command gets the write end of a pipe as fd
+ * SESSION_STATE_FD, and whatever it wrote there by the time its leader
+ * exited (at most SESSION_MSG_MAX bytes) is sent back as one
+ * struct session_state and its bytes, just before session_exited; nothing
+ * is sent when it wrote nothing or too much. A flag the broker does not
+ * know is refused (stage "request"). */
+#define SESSION_F_STATE 1u
+/* SESSION_F_KEEP (services): when the leader exits its process group is
+ * not killed; the exit is reported at once, and the group, while anything
+ * of it runs, is listed by SESSION_SERVICES until the session ends. */
+#define SESSION_F_KEEP 2u
+/* SESSION_F_SCRIPT (large scripts): SCM_RIGHTS carries a fifth fd, a
+ * memfd with the script, which the command gets as SESSION_SCRIPT_FD. */
+#define SESSION_F_SCRIPT 4u
+#define SESSION_F_KNOWN (SESSION_F_STATE | SESSION_F_KEEP | SESSION_F_SCRIPT)
+#define SESSION_STATE_FD 9
+#define SESSION_SCRIPT_FD 8
+
+/* SESSION_SERVICES: struct session_services_req with one fd, a reply
+ * channel, which gets one struct session_service_list and COUNT
+ * struct session_service, then is closed. */
+#define SESSION_MAX_SERVICES 256
+struct session_services_req {
+	uint32_t type;          /* SESSION_SERVICES */
+	uint32_t reserved;      /* 0 */
+};
+
+struct session_service {
+	int32_t pgid;           /* the command's pid, its group's id */
+	uint32_t reserved;
+	int64_t started_unix_ms;
+	char command[240];      /* its argv, blank-separated, clipped */
+};
+
+struct session_service_list {
+	uint32_t type;          /* SESSION_SERVICE_LIST */
+	uint32_t count;
 };
 
 struct session_exec_req {
 	uint32_t type;          /* SESSION_EXEC */
 	uint32_t argc;          /* >= 1 */
 	uint32_t envc;
-	uint32_t reserved;      /* 0 */
+	uint32_t flags;         /* SESSION_F_* */
 	uint64_t timeout_ms;    /* wall limit of this command; 0: none */
 };
 
@@ -271,6 +327,11 @@ struct session_failed {
 	int32_t err;            /* errno */
 	char stage[32];         /* "exec" (execve failed), "cwd", "request", "fork" */
 	char message[512];      /* NUL-terminated */
+};
+
+struct session_state {
+	uint32_t type;          /* SESSION_STATE */
+	uint32_t len;           /* bytes that follow in the same packet */
 };
 
 struct session_exited {

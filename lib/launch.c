@@ -29,6 +29,11 @@ int launch_prepare(const osb_policy *p, const plan_request *rq, plan *out, osb_e
 		r = plan_build(p, &h, &ids, rq, out, err);
 	if (r == 0 && (r = limits_prepare(p, &out->lim, err)) < 0)
 		plan_free(out);
+	/* A root caller's proxy runs as the sandbox's own host ids. */
+	if (r == 0 && p->net == NET_ALLOW &&
+	    (r = netproxy_start(p, &h, h.euid == 0 ? &(spawn_cred){ out->host.uid, out->host.gid }
+	                                           : NULL, &out->net, err)) < 0)
+		plan_free(out);
 	hostid_release(&ids);
 	host_facts_free(&h);
 	return r;

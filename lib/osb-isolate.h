@@ -126,6 +126,8 @@ typedef enum osb_stage {
 	OSB_STAGE_EXPLAIN,       /* describing the launch plan */
 	OSB_STAGE_CGROUP,        /* the sandbox's cgroup: resource limits */
 	OSB_STAGE_INIT_OVERLAY,  /* "init:overlay": the overlay workspace */
+	OSB_STAGE_INIT_NET,      /* "init:net": the relay of "network allow" */
+	OSB_STAGE_NETPROXY,      /* "netproxy": the filtering proxy outside */
 } osb_stage;
 
 /* The name of STAGE as osb_error.stage spells it ("policy", "init:seccomp";
@@ -289,6 +291,7 @@ int osb_policy_set_config(osb_policy *policy, const osb_config *config, osb_erro
 typedef enum osb_program {
 	OSB_PROGRAM_BWRAP = 1,
 	OSB_PROGRAM_INIT = 2,
+	OSB_PROGRAM_NETPROXY = 3,   /* the filtering proxy of "network allow" */
 } osb_program;
 
 /* Run PATH (absolute; NULL or "": the default) as PROGRAM from now on, in
@@ -659,6 +662,27 @@ int osb_result_cpu_throttled_us(const osb_result *r, uint64_t *usec);
  * watched (a session command); path I (0 .. count-1), owned by R, or NULL. */
 int osb_result_tmpfs_full_count(const osb_result *r);
 const char *osb_result_tmpfs_full(const osb_result *r, size_t i);
+/* Where the time of a run went, stage by stage (CLOCK_MONOTONIC, read on
+ * both sides of the sandbox's boundary): SETUP the library before bwrap
+ * starts (a session command: until the broker has started it), BWRAP
+ * bwrap's namespaces and mounts until the init's first instruction, INIT
+ * the init's checks and restrictions until the command may exec, COMMAND
+ * until its status is known, TEARDOWN until the result is complete.
+ * Microseconds, or -1 for a stage that did not happen or whose ends are not
+ * known (a session command has no BWRAP or INIT; a launch that failed stops
+ * where it failed). */
+typedef enum osb_timing {
+	OSB_TIMING_SETUP = 0,
+	OSB_TIMING_BWRAP = 1,
+	OSB_TIMING_INIT = 2,
+	OSB_TIMING_COMMAND = 3,
+	OSB_TIMING_TEARDOWN = 4,
+	OSB_TIMING__COUNT = 5
+} osb_timing;
+int64_t osb_result_timing_us(const osb_result *r, osb_timing which);
+/* "setup", "bwrap", "init", "command", "teardown" (the JSON's names), or
+ * NULL for another value. */
+const char *osb_result_timing_name(osb_timing which);
 /* The best-effort limits this host could not enforce: OSB_LIMIT_* bits. */
 #define OSB_LIMIT_MEMORY 1u
 #define OSB_LIMIT_PIDS 2u
@@ -691,9 +715,8 @@ void osb_result_free(osb_result *r);
  * it runs (a process that leaves the group with setsid lives until the
  * session ends). The policy's wall limit applies to each command; the
  * session itself lives until osb_session_destroy, its idle timeout, or the
- * death of the thread that started it (bwrap runs with --die-with-parent,
- * which the kernel ties to that thread: start sessions from a thread that
- * outlives them).
+ * end of the process that started it (unless detached: see
+ * osb_session_detach); any thread may start it.
  *
  * Thread safety: one session may be used from several threads at once
  * (spawn, run, destroy). One osb_proc is used by one thread at a time,
@@ -816,6 +839,131 @@ int osb_proc_kill(osb_proc *proc, int sig);
 /* Free the handle; a command still running is killed (SIGKILL, its group). */
 void osb_proc_free(osb_proc *proc);
 
+/* ---- Writing an execd: requests read once, state read back ---------------
+ *
+ * What a daemon serving many sessions reads from the library instead of
+ * keeping its own copy (libosb-isolate(3), "WRITING AN EXECD"). */
+
+/* Read an execd request once: the baseline its "profile" names is loaded
+ * (osb_policy_load; a name, never a path), CONFIG applied to it (NULL:
+ * none), the request applied as osb_policy_apply_json applies it, and its
+ * session part taken into new options as osb_session_opts_apply_json takes
+ * it. PROFILES is the NULL-terminated list of names the daemon offers, the
+ * first being the default for a request that names none; NULL offers every
+ * policy name and needs the request to name one. 0 with *POLICY and *OPTS
+ * the caller's to free; otherwise both NULL and ERR says why, with the same
+ * messages as the two calls (OSB_E_POLICY for a profile not offered). */
+OSB_WARN_UNUSED int osb_request_load(const char *json, const char *const *profiles,
+                                     const osb_config *config, osb_policy **policy,
+                                     osb_session_opts **opts, osb_error *err);
+/* The idle timeout OPTS hold (0: none). */
+uint64_t osb_session_opts_idle_timeout_ms(const osb_session_opts *opts);
+
+/* The uid and gid the sandbox's processes have (the "user" directive's
+ * ids, which the account name keeps): non-zero, at most 4294967294
+ * (OSB_E_POLICY otherwise, the policy unchanged), origin "api". */
+int osb_policy_set_ids(osb_policy *policy, uint32_t uid, uint32_t gid, osb_error *err);
+/* The workspace directory set by osb_policy_set_workspace or a request's
+ * "workspace.path", or NULL (the caller's current directory at launch).
+ * Owned by POLICY. */
+const char *osb_policy_workspace(const osb_policy *policy);
+/* The ids the sandbox's processes see (the "user" rule). 0 or -OSB_E_USAGE. */
+int osb_policy_ids(const osb_policy *policy, uint32_t *uid, uint32_t *gid);
+
+/* How a sandbox's identity is made (osb-isolate.policy(5), "identity"). */
+typedef enum osb_identity_mode {
+	OSB_IDENTITY_AUTO = 0,     /* a policy's default: root if a user namespace cannot be made */
+	OSB_IDENTITY_USERNS = 1,   /* a user-namespace view */
+	OSB_IDENTITY_ROOT = 2,     /* a real uid/gid switch by a root caller */
+} osb_identity_mode;
+/* The policy's "identity" rule, or -OSB_E_USAGE. */
+int osb_policy_identity_mode(const osb_policy *policy);
+/* The mode a session's sandbox was built in (USERNS or ROOT), or -OSB_E_USAGE. */
+int osb_session_identity_mode(const osb_session *session);
+/* "auto", "userns", "root"; NULL for another value. Static. */
+const char *osb_identity_mode_name(int mode);
+
+/* When the session last started or finished a command (or started),
+ * in milliseconds since the epoch, as the library saw it: a command's end
+ * counts once its status was read (osb_proc_wait, osb_session_run). 0 or
+ * -OSB_E_USAGE. */
+int osb_session_last_activity(const osb_session *session, int64_t *unix_ms);
+/* What is left of the session's idle timeout: the whole timeout while a
+ * command runs, else the timeout less the time since the last activity (0
+ * once it has run out or the session has ended). 0 with *MS; 1 with *MS
+ * UINT64_MAX when the session has no idle timeout; -OSB_E_USAGE. The broker
+ * keeps its own count and ends the session by it. */
+int osb_session_idle_remaining_ms(const osb_session *session, uint64_t *ms);
+
+/* Why a session ended. A value never changes meaning. */
+typedef enum osb_session_end {
+	OSB_SESSION_RUNNING = 0,       /* it has not ended */
+	OSB_SESSION_END_DESTROYED = 1, /* osb_session_destroy (or _free) */
+	OSB_SESSION_END_IDLE = 2,      /* its idle timeout */
+	OSB_SESSION_END_LOST = 3,      /* the sandbox ended otherwise: killed from outside, or failed */
+} osb_session_end;
+/* OSB_SESSION_RUNNING or OSB_SESSION_END_*, or -OSB_E_USAGE. */
+int osb_session_end_reason(const osb_session *session);
+/* "running", "destroyed", "idle", "lost"; NULL for another value. Static. */
+const char *osb_session_end_name(int reason);
+
+/* ---- Sessions that outlive their process ------------------------------------
+ *
+ * A session's bwrap is started by a process of the library's, the session's
+ * owner, not by the calling thread: any thread may start, use and destroy a
+ * session, and the session ends with the calling process (however it ends:
+ * the owner then kills the sandbox and removes its cgroup; the host-id lock
+ * goes last). A detached session does not end with its process: its owner
+ * serves it on DIR/ID.sock, and a process of the same uid (or root) may
+ * attach to it by ID, for instance the same daemon after a restart. */
+
+/* Detach SESSION: from now on it outlives this process. DIR must be a
+ * directory of this process's uid (or root's), no symlink, writable by
+ * nobody else (0700); ID is the daemon's name for the session (1 to 64
+ * letters, digits, '.', '_', '-', not starting with '.'), unique in DIR.
+ * SESSION stays usable here; osb_session_free then releases the handle
+ * only, osb_session_destroy still ends the session. 0 or -OSB_E_*. */
+int osb_session_detach(osb_session *session, const char *dir, const char *id, osb_error *err);
+/* Attach to the detached session ID in DIR: a new handle to the same
+ * sandbox (its files, its processes), used as any session; the owner
+ * refuses a process of another uid, unless root. osb_session_free releases
+ * the handle only; osb_session_destroy ends the session. NULL with ERR
+ * (OSB_E_SANDBOX when no such session is served there). */
+OSB_WARN_UNUSED osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err);
+
+/* ---- Shell-state sessions ------------------------------------------------------
+ *
+ * Opt-in per session: the working directory and the exported variables a
+ * command leaves become the next command's, as in an interactive shell,
+ * while each command is still a process of its own whose status the broker
+ * reports (libosb-isolate(3), "SHELL-STATE SESSIONS"). Each command's argv
+ * runs as a simple command of a /bin/sh wrapper: "cd DIR", "export N=V" and
+ * "eval SCRIPT" change what the next command starts from; functions,
+ * aliases, unexported variables and shell options do not carry. A carried
+ * variable whose name an "env deny" pattern matches is not carried. */
+int osb_session_opts_set_shell_state(osb_session_opts *opts, int on);
+
+/* ---- Services and large scripts (session commands) ------------------------------
+ *
+ * A session command started with osb_exec_set_keep_services may leave
+ * services behind: when it exits its process group is not killed (it is at
+ * session end), and osb_session_services_json lists the groups of such
+ * commands while anything of them runs. Redirect a service's output: a
+ * process holding the command's pipes keeps osb_session_run draining them
+ * for up to 500 ms. osb_exec_set_script passes SCRIPT (LEN bytes, copied; at
+ * most 64 MiB) in a memfd instead of the command line, whose 128 KiB a
+ * session command may not exceed: the exec's argv (an interpreter: {"sh"},
+ * {"bash", "-e"}, {"python3"}) gets "/proc/self/fd/8" appended, the path the
+ * script is read from; in a shell-state session it is sourced by the
+ * wrapper shell instead (the argv is then ignored). Both are refused by
+ * osb_run (OSB_E_USAGE). libosb-isolate(3), "SERVICES AND LARGE SCRIPTS". */
+int osb_exec_set_keep_services(osb_exec *exec, int on);
+int osb_exec_set_script(osb_exec *exec, const char *script, size_t len);
+/* A JSON array, one object per kept group still running: {"pid": N (its
+ * leader's pid in the sandbox, the group's id), "command": "argv joined",
+ * "started_unix_ms": T}. Free *JSON with osb_free(). 0 or -OSB_E_*. */
+OSB_WARN_UNUSED int osb_session_services_json(osb_session *session, char **json, osb_error *err);
+
 /* ---- Overlay workspaces: what a session changed ----------------------------
  *
  * A session whose workspace is an overlay ("workspace overlay") writes to a
@@ -913,6 +1061,28 @@ int osb_session_discard(osb_session *session, osb_error *err);
 /* SESSION's workspace mode: "none", "ro", "rw" or "overlay" (static); NULL
  * for a NULL session. */
 const char *osb_session_workspace_mode(osb_session *session);
+
+/* ---- Network allowlists (osb-isolate.policy(5), "NETWORK ALLOWLISTS") ---- */
+
+/* What the filtering proxy of a run with "network allow" decided: the
+ * number of allowed connections, or -1 when the policy has no allowlist;
+ * the number of refused destinations (host and port), or -1; and the I-th
+ * of them (0 .. count-1): its host (owned by R), *PORT and *COUNT (the
+ * times it was asked for; either may be NULL), or NULL. */
+long osb_result_network_allowed(const osb_result *r);
+int osb_result_network_refused_count(const osb_result *r);
+const char *osb_result_network_refused(const osb_result *r, size_t i, unsigned *port,
+                                       unsigned long *count);
+
+/* Keep only ENTRIES (N of them, each "HOST[:PORT]" as a policy writes it) of
+ * the policy's "network allow" list, narrow-only: each must be covered by an
+ * entry of the list (an exact name, a "*.suffix" above it, a network
+ * containing it, the same port or any), or the policy must have "network
+ * host"; under "network none" every entry is refused (OSB_E_POLICY). A
+ * malformed entry is OSB_E_USAGE. N == 0 leaves "network none". A refused
+ * call leaves the policy as it was. */
+int osb_policy_set_network_allow(osb_policy *policy, const char *const *entries, size_t n,
+                                 osb_error *err);
 
 #pragma GCC visibility pop
 

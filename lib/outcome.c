@@ -45,6 +45,7 @@ static const char *hint_for(const osb_result *res)
 int outcome_finish(osb_result *res, uint64_t start_ms, int r, osb_result **out, osb_error *err)
 {
 	res->duration_ms = now_ms() - start_ms;
+	res->t.ns[TS_END] = now_ns();
 	if (r < 0)
 		res->has_error = true;
 	/* A timeout is ours: the SIGKILL that ended the command is not its own

@@ -525,6 +525,7 @@ static void plan_init(plan *pl, const osb_policy *p, hostid *ids, const plan_req
 	pl->host = *ids;
 	ids->lock_fd = -1;
 	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = pl->env_fd = -1;
+	pl->net = (netproxy)NETPROXY_INIT;
 }
 
 int plan_build(const osb_policy *p, const host_facts *h, hostid *ids, const plan_request *rq,
@@ -583,7 +584,9 @@ void plan_free(plan *pl)
 	placeholders_remove(&pl->made);
 	hostid_release(&pl->host);
 	limits_release(&pl->lim);
+	netproxy_free(&pl->net);
 	memset(pl, 0, sizeof(*pl));
+	pl->net = (netproxy)NETPROXY_INIT;
 	pl->host = (hostid)HOSTID_INIT;
 	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = pl->env_fd = -1;
 }

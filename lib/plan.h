@@ -23,6 +23,7 @@
 #include "hostid.h"
 #include "sandbox-limits.h"
 #include "proc.h"
+#include "netallow-proxy.h"
 
 /* Fixed fd numbers inside bwrap (documented in osb-isolate(1), "FILES"). */
 enum {
@@ -96,6 +97,11 @@ typedef struct plan {
 	 * launch_prepare after plan_build, which probes nothing; removed by
 	 * plan_free unless a session took it over. */
 	limits_state lim;
+	/* "network allow": the filtering proxy, started by launch_prepare;
+	 * its control socket goes to the init (--net-relay) in the fd slot
+	 * after the session socket's. Stopped by plan_free unless a session
+	 * took it over. */
+	netproxy net;
 } plan;
 
 /* What the caller asks of the sandbox besides the policy. */
@@ -145,6 +151,12 @@ bool plan_is_mount_point(const plan *pl, const char *path);
 static inline int plan_next_fd(const plan *pl)
 {
 	return PFD_FIRST_BIND + (int)(pl->n_binds + pl->n_data);
+}
+
+/* The fd number, in bwrap, of the proxy's control socket. */
+static inline int plan_net_fd(const plan *pl)
+{
+	return plan_next_fd(pl) + 1;
 }
 
 /* Component-wise: is A equal to B or beneath it? Both normalized absolute

@@ -197,7 +197,10 @@ static void walk_scalars(walk *w, const osb_policy *p)
 {
 	EMIT(w, &p->root_set.o, 0, "root", policy_root_names[p->root]);
 	walk_workspace(w, p);
-	EMIT(w, &p->net_set.o, 0, "network", policy_net_names[p->net]);
+	if (p->net == NET_ALLOW)   /* "network allow ENTRY", one a line, sorted */
+		walk_strs(w, "network", "allow", p->net_allow, p->n_net_allow, str_cmp);
+	else
+		EMIT(w, &p->net_set.o, 0, "network", policy_net_names[p->net]);
 	if (p->caller_net.set)
 		EMIT(w, &p->caller_net.o, 0, "allow-caller", "network");
 	EMIT(w, &p->env_base_set.o, 0, "env", policy_env_base_names[p->env_base]);

@@ -14,6 +14,7 @@
  */
 #include "policy-directives.h"
 #include "filter.h"
+#include "netallow.h"
 
 #include <seccomp.h>
 
@@ -46,22 +47,49 @@ static int d_root(parser *ps, frame *f, int n, tok *t)
 	return 0;
 }
 
+static int net_allow_entries(parser *ps, frame *f, int n, tok *t);
+static int net_allow_check(parser *ps, frame *f, int n, tok *t);
+
+/* A new winner of "network": the list of the rule it replaces goes. */
+static void net_allow_reset(parser *ps)
+{
+	policy_free_strs(ps->p->net_allow, ps->p->n_net_allow);
+	ps->p->net_allow = NULL;
+	ps->p->n_net_allow = 0;
+	ps->cap_net_allow = 0;
+	ps->net_allow_inst = 0;
+	ps->net_allow_gen++;
+}
+
+/* network none|host|allow HOST[:PORT]...: one scalar, whose "allow" form
+ * may take several lines of one file; they add to one list. */
 static int d_network(parser *ps, frame *f, int n, tok *t)
 {
 	size_t k = 0;
 	slot *s;
-	bool apply;
+	bool apply, first;
 	int r;
 
-	if ((r = arity(ps, f, n, t, 1, 1, "network none|host")) < 0 ||
-	    (r = keyword(ps, f, &t[1], policy_net_names, ARRAY_SIZE(policy_net_names), "network", &k)) < 0 ||
-	    (r = claim(ps, f, t[0].col, "network", "network", &s, &apply)) < 0)
+	if ((r = arity(ps, f, n, t, 1, -1, "network none|host|allow HOST[:PORT]...")) < 0 ||
+	    (r = keyword(ps, f, &t[1], policy_net_names, ARRAY_SIZE(policy_net_names), "network", &k)) < 0)
 		return r;
-	if (apply) {
-		ps->p->net = (enum net_mode)k;
-		ps->p->net_set = (pol_set){ true, s->win };
-	}
-	return 0;
+	if (k != NET_ALLOW && (r = arity(ps, f, n, t, 1, 1, "network none|host")) < 0)
+		return r;
+	if (k == NET_ALLOW && (r = net_allow_check(ps, f, n, t)) < 0)
+		return r;
+	if (k == NET_ALLOW && !map_add(&ps->seen_map, f->inst, "network allow", f->line, &first))
+		return policy_nomem(ps->err);
+	if (k == NET_ALLOW && !first)   /* a further line of the same rule */
+		return ps->net_allow_inst == f->inst + 1 ? net_allow_entries(ps, f, n, t) : 0;
+	if ((r = claim(ps, f, t[0].col, "network", "network", &s, &apply)) < 0 || !apply)
+		return r;
+	net_allow_reset(ps);
+	ps->p->net = (enum net_mode)k;
+	ps->p->net_set = (pol_set){ true, s->win };
+	if (k != NET_ALLOW)
+		return 0;
+	ps->net_allow_inst = f->inst + 1;
+	return net_allow_entries(ps, f, n, t);
 }
 
 static int d_identity(parser *ps, frame *f, int n, tok *t)
@@ -702,6 +730,45 @@ static int push_str(parser *ps, pol_str **list, size_t *len, size_t *cap, const 
 	if (!v[*len].s)
 		return policy_nomem(ps->err);
 	(*len)++;
+	return 0;
+}
+
+/* ---- network allowlists ----------------------------------------------------- */
+
+/* Every entry of the line reads as one (netallow_parse), before any counts. */
+static int net_allow_check(parser *ps, frame *f, int n, tok *t)
+{
+	na_entry e;
+	const char *why;
+	clipbuf cb;
+
+	if (n < 3)
+		return perr(ps, f, t[1].col, "missing argument: usage is \"network allow HOST[:PORT]...\"");
+	for (int i = 2; i < n; i++)
+		if ((why = netallow_parse(t[i].s, &e)) != NULL)
+			return perr(ps, f, t[i].col, "invalid network allow entry \"%s\": %s",
+			            policy_clip(t[i].s, &cb), why);
+	return 0;
+}
+
+/* The line's entries, in their canonical spelling, each once. */
+static int net_allow_entries(parser *ps, frame *f, int n, tok *t)
+{
+	osb_policy *p = ps->p;
+	char text[NETALLOW_TEXT_MAX];
+	na_entry e;
+	bool added;
+	int r;
+
+	for (int i = 2; i < n; i++) {
+		netallow_parse(t[i].s, &e);
+		netallow_format(&e, text, sizeof(text));
+		if (!map_add(&ps->net_allow_map, ps->net_allow_gen, text, 0, &added))
+			return policy_nomem(ps->err);
+		if (added && (r = push_str(ps, &p->net_allow, &p->n_net_allow, &ps->cap_net_allow, text,
+		                           origin_here(f), NULL, NULL, 0)) < 0)
+			return r;
+	}
 	return 0;
 }
 

@@ -68,7 +68,7 @@ map_entry *map_add(void **root, unsigned inst, const char *key, size_t val, bool
 static void parser_free(parser *ps)
 {
 	void **maps[] = { &ps->seen_map, &ps->slot_map, &ps->path_map, &ps->pass_map, &ps->deny_map,
-	                  &ps->root_map, &ps->inc_map };
+	                  &ps->root_map, &ps->inc_map, &ps->net_allow_map };
 
 	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
 		if (*maps[i])

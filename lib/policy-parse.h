@@ -90,6 +90,11 @@ typedef struct parser {
 	size_t n_path_o, cap_path_o, cap_path_kind;
 	/* Columns of rules checked once the whole policy is read. */
 	unsigned *write_cols, *ro_cols, *sc_cols;
+	/* "network allow": the file instance (+1) whose lines hold the list,
+	 * 0 when none does; the list's capacity. */
+	unsigned net_allow_inst, net_allow_gen;
+	size_t cap_net_allow;
+	void *net_allow_map;        /* entries of the list, keyed by generation */
 	size_t cap_roots, cap_read_roots, cap_writes, cap_write_cols, cap_ro, cap_ro_cols, cap_sc, cap_sc_cols;
 } parser;
 

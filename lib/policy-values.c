@@ -42,7 +42,8 @@ void policy_origin_format(const osb_origin *o, char *buf, size_t size)
 const char *const policy_root_names[2] = { [ROOT_HOST_RO] = "host-ro", [ROOT_NONE] = "none" };
 const char *const policy_ws_names[4] = { [WS_NONE] = "none", [WS_RO] = "ro", [WS_RW] = "rw",
                                          [WS_OVERLAY] = "overlay" };
-const char *const policy_net_names[2] = { [NET_NONE] = "none", [NET_HOST] = "host" };
+const char *const policy_net_names[3] = { [NET_NONE] = "none", [NET_HOST] = "host",
+                                          [NET_ALLOW] = "allow" };
 const char *const policy_env_base_names[2] = { [ENV_CLEAR] = "clear", [ENV_INHERIT] = "inherit" };
 const char *const policy_id_names[3] = { [ID_AUTO] = "auto", [ID_USERNS] = "userns", [ID_ROOT] = "root" };
 const char *const policy_sc_mode_names[2] = { [SC_DEFAULT] = "default", [SC_NONE] = "none" };

@@ -29,7 +29,7 @@ typedef struct osb_origin osb_origin;
 /* The words of each keyword directive, indexed by the enums of policy.h. */
 extern const char *const policy_root_names[2];
 extern const char *const policy_ws_names[4];
-extern const char *const policy_net_names[2];
+extern const char *const policy_net_names[3];
 extern const char *const policy_env_base_names[2];
 extern const char *const policy_id_names[3];
 extern const char *const policy_sc_mode_names[2];

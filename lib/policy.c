@@ -185,11 +185,13 @@ void osb_policy_free(osb_policy *p)
 	policy_free_strs(p->writes, p->n_writes);
 	policy_free_strs(p->read_only, p->n_read_only);
 	policy_free_strs(p->read_roots, p->n_read_roots);
+	policy_free_strs(p->net_allow, p->n_net_allow);
 	for (size_t i = 0; i < p->n_ws_roots; i++)
 		free(p->ws_roots[i]);
 	free(p->ws_roots);
 	free(p->ws_roots_from);
 	policy_free_strv(p->cg_parents);
+	free(p->net_hosts);
 	for (size_t i = 0; i < p->n_sc_rules; i++)
 		free(p->sc_rules[i].name);
 	free(p->sc_rules);
@@ -444,8 +446,9 @@ int policy_check_network(const osb_policy *p, osb_error *err)
 		return 0;
 	policy_origin_format(&p->net_set.o, o, sizeof(o));
 	return osb_err_set(err, OSB_E_POLICY, 0, "policy", "the host network is refused: the policy "
-	                   "%s has \"network none\" (%s) and does not grant callers the host network "
-	                   "(a policy grants it with \"allow-caller network\")", policy_name(p), o);
+	                   "%s has \"network %s\" (%s) and does not grant callers the host network "
+	                   "(a policy grants it with \"allow-caller network\")", policy_name(p),
+	                   policy_net_names[p->net], o);
 }
 
 int osb_policy_set_network(osb_policy *p, osb_network network, osb_error *err)
@@ -460,6 +463,9 @@ int osb_policy_set_network(osb_policy *p, osb_network network, osb_error *err)
 		return r;
 	if (p->net == (host ? NET_HOST : NET_NONE))
 		return 0;
+	policy_free_strs(p->net_allow, p->n_net_allow);
+	p->net_allow = NULL;
+	p->n_net_allow = 0;
 	p->net = host ? NET_HOST : NET_NONE;
 	p->net_set = (pol_set){ true, policy_api_origin };
 	return 0;

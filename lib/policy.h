@@ -45,7 +45,10 @@ enum mount_kind {
 enum ws_mode { WS_NONE = 0, WS_RO, WS_RW, WS_OVERLAY };
 /* The upper layer's size when "workspace overlay" names none. */
 #define WS_OVERLAY_DEFAULT_SIZE ((uint64_t)1 << 30)
-enum net_mode { NET_NONE = 0, NET_HOST };
+/* NET_ALLOW: loopback only, and a filtering proxy outside that lets the
+ * connections of net_allow through (lib/netallow.h); appended so that the
+ * other values keep theirs. */
+enum net_mode { NET_NONE = 0, NET_HOST, NET_ALLOW };
 enum env_base { ENV_CLEAR = 0, ENV_INHERIT };
 /* How the sandbox identity is made (docs/ARCHITECTURE.md, "Identity"): a
  * user-namespace view, or a real uid/gid switch by root without a user
@@ -123,7 +126,13 @@ struct osb_policy {
 	/* The configured cgroup parents (cgroup-parent, osb_policy_set_config):
 	 * NULL-terminated, or NULL. Where sandbox cgroups go (sandbox-limits.c). */
 	char **cg_parents;
+	/* The configured hosts file of the filtering proxy (net-hosts,
+	 * osb_policy_set_config): an input of the run, not a rule; NULL: none. */
+	char *net_hosts;
 	enum net_mode net;             pol_set net_set;
+	/* "network allow HOST[:PORT]...": each entry in its canonical
+	 * spelling (netallow_format), once; empty unless net is NET_ALLOW. */
+	pol_str *net_allow; size_t n_net_allow;
 	enum env_base env_base;        pol_set env_base_set;
 	pol_str *env_pass; size_t n_env_pass;   /* names or NAME* patterns */
 	pol_str *env_deny; size_t n_env_deny;   /* glob patterns (* and ?) */

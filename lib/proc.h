@@ -62,7 +62,8 @@ int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *er
 int pidfd_open_cloexec(pid_t pid);
 int pidfd_kill(int pidfd, int sig);
 /* SIGKILL to a helper started by spawn_with_fds without SB and not yet
- * reaped, and to every process of its group. */
+ * reaped, and to every process of its group. -EINVAL, and nothing is
+ * signalled, for a PID that names no such helper (<= 1) or no PIDFD. */
 int helper_kill(pid_t pid, int pidfd);
 /* Wait for the process behind PIDFD; *STATUS as from waitpid. */
 int pidfd_wait(int pidfd, int *status);
@@ -72,5 +73,8 @@ int memfd_with_data(const char *name, const void *data, size_t len);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 uint64_t now_ms(void);
+/* CLOCK_MONOTONIC in nanoseconds: the clock the sandbox's init reads too
+ * (bwrap makes no time namespace), so stamps from both sides compare. */
+uint64_t now_ns(void);
 
 #endif

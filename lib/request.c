@@ -16,10 +16,11 @@
  * ignored would be a narrowing the caller believes in and does not get.
  * Every change is recorded with the origin "api", so explain shows it.
  */
-#include "policy.h"
+#include "request.h"
 #include "hostpath.h"
 #include "hostid.h"
 #include "jsonscan.h"
+#include "policy-netallow.h"
 
 #include <json.h>
 #include <stdarg.h>
@@ -30,12 +31,14 @@
 
 /* What a request asks for, read and type-checked; NULL or -1: not asked. */
 typedef struct request {
+	const char *profile;        /* the baseline's name (request-load.c) */
 	const char *ws_path;
 	const char *ws_persist;     /* an overlay's persisted layer (lib/layer.h) */
 	int ws_mode;                /* WS_RO, WS_RW, WS_OVERLAY; -1: not given */
 	json_object *extra;         /* array of strings */
 	json_object *read_only;     /* array of strings */
 	int net;                    /* NET_NONE, NET_HOST */
+	json_object *net_allow;     /* array of strings: "network_allow" */
 	int env_base;               /* ENV_CLEAR, ENV_INHERIT */
 	json_object *env_pass;      /* array of strings */
 	json_object *env_set;       /* object of strings */
@@ -165,11 +168,9 @@ static int walk(request *rq, json_object *obj, const char *path, const key_def *
 
 static int k_profile(request *rq, json_object *v, osb_error *err)
 {
-	const char *s;
-
-	(void)rq;
-	/* execd's choice of the baseline, made before this call. */
-	return want_string(v, "profile", &s, err);
+	/* The daemon's choice of the baseline: made before osb_policy_apply_json,
+	 * or by osb_request_load. */
+	return want_string(v, "profile", &rq->profile, err);
 }
 
 static int k_ws_path(request *rq, json_object *v, osb_error *err)
@@ -220,6 +221,12 @@ static int k_network(request *rq, json_object *v, osb_error *err)
 
 	rq->net = k == 0 ? NET_NONE : NET_HOST;
 	return r;
+}
+
+static int k_net_allow(request *rq, json_object *v, osb_error *err)
+{
+	rq->net_allow = v;
+	return want_kind(v, "network_allow", json_type_array, "an array of strings", err);
 }
 
 static int k_env_mode(request *rq, json_object *v, osb_error *err)
@@ -357,6 +364,7 @@ static int read_request(request *rq, json_object *top, osb_error *err)
 	static const key_def keys[] = {
 		{ "profile", k_profile }, { "workspace", k_workspace }, { "extra_writable", k_extra },
 		{ "read_only", k_read_only }, { "network", k_network }, { "env", k_env },
+		{ "network_allow", k_net_allow },
 		{ "uid", k_uid }, { "gid", k_gid }, { "host_uid", k_host_uid }, { "host_gid", k_host_gid },
 		{ "idle_timeout", k_idle }, { "limits", k_limits },
 	};
@@ -430,6 +438,25 @@ static int valid_workspace(const request *rq, osb_error *err)
 	int r = valid_dir("workspace.path", rq->ws_path, err);
 
 	return r < 0 ? r : valid_dir("workspace.persist", rq->ws_persist, err);
+}
+
+/* Each "network_allow" item a string that reads as an entry; whether the
+ * policy covers it is for check_network. */
+static int valid_net_allow(const request *rq, osb_error *err)
+{
+	size_t n = rq->net_allow ? json_object_array_length(rq->net_allow) : 0;
+	const osb_policy host = { .net = NET_HOST };
+	const char *s;
+	char key[48];
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "network_allow[%zu]", i);
+		if ((r = want_item(rq->net_allow, i, "network_allow", &s, err)) < 0 ||
+		    (r = policy_check_net_allow(&host, &s, 1, key, OSB_E_POLICY, err)) < 0)
+			return r;
+	}
+	return 0;
 }
 
 static int valid_paths(const request *rq, osb_error *err)
@@ -583,7 +610,7 @@ static int validate(const request *rq, osb_error *err)
 	int r;
 
 	if ((r = valid_workspace(rq, err)) < 0 || (r = valid_paths(rq, err)) < 0 ||
-	    (r = valid_one_way(rq, err)) < 0)
+	    (r = valid_one_way(rq, err)) < 0 || (r = valid_net_allow(rq, err)) < 0)
 		return r;
 	return valid_env(rq, err);
 }
@@ -677,11 +704,45 @@ static int check_read_only(const osb_policy *p, const request *rq, osb_error *er
 	return 0;
 }
 
+/* "network_allow": the strings of the array, checked against P
+ * (policy-netallow.c); *LIST is malloc'd, its strings are the request's. */
+static int net_allow_list(const osb_policy *p, const request *rq, const char ***list, size_t *n,
+                          osb_error *err)
+{
+	size_t len = json_object_array_length(rq->net_allow);
+	const char **v = calloc(len ? len : 1, sizeof(*v));
+
+	if (!v)
+		return nomem(err);
+	for (size_t i = 0; i < len; i++)
+		v[i] = json_object_get_string(json_object_array_get_idx(rq->net_allow, i));
+	*list = v;
+	*n = len;
+	return policy_check_net_allow(p, v, len, "network_allow", OSB_E_POLICY, err);
+}
+
 static int check_network(const osb_policy *p, const request *rq, osb_error *err)
 {
+	_cleanup_free_ const char **v = NULL;
+	size_t n = 0;
+
+	if (rq->net_allow && rq->net >= 0)
+		return rerr(err, "\"network\" and \"network_allow\" do not go together: ask for "
+		            "\"network\": \"none\", or for the hosts to keep");
+	if (rq->net_allow)
+		return net_allow_list(p, rq, &v, &n, err);
 	if (rq->net != NET_HOST)
 		return 0;
 	return as_request(policy_check_network(p, err), "network", err);
+}
+
+static int apply_net_allow(osb_policy *p, const request *rq, osb_error *err)
+{
+	_cleanup_free_ const char **v = NULL;
+	size_t n = 0;
+	int r = net_allow_list(p, rq, &v, &n, err);
+
+	return r < 0 ? r : policy_set_net_allow(p, v, n, err);
 }
 
 static const pol_str *deny_match(const osb_policy *p, const char *name)
@@ -973,10 +1034,12 @@ static int apply(osb_policy *p, const request *rq, osb_error *err)
 		return r;
 	if (apply_lists(p, rq) < 0)
 		return nomem(err);
-	if (rq->net >= 0 && (enum net_mode)rq->net != p->net) {
-		p->net = (enum net_mode)rq->net;
-		p->net_set = api;
-	}
+	if (rq->net >= 0 && (enum net_mode)rq->net != p->net &&
+	    (r = osb_policy_set_network(p, rq->net == NET_HOST ? OSB_NETWORK_HOST : OSB_NETWORK_NONE,
+	                                err)) < 0)
+		return r;
+	if (rq->net_allow && (r = apply_net_allow(p, rq, err)) < 0)
+		return r;
 	if (rq->env_base >= 0 && (enum env_base)rq->env_base != p->env_base) {
 		p->env_base = (enum env_base)rq->env_base;
 		p->env_base_set = api;
@@ -1069,9 +1132,25 @@ static int load_request(const char *json, request *rq, json_object **top, osb_er
 
 	if (strlen(json) > REQUEST_MAX_BYTES)
 		return rerr(err, "the request is larger than 1 MiB");
-	if ((r = parse_json(json, top, err)) < 0 || (r = read_request(rq, *top, err)) < 0)
+	if ((r = parse_json(json, top, err)) < 0 || (r = request_osep_translate(*top, err)) < 0 ||
+	    (r = read_request(rq, *top, err)) < 0)
 		return r;
 	return validate(rq, err);
+}
+
+/* Checked against the policy before anything changes. */
+static int check_and_apply(osb_policy *p, const request *rq, osb_error *err)
+{
+	int r;
+
+	if ((r = check_workspace(p, rq, err)) == 0 &&
+	    (r = check_extra(p, rq, err)) == 0 &&
+	    (r = check_read_only(p, rq, err)) == 0 &&
+	    (r = check_network(p, rq, err)) == 0 &&
+	    (r = check_env(p, rq, err)) == 0 &&
+	    (r = check_limits(p, rq, err)) == 0)
+		r = apply(p, rq, err);
+	return r;
 }
 
 int osb_policy_apply_json(osb_policy *p, const char *json, osb_error *err)
@@ -1083,14 +1162,8 @@ int osb_policy_apply_json(osb_policy *p, const char *json, osb_error *err)
 	if (!p || !json)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
 		                   "apply_json: expected a policy and a JSON request");
-	if ((r = load_request(json, &rq, &top, err)) == 0 &&
-	    (r = check_workspace(p, &rq, err)) == 0 &&
-	    (r = check_extra(p, &rq, err)) == 0 &&
-	    (r = check_read_only(p, &rq, err)) == 0 &&
-	    (r = check_network(p, &rq, err)) == 0 &&
-	    (r = check_env(p, &rq, err)) == 0 &&
-	    (r = check_limits(p, &rq, err)) == 0)
-		r = apply(p, &rq, err);
+	if ((r = load_request(json, &rq, &top, err)) == 0)
+		r = check_and_apply(p, &rq, err);
 	json_object_put(top);
 	return r;
 }
@@ -1111,4 +1184,51 @@ int osb_session_opts_apply_json(osb_session_opts *o, const char *json, osb_error
 		r = osb_session_opts_set_idle_timeout_ms(o, rq.idle_ms);
 	json_object_put(top);
 	return r;
+}
+
+/* ---- a request read once (request.h) ------------------------------------------ */
+
+struct request_read {
+	request rq;
+	json_object *top;   /* holds the strings RQ points at */
+};
+
+int request_parse(const char *json, request_read **out, osb_error *err)
+{
+	request_read *rr = calloc(1, sizeof(*rr));
+	int r;
+
+	*out = NULL;
+	if (!rr)
+		return nomem(err);
+	rr->rq = (request)REQUEST_INIT;
+	if ((r = load_request(json, &rr->rq, &rr->top, err)) < 0) {
+		request_free(rr);
+		return r;
+	}
+	*out = rr;
+	return 0;
+}
+
+void request_free(request_read *rr)
+{
+	if (!rr)
+		return;
+	json_object_put(rr->top);
+	free(rr);
+}
+
+const char *request_profile(const request_read *rr)
+{
+	return rr->rq.profile;
+}
+
+uint64_t request_idle_ms(const request_read *rr)
+{
+	return rr->rq.idle_ms;
+}
+
+int request_apply(osb_policy *p, const request_read *rr, osb_error *err)
+{
+	return check_and_apply(p, &rr->rq, err);
 }

@@ -15,6 +15,7 @@
  */
 #include "result.h"
 #include "utf8.h"
+#include "result-net.h"
 
 #include <limits.h>
 #include <json-c/json.h>
@@ -218,6 +219,7 @@ void osb_result_free(osb_result *r)
 	free(r->mode);
 	free(r->limits_skipped_why);
 	strv_free(&r->tmpfs_full);
+	result_net_free(r);
 	free(r);
 }
 
@@ -353,6 +355,56 @@ int osb_result_cpu_throttled_us(const osb_result *r, uint64_t *usec)
 int osb_result_tmpfs_full_count(const osb_result *r)
 {
 	return !r || !r->tmpfs_known ? -1 : (int)r->tmpfs_full.n;
+}
+
+/* Each stage is the span between two moments; a one-shot run's setup ends
+ * when bwrap starts, a session command's (which starts no bwrap) when the
+ * broker has started it. */
+static const struct { int from, to, alt_to; } stage_span[OSB_TIMING__COUNT] = {
+	[OSB_TIMING_SETUP] = { TS_START, TS_SPAWN, TS_GO },
+	[OSB_TIMING_BWRAP] = { TS_SPAWN, TS_INIT, -1 },
+	[OSB_TIMING_INIT] = { TS_INIT, TS_GO, -1 },
+	[OSB_TIMING_COMMAND] = { TS_GO, TS_EXIT, -1 },
+	[OSB_TIMING_TEARDOWN] = { TS_EXIT, TS_END, -1 },
+};
+
+/* Is moment I known, and not before any known moment that precedes it? */
+static bool stamp_valid(const uint64_t *ns, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (ns[j] && ns[j] > ns[i])
+			return false;
+	return ns[i] != 0;
+}
+
+int64_t result_timing_us(const osb_result *r, int which)
+{
+	const uint64_t *ns = r->t.ns;
+	int from, to;
+
+	if (which < 0 || which >= OSB_TIMING__COUNT)
+		return -1;
+	from = stage_span[which].from;
+	to = stage_span[which].to;
+	if (!ns[to] && stage_span[which].alt_to >= 0)
+		to = stage_span[which].alt_to;
+	if (!stamp_valid(ns, from) || !stamp_valid(ns, to))
+		return -1;
+	return (int64_t)((ns[to] - ns[from]) / 1000u);
+}
+
+int64_t osb_result_timing_us(const osb_result *r, osb_timing which)
+{
+	return r ? result_timing_us(r, (int)which) : -1;
+}
+
+const char *osb_result_timing_name(osb_timing which)
+{
+	static const char *const names[OSB_TIMING__COUNT] = {
+		"setup", "bwrap", "init", "command", "teardown",
+	};
+
+	return (int)which >= 0 && which < OSB_TIMING__COUNT ? names[which] : NULL;
 }
 
 const char *osb_result_tmpfs_full(const osb_result *r, size_t i)
@@ -584,6 +636,26 @@ static bool put_tmpfs_full(json_object *o, const osb_result *r)
 	return put(o, "tmpfs_full", a, r->tmpfs_known);
 }
 
+/* "timings_us": {"setup": N, "bwrap": N, "init": N, "command": N,
+ * "teardown": N}, null for a stage whose ends are not both known. */
+static json_object *json_timings(const osb_result *r)
+{
+	json_object *o = json_object_new_object();
+	bool ok = o != NULL;
+
+	for (int i = 0; ok && i < OSB_TIMING__COUNT; i++) {
+		int64_t us = result_timing_us(r, i);
+
+		ok = put(o, osb_result_timing_name((osb_timing)i),
+		         us >= 0 ? json_object_new_int64(us) : NULL, us >= 0);
+	}
+	if (!ok && o) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* {"cgroup": true, "oom_killed": B, "pids_limited": B, "memory_peak_bytes":
  * N, "pids_peak": N, "cpu_usage_ms": N, "cpu_throttled_ms": N,
  * "not_enforced": [...], "not_enforced_reason": S}: null counters are
@@ -633,6 +705,7 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	ok = put(o, "stdout_bytes", json_object_new_uint64(r->out_bytes), true) && ok;
 	ok = put(o, "stderr_bytes", json_object_new_uint64(r->err_bytes), true) && ok;
 	ok = put(o, "duration_ms", json_object_new_uint64(r->duration_ms), true) && ok;
+	ok = put(o, "timings_us", json_timings(r), true) && ok;
 	ok = put_str_or_null(o, "policy_hash", r->policy_hash, sizeof(r->policy_hash)) && ok;
 	ok = put_str_or_null(o, "mode", r->mode, 0) && ok;
 	ok = put_str_or_null(o, "workspace_mode", r->ws_mode, 0) && ok;
@@ -640,6 +713,8 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	ok = put(o, "limits", r->cg || r->limits_skipped ? json_limits(r) : NULL,
 	         r->cg || r->limits_skipped) && ok;
 	ok = put_tmpfs_full(o, r) && ok;
+	if (r->net_known)   /* only for "network allow" (result-net.c) */
+		ok = put(o, "network", result_net_json(r), true) && ok;
 	ok = put_str_or_null(o, "hint", r->hint, 0) && ok;
 	ok = put(o, "status", json_object_new_int(osb_result_cli_status(r)), true) && ok;
 	return ok;

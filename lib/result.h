@@ -28,6 +28,16 @@ int capture_add(capture *c, const char *buf, size_t len);   /* -ENOMEM */
 int capture_take(capture *c, char **out, size_t *len, bool *truncated);
 void capture_free(capture *c);
 
+/* The moments a run passes (result_timing_us turns them into stages):
+ * START the call, SPAWN bwrap started, INIT the init's first instruction
+ * (its own clock, sent with "X"), GO the launcher's go-ahead to exec the
+ * command (a session's: the broker's "started"), EXIT its status known,
+ * END the result complete. */
+enum { TS_START, TS_SPAWN, TS_INIT, TS_GO, TS_EXIT, TS_END, TS__COUNT };
+typedef struct result_stamps {
+	uint64_t ns[TS__COUNT];
+} result_stamps;
+
 struct osb_result {
 	bool ran;              /* the command was exec'd */
 	int exit_code;         /* -1 when none */
@@ -56,7 +66,17 @@ struct osb_result {
 	/* The sized tmpfs mounts with no room left when the command ended
 	 * (one-shot runs; TMPFS_KNOWN false for session commands). */
 	bool tmpfs_known;
+	/* "network allow": what the filtering proxy decided (result-net.c);
+	 * NET_KNOWN false without an allowlist (beside the other flag: no
+	 * padding hole). */
+	bool net_known;
 	strv tmpfs_full;
+	unsigned long net_allowed;
+	struct netproxy_refusal *net_refused; size_t n_net_refused;
+	char *net_log;
+	/* When each stage began (CLOCK_MONOTONIC ns, now_ns(); 0: unknown),
+	 * for osb_result_timing_us. */
+	result_stamps t;
 };
 
 osb_result *result_new(void);
@@ -64,6 +84,10 @@ void result_set_host_ids(osb_result *r, uint32_t uid, uint32_t gid, const char *
 /* Record LS's skipped limits and, when it had a cgroup, OUT (read from it
  * after the sandbox ended). 0 or -ENOMEM. */
 int result_set_limits(osb_result *r, const limits_state *ls, const cgroup_outcome *out);
+
+/* Stage WHICH (an osb_timing) of R in microseconds, or -1 when a moment it
+ * lies between is unknown or out of order. */
+int64_t result_timing_us(const osb_result *r, int which);
 
 /* The stable names of error codes used in JSON: "usage", "policy", ... */
 const char *result_code_name(int code);

@@ -7,6 +7,7 @@
 #include "launch.h"
 #include "outcome.h"
 #include "supervise.h"
+#include "result-net.h"
 
 int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error *err)
 {
@@ -22,6 +23,7 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	res = result_new();
 	if (!res)
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
+	res->t.ns[TS_START] = now_ns();
 	if (!p || !e) {
 		r = osb_err_set(&res->error, OSB_E_USAGE, EINVAL, "usage",
 		                "osb_run needs a policy and an exec");
@@ -33,7 +35,8 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 		                "pipe; give osb_run an fd with osb_exec_set_stdin_fd");
 		goto done;
 	}
-	if ((r = exec_check_direct(e, &res->error)) < 0)
+	if ((r = exec_check_direct(e, &res->error)) < 0 ||
+	    (r = exec_check_session_only(e, &res->error)) < 0)
 		goto done;
 	policy_wall_origin(p, wall_origin, sizeof(wall_origin));
 	if ((r = exec_check_timeout(policy_wall_ms(p), wall_origin, e, &res->error)) < 0)
@@ -49,6 +52,10 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	res->mode = strdup(pl.userns ? "userns" : "root");
 	result_set_host_ids(res, pl.host.uid, pl.host.gid, hostid_kind_name(pl.host.kind));
 	r = supervise_run(&pl, e, lim, res);
+	/* The proxy's decisions, once it is gone (result-net.c). */
+	netproxy_stop(&pl.net);
+	if (pl.net.port && result_set_network(res, &pl.net, 0) < 0 && r == 0)
+		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	plan_free(&pl);
 done:
 	return outcome_finish(res, start, r, out, err);

@@ -20,13 +20,19 @@
 #include "bwrap.h"
 #include "launch.h"
 #include "proc.h"
+#include "session-owner.h"
+#include "shell-state.h"
 #include "session.h"
+#include "result-net.h"
 
 #include <fcntl.h>
+#include <json.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #define DEFAULT_MAX_EXECS 64u
 #define MAX_MAX_EXECS 4096u
@@ -36,11 +42,40 @@
  * open longer; it is not waited for beyond this. */
 #define DRAIN_MS 500u
 
+/* What the getters report (osb_session_last_activity, ..._idle_remaining_ms),
+ * updated under the session's lock as commands start and end. */
+typedef struct session_clock {
+	int64_t last_unix_ms;     /* the last start or end, CLOCK_REALTIME */
+	uint64_t idle_since;      /* CLOCK_MONOTONIC ms of the last end (or the start) */
+	uint64_t idle_ms;         /* the idle timeout; 0: none */
+} session_clock;
+
+/* A session this process attached to (osb_session_attach) has no sandbox
+ * of its own: its owner serves it on LINK, which is readable once the
+ * sandbox has ended. DETACHED: this process detached its own session,
+ * whose owner then outlives it. */
+typedef struct session_link {
+	int fd;                   /* the owner's link; -1 for a session we started */
+	int pid1;                 /* pid 1's pidfd (attached) */
+	bool detached;
+	bool kept;                /* freed without destroy: the session lives on */
+} session_link;
+
+/* A shell-state session's carried state: what the last command left. */
+typedef struct session_shell {
+	bool on;
+	bool have;                /* a command has left a state */
+	char *cwd;
+	strv env;
+	uint64_t dropped;         /* carried variables refused by "env deny", in all */
+} session_shell;
+
 struct osb_session_opts {
 	uint64_t idle_ms;
 	unsigned max_execs;
 	strv env;
 	bool env_set;
+	bool shell_state;
 };
 
 struct osb_session {
@@ -62,7 +97,11 @@ struct osb_session {
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
 	limits_state lim;         /* the plan's cgroup, removed once the sandbox is gone */
+	session_clock clock;      /* activity and idleness, for the getters */
+	session_link link;        /* detached or attached (lib/session-owner.h) */
+	session_shell sh;         /* shell-state sessions (lib/shell-state.h) */
 	session_overlay ov;       /* an overlay workspace's (session-overlay.h) */
+	netproxy net;             /* "network allow": the plan's proxy, stopped with the sandbox */
 };
 
 struct osb_proc {
@@ -72,6 +111,7 @@ struct osb_proc {
 	bool done, lost, counted;
 	osb_status st;
 	uint64_t start;
+	uint64_t started_ns, exited_ns;   /* the broker's "started" and "exited" arrived (now_ns) */
 	uint32_t full;            /* the watched tmpfs mounts full at its exit (bit K: s->watch.v[K]) */
 };
 
@@ -122,7 +162,33 @@ int osb_session_opts_set_env(osb_session_opts *o, const char *const *envp)
 	return 0;
 }
 
+int osb_session_opts_set_shell_state(osb_session_opts *o, int on)
+{
+	if (!o)
+		return -OSB_E_USAGE;
+	o->shell_state = on != 0;
+	return 0;
+}
+
+/* The idle timeout OPTS hold. */
+uint64_t osb_session_opts_idle_timeout_ms(const osb_session_opts *o)
+{
+	return o ? o->idle_ms : 0;
+}
+
 /* ---- start ------------------------------------------------------------------- */
+
+/* A command started or ended now (with the lock held, or before the
+ * session is shared). */
+static void session_touch(osb_session *s)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->clock.last_unix_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	s->clock.idle_since = now_ms();
+}
+
 
 /* What the session needs from the policy and the plan after start: the
  * caller may free the policy once osb_session_start returns. */
@@ -158,10 +224,41 @@ nomem:
 	return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 }
 
+static void session_link_close(session_link *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	if (l->pid1 >= 0)
+		close(l->pid1);
+	l->fd = l->pid1 = -1;
+}
+
+/* A detached session freed without osb_session_destroy lives on: what it
+ * holds on the host stays (its owner removes the cgroup after it; the
+ * placeholders of its read-only paths are left). */
+static void session_forget(osb_session *s)
+{
+	for (size_t i = 0; i < s->made.n_held; i++)
+		close(s->made.held[i]);
+	for (size_t i = 0; i < s->made.n; i++) {
+		close(s->made.v[i].parent_fd);
+		free(s->made.v[i].name);
+	}
+	free(s->made.v);
+	free(s->made.held);
+	s->made = (placeholders){ NULL, 0, NULL, 0 };
+	cgroup_release(s->lim.cg);
+	s->lim.cg = NULL;
+}
+
 static void session_release(osb_session *s)
 {
+	session_link_close(&s->link);
+	if (s->link.kept)
+		session_forget(s);
 	if (s->sb) {
-		sandbox_stop(s->sb);
+		if (!s->link.kept)
+			sandbox_stop(s->sb);
 		sandbox_free(s->sb);
 	}
 	if (s->sock >= 0)
@@ -171,12 +268,36 @@ static void session_release(osb_session *s)
 	strv_free(&s->deny_origin);
 	strv_free(&s->deny);
 	free(s->mode);
+	free(s->sh.cwd);
+	strv_free(&s->sh.env);
 	session_overlay_release(&s->ov);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	limits_release(&s->lim);
+	netproxy_free(&s->net);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+/* Every handle, started or attached, begins here: each member that names
+ * an fd, a process or a lock holds its "none" (-1), never 0, which is fd 0
+ * and, for a process, the caller's own group. */
+static osb_session *session_alloc(osb_error *err)
+{
+	osb_session *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	s->refs = 1;
+	s->sock = -1;
+	s->net = (netproxy)NETPROXY_INIT;
+	s->link = (session_link){ .fd = -1, .pid1 = -1 };
+	s->host = (hostid)HOSTID_INIT;
+	s->ov = SESSION_OVERLAY_INIT;
+	return s;
 }
 
 osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts *o,
@@ -192,17 +313,11 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 		osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_start needs a policy");
 		return NULL;
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	if (!(s = session_alloc(err)))
 		return NULL;
-	}
-	pthread_mutex_init(&s->lock, NULL);
-	s->refs = 1;
-	s->sock = -1;
-	s->host = (hostid)HOSTID_INIT;
-	s->ov = SESSION_OVERLAY_INIT;
 	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
+	s->clock.idle_ms = o ? o->idle_ms : 0;
+	s->sh.on = o && o->shell_state;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		osb_err_set(err, OSB_E_IO, errno, "session", "socketpair: %s", strerror(errno));
 		session_release(s);
@@ -225,6 +340,13 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 		pl.made = (placeholders){ NULL, 0, NULL, 0 };
 		s->lim = pl.lim;
 		pl.lim.cg = NULL;
+		/* The proxy lives as long as the session; the sandbox's end of its
+		 * control socket is the sandbox's alone from now on. */
+		s->net = pl.net;
+		pl.net = (netproxy)NETPROXY_INIT;
+		if (s->net.ctl_fd >= 0)
+			close(s->net.ctl_fd);
+		s->net.ctl_fd = -1;
 	}
 	strv_free(&argv);
 	plan_free(&pl);
@@ -234,6 +356,7 @@ fail:
 		session_release(s);
 		return NULL;
 	}
+	session_touch(s);
 	return s;
 }
 
@@ -244,14 +367,28 @@ osb_session *osb_session_start(const osb_policy *p, osb_error *err)
 
 int osb_session_fd(const osb_session *s)
 {
-	return s && s->sb ? sandbox_fd(s->sb) : -1;
+	return s && s->sb ? sandbox_fd(s->sb) : s ? s->link.fd : -1;
 }
 
 /* ---- state ------------------------------------------------------------------- */
 
+/* The init's exit status once the sandbox has ended, else -1: from bwrap's
+ * json status, or what an attached session's owner reported. */
+static int session_exit_code(osb_session *s)
+{
+	int status;
+
+	if (s->sb)
+		return sandbox_exit_code(s->sb);
+	if (owner_ended(s->link.fd, &status) != 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+
 static bool sandbox_ended(osb_session *s)
 {
-	struct pollfd p = { .fd = sandbox_fd(s->sb), .events = POLLIN };
+	struct pollfd p = { .fd = osb_session_fd(s), .events = POLLIN };
 
 	return poll(&p, 1, 0) > 0;
 }
@@ -266,7 +403,7 @@ static int session_usable(osb_session *s, osb_error *err)
 		                   "the session was destroyed; start a new one");
 	if (!sandbox_ended(s))
 		return 0;
-	code = sandbox_exit_code(s->sb);
+	code = session_exit_code(s);
 	if (code == INIT_EXIT_IDLE)
 		return osb_err_set(err, OSB_E_SANDBOX, 0, "session",
 		                   "the session ended after its idle timeout; start a new one");
@@ -290,6 +427,7 @@ static int session_enter(osb_session *s, osb_error *err)
 	if (r == 0) {
 		s->running++;
 		s->refs++;
+		session_touch(s);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return r;
@@ -314,6 +452,7 @@ static void proc_uncount(osb_proc *pr)
 	pr->counted = false;
 	pthread_mutex_lock(&pr->s->lock);
 	pr->s->running--;
+	session_touch(pr->s);
 	pthread_mutex_unlock(&pr->s->lock);
 }
 
@@ -385,15 +524,16 @@ static int env_put(strv *out, const char *entry)
 }
 
 /* The command's environment: the session's, then the exec's entries. */
-static int env_overlay(const osb_session *s, const osb_exec *e, strv *out, osb_error *err)
+static int env_overlay(const osb_session *s, const strv *base, const osb_exec *e, strv *out,
+                       osb_error *err)
 {
 	int r;
 
 	for (size_t i = 0; e->env_set && i < e->env.n; i++)
 		if ((r = env_check(s, e->env.v[i], err)) < 0)
 			return r;
-	for (size_t i = 0; i < s->env.n; i++)
-		if (strv_push(out, s->env.v[i]) < 0)
+	for (size_t i = 0; i < base->n; i++)
+		if (strv_push(out, base->v[i]) < 0)
 			goto nomem;
 	for (size_t i = 0; e->env_set && i < e->env.n; i++)
 		if (env_put(out, e->env.v[i]) < 0)
@@ -420,13 +560,76 @@ static char *put_string(char *p, const char *s)
 	return p + n;
 }
 
+static int strv_copy(strv *out, const strv *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (strv_push(out, in->v[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* The script's path in the command (lib/init-proto.h, SESSION_F_SCRIPT). */
+#define SCRIPT_PATH "/proc/self/fd/8"
+
+/* The command line: the exec's; with a script, its interpreter and the
+ * script's path; in a shell-state session, in the wrapper shell (a script
+ * is sourced there, so that it can leave a state). */
+static int command_argv(const osb_session *s, const osb_exec *e, strv *out)
+{
+	strv argv = { 0 };
+	int r;
+
+	if (e->script && s->sh.on)
+		r = strv_push(&argv, ".") < 0 || strv_push(&argv, SCRIPT_PATH) < 0 ? -ENOMEM : 0;
+	else
+		r = strv_copy(&argv, &e->argv) < 0 || (e->script && strv_push(&argv, SCRIPT_PATH) < 0)
+		    ? -ENOMEM : 0;
+	if (r == 0)
+		r = s->sh.on ? shell_state_argv(SHELL_STATE_SHELL, &argv, out) : strv_copy(out, &argv);
+	strv_free(&argv);
+	return r;
+}
+
+/* What the broker is asked to run: ARGV, ENV and CWD ("": the session's),
+ * and the request's flags. In a shell-state session the command runs in
+ * the wrapper shell, from the state the last command left (shell-state.c). */
+typedef struct request_parts {
+	strv argv, env;
+	char *cwd;
+	uint32_t flags;
+} request_parts;
+
+static void parts_free(request_parts *rp)
+{
+	strv_free(&rp->argv);
+	strv_free(&rp->env);
+	free(rp->cwd);
+}
+
+static int request_parts_of(osb_session *s, const osb_exec *e, request_parts *rp, osb_error *err)
+{
+	int r;
+
+	pthread_mutex_lock(&s->lock);
+	r = env_overlay(s, s->sh.have ? &s->sh.env : &s->env, e, &rp->env, err);
+	if (r == 0 && !(rp->cwd = strdup(e->cwd ? e->cwd : s->sh.cwd ? s->sh.cwd : "")))
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	pthread_mutex_unlock(&s->lock);
+	if (r < 0)
+		return r;
+	rp->flags = (s->sh.on ? SESSION_F_STATE : 0) | (e->keep_services ? SESSION_F_KEEP : 0) |
+	            (e->script ? SESSION_F_SCRIPT : 0);
+	if (command_argv(s, e, &rp->argv) < 0)
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	return 0;
+}
+
 /* struct session_exec_req, then cwd, argv and env (lib/init-proto.h). */
-static int build_request(const osb_session *s, const osb_exec *e, char **buf, size_t *len,
+static int build_request(osb_session *s, const osb_exec *e, char **buf, size_t *len,
                          osb_error *err)
 {
-	const char *cwd = e->cwd ? e->cwd : "";
 	struct session_exec_req h = { .type = SESSION_EXEC };
-	strv env = { 0 };
+	request_parts rp = { .cwd = NULL };
 	size_t size;
 	char *p;
 	int r;
@@ -436,44 +639,46 @@ static int build_request(const osb_session *s, const osb_exec *e, char **buf, si
 		                   "working directory %s must be an absolute path", e->cwd);
 	if ((r = exec_check_timeout(s->wall_ms, s->wall_origin, e, err)) < 0)
 		return r;
-	if ((r = env_overlay(s, e, &env, err)) < 0) {
-		strv_free(&env);
+	if ((r = request_parts_of(s, e, &rp, err)) < 0) {
+		parts_free(&rp);
 		return r;
 	}
-	size = sizeof(h) + strlen(cwd) + 1 + strings_size(&e->argv) + strings_size(&env);
-	if (size > SESSION_MSG_MAX || e->argv.n + env.n > SESSION_MAX_STRINGS) {
-		strv_free(&env);
+	size = sizeof(h) + strlen(rp.cwd) + 1 + strings_size(&rp.argv) + strings_size(&rp.env);
+	if (size > SESSION_MSG_MAX || rp.argv.n + rp.env.n > SESSION_MAX_STRINGS) {
+		parts_free(&rp);
 		return osb_err_set(err, OSB_E_USAGE, E2BIG, "usage",
 		                   "the command line and environment take %zu bytes in %zu strings; a "
-		                   "session command may take at most %u bytes and %u strings", size,
-		                   e->argv.n + env.n, SESSION_MSG_MAX, SESSION_MAX_STRINGS);
+		                   "session command may take at most %u bytes and %u strings (a larger "
+		                   "script goes through osb_exec_set_script)", size,
+		                   e->argv.n + rp.env.n, SESSION_MSG_MAX, SESSION_MAX_STRINGS);
 	}
-	h.argc = (uint32_t)e->argv.n;
-	h.envc = (uint32_t)env.n;
+	h.argc = (uint32_t)rp.argv.n;
+	h.envc = (uint32_t)rp.env.n;
+	h.flags = rp.flags;
 	h.timeout_ms = exec_wall_ms(s->wall_ms, e);
 	*buf = p = malloc(size);
 	if (!p) {
-		strv_free(&env);
+		parts_free(&rp);
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 	}
 	memcpy(p, &h, sizeof(h));
-	p = put_string(p + sizeof(h), cwd);
-	for (size_t i = 0; i < e->argv.n; i++)
-		p = put_string(p, e->argv.v[i]);
-	for (size_t i = 0; i < env.n; i++)
-		p = put_string(p, env.v[i]);
+	p = put_string(p + sizeof(h), rp.cwd);
+	for (size_t i = 0; i < rp.argv.n; i++)
+		p = put_string(p, rp.argv.v[i]);
+	for (size_t i = 0; i < rp.env.n; i++)
+		p = put_string(p, rp.env.v[i]);
 	*len = size;
-	strv_free(&env);
+	parts_free(&rp);
 	return 0;
 }
 
 /* Send the request with its four fds, under the lock so that a concurrent
  * destroy cannot close the socket (and another thread reuse its number)
  * while we write to it. */
-static int send_request(osb_session *s, const char *buf, size_t len, const int fds[4],
-                        osb_error *err)
+static int send_request(osb_session *s, const char *buf, size_t len, const int *fds,
+                        size_t nfds, osb_error *err)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * SESSION_NFDS)];
+	char cbuf[CMSG_SPACE(sizeof(int) * (SESSION_NFDS + 1))];
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
@@ -482,11 +687,12 @@ static int send_request(osb_session *s, const char *buf, size_t len, const int f
 	int r = 0;
 
 	memset(cbuf, 0, sizeof(cbuf));
+	mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
 	c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int) * SESSION_NFDS);
-	memcpy(CMSG_DATA(c), fds, sizeof(int) * SESSION_NFDS);
+	c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+	memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
 	pthread_mutex_lock(&s->lock);
 	r = session_usable(s, err);
 	while (r == 0 && (n = sendmsg(s->sock, &mh, MSG_NOSIGNAL)) < 0) {
@@ -547,6 +753,7 @@ static int await_start(osb_proc *pr, osb_error *err)
 	while (n < 0 && errno == EINTR);
 	if (n == (ssize_t)sizeof(m.st) && m.st.type == SESSION_STARTED && m.st.pid > 0) {
 		pr->pid = m.st.pid;
+		pr->started_ns = now_ns();
 		return 0;
 	}
 	if (n == (ssize_t)sizeof(m.f) && m.f.type == SESSION_FAILED) {
@@ -566,7 +773,7 @@ static int proc_start(osb_session *s, const osb_exec *e, const int io[3], osb_pr
 	_cleanup_free_ char *buf = NULL;
 	osb_proc *pr;
 	size_t len = 0;
-	int ch[2], fds[SESSION_NFDS], r;
+	int ch[2], fds[SESSION_NFDS + 1], r, script = -1;
 
 	if ((r = session_enter(s, err)) < 0)
 		return r;
@@ -589,8 +796,17 @@ static int proc_start(osb_session *s, const osb_exec *e, const int io[3], osb_pr
 	pr->chan = ch[0];
 	fds[0] = ch[1];
 	memcpy(fds + 1, io, 3 * sizeof(int));
-	r = send_request(s, buf, len, fds, err);
+	if (e->script && (script = memfd_with_data("osb-script", e->script, e->script_len)) < 0) {
+		close(ch[1]);
+		r = osb_err_set(err, OSB_E_IO, -script, "session", "cannot make the script's memfd: %s",
+		                strerror(-script));
+		goto fail;
+	}
+	fds[SESSION_NFDS] = script;
+	r = send_request(s, buf, len, fds, SESSION_NFDS + (script >= 0), err);
 	close(ch[1]);
+	if (script >= 0)
+		close(script);
 	if (r == 0)
 		r = await_start(pr, err);
 	if (r < 0)
@@ -682,16 +898,59 @@ int osb_proc_take_fd(osb_proc *pr, int which)
 	return fd >= 0 ? fd : -OSB_E_USAGE;
 }
 
-/* Take the exit report (or EOF) off the channel. Returns 0 when the proc is
- * done, 1 when nothing was there yet. */
+/* A shell-state command's state (lib/init-proto.h, SESSION_STATE): it
+ * becomes the session's for the next command; a malformed one is ignored. */
+static void take_state(osb_proc *pr)
+{
+	osb_session *s = pr->s;
+	char *buf = malloc(SESSION_MSG_MAX), *cwd = NULL;
+	strv env = { 0 };
+	size_t dropped = 0;
+	ssize_t n = buf ? recv(pr->chan, buf, SESSION_MSG_MAX, MSG_DONTWAIT) : -1;
+	struct session_state h;
+
+	if (n < (ssize_t)sizeof(h)) {
+		free(buf);
+		if (!buf)   /* out of memory: the message must still go */
+			(void)recv(pr->chan, &h, sizeof(h), MSG_DONTWAIT | MSG_TRUNC);
+		return;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (s->sh.on && h.len == (size_t)n - sizeof(h) &&
+	    shell_state_parse(buf + sizeof(h), h.len, &s->deny, &cwd, &env, &dropped) == 0) {
+		pthread_mutex_lock(&s->lock);
+		free(s->sh.cwd);
+		strv_free(&s->sh.env);
+		s->sh.cwd = cwd;
+		s->sh.env = env;
+		s->sh.have = true;
+		s->sh.dropped += dropped;
+		pthread_mutex_unlock(&s->lock);
+		cwd = NULL;
+		env = (strv){ 0 };
+	}
+	free(cwd);
+	strv_free(&env);
+	free(buf);
+}
+
+/* Take the exit report (or EOF) off the channel, and a shell-state
+ * command's state before it. Returns 0 when the proc is done, 1 when
+ * nothing was there yet. */
 static int read_exit(osb_proc *pr)
 {
 	struct session_exited x;
-	ssize_t n = recv(pr->chan, &x, sizeof(x), MSG_DONTWAIT);
+	uint32_t type = 0;
+	ssize_t n = recv(pr->chan, &type, sizeof(type), MSG_DONTWAIT | MSG_PEEK);
+
+	if (n == (ssize_t)sizeof(type) && type == SESSION_STATE)
+		take_state(pr);
+	n = recv(pr->chan, &x, sizeof(x), MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 1;
 	if (n == (ssize_t)sizeof(x) && x.type == SESSION_EXITED) {
+		pr->exited_ns = now_ns();
 		pr->st = (osb_status){
 			.exit_code = x.exit_code, .signal = x.sig, .timed_out = x.timed_out != 0,
 			.duration_ms = now_ms() - pr->start, .user_us = x.user_us, .sys_us = x.sys_us,
@@ -849,6 +1108,8 @@ static int collect_run(osb_proc *pr, collect *c, int cancel_fd, osb_status *st)
 static int run_fill(const osb_session *s, const osb_proc *pr, const osb_status *st, osb_result *res)
 {
 	res->ran = true;
+	res->t.ns[TS_GO] = pr->started_ns;
+	res->t.ns[TS_EXIT] = pr->exited_ns;
 	res->timed_out = st->timed_out != 0;
 	res->signal = st->signal;
 	res->exit_code = st->signal ? -1 : st->exit_code;
@@ -952,6 +1213,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	collect c = { .rd = { -1, -1 }, .sink = { -1, -1 } };
 	uint64_t start = now_ms(), lim;
 	osb_result *res;
+	long net_from;
 	int r;
 
 	osb_err_clear(err);
@@ -960,6 +1222,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	res = result_new();
 	if (!res)
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
+	res->t.ns[TS_START] = now_ns();
 	capture_init(&c.cap[0], 0);
 	capture_init(&c.cap[1], 0);
 	if (!s || !e) {
@@ -984,7 +1247,11 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	capture_init(&c.cap[1], e->capture ? lim : 0);
 	c.sink[0] = e->stdout_fd;
 	c.sink[1] = e->stderr_fd;
+	net_from = netproxy_log_size(&s->net);
 	r = run_exec_limits(s, e, &c, res);
+	/* What the session's proxy decided while the command ran (result-net.c). */
+	if (s->net.port && result_set_network(res, &s->net, net_from) < 0 && r == 0)
+		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	if (output_take(c.cap, e->capture, res) < 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 done:
@@ -1009,7 +1276,13 @@ static void session_teardown(osb_session *s)
 	if (s->sock >= 0)
 		close(s->sock);
 	s->sock = -1;
-	sandbox_stop(s->sb);
+	/* A detached or attached session's owner ends it and removes what it
+	 * made (its socket; without us, the cgroup); ours waits for it. */
+	if (s->link.fd >= 0 || s->link.detached)
+		owner_stop(s->link.fd >= 0 ? s->link.fd : sandbox_life(s->sb), 5000);
+	if (s->sb)
+		sandbox_stop(s->sb);
+	netproxy_free(&s->net);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
 	limits_release(&s->lim);
@@ -1037,8 +1310,343 @@ void osb_session_free(osb_session *s)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	if (!s->destroyed)
+	if (!s->destroyed && (s->link.detached || s->link.fd >= 0))
+		s->link.kept = true;
+	else if (!s->destroyed)
 		session_teardown(s);
 	pthread_mutex_unlock(&s->lock);
 	session_unref(s);
+}
+
+/* ---- what a daemon reads back (libosb-isolate(3), "WRITING AN EXECD") ---------- */
+
+int osb_session_identity_mode(const osb_session *s)
+{
+	if (!s)
+		return -OSB_E_USAGE;
+	return strcmp(s->mode, "root") == 0 ? OSB_IDENTITY_ROOT : OSB_IDENTITY_USERNS;
+}
+
+int osb_session_last_activity(const osb_session *s, int64_t *unix_ms)
+{
+	osb_session *m = (osb_session *)s;   /* the lock only */
+
+	if (!s || !unix_ms)
+		return -OSB_E_USAGE;
+	pthread_mutex_lock(&m->lock);
+	*unix_ms = s->clock.last_unix_ms;
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
+/* With the lock held. */
+static int end_reason(osb_session *s)
+{
+	if (s->destroyed)
+		return OSB_SESSION_END_DESTROYED;
+	if (!sandbox_ended(s))
+		return OSB_SESSION_RUNNING;
+	return session_exit_code(s) == INIT_EXIT_IDLE ? OSB_SESSION_END_IDLE : OSB_SESSION_END_LOST;
+}
+
+int osb_session_idle_remaining_ms(const osb_session *s, uint64_t *ms)
+{
+	osb_session *m = (osb_session *)s;
+	uint64_t idle, since, now = now_ms();
+	int r = 0;
+
+	if (!s || !ms)
+		return -OSB_E_USAGE;
+	pthread_mutex_lock(&m->lock);
+	idle = s->clock.idle_ms;
+	since = s->clock.idle_since;
+	if (idle == 0) {
+		*ms = UINT64_MAX;
+		r = 1;
+	} else if (end_reason(m) != OSB_SESSION_RUNNING) {
+		*ms = 0;
+	} else if (s->running > 0) {
+		*ms = idle;
+	} else {
+		*ms = now - since >= idle ? 0 : idle - (now - since);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return r;
+}
+
+int osb_session_end_reason(const osb_session *s)
+{
+	osb_session *m = (osb_session *)s;
+	int r;
+
+	if (!s)
+		return -OSB_E_USAGE;
+	pthread_mutex_lock(&m->lock);
+	r = end_reason(m);
+	pthread_mutex_unlock(&m->lock);
+	return r;
+}
+
+const char *osb_session_end_name(int reason)
+{
+	switch (reason) {
+	case OSB_SESSION_RUNNING: return "running";
+	case OSB_SESSION_END_DESTROYED: return "destroyed";
+	case OSB_SESSION_END_IDLE: return "idle";
+	case OSB_SESSION_END_LOST: return "lost";
+	}
+	return NULL;
+}
+
+/* ---- detached sessions (lib/session-owner.c) ------------------------------------- */
+
+/* What an attacher needs of the session, as "key=value" strings, each
+ * NUL-terminated; lists repeat their key. */
+static int state_put(strv *v, const osb_session *s)
+{
+	static const struct { const char *key; size_t off; } lists[] = {
+		{ "env", offsetof(osb_session, env) }, { "watch", offsetof(osb_session, watch) },
+		{ "deny", offsetof(osb_session, deny) }, { "deny_origin", offsetof(osb_session, deny_origin) },
+		{ "sh_env", offsetof(osb_session, sh.env) },
+	};
+
+	if (strv_pushf(v, "wall_ms=%llu", (unsigned long long)s->wall_ms) < 0 ||
+	    strv_pushf(v, "wall_origin=%s", s->wall_origin) < 0 ||
+	    strv_pushf(v, "output_limit=%llu", (unsigned long long)s->output_limit) < 0 ||
+	    strv_pushf(v, "policy_hash=%s", s->policy_hash) < 0 ||
+	    strv_pushf(v, "ws_mode=%s", s->ws_mode) < 0 || strv_pushf(v, "mode=%s", s->mode) < 0 ||
+	    strv_pushf(v, "host=%u:%u:%d", s->host.uid, s->host.gid, (int)s->host.kind) < 0 ||
+	    strv_pushf(v, "max_execs=%u", s->max_execs) < 0 ||
+	    strv_pushf(v, "idle_ms=%llu", (unsigned long long)s->clock.idle_ms) < 0 ||
+	    strv_pushf(v, "shell_state=%d", s->sh.on ? 1 + s->sh.have : 0) < 0 ||
+	    (s->sh.cwd && strv_pushf(v, "sh_cwd=%s", s->sh.cwd) < 0))
+		return -ENOMEM;
+	for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+		const strv *l = (const strv *)((const char *)s + lists[k].off);
+
+		for (size_t i = 0; i < l->n; i++)
+			if (strv_pushf(v, "%s=%s", lists[k].key, l->v[i]) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+static char *state_encode(const osb_session *s, size_t *len)
+{
+	strv v = { 0 };
+	size_t n = 0;
+	char *buf = NULL, *p;
+
+	if (state_put(&v, s) == 0) {
+		n = strings_size(&v);
+		buf = malloc(n ? n : 1);
+	}
+	for (size_t i = 0; buf && i < v.n; i++)
+		p = put_string(i ? p : buf, v.v[i]);
+	strv_free(&v);
+	*len = n;
+	return buf;
+}
+
+/* One "key=value" of an attached session's state into S. */
+static int state_take(osb_session *s, const char *kv)
+{
+	static const char *const ws_modes[] = { "none", "ro", "rw", "overlay" };
+	const char *eq = strchr(kv, '=');
+	size_t klen = eq ? (size_t)(eq - kv) : 0;
+	const char *v = eq ? eq + 1 : "";
+	unsigned long long n;
+	int kind;
+
+#define KEY(k) (klen == sizeof(k) - 1 && strncmp(kv, k, klen) == 0)
+	if (KEY("env"))
+		return strv_push(&s->env, v);
+	if (KEY("watch"))
+		return strv_push(&s->watch, v);
+	if (KEY("deny"))
+		return strv_push(&s->deny, v);
+	if (KEY("deny_origin"))
+		return strv_push(&s->deny_origin, v);
+	if (KEY("sh_env"))
+		return strv_push(&s->sh.env, v);
+	if (KEY("sh_cwd"))
+		return (s->sh.cwd = strdup(v)) ? 0 : -ENOMEM;
+	if (KEY("wall_origin"))
+		return snprintf(s->wall_origin, sizeof(s->wall_origin), "%s", v) < 0 ? -EINVAL : 0;
+	if (KEY("policy_hash"))
+		return snprintf(s->policy_hash, sizeof(s->policy_hash), "%s", v) < 0 ? -EINVAL : 0;
+	if (KEY("mode"))
+		return (s->mode = strdup(v)) ? 0 : -ENOMEM;
+	if (KEY("ws_mode")) {
+		for (size_t i = 0; i < 4; i++)
+			if (strcmp(v, ws_modes[i]) == 0)
+				s->ws_mode = ws_modes[i];
+		return s->ws_mode ? 0 : -EINVAL;
+	}
+	if (KEY("host"))
+		return sscanf(v, "%u:%u:%d", &s->host.uid, &s->host.gid, &kind) == 3 &&
+		       (s->host.kind = (enum hostid_kind)kind, true) ? 0 : -EINVAL;
+	if (sscanf(v, "%llu", &n) != 1)
+		return -EINVAL;
+	if (KEY("wall_ms"))
+		s->wall_ms = n;
+	else if (KEY("output_limit"))
+		s->output_limit = n;
+	else if (KEY("max_execs"))
+		s->max_execs = n > 0 && n <= MAX_MAX_EXECS ? (unsigned)n : DEFAULT_MAX_EXECS;
+	else if (KEY("idle_ms"))
+		s->clock.idle_ms = n;
+	else if (KEY("shell_state")) {
+		s->sh.on = n > 0;
+		s->sh.have = n > 1;
+	}
+#undef KEY
+	return 0;
+}
+
+static int state_decode(osb_session *s, const char *buf, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		const char *kv = buf + at;
+		size_t n = strnlen(kv, len - at);
+
+		if (n == len - at || state_take(s, kv) < 0)
+			return -EINVAL;
+		at += n + 1;
+	}
+	return s->mode && s->ws_mode ? 0 : -EINVAL;
+}
+
+int osb_session_detach(osb_session *s, const char *dir, const char *id, osb_error *err)
+{
+	char path[PATH_MAX];
+	_cleanup_free_ char *state = NULL;
+	size_t len = 0;
+	int r;
+
+	osb_err_clear(err);
+	if (!s)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_detach needs a session");
+	if ((r = owner_dir_check(dir, err)) < 0 || (r = owner_sock_path(dir, id, path, sizeof(path), err)) < 0)
+		return r;
+	pthread_mutex_lock(&s->lock);
+	r = session_usable(s, err);
+	if (r == 0 && (!s->sb || s->link.detached))
+		r = osb_err_set(err, OSB_E_USAGE, EALREADY, "session",
+		                "the session is detached already (by this process or the one it was "
+		                "attached from)");
+	if (r == 0 && !(state = state_encode(s, &len)))
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	if (r == 0)
+		r = owner_detach(sandbox_life(s->sb), path, state, len, s->sock,
+		                 sandbox_pid1_fd(s->sb), err);
+	if (r == 0)
+		s->link.detached = true;
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err)
+{
+	char path[PATH_MAX];
+	_cleanup_free_ char *state = NULL;
+	osb_session *s;
+	size_t len = 0;
+
+	osb_err_clear(err);
+	if (owner_dir_check(dir, err) < 0 || owner_sock_path(dir, id, path, sizeof(path), err) < 0)
+		return NULL;
+	/* An attached handle has no view of the overlay's layer (its owner
+	 * keeps none): diff and commit belong to the handle that started it;
+	 * nor a proxy, host ids or a cgroup, which are the owner's. */
+	if (!(s = session_alloc(err)))
+		return NULL;
+	s->max_execs = DEFAULT_MAX_EXECS;
+	if (owner_attach(path, &s->link.fd, &state, &len, &s->sock, &s->link.pid1, err) < 0) {
+		session_release(s);
+		return NULL;
+	}
+	if (state_decode(s, state, len) < 0) {
+		osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session",
+		            "the owner of %s sent a state this library cannot read", path);
+		session_release(s);
+		return NULL;
+	}
+	s->ov.ws_mode = s->ws_mode;
+	session_touch(s);
+	return s;
+}
+
+/* ---- services (lib/exec-session.c, helper/broker-services.c) --------------------- */
+
+/* The broker's list of kept groups still running, into *OUT (malloc'd). */
+static int services_ask(osb_session *s, char **out, size_t *len, osb_error *err)
+{
+	struct session_services_req rq = { SESSION_SERVICES, 0 };
+	size_t cap = sizeof(struct session_service_list) +
+	             SESSION_MAX_SERVICES * sizeof(struct session_service);
+	struct pollfd p;
+	int ch[2], r;
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
+		return osb_err_set(err, OSB_E_IO, errno, "session", "socketpair: %s", strerror(errno));
+	r = send_request(s, (const char *)&rq, sizeof(rq), &ch[1], 1, err);
+	close(ch[1]);
+	*out = r == 0 ? malloc(cap) : NULL;
+	if (r == 0 && !*out)
+		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	p = (struct pollfd){ .fd = ch[0], .events = POLLIN };
+	if (r == 0 && poll(&p, 1, 5000) != 1)
+		r = osb_err_set(err, OSB_E_SANDBOX, ETIMEDOUT, "session",
+		                "the session's broker did not list its services");
+	n = r == 0 ? recv(ch[0], *out, cap, 0) : -1;
+	if (r == 0 && n < (ssize_t)sizeof(struct session_service_list))
+		r = osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : EPROTO, "session",
+		                "the session ended before it listed its services");
+	close(ch[0]);
+	if (r < 0) {
+		free(*out);
+		*out = NULL;
+		return r;
+	}
+	*len = (size_t)n;
+	return 0;
+}
+
+int osb_session_services_json(osb_session *s, char **json, osb_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct session_service_list h;
+	json_object *arr;
+	size_t len = 0;
+	int r;
+
+	osb_err_clear(err);
+	if (!s || !json)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
+		                   "osb_session_services_json needs a session and a string pointer");
+	*json = NULL;
+	if ((r = services_ask(s, &buf, &len, err)) < 0)
+		return r;
+	memcpy(&h, buf, sizeof(h));
+	if (h.type != SESSION_SERVICE_LIST || len != sizeof(h) + h.count * sizeof(struct session_service))
+		return osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "malformed services list");
+	if (!(arr = json_object_new_array()))
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	for (uint32_t i = 0; i < h.count; i++) {
+		struct session_service e;
+		json_object *o = json_object_new_object();
+
+		memcpy(&e, buf + sizeof(h) + i * sizeof(e), sizeof(e));
+		e.command[sizeof(e.command) - 1] = '\0';
+		json_object_object_add(o, "pid", json_object_new_int(e.pgid));
+		json_object_object_add(o, "command", json_object_new_string(e.command));
+		json_object_object_add(o, "started_unix_ms", json_object_new_int64(e.started_unix_ms));
+		json_object_array_add(arr, o);
+	}
+	*json = strdup(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
+	                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(arr);
+	return *json ? 0 : osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 }

@@ -16,6 +16,7 @@
 #include "bwrap.h"
 #include "init-proto.h"
 #include "proc.h"
+#include "session-owner.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -32,6 +33,7 @@ typedef struct sup {
 	uint64_t wall_ms;            /* the limit supervise() enforced (0: none) */
 	strv full;                   /* sized tmpfs mounts full at the end ("F") */
 	char *bwrap;                 /* the bwrap run (a copy), for bwrap_error */
+	uint64_t spawn_ns, init_ns, go_ns, exit_ns;   /* result_stamps, as they happen */
 	capture cap[2];
 	int fd[CH__COUNT];
 	int sink[2];                 /* stream copies for CH_OUT, CH_ERR */
@@ -102,6 +104,7 @@ static void parse_status(sup *s)
 		if ((k = strstr(line, "\"exit-code\":"))) {
 			s->exit_code = (int)strtol(k + 12, NULL, 10);
 			s->have_exit = true;
+			s->exit_ns = now_ns();
 		}
 		line = nl + 1;
 	}
@@ -228,6 +231,23 @@ static bool host_ids_ok(const sup *s, const struct ucred *uc, char *why, size_t 
 	return true;
 }
 
+/* The moment the init began, as its "X" or "R" says (decimal nanoseconds
+ * of CLOCK_MONOTONIC after the letter); 0 when absent, malformed, or not
+ * between bwrap's start and now: a timing, never trusted for anything else. */
+static uint64_t init_stamp(const sup *s, const char *msg, size_t len)
+{
+	uint64_t v = 0, now = now_ns();
+
+	if (len < 2 || len > 21)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if (msg[i] < '0' || msg[i] > '9')
+			return 0;
+		v = v * 10u + (uint64_t)(msg[i] - '0');
+	}
+	return v >= s->spawn_ns && v <= now ? v : 0;
+}
+
 /* The init's first message: check who sent it; an "X" waits for our
  * go-ahead. A refusal kills the sandbox before anything untrusted runs. */
 static void check_init_sender(sup *s, const char *msg, size_t len, const struct ucred *uc)
@@ -237,9 +257,11 @@ static void check_init_sender(sup *s, const char *msg, size_t len, const struct 
 	if (s->id_checked || len == 0 || (msg[0] != INIT_MSG_EXEC && msg[0] != INIT_MSG_READY))
 		return;
 	s->id_checked = true;
+	s->init_ns = init_stamp(s, msg, len);
 	if (!uc) {
 		snprintf(s->id_error, sizeof(s->id_error), "the init's report carries no credentials");
 	} else if (host_ids_ok(s, uc, s->id_error, sizeof(s->id_error))) {
+		s->go_ns = now_ns();
 		if (msg[0] == INIT_MSG_READY || send(s->fd[CH_INIT], &go, 1, MSG_NOSIGNAL) == 1)
 			return;
 		snprintf(s->id_error, sizeof(s->id_error), "cannot answer the init: %s",
@@ -480,17 +502,16 @@ static int set_nonblock(int fd)
 	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-/* Start bwrap for PL with ARGV. IO holds the per-run slots PFD_STDIN ..
- * PFD_INIT_ERR; the plan's own fds follow (bind sources, then synthesized
- * files), then EXTRA_FD (if >= 0) at plan_next_fd(). */
-static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra_fd,
-                      int *pidfd, osb_error *err)
+#define PLAN_FDS_MAX (PFD_FIRST_BIND + 64 + PLAN_MAX_DATA + 2)
+
+/* bwrap's fds for PL: IO holds the per-run slots PFD_STDIN .. PFD_INIT_ERR;
+ * the plan's own fds follow (bind sources, then synthesized files), then
+ * EXTRA_FD (if >= 0) at plan_next_fd(), then the network proxy's control
+ * socket when the policy has an allowlist. FDS holds PLAN_FDS_MAX. Returns
+ * how many, or -1 (too many binds). */
+static int plan_fd_map(const plan *pl, const int *io, int extra_fd, int *fds, osb_error *err)
 {
-	int fds[PFD_FIRST_BIND + 64 + PLAN_MAX_DATA + 1], cg_fds[CG_MAX_DIRS];
-	const spawn_cred *cred = pl->use_cred ? &pl->cred : NULL;
-	spawn_sandbox sb = { cg_fds, 0, true };
 	size_t nfds;
-	pid_t pid;
 
 	if (pl->n_binds > 64)
 		return osb_err_set(err, OSB_E_POLICY, 0, "plan", "more than 64 bind mounts");
@@ -507,14 +528,34 @@ static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra
 	for (size_t i = 0; i < pl->n_data; i++)
 		fds[PFD_FIRST_BIND + pl->n_binds + i] = pl->data[i].fd;
 	nfds = (size_t)plan_next_fd(pl);
-	if (extra_fd >= 0)
-		fds[nfds++] = extra_fd;
+	/* The proxy's control socket follows the session socket's slot, which
+	 * a run fills with a repeat of the init's fd. */
+	if (extra_fd >= 0 || pl->net.port)
+		fds[nfds++] = extra_fd >= 0 ? extra_fd : pl->init_fd;
+	if (pl->net.port)
+		fds[nfds++] = pl->net.ctl_fd;
+	return (int)nfds;
+}
+
+
+/* Start bwrap for PL with ARGV and the fds of plan_fd_map(). */
+static int spawn_plan(const plan *pl, const strv *argv, const int *io, int extra_fd,
+                      int *pidfd, osb_error *err)
+{
+	int fds[PLAN_FDS_MAX], cg_fds[CG_MAX_DIRS];
+	const spawn_cred *cred = pl->use_cred ? &pl->cred : NULL;
+	spawn_sandbox sb = { cg_fds, 0, true };
+	int nfds = plan_fd_map(pl, io, extra_fd, fds, err);
+	pid_t pid;
+
+	if (nfds < 0)
+		return nfds;
 	/* bwrap and the init get a fixed environment; the command's travels in
 	 * the plan's env memfd (a session's, with each request). */
 	if (pl->lim.cg)
 		sb.n_cg_fds = cgroup_attach_fds(pl->lim.cg, cg_fds, CG_MAX_DIRS);
-	return spawn_with_fds((const char *const *)argv->v, spawn_fixed_env, fds, nfds, &sb, cred,
-	                      &pid, pidfd, err);
+	return spawn_with_fds((const char *const *)argv->v, spawn_fixed_env, fds, (size_t)nfds, &sb,
+	                      cred, &pid, pidfd, err);
 }
 
 /* One pipe per channel: read ends (non-blocking) in S, write ends in W. A
@@ -575,6 +616,7 @@ static int launch(const plan *pl, const osb_exec *e, sup *s, int *bwrap_status, 
 	io[PFD_INIT_ERR] = w[CH_INIT];
 	if ((r = bwrap_argv_run(pl, (const char *const *)e->argv.v, &argv, err)) < 0)
 		goto out;
+	s->spawn_ns = now_ns();
 	r = spawn_plan(pl, &argv, io, -1, &s->bwrap_pidfd, err);
 	strv_free(&argv);
 	if (r < 0)
@@ -645,6 +687,10 @@ int supervise_run(const plan *pl, const osb_exec *e, uint64_t limit, osb_result 
 	s.sink[0] = e->stdout_fd;
 	s.sink[1] = e->stderr_fd;
 	r = launch(pl, e, &s, &status, &res->error);
+	res->t.ns[TS_SPAWN] = s.spawn_ns;
+	res->t.ns[TS_INIT] = s.init_ns;
+	res->t.ns[TS_GO] = s.go_ns;
+	res->t.ns[TS_EXIT] = s.exit_ns;
 	if (r == 0 && result_limits(pl, res) < 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	if (r == 0) {
@@ -687,6 +733,7 @@ int output_take(capture cap[2], bool capture_on, osb_result *res)
 struct sandbox {
 	sup s;
 	bool stopped;
+	int life;            /* the owner's life channel (lib/session-owner.c) */
 };
 
 /* Why a session sandbox never became ready, from what it said. */
@@ -727,6 +774,7 @@ int sandbox_start(const plan *pl, const strv *argv, int session_fd, uint64_t tim
 	if (!sb)
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 	sup_init(&sb->s);
+	sb->life = -1;
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (devnull < 0) {
 		r = osb_err_set(&e, OSB_E_IO, errno, "spawn", "/dev/null: %s", strerror(errno));
@@ -741,7 +789,14 @@ int sandbox_start(const plan *pl, const strv *argv, int session_fd, uint64_t tim
 	sb->s.host = pl->host;
 	sb->s.bwrap = pl->bwrap ? strdup(pl->bwrap) : NULL;
 	sb->s.host.lock_fd = -1;
-	r = spawn_plan(pl, argv, io, session_fd, &sb->s.bwrap_pidfd, &e);
+	/* A session's bwrap is started by its owner, which lives as long as
+	 * the session (lib/session-owner.c); bwrap_pidfd is the owner's. */
+	{
+		int fds[PLAN_FDS_MAX], nfds = plan_fd_map(pl, io, session_fd, fds, &e);
+
+		r = nfds < 0 ? nfds : owner_spawn(pl, argv, fds, (size_t)nfds, &sb->life,
+		                                  &sb->s.bwrap_pidfd, &e);
+	}
 	close_writers(w);
 	if (r < 0)
 		goto fail;
@@ -762,6 +817,16 @@ fail:
 	if (err)
 		*err = e;
 	return -(e.code ? e.code : OSB_E_INTERNAL);
+}
+
+int sandbox_life(const sandbox *sb)
+{
+	return sb->life;
+}
+
+int sandbox_pid1_fd(const sandbox *sb)
+{
+	return sb->s.pid1_pidfd;
 }
 
 int sandbox_fd(const sandbox *sb)
@@ -814,6 +879,8 @@ void sandbox_free(sandbox *sb)
 	if (!sb)
 		return;
 	sup_free(&sb->s);
+	if (sb->life >= 0)
+		close(sb->life);
 	free(sb);
 }
 

@@ -43,7 +43,11 @@ typedef struct sandbox sandbox;
  * killed and reaped and ERR says why). */
 int sandbox_start(const plan *pl, const strv *argv, int session_fd, uint64_t timeout_ms,
                   sandbox **out, osb_error *err);
-/* bwrap's pidfd: readable once the sandbox has ended. */
+/* The life channel of the session's owner (lib/session-owner.h), and the
+ * pidfd of the sandbox's pid 1. Owned by SB. */
+int sandbox_life(const sandbox *sb);
+int sandbox_pid1_fd(const sandbox *sb);
+/* bwrap's pidfd (its owner's): readable once the sandbox has ended. */
 int sandbox_fd(const sandbox *sb);
 /* The init's exit status once the sandbox has ended (bwrap's json status),
  * else -1. */

@@ -28,9 +28,9 @@ static const char *const stage_names[] = {
 	"init:fds", "init:mounts", "init:proc", "init:identity", "init:caps",
 	"init:landlock", "init:rlimits", "init:seccomp", "init:env", "init:chdir",
 	"init:fork", "init:session", "exec", "cwd", "fork", "request", "session", "output",
-	"result", "explain", "cgroup", "init:overlay",
+	"result", "explain", "cgroup", "init:overlay", "init:net", "netproxy",
 };
-_Static_assert(sizeof(stage_names) / sizeof(stage_names[0]) == OSB_STAGE_INIT_OVERLAY + 1,
+_Static_assert(sizeof(stage_names) / sizeof(stage_names[0]) == OSB_STAGE_NETPROXY + 1,
                "one name per osb_stage");
 
 const char *osb_stage_name(osb_stage stage)

@@ -9,6 +9,7 @@
  * alike.
  */
 #include "audit.h"
+#include "netreview.h"
 #include "common.h"
 #include "exposure.h"
 #include "view.h"
@@ -531,6 +532,21 @@ static int audit_identity(const review_policy *p, audit_report *r)
 
 /* ---- A04: network -------------------------------------------------------------------- */
 
+/* "network allow": the destinations listed, through the filtering proxy;
+ * an entry naming a host-internal range (rv_net_allow_internal) counts
+ * nearly as much as the host network. */
+static int audit_network_allow(const review_policy *p, audit_report *r)
+{
+	for (size_t i = 0; i < p->n_net_allow; i++)
+		if (rv_net_allow_internal(p->net_allow[i].s))
+			return set_item(r, A_NETWORK, 12, &p->net_allow[i].o, "network allow %s: a "
+			                "loopback, link-local, private or metadata range is reachable",
+			                p->net_allow[i].s);
+	return set_item(r, A_NETWORK, 5, &p->net_set.o, "network allow: %zu destination%s through "
+	                "the filtering proxy (loopback, private and metadata addresses refused)",
+	                p->n_net_allow, p->n_net_allow == 1 ? "" : "s");
+}
+
 /* A caller's grant of the host network counts as the host network: the
  * score is of what the policy lets happen, not of its default. */
 static int audit_network(const review_policy *p, audit_report *r)
@@ -541,6 +557,8 @@ static int audit_network(const review_policy *p, audit_report *r)
 	if (p->caller_net.set)
 		return set_item(r, A_NETWORK, 14, &p->caller_net.o, "allow-caller network: a caller may "
 		                "share the host's network namespace");
+	if (p->net == NET_ALLOW)
+		return audit_network_allow(p, r);
 	return set_item(r, A_NETWORK, 0, &p->net_set.o, "network none: loopback only");
 }
 

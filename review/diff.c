@@ -38,6 +38,9 @@ static char *rule_key(const char *rule)
 	const char *a1 = rule[n0] ? rule + n0 + 1 : rule + n0;
 	size_t n1 = strcspn(a1, " ");
 
+	/* Each "network allow ENTRY" is a list entry of its own. */
+	if (strncmp(rule, "network allow ", 14) == 0)
+		return strdup(rule);
 	if (word_in(rule, n0, scalars, ARRAY_SIZE(scalars)))
 		return strndup(rule, n0);
 	if (word_in(rule, n0, mount_words, ARRAY_SIZE(mount_words)))
@@ -149,7 +152,7 @@ static enum diff_dir added_dir(const char *rule)
 {
 	static const char *const grants[] = {
 		"ro-bind ", "write ", "write-root ", "read-root ", "allow-caller ", "env pass ",
-		"seccomp allow ",
+		"seccomp allow ", "network allow ",
 	};
 	static const char *const limits[] = {
 		"tmpfs ", "hide ", "read-only ", "env deny ", "seccomp deny ",
@@ -259,6 +262,10 @@ static enum diff_dir in_context(const review_policy *a, const review_policy *b, 
 		return (added ? b : a)->sc_group &&
 		       osb_seccomp_group_denies((added ? b : a)->sc_group, rule + 14, NULL) <= 0
 		       ? DIFF_NEUTRAL : dir;
+	/* A destination listed or no longer listed where the other policy
+	 * shares the host's network: it was, or stays, reachable anyway. */
+	if (strncmp(rule, "network allow ", 14) == 0)
+		return other->net == NET_HOST ? DIFF_NEUTRAL : dir;
 	if (strncmp(rule, "ro-bind ", 8) == 0 || strncmp(rule, "tmpfs ", 6) == 0 ||
 	    strncmp(rule, "hide ", 5) == 0 || strncmp(rule, "dev ", 4) == 0)
 		return host_shows(other, arg) == (strncmp(rule, "ro-bind ", 8) == 0) ? DIFF_NEUTRAL

@@ -14,6 +14,7 @@
 #include "exposure.h"
 #include "view.h"
 #include "waiver.h"
+#include "netreview.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -128,6 +129,16 @@ static const lint_rule lint_table[] = {
 	  "host's /run/secrets; or a read-root lets a caller bind one. An unprivileged caller's "
 	  "sandbox is the caller, so its own keys and tokens are readable whatever their mode, "
 	  "and anything readable can be sent out. Bind the project, not the home directory." },
+	{ "W121", "network-allow-internal", LINT_WARNING,
+	  "A \"network allow\" entry names a loopback, link-local, private, shared or metadata "
+	  "range: the filtering proxy lets connections to such addresses through, which it "
+	  "otherwise refuses even for allowed names. Services there (the host's own, a cloud's "
+	  "metadata, an internal network) are often unauthenticated. Name single hosts by name "
+	  "instead, unless the sandbox must reach that network." },
+	{ "W122", "network-allow-wide", LINT_WARNING,
+	  "A \"network allow\" entry allows a whole top-level domain (\"*.com\") or an address "
+	  "network larger than a /16 (IPv4) or /32 (IPv6): most of the internet, and every "
+	  "service an attacker can register there. Name the hosts the code needs." },
 	{ "W190", "bad-waiver", LINT_WARNING,
 	  "A waiver comment reads \"# osb-lint: waive CODE[,CODE...] -- REASON\": known warning "
 	  "codes and a reason. Errors, W190 and W191 cannot be waived." },
@@ -305,12 +316,33 @@ static int lint_exposure(const review_policy *p, lint_report *r)
 	return 0;
 }
 
+/* W121, W122: the entries of "network allow" a reviewer should see. */
+static int lint_network_allow(const review_policy *p, lint_report *r)
+{
+	for (size_t i = 0; i < p->n_net_allow && p->net == NET_ALLOW; i++) {
+		const rv_str *e = &p->net_allow[i];
+
+		if (rv_net_allow_internal(e->s)) {
+			if (lint_add_finding(r, "W121", &e->o, "\"network allow %s\" lets the proxy reach "
+			                     "a host-internal range", e->s) < 0)
+				return -ENOMEM;
+		} else if (rv_net_allow_wide(e->s) &&
+		           lint_add_finding(r, "W122", &e->o, "\"network allow %s\" allows a wide "
+		                            "part of the internet", e->s) < 0) {
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int lint_network_seccomp(const review_policy *p, lint_report *r)
 {
 	if (p->net == NET_HOST &&
 	    lint_add_finding(r, "W107", &p->net_set.o, "\"network host\" shares the host's network namespace") < 0)
 		return -ENOMEM;
-	if (p->net == NET_NONE && p->caller_net.set &&
+	if (lint_network_allow(p, r) < 0)
+		return -ENOMEM;
+	if (p->net != NET_HOST && p->caller_net.set &&
 	    lint_add_finding(r, "W117", &p->caller_net.o, "\"allow-caller network\" lets a caller share "
 	                "the host's network namespace") < 0)
 		return -ENOMEM;

@@ -27,7 +27,8 @@ unsigned rv_ws_rank(enum ws_mode m)
 
 	return rank[m];
 }
-const char *const rv_net_words[2] = { [NET_NONE] = "none", [NET_HOST] = "host" };
+const char *const rv_net_words[3] = { [NET_NONE] = "none", [NET_HOST] = "host",
+                                      [NET_ALLOW] = "allow" };
 const char *const rv_env_words[2] = { [ENV_CLEAR] = "clear", [ENV_INHERIT] = "inherit" };
 const char *const rv_id_words[3] = { [ID_AUTO] = "auto", [ID_USERNS] = "userns",
                                      [ID_ROOT] = "root" };
@@ -245,6 +246,12 @@ static int keyword_scalar(review_policy *m, const osb_rule *r, const char *d)
 			m->ws_mode = (enum ws_mode)k;
 		if (e == 0 && r->n_args >= 2 && r->args[1][0] == '/')
 			e = name_put(&m->ws_dest, r->args[1]);
+	} else if (strcmp(d, "network") == 0 && r->n_args == 2 && strcmp(r->args[0], "allow") == 0) {
+		/* one rule an entry: the mode is set by the first */
+		if (!m->net_set.set || m->net != NET_ALLOW)
+			m->net_set = (rv_set){ true, origin_of(m, r) };
+		m->net = NET_ALLOW;
+		e = list_put(m, &m->net_allow, &m->n_net_allow, r, r->args[1]);
 	} else if (strcmp(d, "network") == 0) {
 		if ((e = keyword_put(m, r, rv_net_words, 2, &k, &m->net_set)) == 0)
 			m->net = (enum net_mode)k;
@@ -371,6 +378,7 @@ void review_model_free(review_policy *m)
 	strs_free(m->env_set, m->n_env_set);
 	strs_free(m->write_roots, m->n_write_roots);
 	strs_free(m->read_roots, m->n_read_roots);
+	strs_free(m->net_allow, m->n_net_allow);
 	strs_free(m->writes, m->n_writes);
 	strs_free(m->read_only, m->n_read_only);
 	for (size_t i = 0; i < m->n_sc_rules; i++)

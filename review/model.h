@@ -41,7 +41,7 @@ typedef struct rv_str {       /* a path, a pattern, NAME=VALUE */
 enum root_kind { ROOT_HOST_RO = 0, ROOT_NONE = 1 };
 enum mount_kind { MNT_RO_BIND, MNT_TMPFS, MNT_HIDE, MNT_DEV, MNT_PROC, MNT_SYMLINK };
 enum ws_mode { WS_NONE = 0, WS_RO, WS_RW, WS_OVERLAY };
-enum net_mode { NET_NONE = 0, NET_HOST };
+enum net_mode { NET_NONE = 0, NET_HOST, NET_ALLOW };
 enum env_base { ENV_CLEAR = 0, ENV_INHERIT };
 enum id_mode { ID_AUTO = 0, ID_USERNS, ID_ROOT };
 enum sc_mode { SC_DEFAULT = 0, SC_NONE };
@@ -85,6 +85,7 @@ typedef struct review_policy {
 	char *ws_dest;                 /* "workspace rw DEST"; NULL: the host path */
 	enum net_mode net;             rv_set net_set;
 	rv_set caller_net;
+	rv_str *net_allow; size_t n_net_allow;  /* "network allow ENTRY", one each */
 	enum env_base env_base;        rv_set env_base_set;
 	rv_str *env_pass; size_t n_env_pass;
 	rv_str *env_deny; size_t n_env_deny;
@@ -111,7 +112,7 @@ extern const char *const rv_ws_words[4];
 /* How much of the host a workspace mode lets the sandbox change: none, ro,
  * overlay (writes land in a private layer), rw. */
 unsigned rv_ws_rank(enum ws_mode m);
-extern const char *const rv_net_words[2];
+extern const char *const rv_net_words[3];
 extern const char *const rv_env_words[2];
 extern const char *const rv_id_words[3];
 extern const char *const rv_ll_words[3];

@@ -219,13 +219,54 @@ static int scalar_delta(view_deltas *d, const char *aspect, const char *wa, cons
 	return delta_add(d, aspect, dir, fa, fb, "%s \u2192 %s", wa, wb);
 }
 
+/* How much of the network a mode lets the sandbox reach: loopback only,
+ * the listed destinations through the filtering proxy, the host's. */
+static long net_rank(enum net_mode m)
+{
+	return m == NET_NONE ? 0 : m == NET_ALLOW ? 1 : 2;
+}
+
+static bool has_entry(const review_policy *p, const char *s)
+{
+	for (size_t i = 0; i < p->n_net_allow; i++)
+		if (strcmp(p->net_allow[i].s, s) == 0)
+			return true;
+	return false;
+}
+
+/* Between two allowlists: each destination one side lists and the other
+ * does not, with the rule that lists it. */
+static int diff_allow_entries(const review_policy *a, const review_policy *b, view_deltas *d)
+{
+	char at[PATH_MAX + 64], rule[600];
+	int e = 0;
+
+	for (size_t i = 0; e == 0 && i < a->n_net_allow; i++)
+		if (!has_entry(b, a->net_allow[i].s)) {
+			snprintf(rule, sizeof(rule), "network allow %s", a->net_allow[i].s);
+			rule_at(rule, &a->net_allow[i].o, at, sizeof(at));
+			e = delta_add(d, "network", DIFF_NARROWER, at, NULL, "reachable: -%s",
+			              a->net_allow[i].s);
+		}
+	for (size_t i = 0; e == 0 && i < b->n_net_allow; i++)
+		if (!has_entry(a, b->net_allow[i].s)) {
+			snprintf(rule, sizeof(rule), "network allow %s", b->net_allow[i].s);
+			rule_at(rule, &b->net_allow[i].o, at, sizeof(at));
+			e = delta_add(d, "network", DIFF_WIDER, NULL, at, "reachable: +%s",
+			              b->net_allow[i].s);
+		}
+	return e;
+}
+
 static int diff_network(const review_policy *a, const review_policy *b, view_deltas *d)
 {
 	int e = 0;
 
 	if (a->net != b->net)
 		e = scalar_delta(d, "network", rv_net_words[a->net], &a->net_set.o, rv_net_words[b->net],
-		                 &b->net_set.o, dir_of(a->net, b->net));
+		                 &b->net_set.o, dir_of(net_rank(a->net), net_rank(b->net)));
+	else if (a->net == NET_ALLOW)
+		e = diff_allow_entries(a, b, d);
 	if (e == 0 && a->caller_net.set != b->caller_net.set)
 		e = delta_add(d, "network", b->caller_net.set ? DIFF_WIDER : DIFF_NARROWER, NULL, NULL,
 		              "%s", b->caller_net.set ? "a caller may turn on the host network "

@@ -9,11 +9,14 @@
 # clang-tidy; and the Debian packaging tools of the package gate
 # (dpkg-buildpackage, debhelper, lintian, fakeroot). patchelf points the
 # test suite's staged copy of the command at the staged shared library.
+# curl and openssl are tests/integration/netallow.sh's client and the
+# self-signed certificate of its HTTPS server.
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config make gcc
   bubblewrap libseccomp-dev libcap-dev libmount-dev libjson-c-dev libarchive-dev check
   python3 python3-jsonschema python3-venv python3-pip git iproute2 procps util-linux passwd mandoc libcap2-bin golang-go
   patchelf
+  curl openssl
   clang libclang-rt-14-dev llvm valgrind cppcheck clang-tidy
   dpkg-dev debhelper lintian fakeroot"
 if [ "$(id -u)" -eq 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright The osb-isolate authors
 
-// demo_thread.go — the mistake StartSession exists to prevent, made on
-// purpose: a session started from a goroutine that locks its OS thread and
-// then returns. The Go runtime ends a thread whose locked goroutine exits;
-// the kernel then delivers bwrap's --die-with-parent signal (SIGKILL), and
-// the session's sandbox is gone although nobody destroyed it. A session
-// started from an unlocked goroutine fails the same way, only later and at
-// random: whenever any goroutine that locked that thread exits.
+// demo_thread.go — a session started from a goroutine that locks its OS
+// thread and then returns: the Go runtime ends that thread. bwrap's
+// --die-with-parent signal follows the thread that started bwrap, and that
+// thread is the library's session owner process, not this one: the session
+// lives on and serves the next command.
 package main
 
 /*
@@ -78,12 +76,14 @@ func demoThreadExit(file string, offered []string, em *emitter) error {
 	}
 	defer C.osb_session_free(s)
 	sess := &Session{s: s}
-	ended := sess.Ended(10 * time.Second)
+	ended := sess.Ended(1 * time.Second)
 	ev := threadExitEvent{Event: "thread_exit_demo", SandboxEnded: ended}
 	pr, err := sess.Spawn(&Exec{Argv: []string{"true"}})
 	if err == nil {
+		_, err = pr.Wait()
 		pr.Free()
-	} else {
+	}
+	if err != nil {
 		ev.SpawnError = errorOf(err)
 	}
 	em.emit(ev)

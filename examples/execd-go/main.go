@@ -308,11 +308,24 @@ func main() {
 	timeout := flag.Duration("exec-timeout", 30*time.Second, "kill a command after this long")
 	demo := flag.String("demo-thread-exit", "", "with this request, show a session dying with its thread")
 	initPath := flag.String("init", "", "the in-sandbox init to run (default: the installed one)")
+	serveAddr := flag.String("serve", "", "serve HTTP on this address (server.go) instead")
+	profiles := flag.String("profiles", "strict", "with -serve: the policies offered, comma-separated")
+	wsRoot := flag.String("workspaces", "", "with -serve: the directory of the sessions' workspaces")
+	stateDir := flag.String("state", "", "with -serve: a private directory; sessions survive restarts")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: execd-go [-exec-timeout D] [-init PATH] [-demo-thread-exit REQUEST] REQUEST.json...\n")
+		fmt.Fprintf(os.Stderr, "usage: execd-go [-exec-timeout D] [-init PATH] [-demo-thread-exit REQUEST] REQUEST.json...\n"+
+			"       execd-go -serve ADDR -workspaces DIR [-profiles A,B] [-state DIR] [-init PATH]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *serveAddr != "" {
+		if err := SetInit(*initPath); err != nil {
+			fmt.Fprintf(os.Stderr, "execd-go: -init: %v\n", err)
+			os.Exit(2)
+		}
+		os.Exit(runDaemon(*serveAddr, ServerConfig{Profiles: strings.Split(*profiles, ","),
+			WsRoot: *wsRoot, StateDir: *stateDir}))
+	}
 	if flag.NArg() == 0 && *demo == "" {
 		flag.Usage()
 		os.Exit(2)

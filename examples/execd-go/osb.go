@@ -19,11 +19,9 @@
 //     runtime polls them (no thread blocked per read, and read deadlines
 //     work).
 //
-// Threads: bwrap runs with --die-with-parent, which the kernel ties to the
-// THREAD that started it, not the process. A session is therefore started
-// from a goroutine that calls runtime.LockOSThread and stays parked on that
-// thread until the session is destroyed (see StartSession). Every other call
-// may come from any goroutine.
+// Threads: every call may come from any goroutine. A session's bwrap is
+// started by the library's own owner process, so the session does not die
+// with the OS thread that started it (see StartSession).
 package main
 
 /*
@@ -246,57 +244,22 @@ func (o *SessionOpts) Free() { C.osb_session_opts_free(o.o) }
 
 // Session is one sandbox that lives across commands.
 type Session struct {
-	s         *C.osb_session
-	quit      chan struct{}
-	destroyed chan destroyed
+	s *C.osb_session
 }
 
-type destroyed struct {
-	ended bool
-	err   error
-}
-
-// StartSession starts a session from a dedicated goroutine locked to its OS
-// thread. bwrap's --die-with-parent delivers SIGKILL to the sandbox when
-// the thread that spawned bwrap exits; the Go runtime ends a thread when a
-// goroutine locked to it returns, so any goroutine that ever locks and
-// exits on a shared thread would kill sessions started there. The owner
-// goroutine below keeps its thread until Destroy has released the sandbox.
+// StartSession starts a session from whichever goroutine calls it: the
+// library starts bwrap from a process of its own (the session's owner), so
+// the session no longer depends on the OS thread that ran this call.
 // POLICY and OPTS are only read during the call and may be freed after it.
 func StartSession(policy *Policy, opts *SessionOpts) (*Session, error) {
-	type started struct {
-		s   *C.osb_session
-		err error
-	}
-	ready := make(chan started)
-	sess := &Session{quit: make(chan struct{}), destroyed: make(chan destroyed, 1)}
-	go func() {
-		runtime.LockOSThread()
-		var e C.osb_error
-		s := C.osb_session_start_opts(policy.p, opts.o, &e)
-		if s == nil {
-			ready <- started{nil, fromC(-1, &e, "osb_session_start_opts")}
-			runtime.UnlockOSThread()
-			return
-		}
-		ready <- started{s, nil}
-		<-sess.quit // park: this thread is the sandbox's parent
-		var de C.osb_error
-		err := fromC(C.osb_session_destroy(s, &de), &de, "osb_session_destroy")
-		ended := C.execd_fd_readable(C.osb_session_fd(s), 0) > 0
-		C.osb_session_free(s)
-		// The sandbox is gone; the thread may serve other goroutines again.
-		runtime.UnlockOSThread()
-		sess.destroyed <- destroyed{ended, err}
-	}()
-	st := <-ready
+	var e C.osb_error
+	s := C.osb_session_start_opts(policy.p, opts.o, &e)
 	runtime.KeepAlive(policy)
 	runtime.KeepAlive(opts)
-	if st.err != nil {
-		return nil, st.err
+	if s == nil {
+		return nil, fromC(-1, &e, "osb_session_start_opts")
 	}
-	sess.s = st.s
-	return sess, nil
+	return &Session{s: s}, nil
 }
 
 // Ended reports whether the sandbox has ended (osb_session_fd readable).
@@ -304,13 +267,15 @@ func (s *Session) Ended(wait time.Duration) bool {
 	return C.execd_fd_readable(C.osb_session_fd(s.s), C.int(wait.Milliseconds())) > 0
 }
 
-// Destroy kills every process of the session and releases it (on the
-// owner goroutine); ENDED says the sandbox was seen gone before the handle
-// was freed. Procs should be freed first; s is unusable after.
+// Destroy kills every process of the session and releases it; ENDED says
+// the sandbox was seen gone before the handle was freed. Procs should be
+// freed first; s is unusable after.
 func (s *Session) Destroy() (ended bool, err error) {
-	close(s.quit)
-	d := <-s.destroyed
-	return d.ended, d.err
+	var de C.osb_error
+	err = fromC(C.osb_session_destroy(s.s, &de), &de, "osb_session_destroy")
+	ended = C.execd_fd_readable(C.osb_session_fd(s.s), 0) > 0
+	C.osb_session_free(s.s)
+	return ended, err
 }
 
 // Exec describes one command. Env entries are added to the session's

@@ -412,7 +412,7 @@ bad noversion.policy 'network none\n' './noversion.policy:1:1: error: expected v
 bad version2.policy 'osb-policy 2\n' './version2.policy:1:12: error: unsupported policy version "2" (supported: "osb-policy 1") [E002]'
 bad empty.policy '' './empty.policy:1:1: error: missing version line "osb-policy 1" (the file has no directives) [E002]'
 bad typo.policy 'osb-policy 1\n  netwrok none\n' './typo.policy:2:3: error: unknown directive "netwrok" (did you mean "network"?) [E003]'
-bad arity.policy 'osb-policy 1\nnetwork\n' './arity.policy:2:1: error: missing argument: usage is "network none|host" [E004]'
+bad arity.policy 'osb-policy 1\nnetwork\n' './arity.policy:2:1: error: missing argument: usage is "network none|host|allow HOST[:PORT]..." [E004]'
 bad extra.policy 'osb-policy 1\nroot none host-ro\n' './extra.policy:2:11: error: unexpected argument "host-ro" (usage is "root host-ro|none") [E004]'
 bad keyword.policy 'osb-policy 1\nnetwork hots\n' './keyword.policy:2:9: error: unknown argument "hots" to "network" (did you mean "host"?) [E005]'
 bad relative.policy 'osb-policy 1\nro-bind usr\n' './relative.policy:2:9: error: path must be absolute: "usr" [E006]'

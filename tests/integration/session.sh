@@ -192,6 +192,17 @@ t_json_and_stdin() {
 	expect_eq "stdin is /dev/null without --stdin" "" "$(echo data | "$OSB" session exec "$TAG-a" -- cat)"
 	out=$(printf 'cd /tmp\nX=41\nX=$((X + 1))\necho "$PWD $X"\n' | "$OSB" session exec "$TAG-a" --stdin -- bash)
 	expect_eq "bash fed on stdin keeps cd and variables" "/tmp 42" "$out"
+	# A session command's stages: no bwrap and no init of its own.
+	j=$("$OSB" session exec "$TAG-a" --json -- sleep 0.3)
+	out=$(printf '%s' "$j" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+t = d["timings_us"]
+print(" ".join("%s=%s" % (n, "null" if t[n] is None else ("ok" if t[n] >= 0 else t[n]))
+               for n in ["setup", "bwrap", "init", "command", "teardown"]),
+      "slept" if (t["command"] or 0) >= 300000 else "short")')
+	expect_eq "--json: a session command's timings_us" \
+		"setup=ok bwrap=null init=null command=ok teardown=ok slept" "$out"
 }
 
 t_list() {

@@ -618,12 +618,46 @@ t_root_mode() {
 	case "$err" in *"is not writable by the sandbox's host ids "*"(allocated;"*) ok "the refusal names the host ids";; *) not_ok "the refusal names the host ids" "$err";; esac
 }
 
+# ---- where the time went -------------------------------------------------------
+# Every result says how long each stage took (timings_us; osb-isolate(1),
+# RESULT), measured on both sides of the boundary; --timings says it for a
+# person. The numbers must be measured, not made up: a command that sleeps
+# 300 ms shows at least that in "command", and the stages add up to no more
+# than the whole run.
+t_timings() {
+	new_ws
+	local out line
+	out=$("$OSB" run --json -- sleep 0.3)
+	line=$(printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+t = d["timings_us"]
+names = ["setup", "bwrap", "init", "command", "teardown"]
+known = all(isinstance(t[n], int) and t[n] >= 0 for n in names)
+total = sum(t[n] for n in names) if known else -1
+print("known" if known else "missing %r" % t,
+      "slept" if known and t["command"] >= 300000 else "short",
+      "within" if known and total <= d["duration_ms"] * 1000 + 1000 else "over %r %r" % (total, d["duration_ms"]))')
+	expect_eq "timings_us: every stage of a run measured" "known slept within" "$line"
+	out=$("$OSB" run --timings -- true 2>&1 >/dev/null)
+	if [[ $out =~ ^osb-isolate:\ timings:\ setup\ [0-9]+\.[0-9]\ ms,\ bwrap\ [0-9]+\.[0-9]\ ms,\ init\ [0-9]+\.[0-9]\ ms,\ command\ [0-9]+\.[0-9]\ ms,\ teardown\ [0-9]+\.[0-9]\ ms\ \(total\ [0-9]+\ ms\)$ ]]; then
+		ok "run --timings prints each stage for a person"
+	else
+		not_ok "run --timings prints each stage for a person" "$out"
+	fi
+	out=$("$OSB" run --timings --workspace / -- true 2>&1 >/dev/null | tail -n1)
+	expect_eq "run --timings of a run refused before bwrap: no stage is known" \
+		"osb-isolate: timings: setup -, bwrap -, init -, command -, teardown - (total 0 ms)" \
+		"$(printf '%s' "$out" | sed 's/(total [0-9]* ms)/(total 0 ms)/')"
+}
+
 # ---- nothing outlives its caller ------------------------------------------------
 # A caller killed with SIGKILL (no chance to clean up) takes its sandbox
-# with it: bwrap --die-with-parent, kept by the init across its own id
-# switch in root mode (the kernel clears the parent-death signal when a
-# process changes its ids). Were the sandbox to outlive the caller, it would
-# also keep running as host ids whose lock died with the caller.
+# with it: bwrap --die-with-parent, and in root mode the init's watch of its
+# report channel (the kernel refuses the parent-death signal of bwrap's
+# capability-less monitor to an init that has switched host ids). Were the
+# sandbox to outlive the caller, it would keep running as host ids whose
+# lock died with the caller.
 t_caller_killed() {
 	new_ws
 	local marker="29.$$$RANDOM" cli i
@@ -646,7 +680,7 @@ for t in t_pid_isolation t_identity_view t_private_tmp t_usr_readonly t_workspac
 	t_workspace_refused t_no_network t_env_secrets t_streams t_output_limit t_exit_codes \
 	t_timeout t_background_killed t_bad_policy t_stdin t_fds t_seccomp_loaded t_seccomp_policy t_escape_suite t_escape_skip_path t_mode t_root_mode \
 	t_write_paths t_write_race t_mount_beneath_write t_read_only_reprotect t_git_hooks t_layout t_rule_origins t_benign \
-	t_caller_killed; do
+	t_timings t_caller_killed; do
 	"$t"
 done
 echo "# as $WHO"

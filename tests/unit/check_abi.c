@@ -250,9 +250,11 @@ START_TEST(test_stage_names_round_trip)
 	ck_assert_str_eq(osb_stage_name(OSB_STAGE_EXPLAIN), "explain");
 	ck_assert_str_eq(osb_stage_name(OSB_STAGE_CGROUP), "cgroup");
 	ck_assert_str_eq(osb_stage_name(OSB_STAGE_INIT_OVERLAY), "init:overlay");
-	ck_assert_ptr_null(osb_stage_name((osb_stage)(OSB_STAGE_INIT_OVERLAY + 1)));
+	ck_assert_str_eq(osb_stage_name(OSB_STAGE_INIT_NET), "init:net");
+	ck_assert_str_eq(osb_stage_name(OSB_STAGE_NETPROXY), "netproxy");
+	ck_assert_ptr_null(osb_stage_name((osb_stage)(OSB_STAGE_NETPROXY + 1)));
 	ck_assert_ptr_null(osb_stage_name((osb_stage)-1));
-	for (int i = OSB_STAGE_USAGE; i <= OSB_STAGE_INIT_OVERLAY; i++)
+	for (int i = OSB_STAGE_USAGE; i <= OSB_STAGE_NETPROXY; i++)
 		ck_assert_int_eq(stage_of(osb_stage_name((osb_stage)i)), i);
 	ck_assert_int_eq(stage_of("no-such-stage"), OSB_STAGE_OTHER);
 	ck_assert_int_eq(osb_err_set(&err, OSB_E_PATH, 0, "workspace", "x"), -OSB_E_PATH);

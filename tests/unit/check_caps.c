@@ -37,6 +37,7 @@ static const char *const expected_ids[] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
 	"overlayfs", "root", "overlay", "diff_supported", "commit_supported", "persist",
+	"network_allowlist",
 };
 #define N_IDS (sizeof(expected_ids) / sizeof(expected_ids[0]))
 
@@ -127,6 +128,43 @@ START_TEST(test_items_have_stable_ids_in_fixed_order)
 	ck_assert_ptr_null(osb_caps_id(c, N_IDS));
 	ck_assert_int_eq(osb_caps_status(c, N_IDS), -1);
 	osb_caps_free(c);
+}
+END_TEST
+
+/* "network_allowlist" names the proxy it judged, and is unavailable
+ * without it; the network namespace is the probe's own fact. */
+START_TEST(test_network_allowlist_names_the_proxy)
+{
+	osb_error err = { 0 };
+	osb_caps *c;
+	int i;
+
+	ck_assert_int_eq(osb_set_program(OSB_PROGRAM_NETPROXY, "/nonexistent/osb-proxy", NULL, &err), 0);
+	c = probe(OSB_CAPS_REFRESH);
+	i = item(c, "network_allowlist");
+	if (osb_caps_status(c, (size_t)item(c, "net_namespace")) != OSB_CAPS_OK) {
+		ck_assert_int_eq(osb_caps_status(c, (size_t)i), OSB_CAPS_UNAVAILABLE);
+		ck_assert_str_eq(osb_caps_reason(c, (size_t)i),
+		                 "no identity mode creates a network namespace (see net_namespace)");
+		osb_caps_free(c);
+		ck_assert_int_eq(osb_set_program(OSB_PROGRAM_NETPROXY, NULL, NULL, &err), 0);
+		return;
+	}
+	ck_assert_int_eq(osb_caps_status(c, (size_t)i), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)i), "the filtering proxy /nonexistent/osb-proxy "
+	                 "is not an executable file without setuid or setgid");
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)i), "install osb-isolate-netproxy (it comes with "
+	                 "osb-isolate), or name it with OSB_ISOLATE_NETPROXY or "
+	                 "osb_set_program(OSB_PROGRAM_NETPROXY)");
+	osb_caps_free(c);
+	ck_assert_int_eq(osb_set_program(OSB_PROGRAM_NETPROXY, "/bin/true", NULL, &err), 0);
+	c = probe(OSB_CAPS_REFRESH);
+	i = item(c, "network_allowlist");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)i), OSB_CAPS_OK);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)i), "a network namespace with loopback, and the "
+	                 "filtering proxy /bin/true (HTTP CONNECT and plain HTTP)");
+	osb_caps_free(c);
+	ck_assert_int_eq(osb_set_program(OSB_PROGRAM_NETPROXY, NULL, NULL, &err), 0);
 }
 END_TEST
 
@@ -918,6 +956,7 @@ static Suite *caps_suite(void)
 	tcase_set_timeout(sim, 30);
 	tcase_add_test(host, test_items_have_stable_ids_in_fixed_order);
 	tcase_add_test(host, test_host_as_root_runs_both_modes);
+	tcase_add_test(host, test_network_allowlist_names_the_proxy);
 	tcase_add_test(host, test_seccomp_hash_is_of_the_filter_a_run_loads);
 	tcase_add_test(host, test_landlock_abi_is_the_kernels);
 	tcase_add_test(host, test_second_call_is_served_from_the_cache);

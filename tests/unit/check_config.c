@@ -79,7 +79,8 @@ static const struct {
 	{ "osb-config 1\nworkspace-rot /srv\n",
 	  "2:1: unknown directive \"workspace-rot\" (did you mean \"workspace-root\"?)" },
 	{ "osb-config 1\npolicy-dir /srv\n",
-	  "2:1: unknown directive \"policy-dir\" (expected workspace-root or cgroup-parent)" },
+	  "2:1: unknown directive \"policy-dir\" (expected workspace-root, cgroup-parent or "
+	  "net-hosts)" },
 	{ "osb-config 1\ncgroup-parent\n", "2:1: missing argument: usage is \"cgroup-parent DIR\"" },
 	{ "osb-config 1\ncgroup-parent /a /b\n",
 	  "2:18: unexpected argument \"/b\" (usage is \"cgroup-parent DIR\")" },

@@ -195,7 +195,7 @@ static const struct reject {
 	{ "osb-policy 1\nnetwork nne\n", 0,
 	  "t.policy:2:9: unknown argument \"nne\" to \"network\" (did you mean \"none\"?)" },
 	{ "osb-policy 1\nnetwork maybe\n", 0,
-	  "t.policy:2:9: unknown argument \"maybe\" to \"network\" (expected none or host)" },
+	  "t.policy:2:9: unknown argument \"maybe\" to \"network\" (expected none, host or allow)" },
 	{ "osb-policy 1\nnetwork none#x\n", 0,
 	  "t.policy:2:9: unknown argument \"none#x\" to \"network\" (did you mean \"none\"?)" },
 	{ "osb-policy 1\nroot host\n", 0,
@@ -215,7 +215,8 @@ static const struct reject {
 	{ "osb-policy 1\nlimit wal 1s\n", 0,
 	  "t.policy:2:7: unknown argument \"wal\" to \"limit\" (did you mean \"wall\"?)" },
 	/* argument counts */
-	{ "osb-policy 1\nnetwork\n", 0, "t.policy:2:1: missing argument: usage is \"network none|host\"" },
+	{ "osb-policy 1\nnetwork\n", 0,
+	  "t.policy:2:1: missing argument: usage is \"network none|host|allow HOST[:PORT]...\"" },
 	{ "osb-policy 1\nnetwork none host\n", 0,
 	  "t.policy:2:14: unexpected argument \"host\" (usage is \"network none|host\")" },
 	{ "osb-policy 1\nworkspace none /x\n", 0,

@@ -364,6 +364,56 @@ static void set_out(osb_result *r, const char *data, size_t len)
 	r->out_bytes = len;
 }
 
+/* The stages a result's moments divide into (osb-isolate(1), RESULT): a
+ * one-shot run's five, a session command's three (no bwrap, no init), and
+ * none where a moment is unknown or comes before the one it follows. */
+START_TEST(test_timings_from_stamps)
+{
+	osb_result *r = mk_exit(0);
+	char *j;
+
+	r->t.ns[TS_START] = 1000000000;
+	r->t.ns[TS_SPAWN] = 1002500000;
+	r->t.ns[TS_INIT] = 1010000000;
+	r->t.ns[TS_GO] = 1011000000;
+	r->t.ns[TS_EXIT] = 1011600000;
+	r->t.ns[TS_END] = 1012000999;
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_SETUP), 2500);
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_BWRAP), 7500);
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_INIT), 1000);
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_COMMAND), 600);
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_TEARDOWN), 400);
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING__COUNT), -1);
+	ck_assert_int_eq(osb_result_timing_us(r, (osb_timing)-1), -1);
+	ck_assert_int_eq(osb_result_timing_us(NULL, OSB_TIMING_SETUP), -1);
+	j = osb_result_json(r);
+	ck_assert_ptr_nonnull(strstr(j, "\"duration_ms\":0,\"timings_us\":{\"setup\":2500,\"bwrap\":7500,"
+	                             "\"init\":1000,\"command\":600,\"teardown\":400},"));
+	osb_free(j);
+	/* A session command: started and exited, nothing of bwrap or the init. */
+	r->t.ns[TS_SPAWN] = r->t.ns[TS_INIT] = 0;
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_SETUP), 11000);
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_BWRAP), -1);
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_INIT), -1);
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_COMMAND), 600);
+	j = osb_result_json(r);
+	ck_assert_ptr_nonnull(strstr(j, "\"timings_us\":{\"setup\":11000,\"bwrap\":null,\"init\":null,"
+	                             "\"command\":600,\"teardown\":400},"));
+	osb_free(j);
+	/* Out of order (an init's clock that claims to have started before
+	 * bwrap): that stage and the next are unknown, not negative. */
+	r->t.ns[TS_SPAWN] = 1002500000;
+	r->t.ns[TS_INIT] = 1001000000;
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_BWRAP), -1);
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_INIT), -1);
+	ck_assert_int_eq(osb_result_timing_us(r, OSB_TIMING_COMMAND), 600);
+	ck_assert_str_eq(osb_result_timing_name(OSB_TIMING_SETUP), "setup");
+	ck_assert_str_eq(osb_result_timing_name(OSB_TIMING_TEARDOWN), "teardown");
+	ck_assert_ptr_null(osb_result_timing_name(OSB_TIMING__COUNT));
+	osb_result_free(r);
+}
+END_TEST
+
 START_TEST(test_json_normal_exit_exact)
 {
 	osb_result *r = mk_exit(0);
@@ -374,13 +424,13 @@ START_TEST(test_json_normal_exit_exact)
 	r->mode = strdup("userns");
 	json_expect(r, "{\"ok\":true,\"exit_code\":0,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"hello\\n\",\"stderr\":\"\",\"truncated\":false,"
-	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,"
+	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,\"timings_us\":{\"setup\":null,\"bwrap\":null,\"init\":null,\"command\":null,\"teardown\":null},"
 	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,"
 	            "\"status\":0}");
 	result_set_host_ids(r, 1879048200, 1879048201, "allocated");
 	json_expect(r, "{\"ok\":true,\"exit_code\":0,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"hello\\n\",\"stderr\":\"\",\"truncated\":false,"
-	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,"
+	            "\"stdout_bytes\":6,\"stderr_bytes\":0,\"duration_ms\":12,\"timings_us\":{\"setup\":null,\"bwrap\":null,\"init\":null,\"command\":null,\"teardown\":null},"
 	            "\"policy_hash\":\"sha256:ab12\",\"mode\":\"userns\",\"workspace_mode\":null,\"host_ids\":{\"uid\":1879048200,"
 	            "\"gid\":1879048201,\"kind\":\"allocated\"},\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":0}");
 	osb_result_free(r);
@@ -407,7 +457,7 @@ START_TEST(test_json_limits_oom_killed_exact)
 	ck_assert_int_eq(result_set_limits(r, &ls, &o), 0);
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
-	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
+	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,\"timings_us\":{\"setup\":null,\"bwrap\":null,\"init\":null,\"command\":null,\"teardown\":null},"
 	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":{\"cgroup\":true,"
 	            "\"oom_killed\":true,\"pids_limited\":false,\"memory_peak_bytes\":67108864,"
 	            "\"pids_peak\":null,\"cpu_usage_ms\":null,\"cpu_throttled_ms\":null,"
@@ -436,7 +486,7 @@ START_TEST(test_json_nonzero_exit_not_ok)
 	r->err_bytes = 6;
 	json_expect(r, "{\"ok\":false,\"exit_code\":3,\"signal\":null,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"boom/x\",\"truncated\":false,"
-	            "\"stdout_bytes\":0,\"stderr_bytes\":6,\"duration_ms\":0,"
+	            "\"stdout_bytes\":0,\"stderr_bytes\":6,\"duration_ms\":0,\"timings_us\":{\"setup\":null,\"bwrap\":null,\"init\":null,\"command\":null,\"teardown\":null},"
 	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":3}");
 	osb_result_free(r);
 }
@@ -451,7 +501,7 @@ START_TEST(test_json_signal_exact)
 	r->mode = strdup("root");
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":false,"
 	            "\"error\":null,\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
-	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":5,"
+	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":5,\"timings_us\":{\"setup\":null,\"bwrap\":null,\"init\":null,\"command\":null,\"teardown\":null},"
 	            "\"policy_hash\":null,\"mode\":\"root\",\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":137}");
 	osb_result_free(r);
 }
@@ -468,7 +518,7 @@ START_TEST(test_json_timeout_exact)
 	set_out(r, "partial", 7);
 	json_expect(r, "{\"ok\":false,\"exit_code\":null,\"signal\":9,\"timed_out\":true,"
 	            "\"error\":null,\"stdout\":\"partial\",\"stderr\":\"\",\"truncated\":false,"
-	            "\"stdout_bytes\":7,\"stderr_bytes\":0,\"duration_ms\":2001,"
+	            "\"stdout_bytes\":7,\"stderr_bytes\":0,\"duration_ms\":2001,\"timings_us\":{\"setup\":null,\"bwrap\":null,\"init\":null,\"command\":null,\"teardown\":null},"
 	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,"
 	            "\"tmpfs_full\":null,\"hint\":\"raise the wall limit or make the command faster\","
 	            "\"status\":124}");
@@ -489,7 +539,7 @@ START_TEST(test_json_error_with_stage_exact)
 	            "\"p.policy:3:1: unknown directive \\\"wirte\\\" (did you mean "
 	            "\\\"write\\\"?)\",\"errno\":0},"
 	            "\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
-	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
+	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,\"timings_us\":{\"setup\":null,\"bwrap\":null,\"init\":null,\"command\":null,\"teardown\":null},"
 	            "\"policy_hash\":null,\"mode\":null,\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":\"fix the policy file\","
 	            "\"status\":125}");
 	osb_result_free(r);
@@ -508,7 +558,7 @@ START_TEST(test_json_exec_not_found_status_127)
 	            "\"error\":{\"class\":\"sandbox\",\"stage\":\"exec\",\"message\":"
 	            "\"cannot execute \\\"nosuch\\\": No such file or directory\",\"errno\":2},"
 	            "\"stdout\":\"\",\"stderr\":\"\",\"truncated\":false,"
-	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,"
+	            "\"stdout_bytes\":0,\"stderr_bytes\":0,\"duration_ms\":0,\"timings_us\":{\"setup\":null,\"bwrap\":null,\"init\":null,\"command\":null,\"teardown\":null},"
 	            "\"policy_hash\":null,\"mode\":\"userns\",\"workspace_mode\":null,\"host_ids\":null,\"limits\":null,\"tmpfs_full\":null,\"hint\":null,\"status\":127}");
 	osb_result_free(r);
 }
@@ -735,6 +785,7 @@ static Suite *result_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("json");
+	tcase_add_test(tc, test_timings_from_stamps);
 	tcase_add_test(tc, test_json_normal_exit_exact);
 	tcase_add_test(tc, test_json_limits_oom_killed_exact);
 	tcase_add_test(tc, test_json_nonzero_exit_not_ok);

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* netproxy-conn.h — one connection through the filtering proxy
+ * (netproxy-conn.c): read the client's request, decide it against the
+ * allowlist before and after resolving the name, connect, relay, log.
+ */
+#ifndef OSB_NETPROXY_CONN_H
+#define OSB_NETPROXY_CONN_H
+
+#include "netallow.h"
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+/* Deadlines of one connection (docs/ARCHITECTURE.md, "Network allowlists"). */
+#define CONN_HEAD_MS 10000       /* the request head must arrive within this */
+#define CONN_CONNECT_MS 10000    /* connecting to the destination */
+#define CONN_IDLE_MS 300000      /* a relayed connection with no byte either way */
+#define CONN_HEAD_MAX 16384      /* bytes of request line and headers */
+
+/* A name the caller's hosts file maps, and one of its addresses. */
+typedef struct host_map {
+	char name[NETALLOW_NAME_MAX + 1];
+	struct sockaddr_storage addr;
+	socklen_t len;
+} host_map;
+
+typedef struct proxy_conf {
+	const na_entry *allow;
+	size_t n_allow;
+	const host_map *hosts;       /* consulted before the resolver, never after */
+	size_t n_hosts;
+	int log_fd, copy_fd;         /* one JSON line a decision; COPY_FD -1: none */
+} proxy_conf;
+
+/* Serve the client on FD (a connected TCP socket of the sandbox) to its end,
+ * then close it. */
+void conn_serve(const proxy_conf *c, int fd);
+
+/* Log a refusal that happens before a request is read (too many
+ * connections, not a TCP socket). */
+void conn_log_refused(const proxy_conf *c, const char *reason);
+
+/* Read an /etc/hosts-style text (ADDRESS NAME...; '#' comments) into *OUT.
+ * Returns the number of entries, or -1 (out of memory, or a line that is
+ * not one: *BAD_LINE names it). */
+long hosts_parse(const char *text, host_map **out, unsigned *bad_line);
+
+#endif /* OSB_NETPROXY_CONN_H */

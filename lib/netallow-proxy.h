@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* netallow-proxy.h — the filtering proxy of a sandbox with "network allow"
+ * (netallow-proxy.c): started by the launch, unprivileged, before bwrap;
+ * stopped with the sandbox; its log read back into the result.
+ */
+#ifndef OSB_NETALLOW_PROXY_H
+#define OSB_NETALLOW_PROXY_H
+
+#include "policy.h"
+#include "host.h"
+#include "proc.h"
+
+/* Where the proxy is inside the sandbox: 127.0.0.1:NETPROXY_PORT. */
+#define NETPROXY_PORT 3128
+
+typedef struct netproxy {
+	int pidfd;            /* the proxy; -1: none running */
+	int ctl_fd;           /* the sandbox's end of the control socket; -1: none */
+	int log_fd;           /* memfd: one JSON line a connection; -1: none */
+	int life_fd;          /* the write end of the proxy's lifeline; -1: none */
+	unsigned port;        /* NETPROXY_PORT, or 0 without a proxy */
+	pid_t pid;            /* the proxy, which leads a process group of its own */
+} netproxy;
+
+#define NETPROXY_INIT { -1, -1, -1, -1, 0, 0 }
+
+/* One refused destination and how often it was asked for. */
+typedef struct netproxy_refusal {
+	char *host;
+	unsigned port;
+	unsigned long count;
+} netproxy_refusal;
+
+/* Start the proxy of P (which has "network allow") as CRED (NULL: the
+ * caller itself; a root caller passes the sandbox's host ids), with the
+ * program H names and the hosts file P's configuration names. 0, or
+ * -OSB_E_* with ERR filled (stage "netproxy"). */
+int netproxy_start(const osb_policy *p, const host_facts *h, const spawn_cred *cred,
+                   netproxy *np, osb_error *err);
+
+/* Stop the proxy and every connection it serves (SIGKILL to its process
+ * group, then wait for it); its log stays readable. */
+void netproxy_stop(netproxy *np);
+
+/* Stop it and close everything. */
+void netproxy_free(netproxy *np);
+
+/* The log's size now: where a session command's part of it starts. */
+long netproxy_log_size(const netproxy *np);
+
+/* The refused destinations the log holds from byte FROM on (aggregated by
+ * host and port, in first-seen order) and the number of allowed
+ * connections. 0 or -ENOMEM. */
+int netproxy_read_log(const netproxy *np, long from, netproxy_refusal **out, size_t *n,
+                      unsigned long *allowed);
+void netproxy_refusals_free(netproxy_refusal *v, size_t n);
+
+/* HTTP_PROXY, HTTPS_PROXY, NO_PROXY and their lowercase forms for the
+ * command, replacing whatever the policy or the caller set. 0 or -ENOMEM. */
+int netproxy_env(strv *env);
+
+#endif /* OSB_NETALLOW_PROXY_H */

@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* check_netallow.c — unit tests for lib/netallow.c and lib/policy-netallow.c,
+ * and for "network allow" in the policy language and in requests.
+ *
+ * The allowlist is what a reviewer approves and what the filtering proxy
+ * enforces, so these pin both readings: each entry's canonical spelling
+ * and every refusal with its message, which entry covers which (a caller's
+ * narrowing), the decision on an address after resolution (loopback,
+ * link-local, private and the metadata address refused unless named), and
+ * the policy's rules, hash and narrowing through the API and a request.
+ */
+#include "policy.h"
+#include "policy-canon.h"
+#include "netallow.h"
+
+#include <arpa/inet.h>
+#include <check.h>
+#include <sys/socket.h>
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static void canon_is(const char *text, const char *want)
+{
+	char buf[NETALLOW_TEXT_MAX];
+	na_entry e;
+	const char *why = netallow_parse(text, &e);
+
+	ck_assert_msg(why == NULL, "\"%s\": %s", text, why);
+	netallow_format(&e, buf, sizeof(buf));
+	ck_assert_str_eq(buf, want);
+}
+
+static void refused_as(const char *text, const char *want)
+{
+	na_entry e;
+	const char *why = netallow_parse(text, &e);
+
+	ck_assert_msg(why != NULL, "\"%s\" was accepted", text);
+	ck_assert_str_eq(why, want);
+}
+
+static na_entry entry(const char *text)
+{
+	na_entry e;
+
+	ck_assert_ptr_null(netallow_parse(text, &e));
+	return e;
+}
+
+static osb_policy *must_parse(const char *text)
+{
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_parse(text, strlen(text), "t.policy", &err);
+
+	ck_assert_msg(p != NULL, "parse failed: %s", err.message);
+	return p;
+}
+
+static void parse_fails(const char *text, const char *want)
+{
+	osb_error err = { 0 };
+	osb_policy *p = osb_policy_parse(text, strlen(text), "t.policy", &err);
+
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(err.code, OSB_E_POLICY);
+	ck_assert_str_eq(err.message, want);
+}
+
+static char *canonical(const char *text)
+{
+	osb_policy *p = must_parse(text);
+	char *c = NULL;
+
+	ck_assert_int_eq(policy_canonical(p, &c), 0);
+	osb_policy_free(p);
+	return c;
+}
+
+/* The "network allow" lines of P's canonical form, joined by '|'. */
+static void allow_lines_are(const osb_policy *p, const char *want)
+{
+	char *c = NULL, got[1024] = "";
+
+	ck_assert_int_eq(policy_canonical(p, &c), 0);
+	for (char *l = strtok(c, "\n"); l; l = strtok(NULL, "\n"))
+		if (strncmp(l, "network ", 8) == 0)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", *got ? "|" : "", l);
+	free(c);
+	ck_assert_str_eq(got, want);
+}
+
+static const char base[] = "osb-policy 1\nroot none\nproc /proc\n";
+
+static uint8_t addr_buf[16];
+
+static const uint8_t *a4(const char *s)
+{
+	ck_assert_int_eq(inet_pton(AF_INET, s, addr_buf), 1);
+	return addr_buf;
+}
+
+static const uint8_t *a6(const char *s)
+{
+	ck_assert_int_eq(inet_pton(AF_INET6, s, addr_buf), 1);
+	return addr_buf;
+}
+
+/* ---- entries --------------------------------------------------------------- */
+
+START_TEST(test_entries_have_one_canonical_spelling)
+{
+	canon_is("Registry.NPMJS.org", "registry.npmjs.org");
+	canon_is("registry.npmjs.org:443", "registry.npmjs.org:443");
+	canon_is("*.PyPI.org:443", "*.pypi.org:443");
+	canon_is("192.0.2.7", "192.0.2.7");
+	canon_is("192.0.2.7/32:80", "192.0.2.7:80");
+	canon_is("10.0.0.0/8", "10.0.0.0/8");
+	canon_is("2001:DB8:0:0::1", "2001:db8::1");
+	canon_is("[2001:db8::1]:443", "[2001:db8::1]:443");
+	canon_is("[2001:db8::/32]", "2001:db8::/32");
+	canon_is("2001:db8::/32", "2001:db8::/32");
+	canon_is("_dmarc.example.com", "_dmarc.example.com");
+	canon_is("localhost", "localhost");
+}
+END_TEST
+
+START_TEST(test_malformed_entries_are_refused_with_a_reason)
+{
+	refused_as("", "an entry is HOST[:PORT]");
+	refused_as(":443", "an entry is HOST[:PORT]");
+	refused_as("example.com:0", "a port is a number from 1 to 65535");
+	refused_as("example.com:65536", "a port is a number from 1 to 65535");
+	refused_as("example.com:http", "a port is a number from 1 to 65535");
+	refused_as("*", "'*' stands only at the start, as in \"*.example.com\"");
+	refused_as("*example.com", "'*' stands only at the start, as in \"*.example.com\"");
+	refused_as("a.*.example.com", "'*' stands only at the start, as in \"*.example.com\"");
+	refused_as("exa mple.com", "a host name has only letters, digits, '-', '_' and '.'");
+	refused_as("example..com", "each label of a host name has 1 to 63 characters");
+	refused_as("example.com.", "each label of a host name has 1 to 63 characters");
+	refused_as("-a.example.com", "a label of a host name neither starts nor ends with '-'");
+	refused_as("127.1", "a host name's last label is not a number (write an address as four "
+	                    "decimal numbers, such as 192.0.2.1)");
+	refused_as("0x7f.1", "a host name's last label is not a number (write an address as four "
+	                     "decimal numbers, such as 192.0.2.1)");
+	refused_as("10.0.0.1/8", "the address has bits set beyond its prefix length (write the "
+	                         "network itself, such as 10.0.0.0/8)");
+	refused_as("10.0.0.0/33", "an IPv4 prefix length is 0 to 32");
+	refused_as("10.0.0.0/", "an IPv4 prefix length is 0 to 32");
+	refused_as("[192.0.2.1]:80", "not an IPv6 address");
+	refused_as("[2001:db8::1", "an IPv6 address in brackets ends with ']'");
+	refused_as("[2001:db8::1]443", "after ']' comes \":PORT\" or nothing");
+	refused_as("2001:db8::/129", "an IPv6 prefix length is 0 to 128");
+	{
+		/* 254 and 255 characters: refused before they are copied. */
+		char longname[300];
+
+		memset(longname, 'a', 254);
+		longname[254] = '\0';
+		refused_as(longname, "a host name has 1 to 253 characters");
+		longname[254] = 'a';
+		longname[255] = '\0';
+		refused_as(longname, "a host name has 1 to 253 characters");
+	}
+}
+END_TEST
+
+START_TEST(test_covers_is_narrowing)
+{
+	na_entry star = entry("*.example.com"), star443 = entry("*.example.com:443"),
+	         name = entry("a.example.com:443"), apex = entry("example.com"),
+	         deeper = entry("*.b.example.com"), net8 = entry("10.0.0.0/8"),
+	         net24 = entry("10.1.2.0/24:80"), other = entry("192.0.2.0/24");
+
+	ck_assert(netallow_covers(&star, &name));
+	ck_assert(netallow_covers(&star, &deeper));
+	ck_assert(netallow_covers(&star, &star443));
+	ck_assert(!netallow_covers(&star443, &star));      /* any port is wider */
+	ck_assert(!netallow_covers(&star, &apex));         /* "*." needs a label more */
+	ck_assert(!netallow_covers(&name, &star));
+	ck_assert(!netallow_covers(&apex, &name));
+	ck_assert(netallow_covers(&net8, &net24));
+	ck_assert(!netallow_covers(&net24, &net8));
+	ck_assert(!netallow_covers(&net8, &other));
+	ck_assert(!netallow_covers(&star, &net8));
+}
+END_TEST
+
+/* ---- decisions ------------------------------------------------------------- */
+
+START_TEST(test_names_match_exactly_or_beneath_a_suffix_at_the_port)
+{
+	na_entry v[] = { entry("registry.npmjs.org:443"), entry("*.pypi.org") };
+
+	ck_assert(netallow_name_allowed(v, 2, "registry.npmjs.org", 443));
+	ck_assert(!netallow_name_allowed(v, 2, "registry.npmjs.org", 80));
+	ck_assert(!netallow_name_allowed(v, 2, "npmjs.org", 443));
+	ck_assert(!netallow_name_allowed(v, 2, "xregistry.npmjs.org", 443));
+	ck_assert(netallow_name_allowed(v, 2, "files.pypi.org", 8443));
+	ck_assert(!netallow_name_allowed(v, 2, "pypi.org", 443));
+	ck_assert(!netallow_name_allowed(v, 2, "evilpypi.org", 443));
+}
+END_TEST
+
+START_TEST(test_resolved_special_addresses_are_refused_unless_named)
+{
+	na_entry names[] = { entry("allowed.test") };
+	na_entry nets[] = { entry("10.0.0.0/8"), entry("0.0.0.0/0"), entry("169.254.0.0/16") };
+	na_entry meta[] = { entry("169.254.169.254:80") };
+
+	/* A public address an allowed name resolved to passes. */
+	ck_assert_ptr_null(netallow_addr_refused(names, 1, AF_INET, a4("198.51.100.2"), 80, true));
+	ck_assert_str_eq(netallow_addr_refused(names, 1, AF_INET, a4("127.0.0.1"), 80, true),
+	                 "a loopback address (127.0.0.0/8)");
+	ck_assert_str_eq(netallow_addr_refused(names, 1, AF_INET, a4("169.254.169.254"), 80, true),
+	                 "the cloud metadata address");
+	ck_assert_str_eq(netallow_addr_refused(names, 1, AF_INET, a4("192.168.1.1"), 80, true),
+	                 "a private address (192.168.0.0/16)");
+	ck_assert_str_eq(netallow_addr_refused(names, 1, AF_INET6, a6("::1"), 80, true),
+	                 "an unspecified or loopback address (::/127)");
+	ck_assert_str_eq(netallow_addr_refused(names, 1, AF_INET6, a6("::ffff:127.0.0.1"), 80, true),
+	                 "a loopback address (127.0.0.0/8)");
+	ck_assert_str_eq(netallow_addr_refused(names, 1, AF_INET6, a6("fe80::1"), 80, true),
+	                 "a link-local address (fe80::/10)");
+	ck_assert_str_eq(netallow_addr_refused(names, 1, AF_INET6, a6("fd00:ec2::254"), 80, true),
+	                 "the cloud metadata address");
+	/* An address by itself needs an entry. */
+	ck_assert_str_eq(netallow_addr_refused(names, 1, AF_INET, a4("198.51.100.2"), 80, false),
+	                 "an address the allowlist does not name");
+	/* A range named by an entry at least as long as the range's prefix. */
+	ck_assert_ptr_null(netallow_addr_refused(nets, 3, AF_INET, a4("10.9.8.7"), 80, true));
+	ck_assert_ptr_null(netallow_addr_refused(nets, 3, AF_INET, a4("169.254.1.1"), 80, false));
+	ck_assert_str_eq(netallow_addr_refused(nets, 3, AF_INET, a4("127.0.0.1"), 80, false),
+	                 "a loopback address (127.0.0.0/8)");   /* 0.0.0.0/0 names no range */
+	ck_assert_str_eq(netallow_addr_refused(nets, 3, AF_INET, a4("169.254.169.254"), 80, false),
+	                 "the cloud metadata address");        /* only by itself */
+	ck_assert_ptr_null(netallow_addr_refused(meta, 1, AF_INET, a4("169.254.169.254"), 80, false));
+	ck_assert_str_eq(netallow_addr_refused(meta, 1, AF_INET, a4("169.254.169.254"), 81, false),
+	                 "the cloud metadata address");
+}
+END_TEST
+
+START_TEST(test_numeric_hosts_never_reach_the_resolver_as_names)
+{
+	char a[] = "127.1", b[] = "0x7f000001", c[] = "Allowed.Test.", d[] = "2130706433";
+
+	ck_assert(!netallow_host_name_ok(a));
+	ck_assert(!netallow_host_name_ok(b));  /* inet_aton reads it as 127.0.0.1 */
+	ck_assert(netallow_host_name_ok(c));
+	ck_assert_str_eq(c, "allowed.test");
+	ck_assert(!netallow_host_name_ok(d));
+}
+END_TEST
+
+/* ---- the policy language --------------------------------------------------- */
+
+START_TEST(test_network_allow_lines_make_one_sorted_list)
+{
+	char buf[512];
+	osb_policy *p;
+
+	snprintf(buf, sizeof(buf), "%snetwork allow b.example.com:443 A.example.com\n"
+	         "network allow 10.0.0.0/8:8080 a.example.com\n", base);
+	p = must_parse(buf);
+	ck_assert_int_eq(p->net, NET_ALLOW);
+	ck_assert_uint_eq(p->n_net_allow, 3);
+	ck_assert_uint_eq(p->net_set.o.line, 4);
+	ck_assert_uint_eq(p->net_allow[2].o.line, 5);
+	allow_lines_are(p, "network allow 10.0.0.0/8:8080|network allow a.example.com|"
+	                   "network allow b.example.com:443");
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_network_allow_errors_name_file_line_col)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%snetwork allow ok.example.com bad..example.com\n", base);
+	parse_fails(buf, "t.policy:4:30: invalid network allow entry \"bad..example.com\": each "
+	                 "label of a host name has 1 to 63 characters");
+	snprintf(buf, sizeof(buf), "%snetwork allow\n", base);
+	parse_fails(buf, "t.policy:4:9: missing argument: usage is \"network allow HOST[:PORT]...\"");
+	snprintf(buf, sizeof(buf), "%snetwork none\nnetwork allow a.example.com\n", base);
+	parse_fails(buf, "t.policy:5:1: duplicate \"network\" (first set at t.policy:4)");
+	snprintf(buf, sizeof(buf), "%snetwork allow a.example.com\nnetwork host\n", base);
+	parse_fails(buf, "t.policy:5:1: duplicate \"network\" (first set at t.policy:4)");
+	snprintf(buf, sizeof(buf), "%snetwork none extra\n", base);
+	parse_fails(buf, "t.policy:4:14: unexpected argument \"extra\" (usage is \"network none|host\")");
+	snprintf(buf, sizeof(buf), "%snetwork alow a.example.com\n", base);
+	parse_fails(buf, "t.policy:4:9: unknown argument \"alow\" to \"network\" (did you mean "
+	                 "\"allow\"?)");
+}
+END_TEST
+
+START_TEST(test_network_allow_hash_ignores_order_case_and_repeats)
+{
+	char a[512], b[512], c[512], d[512];
+	char *ca, *cb, *cc, *cd;
+
+	snprintf(a, sizeof(a), "%snetwork allow a.example.com b.example.com:443\n", base);
+	snprintf(b, sizeof(b), "%s# the same list\nnetwork allow B.example.com:443\n"
+	         "network allow a.example.com a.example.com\n", base);
+	snprintf(c, sizeof(c), "%snetwork allow a.example.com b.example.com\n", base);
+	snprintf(d, sizeof(d), "%snetwork none\n", base);
+	ca = canonical(a);
+	cb = canonical(b);
+	cc = canonical(c);
+	cd = canonical(d);
+	ck_assert_str_eq(ca, cb);
+	ck_assert_str_ne(ca, cc);   /* a port is a semantic change */
+	ck_assert_str_ne(ca, cd);
+	/* The canonical form parses back to itself. */
+	{
+		char *again = canonical(ca);
+
+		ck_assert_str_eq(again, ca);
+		free(again);
+	}
+	free(ca);
+	free(cb);
+	free(cc);
+	free(cd);
+}
+END_TEST
+
+/* ---- narrowing --------------------------------------------------------------- */
+
+START_TEST(test_set_network_allow_only_narrows)
+{
+	char buf[512];
+	osb_error err = { 0 };
+	const char *keep[] = { "registry.npmjs.org:443", "files.pypi.org" };
+	const char *add[] = { "evil.example.com" };
+	const char *wider[] = { "registry.npmjs.org" };
+	const char *bad[] = { "a..b" };
+	osb_policy *p;
+
+	snprintf(buf, sizeof(buf), "%snetwork allow registry.npmjs.org:443 *.pypi.org\n", base);
+	p = must_parse(buf);
+	ck_assert_int_eq(osb_policy_set_network_allow(p, add, 1, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "set_network_allow: \"evil.example.com\" is refused: no entry "
+	                 "of the policy's \"network allow\" covers it (a caller may keep entries of "
+	                 "the list, or narrower ones, never add)");
+	ck_assert_int_eq(osb_policy_set_network_allow(p, wider, 1, &err), -OSB_E_POLICY);
+	ck_assert_int_eq(osb_policy_set_network_allow(p, bad, 1, &err), -OSB_E_USAGE);
+	ck_assert_str_eq(err.message, "set_network_allow: invalid network allow entry \"a..b\": each "
+	                 "label of a host name has 1 to 63 characters");
+	ck_assert_uint_eq(p->n_net_allow, 2);   /* refusals changed nothing */
+	ck_assert_int_eq(osb_policy_set_network_allow(p, keep, 2, &err), 0);
+	allow_lines_are(p, "network allow files.pypi.org|network allow registry.npmjs.org:443");
+	ck_assert(policy_origin_is_api(&p->net_allow[0].o));
+	ck_assert_int_eq(osb_policy_set_network_allow(p, NULL, 0, &err), 0);
+	ck_assert_int_eq(p->net, NET_NONE);
+	ck_assert_int_eq(osb_policy_set_network_allow(p, keep, 1, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "set_network_allow: \"registry.npmjs.org:443\" is refused: the "
+	                 "policy has \"network none\" (api), and a caller only narrows the network");
+	osb_policy_free(p);
+
+	snprintf(buf, sizeof(buf), "%snetwork host\n", base);
+	p = must_parse(buf);
+	ck_assert_int_eq(osb_policy_set_network_allow(p, add, 1, &err), 0);
+	allow_lines_are(p, "network allow evil.example.com");
+	ck_assert_int_eq(osb_policy_set_network(p, OSB_NETWORK_HOST, &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "the host network is refused: the policy t.policy has "
+	                 "\"network allow\" (api) and does not grant callers the host network (a "
+	                 "policy grants it with \"allow-caller network\")");
+	ck_assert_int_eq(osb_policy_set_network(p, OSB_NETWORK_NONE, &err), 0);
+	ck_assert_uint_eq(p->n_net_allow, 0);
+	osb_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_request_network_allow_narrows_and_refuses_additions)
+{
+	char buf[512];
+	osb_error err = { 0 };
+	osb_policy *p;
+
+	snprintf(buf, sizeof(buf), "%snetwork allow *.example.com:443\n", base);
+	p = must_parse(buf);
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"network_allow\": [\"other.test\"]}", &err),
+	                 -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "network_allow: \"other.test\" is refused: no entry of the "
+	                 "policy's \"network allow\" covers it (a caller may keep entries of the list, "
+	                 "or narrower ones, never add)");
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"network_allow\": [\"a..b\"]}", &err),
+	                 -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "network_allow[0]: invalid network allow entry \"a..b\": each "
+	                 "label of a host name has 1 to 63 characters");
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"network_allow\": [1]}", &err), -OSB_E_POLICY);
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"network\": \"none\", \"network_allow\": []}",
+	                                       &err), -OSB_E_POLICY);
+	ck_assert_str_eq(err.message, "\"network\" and \"network_allow\" do not go together: ask for "
+	                 "\"network\": \"none\", or for the hosts to keep");
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"network\": \"host\"}", &err), -OSB_E_POLICY);
+	allow_lines_are(p, "network allow *.example.com:443");
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"network_allow\": [\"a.example.com:443\"]}",
+	                                       &err), 0);
+	allow_lines_are(p, "network allow a.example.com:443");
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"network_allow\": []}", &err), 0);
+	allow_lines_are(p, "network none");
+	osb_policy_free(p);
+}
+END_TEST
+
+static Suite *netallow_suite(void)
+{
+	Suite *s = suite_create("netallow");
+	TCase *t = tcase_create("entries");
+
+	tcase_add_test(t, test_entries_have_one_canonical_spelling);
+	tcase_add_test(t, test_malformed_entries_are_refused_with_a_reason);
+	tcase_add_test(t, test_covers_is_narrowing);
+	suite_add_tcase(s, t);
+	t = tcase_create("decisions");
+	tcase_add_test(t, test_names_match_exactly_or_beneath_a_suffix_at_the_port);
+	tcase_add_test(t, test_resolved_special_addresses_are_refused_unless_named);
+	tcase_add_test(t, test_numeric_hosts_never_reach_the_resolver_as_names);
+	suite_add_tcase(s, t);
+	t = tcase_create("policy");
+	tcase_add_test(t, test_network_allow_lines_make_one_sorted_list);
+	tcase_add_test(t, test_network_allow_errors_name_file_line_col);
+	tcase_add_test(t, test_network_allow_hash_ignores_order_case_and_repeats);
+	tcase_add_test(t, test_set_network_allow_only_narrows);
+	tcase_add_test(t, test_request_network_allow_narrows_and_refuses_additions);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(netallow_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
