@@ -19,8 +19,13 @@ import statistics
 import sys
 
 TARGET_RUN = 1.10        # osb-isolate run / bare bwrap
+TARGET_HAND = 1.25       # osb-isolate run / hand-written bwrap
+TARGET_FIREJAIL = 0.5    # osb-isolate run / firejail --noprofile true
+TARGET_SESSION_CLI = 2.0 # osb-isolate session exec / host true
 TARGET_SESSION = 1.5     # session exec / host spawn of the same program
 TARGET_SECCOMP = 5.0     # % per-call overhead of the filter
+TARGET_RULES = 2.0       # % of the filter's rules over a 1-instruction allow-all filter
+TARGET_MEMORY_KIB = 4096 # holder + broker peak resident memory
 GROWTH_KIB = 128         # RSS growth from exec 100 to exec N still called flat
 
 
@@ -197,6 +202,8 @@ def main():
         "cli-start": ("`osb-isolate --version`", "the CLI's own process start", "host-true"),
         "bare-bwrap": ("bare bwrap, strict argv", "bwrap + init with osb-isolate's argv and fds",
                        "host-true"),
+        "hand-bwrap": ("hand-written bwrap", "what a user would type for the same isolation "
+                       "(bench/run.sh, hand_bwrap)", "host-true"),
         "osb-run": ("`osb-isolate run -- true`", "strict, the whole CLI", "bare-bwrap"),
         "session-exec-cli": ("`osb-isolate session exec ID -- true`",
                              "CLI client process + one exec in a live session", "host-true"),
@@ -227,6 +234,21 @@ def main():
     targets.append(("`osb-isolate run -- true` / bare bwrap", "≤ %.2f" % TARGET_RUN,
                     "%.2f (ratio of medians; within a round: median %.2f, %.2f to %.2f)"
                     % (r_run, r_med, r_lo, r_hi), max(r_run, r_med) <= TARGET_RUN))
+    r_hand = ratio("osb-run", "hand-bwrap")
+    if r_hand:
+        h_med, h_lo, h_hi = round_ratio("osb-run", "hand-bwrap")
+        targets.append(("`osb-isolate run -- true` / hand-written bwrap", "≤ %.2f" % TARGET_HAND,
+                        "%.2f (within a round: median %.2f, %.2f to %.2f)"
+                        % (r_hand, h_med, h_lo, h_hi), max(r_hand, h_med) <= TARGET_HAND))
+    r_fj = ratio("osb-run", "firejail")
+    if r_fj:
+        targets.append(("`osb-isolate run -- true` / `firejail --noprofile true`",
+                        "≤ %.2f" % TARGET_FIREJAIL, "%.2f" % r_fj, r_fj <= TARGET_FIREJAIL))
+    r_cli = ratio("session-exec-cli", "host-true")
+    targets.append(("`osb-isolate session exec ID -- true` / host `true`",
+                    "≤ %.1f" % TARGET_SESSION_CLI, "%.2f (%s / %s)" % (
+                        r_cli, ms(med["session-exec-cli"]), ms(med["host-true"])),
+                    r_cli <= TARGET_SESSION_CLI))
     spawn, sess = num(kv, "host_spawn_median_us"), num(kv, "session_exec_median_us")
     r_sess, r_pair = sess / spawn, num(kv, "session_exec_paired_ratio_median")
     targets.append(("one exec in a live session (C API) / host posix_spawn of `true`",
@@ -247,6 +269,16 @@ def main():
     targets.append(("seccomp filter, per call, stat(\"/\") loop (a file-system call)",
                     "≤ %.0f %%" % TARGET_SECCOMP, "%+.1f %% (%.1f ns vs %.1f ns)" % (spct, sf, sn),
                     spct <= TARGET_SECCOMP))
+    for kind, label in (("getppid", "getppid loop"), ("stat", "stat(\"/\") loop")):
+        f, a, rules = sc[kind][0], sc[kind][3], sc[kind][4]
+        targets.append(("seccomp filter's rules over a 1-instruction allow-all filter, %s" % label,
+                        "≤ %.0f %%" % TARGET_RULES, "%+.1f %% (%.1f ns vs %.1f ns)" % (rules, f, a),
+                        rules <= TARGET_RULES))
+    hwm = num(kv, "holder_hwm_kib"), num(kv, "cli_broker_hwm_kib")
+    if None not in hwm:
+        targets.append(("session holder + broker peak resident memory (VmHWM)",
+                        "≤ %d KiB" % TARGET_MEMORY_KIB, "%.0f + %.0f = %.0f KiB" % (
+                            hwm[0], hwm[1], hwm[0] + hwm[1]), hwm[0] + hwm[1] <= TARGET_MEMORY_KIB))
     mem = [("one-shot runs, calling process (C API)", "self_rss", "self_fds", "oneshot"),
            ("session execs, calling process (C API)", "self_rss", "self_fds", "session"),
            ("session execs, broker (C API)", "broker_rss", None, "session"),
@@ -315,6 +347,19 @@ def main():
         lines.append("| %s | %.1f | %.1f | %.1f | %+.1f %% | %+.1f %% | %+.1f %% |"
                      % (label, f, a, n, pct, floor, rules))
     lines.append("")
+
+    timings = [(k[len("timing_"):-len("_us")], num(kv, k), lowest(kv, k))
+               for k in kv if k.startswith("timing_")]
+    if timings:
+        lines += ["## Where a typical `osb-isolate run -- true` spends its time",
+                  "", "The result's own `timings_us` (CLOCK_MONOTONIC on both sides of the "
+                  "sandbox's boundary), over %d runs:" % len(kv[next(
+                      k for k in kv if k.startswith("timing_"))]),
+                  "", "| stage | median | fastest |", "|---|---|---|"]
+        for name, v, lo in timings:
+            lines.append("| %s | %s | %s |" % (name, "%.0f µs" % v if v is not None else "-",
+                                              "%.0f µs" % lo if lo is not None else "-"))
+        lines.append("")
 
     stages = [(k[len("stage_"):-len("_us")], num(kv, k), lowest(kv, k))
               for k in kv if k.startswith("stage_")]

@@ -169,6 +169,17 @@ print(next(s["pid"] for s in json.load(sys.stdin) if s["id"] == sys.argv[1]))' "
 	[ -n "$BROKER" ] || die "cannot find the session broker under holder $HOLDER"
 }
 
+# What a user who skips osb-isolate would type for the same isolation: a
+# user namespace with the sandbox's ids, private pid, ipc, uts and network
+# namespaces, the host read-only, a private /dev, /run, /tmp and /proc, the
+# workspace writable.
+hand_bwrap() {
+	printf '%s' "bwrap --unshare-user --disable-userns --uid 1000 --gid 1000 --unshare-pid" \
+		" --unshare-ipc --unshare-uts --unshare-net --die-with-parent --new-session" \
+		" --ro-bind / / --dev /dev --tmpfs /run --tmpfs /tmp --proc /proc" \
+		" --bind $STAGE/ws $STAGE/ws --chdir $STAGE/ws true"
+}
+
 # ---- measurements ---------------------------------------------------------------
 
 KV=   # key=value results, one a line
@@ -183,6 +194,7 @@ hyperfine_rows() {
 	rows+=("true") names+=(host-true)
 	rows+=("$OSB --version") names+=(cli-start)
 	rows+=("$B/bench/bwrap-argv $STAGE/bare") names+=(bare-bwrap)
+	rows+=("$(hand_bwrap)") names+=(hand-bwrap)
 	rows+=("$OSB run -- true") names+=(osb-run)
 	rows+=("$OSB session exec $SID -- true") names+=(session-exec-cli)
 	if [ -z "$FIREJAIL_NOTE" ]; then rows+=("firejail --noprofile true") names+=(firejail); fi
@@ -223,6 +235,18 @@ api_series() {
 	KV+=$("$B/bench/api-bench" caps "$N")$'\n'
 	KV+=$("$B/bench/api-bench" session strict "$N")$'\n'
 	KV+=$("$B/bench/api-bench" oneshot strict "$N")$'\n'
+}
+
+# Where a typical run's time goes, as the result itself says (timings_us):
+# 25 runs of `true`.
+timings_series() {
+	local i
+	say "timings: 25 runs"
+	for i in $(seq 25); do
+		KV+=$("$OSB" run --json -- true | python3 -c 'import json, sys
+t = json.load(sys.stdin)["timings_us"]
+print("\n".join("timing_%s_us=%s" % (k, -1 if v is None else v) for k, v in t.items()))')$'\n'
+	done
 }
 
 # The stages of a fresh launch, each process timing its own (report.py uses
@@ -299,6 +323,7 @@ main() {
 	wait_for_quiet
 	machine before
 	stage_series
+	timings_series
 	hyperfine_rows
 	sysloop_series
 	api_series
@@ -310,6 +335,8 @@ main() {
 	python3 "$SRC/bench/report.py" "${OUT%.md}.hyperfine.json" "${OUT%.md}.kv" "$OUT"
 	# Overlay workspaces: a section of its own (bench/overlay.sh).
 	OSB_BUILDDIR=$B OSB_BENCH_OUT=$OUT "$SRC/bench/overlay.sh"
+	# The allowlist proxy's cost per connection: appended (bench/netproxy.sh).
+	"$SRC/bench/netproxy.sh" "$B" >>"$OUT" || say "bench/netproxy.sh failed: its section is missing"
 }
 
 main "$@"

@@ -281,6 +281,7 @@ static void on_channel(struct job *j)
 	if (n > 0)
 		return;   /* malformed: ignored, the library never sends it */
 	kill(-j->pid, SIGKILL);
+	j->keep = false;   /* the library hung up: its services went with it */
 	close_fd(&j->chan);
 }
 
@@ -619,6 +620,9 @@ static void expire_timeouts(struct broker *b, uint64_t now)
 			kill(-j->pid, SIGKILL);
 			j->timed_out = true;
 			j->deadline = 0;
+			/* The whole group was ended: nothing of it is a service, and
+			 * the exit waits for it to be gone as any command's does. */
+			j->keep = false;
 		}
 	}
 }

@@ -5,6 +5,7 @@
  */
 #include "cli-common.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,4 +122,20 @@ int cli_set_workspace_mode(osb_policy *policy, const char *word, osb_error *err)
 	snprintf(err->message, sizeof(err->message), "--workspace-mode '%.64s': expected ro, rw, "
 	         "overlay or none", word);
 	return -1;
+}
+
+int cli_set_overlay_persist(osb_policy *policy, const char *dir, osb_error *err)
+{
+	char *abs = cli_abs_path(dir);
+	int r;
+
+	if (!abs) {
+		snprintf(err->stage, sizeof(err->stage), "usage");
+		snprintf(err->message, sizeof(err->message), "--overlay-persist %.900s: cannot make it "
+		         "absolute (%s)", dir, strerror(errno));
+		return -1;
+	}
+	r = osb_policy_set_overlay_persist(policy, abs, err);
+	free(abs);
+	return r < 0 ? -1 : 0;
 }

@@ -33,4 +33,8 @@ int cli_apply_config(osb_policy *policy, osb_error *err);
  * with ERR's message starting "--workspace-mode". */
 int cli_set_workspace_mode(osb_policy *policy, const char *word, osb_error *err);
 
+/* --overlay-persist DIR: DIR made absolute (cli_abs_path) and given to
+ * osb_policy_set_overlay_persist. Returns 0 or -1 with ERR filled. */
+int cli_set_overlay_persist(osb_policy *policy, const char *dir, osb_error *err);
+
 #endif /* OSB_CLI_COMMON_H */

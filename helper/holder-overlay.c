@@ -277,3 +277,13 @@ bool holder_discard_ok(osb_session *s, int conn)
 	reply_failure(conn, &err);
 	return false;
 }
+
+bool holder_discard(osb_session *s, int conn)
+{
+	osb_error err;
+
+	if (osb_session_discard(s, &err) == 0)
+		return true;
+	reply_failure(conn, &err);
+	return false;
+}

@@ -21,8 +21,11 @@ void holder_diff(osb_session *s, int conn, const struct wire_request *rq);
 void holder_commit(osb_session *s, int conn, const struct wire_request *rq);
 
 /* CLI_DISCARD: true when S has an overlay workspace, whose layer ends with
- * it (the caller then stops S as for CLI_STOP); false after the refusal and
+ * it (the caller then discards S with holder_discard); false after the refusal and
  * its status were sent (S goes on). */
 bool holder_discard_ok(osb_session *s, int conn);
+/* The discard itself (osb_session_discard: the session ends, a persisted
+ * layer is emptied). False, with the failure sent on CONN, when it failed. */
+bool holder_discard(osb_session *s, int conn);
 
 #endif /* OSB_HOLDER_OVERLAY_H */

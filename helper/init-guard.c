@@ -302,6 +302,8 @@ static int check_fs(const struct guard_opts *g, const struct mountinfo_entry *fs
 	if (g->overlay && strcmp(fs->target, g->overlay) == 0 && fs->fstype &&
 	    strcmp(fs->fstype, "overlay") == 0)
 		return 0;
+	if (g->layer && strcmp(fs->target, g->layer) == 0)
+		return 0;
 	return gerr(e, EPERM, "policy error: writable mount at %s (type %s, source %s, root %s) "
 		    "is not one the plan expects; refusing to run the command (if it lies beneath a "
 		    "granted path on the host, unmount it there or grant another path)",

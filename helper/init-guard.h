@@ -44,6 +44,9 @@ struct guard_opts {
 	/* The overlay workspace (helper/init-overlay.h), once mounted: the one
 	 * writable mount there may be at this path, and only of type overlay. */
 	const char *overlay;
+	/* A persisted layer's hidden bind (--overlay-layer): expected writable
+	 * until the overlay step has released it, then NULL again. */
+	const char *layer;
 };
 
 /* errno-style code and a message that says what failed and what to do. */

@@ -14,7 +14,11 @@
  * mount API and never attached to any path, so the command reaches the
  * layer only through the merged workspace, and the tmpfs ends with the last
  * process of the sandbox (the upper layer is gone after a run or a
- * session). overlayfs is asked for first, so a kernel without it is named
+ * session). A persisted layer (--overlay-layer) is a caller's host directory
+ * that the plan bound at a hidden place instead: the init takes a detached
+ * copy of that bind, uses it as the tmpfs would be used, and then unmounts
+ * the bind (or covers it, where it may not) before any audit that lets the
+ * command run. overlayfs is asked for first, so a kernel without it is named
  * as such. The kernel checks the command's access against the merged view
  * and does copy-up with the credentials kept from fsopen(2) here: hence the
  * capabilities the launcher grants the init for this step only.
@@ -59,6 +63,15 @@ int overlay_parse(struct overlay_opts *o, const char *name, const char *value,
 	char xattr[8];
 	int n = -1;
 
+	if (strcmp(name, "--overlay-layer") == 0) {
+		if (o->layer || value[0] != '/' || !value[1]) {
+			oerr(e, EINVAL, o->layer ? "--overlay-layer given twice" :
+			     "--overlay-layer \"%s\": expected an absolute path below /", value);
+			return -1;
+		}
+		o->layer = value;
+		return 1;
+	}
 	if (strcmp(name, "--overlay") != 0)
 		return 0;
 	if (o->dest) {
@@ -101,8 +114,8 @@ static int fs_set(int fsfd, const char *key, const char *value, struct guard_err
 }
 
 /* Create the file system configured on FSFD and return a detached mount
- * of it (nosuid, nodev). */
-static int fs_mount(int fsfd, const char *what, struct guard_error *e)
+ * of it (nosuid, nodev, and ATTRS). */
+static int fs_mount(int fsfd, const char *what, unsigned attrs, struct guard_error *e)
 {
 	int mfd;
 
@@ -110,7 +123,7 @@ static int fs_mount(int fsfd, const char *what, struct guard_error *e)
 		return oerr(e, errno, "cannot mount the overlay workspace: creating the %s failed: %s",
 			    what, strerror(errno));
 	mfd = (int)syscall(SYS_fsmount, fsfd, 0x1 /* FSMOUNT_CLOEXEC */,
-			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | attrs);
 	if (mfd < 0)
 		return oerr(e, errno, "cannot mount the overlay workspace: fsmount (%s): %s", what,
 			    strerror(errno));
@@ -154,7 +167,7 @@ static int upper_fs(const struct overlay_opts *o, const struct stat *lower, stru
 	r = fs_set(fsfd, "size", size, e);
 	if (r == 0)
 		r = fs_set(fsfd, "mode", "0700", e);
-	mfd = r < 0 ? r : fs_mount(fsfd, "upper layer's tmpfs", e);
+	mfd = r < 0 ? r : fs_mount(fsfd, "upper layer's tmpfs", 0, e);
 	close(fsfd);
 	if (mfd < 0)
 		return mfd;
@@ -168,6 +181,86 @@ static int upper_fs(const struct overlay_opts *o, const struct stat *lower, stru
 		return r;
 	}
 	return mfd;
+}
+
+static int attach(int mfd, const char *dest, struct guard_error *e)
+{
+	if (syscall(SYS_move_mount, mfd, "", AT_FDCWD, dest, 0x4 /* MOVE_MOUNT_F_EMPTY_PATH */) == 0)
+		return 0;
+	return oerr(e, errno, "cannot mount the overlay workspace at %s: move_mount: %s", dest,
+		    strerror(errno));
+}
+
+/* One directory of the persisted layer: made when missing, and a
+ * directory (never a symlink) either way. */
+static int layer_dir(int mfd, const char *name, struct guard_error *e)
+{
+	struct stat st;
+
+	if (mkdirat(mfd, name, 0700) != 0 && errno != EEXIST)
+		return oerr(e, errno, "cannot mount the overlay workspace: cannot create %s in the "
+			    "persisted layer: %s", name, strerror(errno));
+	if (fstatat(mfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return oerr(e, errno, "cannot mount the overlay workspace: %s of the persisted layer: "
+			    "%s", name, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return oerr(e, ENOTDIR, "cannot mount the overlay workspace: %s of the persisted "
+			    "layer is not a directory", name);
+	return 0;
+}
+
+/* The persisted layer's bind at O->layer, as a detached copy of its own:
+ * the layers are then reached by names relative to it, as on the tmpfs,
+ * and nothing of the bind is needed once the overlay is mounted. "upper"
+ * (see upper_owner) and "work" in it. */
+static int layer_fs(const struct overlay_opts *o, const struct stat *lower, struct guard_error *e)
+{
+	int mfd = (int)syscall(SYS_open_tree, AT_FDCWD, o->layer,
+			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW), r;
+
+	if (mfd < 0)
+		return oerr(e, errno, "cannot mount the overlay workspace: open_tree of the persisted "
+			    "layer at %s: %s", o->layer, strerror(errno));
+	r = layer_dir(mfd, "upper", e);
+	if (r == 0)
+		r = layer_dir(mfd, "work", e);
+	if (r == 0)
+		r = upper_owner(mfd, lower, e);
+	if (r < 0) {
+		close(mfd);
+		return r;
+	}
+	return mfd;
+}
+
+/* The persisted layer's bind, released once overlayfs holds a private copy
+ * of the layer: unmounted in root mode. In user namespace mode the init's
+ * mount namespace is owned by a user namespace below bwrap's, so its copy
+ * of every mount bwrap made is locked (it may not reveal what lies beneath
+ * it: EINVAL); an empty read-only tmpfs then covers it, and nothing of the
+ * layer is reachable there. */
+static int release_layer(const struct overlay_opts *o, struct guard_error *e)
+{
+	int fsfd, mfd, r;
+
+	if (umount2(o->layer, MNT_DETACH) == 0)
+		return 0;
+	if (errno != EINVAL || !o->userxattr)
+		return oerr(e, errno, "cannot unmount the persisted layer's bind at %s: %s", o->layer,
+			    strerror(errno));
+	if ((fsfd = fs_open("tmpfs", "tmpfs", e)) < 0)
+		return fsfd;
+	r = fs_set(fsfd, "size", "4096", e);
+	if (r == 0)
+		r = fs_set(fsfd, "mode", "0555", e);
+	mfd = r < 0 ? r : fs_mount(fsfd, "cover of the persisted layer's bind",
+				   MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC, e);
+	close(fsfd);
+	if (mfd < 0)
+		return mfd;
+	r = attach(mfd, o->layer, e);
+	close(mfd);
+	return r;
 }
 
 /* overlayfs configured on FSFD: the lower layer O->dest, the upper and work
@@ -193,14 +286,6 @@ static int overlay_config(int fsfd, const struct overlay_opts *o, struct guard_e
 	if (r == 0 && o->userxattr)
 		r = fs_set(fsfd, "userxattr", NULL, e);
 	return r;
-}
-
-static int attach(int mfd, const char *dest, struct guard_error *e)
-{
-	if (syscall(SYS_move_mount, mfd, "", AT_FDCWD, dest, 0x4 /* MOVE_MOUNT_F_EMPTY_PATH */) == 0)
-		return 0;
-	return oerr(e, errno, "cannot mount the overlay workspace at %s: move_mount: %s", dest,
-		    strerror(errno));
 }
 
 /* The upper directory, opened while the init may still read it whatever
@@ -236,7 +321,7 @@ int overlay_mount(struct overlay_opts *o, struct guard_error *e)
 			    "(the init needs CAP_SYS_ADMIN for this step)", strerror(errno));
 	if ((ovfd = fs_open("overlay", "overlayfs", e)) < 0)
 		return ovfd;
-	if ((upfd = upper_fs(o, &lower, e)) < 0) {
+	if ((upfd = o->layer ? layer_fs(o, &lower, e) : upper_fs(o, &lower, e)) < 0) {
 		r = upfd;
 		goto out;
 	}
@@ -244,7 +329,7 @@ int overlay_mount(struct overlay_opts *o, struct guard_error *e)
 	if (fchdir(upfd) != 0)
 		r = oerr(e, errno, "cannot mount the overlay workspace: fchdir: %s", strerror(errno));
 	else if ((r = overlay_config(ovfd, o, e)) == 0 &&
-		 (r = mfd = fs_mount(ovfd, "overlay", e)) >= 0)
+		 (r = mfd = fs_mount(ovfd, "overlay", 0, e)) >= 0)
 		r = attach(mfd, o->dest, e);
 	if (r == 0)
 		r = keep_upper(upfd, o, e);
@@ -253,6 +338,8 @@ int overlay_mount(struct overlay_opts *o, struct guard_error *e)
 	close(upfd);
 	if (mfd >= 0)
 		close(mfd);
+	if (r == 0 && o->layer)
+		r = release_layer(o, e);
 out:
 	close(ovfd);
 	return r < 0 ? r : 0;

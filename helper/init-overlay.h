@@ -20,18 +20,21 @@ struct overlay_opts {
 	const char *dest;             /* the workspace inside; NULL: no overlay */
 	unsigned long long size;      /* bytes the upper layer may hold */
 	bool userxattr;               /* user namespace mode: user.overlay.* xattrs */
+	const char *layer;            /* --overlay-layer: the persisted layer's bind; NULL: tmpfs */
 	int upper_fd;                 /* overlay_mount's: the upper directory, or -1 */
 };
 
-/* "--overlay SIZE:XATTR:DEST" (XATTR "user" or "trusted"): 1 when NAME is
- * the option and was taken, 0 when it is not, -1 (E filled) when wrong. */
+/* "--overlay SIZE:XATTR:DEST" (XATTR "user" or "trusted") and
+ * "--overlay-layer PATH": 1 when NAME is one of them and was taken, 0 when
+ * it is not, -1 (E filled) when wrong. */
 int overlay_parse(struct overlay_opts *o, const char *name, const char *value,
 		  struct guard_error *e);
 
 /* Mount the overlay at O->dest in a mount namespace of the init's own:
  * lower layer the workspace bind found there, upper and work directories on
- * a tmpfs that is never attached anywhere, the upper directory given the
- * lower's owner and mode. Needs CAP_SYS_ADMIN (and for copy-up, which runs
+ * a tmpfs that is never attached anywhere (or, with O->layer, in a detached
+ * copy of the layer's bind, which is then unmounted or covered), the upper
+ * directory given the lower's owner and mode. Needs CAP_SYS_ADMIN (and for copy-up, which runs
  * with these credentials, CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER,
  * CAP_FSETID) in the user namespace that owns the mount namespace; the
  * caller drops them afterwards. O->upper_fd is then an O_RDONLY fd of the

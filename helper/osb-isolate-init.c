@@ -180,6 +180,8 @@ static void usage(void)
 	      "  --overlay SIZE:user|trusted:DEST  mount the workspace bind at DEST as\n"
 	      "                      the lower layer of an overlay (upper layer: a private\n"
 	      "                      tmpfs of SIZE bytes)\n"
+	      "  --overlay-layer PATH  with --overlay: the upper layer lies in the bind at\n"
+	      "                      PATH (a persisted layer), released once mounted\n"
 	      "  --landlock MODE     auto, required or off: confine writes with Landlock\n"
 	      "  --landlock-rw PATH  writes allowed beneath PATH (repeatable)\n"
 	      "  --env-fd N          the command's environment (NUL-separated entries),\n"
@@ -321,18 +323,32 @@ static bool net_option(struct init_opts *o, const char *name, const char *v)
 	return r > 0;
 }
 
-/* The overlay's lower layer is the workspace bind the audit verifies first. */
-static void check_overlay_opts(const struct init_opts *o)
+/* The overlay's lower layer is the workspace bind the audit verifies first,
+ * and so is a persisted upper layer. */
+static void check_overlay_opts(struct init_opts *o)
 {
 	bool bound = false;
 
-	if (!o->overlay.dest)
+	if (!o->overlay.dest) {
+		if (o->overlay.layer)
+			fail("init:args", EINVAL, "--overlay-layer needs --overlay");
 		return;
+	}
 	for (size_t i = 0; i < o->guard.n_binds; i++)
 		bound = bound || strcmp(o->guard.binds[i].path, o->overlay.dest) == 0;
 	if (!o->guard.audit_mounts || !bound)
 		fail("init:args", EINVAL, "--overlay %s: its lower layer must be a bind the audit "
 		     "verifies: pass --audit-mounts and --expect-bind for it", o->overlay.dest);
+	if (!o->overlay.layer)
+		return;
+	bound = false;
+	for (size_t i = 0; i < o->guard.n_binds; i++)
+		bound = bound || strcmp(o->guard.binds[i].path, o->overlay.layer) == 0;
+	if (!bound)
+		fail("init:args", EINVAL, "--overlay-layer %s: the layer must be a bind the audit "
+		     "verifies: pass --expect-bind for it", o->overlay.layer);
+	/* Expected by the first audit; released before the second. */
+	o->guard.layer = o->overlay.layer;
 }
 
 /* One option, as "--name VALUE" or "--name=VALUE"; repeats are refused. */
@@ -530,6 +546,7 @@ static void mount_overlay(struct init_opts *o)
 		o->overlay.upper_fd = -1;
 	}
 	o->guard.overlay = o->overlay.dest;
+	o->guard.layer = NULL;   /* released by overlay_mount: no longer expected */
 	guard_or_fail("init:overlay", guard_audit_overlay(&o->guard, &ge), &ge);
 	if (o->switch_ids)
 		return;

@@ -78,6 +78,9 @@ static void print_run_help(void)
 	       "  -w, --workspace DIR     workspace directory (default: the current directory)\n"
 	       "      --workspace-mode MODE  ro, overlay (writes go to a private layer that\n"
 	       "                          ends with the run) or rw; only narrows the policy's\n"
+	       "      --overlay-persist DIR  keep the overlay's upper layer in DIR (empty,\n"
+	       "                          or persisted by an earlier run or session) instead\n"
+	       "                          of a private one\n"
 	       "      --ro PATH           also bind PATH read-only; it must lie beneath a\n"
 	       "                          read-root the policy declares (repeatable)\n"
 	       "      --write PATH        also bind PATH writable; it must lie beneath a\n"
@@ -109,7 +112,7 @@ static void print_version(void)
 }
 
 struct run_opts {
-	const char *policy, *workspace, *ws_mode, *timeout;
+	const char *policy, *workspace, *ws_mode, *timeout, *persist;
 	const char *ro[64]; size_t n_ro;
 	const char *write[64]; size_t n_write;
 	const char *net_allow[64]; size_t n_net_allow;
@@ -156,11 +159,12 @@ static int check_run_opts(const struct run_opts *o)
 static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_index)
 {
 	enum { OPT_RO = 256, OPT_WRITE, OPT_NET, OPT_STDIN, OPT_TTY, OPT_SHELL, OPT_JSON,
-	       OPT_RESULT_FD, OPT_WS_MODE, OPT_NET_ALLOW, OPT_TIMINGS };
+	       OPT_RESULT_FD, OPT_WS_MODE, OPT_PERSIST, OPT_NET_ALLOW, OPT_TIMINGS };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "workspace-mode", required_argument, NULL, OPT_WS_MODE },
+		{ "overlay-persist", required_argument, NULL, OPT_PERSIST },
 		{ "ro", required_argument, NULL, OPT_RO },
 		{ "write", required_argument, NULL, OPT_WRITE },
 		{ "net", no_argument, NULL, OPT_NET },
@@ -189,6 +193,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, int *cmd_in
 		case 'p': o->policy = optarg; break;
 		case 'w': o->workspace = optarg; break;
 		case OPT_WS_MODE: o->ws_mode = optarg; break;
+		case OPT_PERSIST: o->persist = optarg; break;
 		case 't': o->timeout = optarg; break;
 		case OPT_RO:
 			if (o->n_ro == sizeof(o->ro) / sizeof(o->ro[0]))
@@ -279,6 +284,8 @@ static int narrow_policy(osb_policy *p, const struct run_opts *o, osb_error *err
 			return -1;
 	}
 	if (o->ws_mode && cli_set_workspace_mode(p, o->ws_mode, err) < 0)
+		return -1;
+	if (o->persist && cli_set_overlay_persist(p, o->persist, err) < 0)
 		return -1;
 	for (size_t i = 0; i < o->n_ro; i++) {
 		char *abs = cli_abs_path(o->ro[i]);

@@ -196,7 +196,7 @@ static void holder_exec(struct holder *h, int conn, struct wire_request *rq)
 /* Stop: the socket goes first so that nobody connects to a dying holder;
  * the janitor removes the lock once this process is gone. */
 __attribute__((noreturn))
-static void holder_stop(struct holder *h, int conn)
+static void holder_stop(struct holder *h, int conn, bool discard)
 {
 	osb_error err;
 
@@ -204,7 +204,10 @@ static void holder_stop(struct holder *h, int conn)
 	h->stopping = true;
 	pthread_mutex_unlock(&h->lock);
 	unlink(h->w.sock);
-	osb_session_destroy(h->s, &err);
+	if (!discard)
+		osb_session_destroy(h->s, &err);
+	else if (!holder_discard(h->s, conn))
+		_exit(1);
 	wire_send_status(conn, 0);
 	_exit(0);
 }
@@ -231,7 +234,7 @@ static void *client_main(void *arg)
 		} else if (rq.h.type == CLI_STOP ||
 		           /* a discard ends the session and its layer */
 		           (rq.h.type == CLI_DISCARD && holder_discard_ok(c->h->s, c->conn))) {
-			holder_stop(c->h, c->conn);
+			holder_stop(c->h, c->conn, rq.h.type == CLI_DISCARD);
 		} else if (rq.h.type == CLI_DIFF) {
 			holder_diff(c->h->s, c->conn, &rq);
 		} else if (rq.h.type == CLI_COMMIT) {
@@ -459,22 +462,26 @@ static void print_start_help(void)
 	       "      --workspace-mode MODE  ro, overlay (writes go to a private layer that\n"
 	       "                          ends with the session) or rw; only narrows the\n"
 	       "                          policy's\n"
+	       "      --overlay-persist DIR  keep the overlay's upper layer in DIR (empty,\n"
+	       "                          or persisted by an earlier run or session), where\n"
+	       "                          a later session given DIR finds the changes\n"
 	       "  -n, --name ID           the session id (default: a random one)\n"
 	       "      --idle-timeout DUR  end the session after DUR without a running command\n"
 	       "  -h, --help              display this help and exit\n", SESSION_PROG);
 }
 
 struct start_opts {
-	const char *policy, *workspace, *ws_mode, *name, *idle;
+	const char *policy, *workspace, *ws_mode, *name, *idle, *persist;
 };
 
 static int parse_start(int argc, char **argv, struct start_opts *o)
 {
-	enum { OPT_IDLE = 256, OPT_WS_MODE };
+	enum { OPT_IDLE = 256, OPT_WS_MODE, OPT_PERSIST };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "workspace-mode", required_argument, NULL, OPT_WS_MODE },
+		{ "overlay-persist", required_argument, NULL, OPT_PERSIST },
 		{ "name", required_argument, NULL, 'n' },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE },
 		{ "help", no_argument, NULL, 'h' },
@@ -492,6 +499,7 @@ static int parse_start(int argc, char **argv, struct start_opts *o)
 		case 'n': o->name = optarg; break;
 		case OPT_IDLE: o->idle = optarg; break;
 		case OPT_WS_MODE: o->ws_mode = optarg; break;
+		case OPT_PERSIST: o->persist = optarg; break;
 		case 'h': print_start_help(); return -1;
 		default:
 			return session_fail("start: unknown option or missing argument '%s'", argv[optind - 1]);
@@ -523,6 +531,8 @@ static int prepare(const struct start_opts *o, struct holder *h, osb_policy **po
 	if (o->workspace && osb_policy_set_workspace(*policy, h->workspace, &err) < 0)
 		return session_fail("%s: %s", err.stage, err.message);
 	if (o->ws_mode && cli_set_workspace_mode(*policy, o->ws_mode, &err) < 0)
+		return session_fail("%s: %s", err.stage, err.message);
+	if (o->persist && cli_set_overlay_persist(*policy, o->persist, &err) < 0)
 		return session_fail("%s: %s", err.stage, err.message);
 	osb_policy_hash(*policy, h->hash);
 	*opts = osb_session_opts_new();

@@ -344,8 +344,9 @@ static uint32_t recv_msg(int fd, char *buf, size_t size, size_t *len, int *fds, 
 static void stop(struct owner *o)
 {
 	o->cleanup = true;
-	if (!o->ended)
-		kill(o->bwrap, SIGKILL);
+	/* Through the pidfd: a pid of 0 here would be the caller's group. */
+	if (!o->ended && o->bwrap_pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, o->bwrap_pidfd, SIGKILL, NULL, 0);
 }
 
 static void on_life(struct owner *o)
@@ -517,7 +518,7 @@ static void serve(struct owner *o)
 
 void session_owner_main(int argc, char **argv)
 {
-	struct owner o = { 0 };
+	struct owner o = { .bwrap_pidfd = -1 };
 
 	parse(&o, argc, argv);
 	/* The owner is never killed by a write to a closed channel. */

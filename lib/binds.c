@@ -13,6 +13,7 @@
  */
 #include "binds.h"
 #include "hostpath.h"
+#include "layer.h"
 #include "paths.h"
 #include "plan.h"
 #include "policy.h"
@@ -160,6 +161,23 @@ static int plan_ro_binds(plan *pl, osb_error *err)
 	return 0;
 }
 
+/* overlayfs copies a lower file up with its owner, which the user namespace
+ * of the overlay's mounter must map (else EOVERFLOW). A root caller's userns
+ * sandbox on allocated ids maps those ids alone, and they own nothing: no
+ * existing entry of the workspace could change. Known before launch, so
+ * refused rather than left to fail at the first write. */
+static int check_copy_up(const plan *pl, osb_error *err)
+{
+	if (!pl->userns || pl->host.kind != HOSTID_ALLOCATED)
+		return 0;
+	return osb_err_set(err, OSB_E_POLICY, EOVERFLOW, "workspace",
+	                   "overlay workspace in user namespace mode on host ids allocated for the "
+	                   "sandbox: overlayfs copies an existing file up only when the sandbox's "
+	                   "user namespace maps its owner, and allocated ids own nothing (every "
+	                   "change to an existing entry would fail with EOVERFLOW); pin ids that "
+	                   "own the workspace (\"host-ids UID GID\"), or use \"identity root\"");
+}
+
 static int plan_workspace(plan *pl, osb_error *err)
 {
 	const osb_policy *p = pl->p;
@@ -188,6 +206,8 @@ static int plan_workspace(plan *pl, osb_error *err)
 	 * may write there is what it could write in rw mode. */
 	if ((p->ws_mode == WS_RW || p->ws_mode == WS_OVERLAY) &&
 	    (r = check_writable_by(pl, fd, canon, err)) < 0)
+		goto fail;
+	if (p->ws_mode == WS_OVERLAY && (r = check_copy_up(pl, err)) < 0)
 		goto fail;
 	if (p->ws_mode == WS_OVERLAY)
 		pl->overlay_size = p->ws_size;
@@ -460,6 +480,23 @@ static int plan_read_only(plan *pl, osb_error *err)
 	return 0;
 }
 
+/* A persisted overlay layer, last: it must lie apart from every other
+ * bind source (layer.c). */
+static int plan_layer(plan *pl, osb_error *err)
+{
+	_cleanup_free_ char *dest = NULL;
+	int fd = -1, r = layer_open(pl, &fd, &dest, err);
+
+	if (r < 0 || fd < 0)
+		return r;
+	if (add_bind(pl, fd, dest, true, policy_api_origin) < 0) {
+		close(fd);
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+	}
+	pl->binds[pl->n_binds - 1].layer = true;
+	return 0;
+}
+
 int binds_open(plan *pl, osb_error *err)
 {
 	int r;
@@ -467,7 +504,8 @@ int binds_open(plan *pl, osb_error *err)
 	if ((r = plan_ro_binds(pl, err)) < 0 ||
 	    (r = plan_workspace(pl, err)) < 0 ||
 	    (r = plan_writes(pl, err)) < 0 ||
-	    (r = plan_read_only(pl, err)) < 0)
+	    (r = plan_read_only(pl, err)) < 0 ||
+	    (r = plan_layer(pl, err)) < 0)
 		return r;
 	return 0;
 }

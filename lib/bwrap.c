@@ -260,16 +260,18 @@ static int segment_parents(const plan *pl, const char *dest, strv *argv, strv *m
 	return 0;
 }
 
-enum bind_segment { SEG_RO, SEG_RW, SEG_REPROTECT };
+/* SEG_LAYER: a persisted overlay layer (lib/layer.h), bound after the
+ * hides into a directory bwrap has just made, for the init alone. */
+enum bind_segment { SEG_RO, SEG_RW, SEG_REPROTECT, SEG_LAYER };
 
 static enum bind_segment segment_of(const plan_bind *b)
 {
-	return b->reprotect ? SEG_REPROTECT : b->writable ? SEG_RW : SEG_RO;
+	return b->layer ? SEG_LAYER : b->reprotect ? SEG_REPROTECT : b->writable ? SEG_RW : SEG_RO;
 }
 
 static int segment_binds(const plan *pl, strv *argv, enum bind_segment seg)
 {
-	bool writable = seg == SEG_RW;
+	bool writable = seg == SEG_RW || seg == SEG_LAYER;
 
 	strv made = { 0 };
 
@@ -303,7 +305,7 @@ static int segment_guards(const plan *pl, strv *argv)
 	int r = -ENOMEM;
 
 	for (size_t i = 0; i < pl->n_binds; i++)
-		if (pl->binds[i].writable && strv_push(&rw, pl->binds[i].dest) < 0)
+		if (pl->binds[i].writable && !pl->binds[i].layer && strv_push(&rw, pl->binds[i].dest) < 0)
 			goto out;
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		const pol_mount *m = &p->mounts[i];
@@ -339,6 +341,12 @@ static int segment_guards(const plan *pl, strv *argv)
 		PUSHF("%llu:%s:%s", (unsigned long long)pl->overlay_size,
 		      pl->userns ? "user" : "trusted", pl->ws_dest);
 	}
+	/* The persisted layer's hidden bind: the upper layer, expected by the
+	 * first audit only (lib/init-proto.h, --overlay-layer). */
+	for (size_t i = 0; i < pl->n_binds; i++)
+		if (pl->binds[i].layer) {
+			PUSH("--overlay-layer"); PUSH(pl->binds[i].dest);
+		}
 	PUSH("--landlock"); PUSH(ll[p->landlock]);
 	for (size_t i = 0; i < rw.n; i++) {
 		PUSH("--landlock-rw"); PUSH(rw.v[i]);
@@ -545,6 +553,7 @@ static int render(const plan *pl, const target *t, strv *argv, osb_error *err)
 	    segment_binds(pl, argv, SEG_RW) < 0 ||
 	    segment_binds(pl, argv, SEG_REPROTECT) < 0 ||
 	    segment_mounts(pl, argv, true) < 0 ||
+	    segment_binds(pl, argv, SEG_LAYER) < 0 ||
 	    segment_init(pl, t, argv) < 0) {
 		strv_free(argv);
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "plan",

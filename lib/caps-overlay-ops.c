@@ -6,9 +6,10 @@
  * overlay workspace itself: the library reads the upper layer from the host
  * through an fd the session's broker hands over (lib/session-overlay.c), so
  * "diff_supported" and "commit_supported" are what "overlay" is, in the
- * same identity modes, with its reason and remedy when it is not. "persist"
- * (a layer kept for a later session) is not built: unavailable, with what
- * to do instead.
+ * same identity modes, with its reason and remedy when it is not. So is
+ * "persist" (a layer kept in a caller's directory, lib/layer.c): it mounts
+ * the same way, on a directory the probe cannot know in advance, so what
+ * that directory needs is said in the reason.
  */
 #include "caps-overlay-ops.h"
 
@@ -35,8 +36,10 @@ void caps_judge_overlay_ops(osb_caps *c)
 	judge_op(c, IT_COMMIT, "an overlay session's changes are committed to the workspace "
 	         "through the safe file API, or discarded (osb_session_commit, "
 	         "osb_session_discard; session commit, session discard)");
-	caps_item_set(c, IT_PERSIST, OSB_CAPS_UNAVAILABLE, "keeping an overlay session's upper "
-	              "layer for a later session is not built in this version: the layer ends "
-	              "with its session", "commit the changes (session commit) or export them "
-	              "(session diff --tar) before the session ends");
+	judge_op(c, IT_PERSIST, "an overlay workspace's upper layer is kept in a caller's "
+	         "directory, where a later run or session resumes it "
+	         "(osb_policy_set_overlay_persist; --overlay-persist; a request's "
+	         "workspace.persist); its file system must take user.* (userns mode) or "
+	         "trusted.* (root mode) extended attributes, and a root caller's sandbox must run "
+	         "as pinned host ids");
 }

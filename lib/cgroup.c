@@ -21,9 +21,12 @@
  * throw-away child cgroup: mkdir, writing each limit file, a child process
  * entering it, rmdir. On v2 a controller must also be in the parent's
  * cgroup.subtree_control; the module enables it there only in a configured
- * parent or in its own cgroup (where the kernel allows it only at the root),
- * never in someone else's ancestor. Each controller then has a version and
- * a parent, or a reason and a remedy (cgroup_host_ctrl).
+ * parent, in its own cgroup (where the kernel allows it only at the root)
+ * or, for an unprivileged caller, in an ancestor delegated to it (whose
+ * cgroup.subtree_control it owns), never in someone else's ancestor, and
+ * never in a cgroup other than the root while processes live in it. Each
+ * controller then has a version and a parent, or a reason and a remedy
+ * (cgroup_host_ctrl).
  *
  * Files. v2: memory.max, memory.swap.max, pids.max, cpu.max written;
  * memory.events (oom_kill, max), memory.peak, pids.events (max), pids.peak,
@@ -759,40 +762,63 @@ static int place_configured(cgroup_host *h, const char *p, osb_error *err)
 
 /* ---- the probe: real attempts, nearest directory first ---------------------- */
 
+/* Whether the v2 cgroup FD is not the root and holds processes of its own.
+ * Such a cgroup passes no domain controller (memory) on, and one that
+ * passes a threaded controller (pids, cpu) on while processes live in it
+ * turns its children into invalid domains that no process may enter: its
+ * cgroup.subtree_control is left alone. The root has no cgroup.type. */
+static bool v2_holds_processes(int fd)
+{
+	_cleanup_close_ int procs = -1;
+	char c;
+
+	if (faccessat(fd, "cgroup.type", F_OK, 0) < 0)
+		return false;
+	procs = openat(fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	return procs >= 0 && read(procs, &c, 1) == 1;
+}
+
 /* On v2, the controllers of WANT that DIR passes down to children (its
  * cgroup.subtree_control), after enabling the missing ones when MAY_ENABLE.
- * WHY gets what is missing and why. */
+ * WHY gets the first one missing and why. */
 static unsigned v2_enable(const char *dir, unsigned want, bool may_enable, char *why,
                           size_t wl)
 {
 	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_free_ char *sub = NULL;
 	unsigned have = 0;
+	bool busy;
 
 	if (fd < 0 || read_all(fd, "cgroup.subtree_control", 4096, &sub) < 0)
 		return 0;
+	busy = may_enable && v2_holds_processes(fd);
 	for (int c = 0; c < CG__NCTRL; c++) {
+		const char *name = cgroup_ctrl_names[c];
 		char op[16];
 		int r = 0;
 
 		if (!(want & CG_BIT(c)))
 			continue;
-		if (has_word(sub, cgroup_ctrl_names[c])) {
+		if (has_word(sub, name)) {
 			have |= CG_BIT(c);
 			continue;
 		}
-		snprintf(op, sizeof(op), "+%s", cgroup_ctrl_names[c]);
-		if (may_enable && (r = write_str(fd, "cgroup.subtree_control", op)) == 0) {
+		snprintf(op, sizeof(op), "+%s", name);
+		if (may_enable && !busy && (r = write_str(fd, "cgroup.subtree_control", op)) == 0) {
 			have |= CG_BIT(c);
 			continue;
 		}
-		if (!*why)
-			say(why, wl, "%s/cgroup.subtree_control does not enable %s%s%s", dir,
-			         cgroup_ctrl_names[c], may_enable ? " (writing " : "",
-			         may_enable ? op : "");
-		if (may_enable && strlen(why) + 40 < wl)
-			say(why + strlen(why), wl - strlen(why), ": %s%s)", strerror(-r),
-			         r == -EBUSY ? ", processes live in it" : "");
+		if (*why)
+			continue;
+		if (busy)
+			say(why, wl, "%s/cgroup.subtree_control does not enable %s (processes live in "
+			         "it, and a cgroup other than the root passes no controller on while "
+			         "they do)", dir, name);
+		else if (may_enable)
+			say(why, wl, "%s/cgroup.subtree_control does not enable %s (writing %s: %s)",
+			         dir, name, op, strerror(-r));
+		else
+			say(why, wl, "%s/cgroup.subtree_control does not enable %s", dir, name);
 	}
 	return have;
 }
@@ -868,6 +894,24 @@ static int probe_at(cg_mount *m, unsigned hide, const char *dir, bool may_enable
 	return r;
 }
 
+/* Whether DIR is a v2 cgroup delegated to UID, not root: its
+ * cgroup.subtree_control is UID's. Delegating a cgroup hands its owner the
+ * directory, cgroup.procs, cgroup.threads and cgroup.subtree_control
+ * (systemd's Delegate= does so, and so does a root that chowns them), so
+ * that it may enable controllers for the cgroups it makes there; a caller
+ * that runs in a leaf of it, as it must, finds it as an ancestor. Root
+ * owns every cgroup: for root, only its own and the configured one. */
+static bool v2_delegated(const cg_mount *m, const char *dir, uid_t uid)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (m->version != 2 || uid == 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid;
+}
+
 static unsigned bits(unsigned x)
 {
 	return (unsigned)__builtin_popcount(x);
@@ -892,9 +936,11 @@ static void probe_mount(cgroup_host *h, cg_mount *m)
 
 		why[0] = '\0';
 		/* Enabling controllers is for the caller's own cgroup (where the
-		 * kernel allows it only at the root) or the configured parent:
-		 * never in an ancestor someone else manages. */
-		r = probe_at(m, h->hide, dir, own || m->configured, &got, why, sizeof(why));
+		 * kernel allows it only at the root), the configured parent or a
+		 * cgroup delegated to the caller: never in an ancestor someone
+		 * else manages. */
+		r = probe_at(m, h->hide, dir, own || m->configured || v2_delegated(m, dir, h->uid),
+		             &got, why, sizeof(why));
 		/* WHY: the closest failure until a directory passes, then what
 		 * the chosen one lacks. */
 		if (r == 0 && (!m->parent || bits(got) > bits(m->usable))) {
@@ -1479,7 +1525,8 @@ static int kill_listed(int dirfd, unsigned *found)
 	for (size_t i = 0; i < na; i++) {
 		if (fds[i] < 0)
 			continue;
-		if (r == 0 && bsearch(&a[i], b, nb, sizeof(*b), cmp_pid) &&
+		/* An empty second list is NULL: nobody of the first is left. */
+		if (r == 0 && nb > 0 && bsearch(&a[i], b, nb, sizeof(*b), cmp_pid) &&
 		    pidfd_kill(fds[i], SIGKILL) == 0)
 			(*found)++;
 		close(fds[i]);

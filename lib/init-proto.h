@@ -106,6 +106,17 @@
  *                      user namespace mode they are cleared at once, in root
  *                      mode with the id switch, and the capability check
  *                      below still finds every set empty.
+ *   --overlay-layer PATH  (protocol 6) with --overlay: the upper and work
+ *                      directories lie in the directory bound at PATH (a
+ *                      persisted layer, lib/layer.h; "upper" and "work" are
+ *                      made there when missing) instead of a tmpfs. PATH is
+ *                      verified by --expect-bind and expected writable by the
+ *                      first audit only: once the overlay is mounted the init
+ *                      unmounts it (root mode), or, where the mount is locked
+ *                      (user namespace mode: the init's mount namespace is
+ *                      owned by a user namespace below bwrap's), covers it
+ *                      with an empty read-only tmpfs; the second audit then
+ *                      finds no writable mount there.
  *   --landlock MODE    auto|required|off (absent: off), see below.
  *   --landlock-rw PATH repeatable: writes are allowed beneath PATH. Needs
  *                      --landlock.
@@ -221,7 +232,7 @@
 #include <stdint.h>
 
 /* The version of this contract; see --proto above for when to bump it. */
-#define INIT_PROTO_VERSION 6
+#define INIT_PROTO_VERSION 7
 
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'

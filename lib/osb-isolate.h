@@ -204,6 +204,20 @@ typedef enum osb_workspace_mode {
 	OSB_WORKSPACE_OVERLAY = 3,
 } osb_workspace_mode;
 int osb_policy_set_workspace_mode(osb_policy *policy, osb_workspace_mode mode, osb_error *err);
+/* Keep an overlay workspace's upper layer in DIR (absolute, normalized; NULL:
+ * a private tmpfs again) instead of a tmpfs that ends with the sandbox: a
+ * later run or session given the same DIR starts from it, and sees the
+ * earlier changes (osb-isolate(1), "OVERLAY"). Checked when the sandbox is
+ * planned, by fd like the workspace: DIR must exist, be empty or hold a layer
+ * of this library (upper, work, osb-layer), belong to the sandbox's host uid
+ * (the caller, or a root caller's pinned ids: allocated ids are refused),
+ * be writable by nobody else, lie outside the workspace and every bind, and
+ * beneath a configured workspace root when there are any; a layer made in
+ * the other identity mode is refused; one sandbox at a time (a lock).
+ * The policy's workspace must be an overlay by then (OSB_E_USAGE otherwise);
+ * the layer's size is the file system's, not "size=". Not a rule: the policy
+ * hash does not change. OSB_E_USAGE for a malformed DIR. */
+int osb_policy_set_overlay_persist(osb_policy *policy, const char *dir, osb_error *err);
 /* Lower the wall limit. MS above the policy's limit is refused
  * (OSB_E_POLICY, naming both limits), never quietly kept. */
 int osb_policy_set_wall_ms(osb_policy *policy, uint64_t ms, osb_error *err);

@@ -47,6 +47,8 @@ typedef struct plan_bind {
 	char *dest;
 	bool writable;
 	bool reprotect;       /* read-only rule inside a writable bind: bound after it */
+	bool layer;           /* the persisted overlay layer (layer.h): bound at a hidden
+	                       * place, last, and released by the init before the command */
 	dev_t dev;            /* the source's device and inode, which the init */
 	ino_t ino;            /* finds at DEST before the command runs */
 	osb_origin o;

@@ -197,6 +197,7 @@ void osb_policy_free(osb_policy *p)
 	free(p->sc_rules);
 	free(p->ws_dest);
 	free(p->ws_path);
+	free(p->ws_persist);
 	free(p->user_name);
 	free(p->hostname);
 	for (size_t i = 0; i < p->n_files; i++)
@@ -244,6 +245,23 @@ int osb_policy_set_workspace(osb_policy *p, const char *dir, osb_error *err)
 	free(p->ws_path);
 	p->ws_path = copy;
 	p->ws_path_o = policy_api_origin;
+	return 0;
+}
+
+int osb_policy_set_overlay_persist(osb_policy *p, const char *dir, osb_error *err)
+{
+	char *copy = NULL;
+	int r;
+
+	if (!p)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "policy",
+		                   "set_overlay_persist: policy is NULL");
+	if (dir && (r = api_path("overlay persist directory", dir, false, err)) < 0)
+		return r;
+	if (dir && !(copy = strdup(dir)))
+		return policy_nomem(err);
+	free(p->ws_persist);
+	p->ws_persist = copy;
 	return 0;
 }
 

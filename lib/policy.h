@@ -115,6 +115,10 @@ struct osb_policy {
 	uint64_t ws_size;              /* WS_OVERLAY: bytes of the upper layer; else 0 */
 	char *ws_path;                 /* host dir (api/CLI); NULL: caller's cwd */
 	osb_origin ws_path_o;
+	/* An overlay's upper layer kept in this host directory for later runs
+	 * and sessions (osb_policy_set_overlay_persist; lib/layer.c): an input
+	 * of the run like ws_path, not a rule. NULL: a private tmpfs. */
+	char *ws_persist;
 	/* The configured workspace roots (osb_policy_set_config): an input of
 	 * the run like ws_path, not a rule; none: any allowed directory. */
 	char **ws_roots; size_t n_ws_roots;

@@ -41,7 +41,11 @@ int pidfd_open_cloexec(pid_t pid)
 int helper_kill(pid_t pid, int pidfd)
 {
 	/* PID is an unreaped child of ours and leads its group: neither the
-	 * pid nor the group id can have been reused. */
+	 * pid nor the group id can have been reused. Anything else is a bug
+	 * that must not reach kill(): -0 is the caller's own group, -1 every
+	 * process it may signal. */
+	if (pid <= 1 || pidfd < 0)
+		return -EINVAL;
 	kill(-pid, SIGKILL);
 	return pidfd_kill(pidfd, SIGKILL);
 }

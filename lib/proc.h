@@ -62,7 +62,8 @@ int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *er
 int pidfd_open_cloexec(pid_t pid);
 int pidfd_kill(int pidfd, int sig);
 /* SIGKILL to a helper started by spawn_with_fds without SB and not yet
- * reaped, and to every process of its group. */
+ * reaped, and to every process of its group. -EINVAL, and nothing is
+ * signalled, for a PID that names no such helper (<= 1) or no PIDFD. */
 int helper_kill(pid_t pid, int pidfd);
 /* Wait for the process behind PIDFD; *STATUS as from waitpid. */
 int pidfd_wait(int pidfd, int *status);

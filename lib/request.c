@@ -33,6 +33,7 @@
 typedef struct request {
 	const char *profile;        /* the baseline's name (request-load.c) */
 	const char *ws_path;
+	const char *ws_persist;     /* an overlay's persisted layer (lib/layer.h) */
 	int ws_mode;                /* WS_RO, WS_RW, WS_OVERLAY; -1: not given */
 	json_object *extra;         /* array of strings */
 	json_object *read_only;     /* array of strings */
@@ -177,6 +178,11 @@ static int k_ws_path(request *rq, json_object *v, osb_error *err)
 	return want_string(v, "workspace.path", &rq->ws_path, err);
 }
 
+static int k_ws_persist(request *rq, json_object *v, osb_error *err)
+{
+	return want_string(v, "workspace.persist", &rq->ws_persist, err);
+}
+
 static int k_ws_mode(request *rq, json_object *v, osb_error *err)
 {
 	static const char *const modes[] = { "ro", "rw", "overlay" };
@@ -189,7 +195,8 @@ static int k_ws_mode(request *rq, json_object *v, osb_error *err)
 
 static int k_workspace(request *rq, json_object *v, osb_error *err)
 {
-	static const key_def keys[] = { { "path", k_ws_path }, { "mode", k_ws_mode } };
+	static const key_def keys[] = { { "path", k_ws_path }, { "mode", k_ws_mode },
+	                                { "persist", k_ws_persist } };
 	int r = want_kind(v, "workspace", json_type_object, "an object", err);
 
 	return r < 0 ? r : walk(rq, v, "workspace", keys, ARRAY_SIZE(keys), err);
@@ -412,19 +419,25 @@ static int want_item(json_object *arr, size_t i, const char *key, const char **o
 	return want_string(json_object_array_get_idx(arr, i), name, out, err);
 }
 
-static int valid_workspace(const request *rq, osb_error *err)
+static int valid_dir(const char *key, const char *path, osb_error *err)
 {
 	const char *why;
 
-	if (!rq->ws_path)
+	if (!path)
 		return 0;
-	why = policy_path_problem(rq->ws_path, true);
+	why = policy_path_problem(path, true);
 	if (why)
-		return rerr(err, "\"workspace.path\": %s: \"%s\" (pass a canonical absolute path)", why,
-		            rq->ws_path);
-	if (strlen(rq->ws_path) >= PATH_MAX)
-		return rerr(err, "\"workspace.path\": path is longer than %d bytes", PATH_MAX - 1);
-	return check_system("workspace.path", rq->ws_path, err);
+		return rerr(err, "\"%s\": %s: \"%s\" (pass a canonical absolute path)", key, why, path);
+	if (strlen(path) >= PATH_MAX)
+		return rerr(err, "\"%s\": path is longer than %d bytes", key, PATH_MAX - 1);
+	return check_system(key, path, err);
+}
+
+static int valid_workspace(const request *rq, osb_error *err)
+{
+	int r = valid_dir("workspace.path", rq->ws_path, err);
+
+	return r < 0 ? r : valid_dir("workspace.persist", rq->ws_persist, err);
 }
 
 /* Each "network_allow" item a string that reads as an entry; whether the
@@ -610,8 +623,9 @@ static const char *origin_of(const osb_origin *o, char *buf, size_t size)
 	return buf;
 }
 
-/* A workspace must lie strictly beneath a configured root, if any. */
-static int check_roots(const osb_policy *p, const char *path, osb_error *err)
+/* A workspace, and a persisted layer, must lie strictly beneath a
+ * configured root, if any. KEY names the request's key. */
+static int check_roots(const osb_policy *p, const char *key, const char *path, osb_error *err)
 {
 	char list[768];
 	size_t used = 0;
@@ -629,9 +643,9 @@ static int check_roots(const osb_policy *p, const char *path, osb_error *err)
 	}
 	if (!p->n_ws_roots)
 		return 0;
-	return rerr(err, "\"workspace.path\": \"%s\" is not beneath a configured workspace root "
-	            "(workspace-root in %s: %s)", path, p->ws_roots_from ? p->ws_roots_from : "api",
-	            list);
+	return rerr(err, "\"%s\": \"%s\" is not beneath a configured workspace root "
+	            "(workspace-root in %s: %s)", key, path, p->ws_roots_from ? p->ws_roots_from :
+	            "api", list);
 }
 
 static int check_workspace(const osb_policy *p, const request *rq, osb_error *err)
@@ -639,7 +653,7 @@ static int check_workspace(const osb_policy *p, const request *rq, osb_error *er
 	char o[POLICY_ORIGIN_MAX];
 	int r;
 
-	if (!rq->ws_path && rq->ws_mode < 0)
+	if (!rq->ws_path && rq->ws_mode < 0 && !rq->ws_persist)
 		return 0;
 	if (p->ws_mode == WS_NONE)
 		return rerr(err, "\"workspace\" is refused: the policy has \"workspace none\" (%s), so a "
@@ -648,7 +662,14 @@ static int check_workspace(const osb_policy *p, const request *rq, osb_error *er
 	    (r = policy_check_ws_mode(p, (enum ws_mode)rq->ws_mode, "\"workspace.mode\"", "request",
 	                              err)) < 0)
 		return r;
-	return rq->ws_path ? check_roots(p, rq->ws_path, err) : 0;
+	if (rq->ws_persist && (rq->ws_mode >= 0 ? rq->ws_mode : (int)p->ws_mode) != WS_OVERLAY)
+		return rerr(err, "\"workspace.persist\" needs an overlay workspace: the workspace is "
+		            "\"%s\" (%s); ask for \"mode\": \"overlay\" as well",
+		            policy_ws_names[rq->ws_mode >= 0 ? rq->ws_mode : (int)p->ws_mode],
+		            rq->ws_mode >= 0 ? "request" : origin_of(&p->ws_set.o, o, sizeof(o)));
+	if (rq->ws_persist && (r = check_roots(p, "workspace.persist", rq->ws_persist, err)) < 0)
+		return r;
+	return rq->ws_path ? check_roots(p, "workspace.path", rq->ws_path, err) : 0;
 }
 
 static int check_extra(const osb_policy *p, const request *rq, osb_error *err)
@@ -1009,6 +1030,8 @@ static int apply(osb_policy *p, const request *rq, osb_error *err)
 		return r;
 	if (rq->ws_mode >= 0)
 		policy_set_ws_mode(p, (enum ws_mode)rq->ws_mode);
+	if (rq->ws_persist && (r = osb_policy_set_overlay_persist(p, rq->ws_persist, err)) < 0)
+		return r;
 	if (apply_lists(p, rq) < 0)
 		return nomem(err);
 	if (rq->net >= 0 && (enum net_mode)rq->net != p->net &&

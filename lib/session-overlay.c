@@ -8,7 +8,10 @@
  * it over the session socket on request (lib/init-proto.h, "LAYER_GET"),
  * so the library walks it beneath that fd (lib/overlay-diff.c) with the
  * caller's own rights, never by a name. Nothing here runs inside the
- * sandbox, and nothing the sandbox wrote is resolved as a host path.
+ * sandbox, and nothing the sandbox wrote is resolved as a host path. A
+ * persisted layer (lib/layer.h) lies in a caller's directory instead: the
+ * session keeps its fd, and with it the lock that makes it this session's
+ * alone, and a discard empties it.
  */
 #include "session-overlay.h"
 #include "session.h"
@@ -17,6 +20,7 @@
 #include "overlay-commit.h"
 #include "overlay-report.h"
 #include "init-proto.h"
+#include "layer.h"
 #include "paths.h"
 #include "plan.h"
 #include "policy-values.h"
@@ -39,6 +43,10 @@ int session_overlay_copy(session_overlay *ov, const plan *pl, osb_error *err)
 	if (ov->ws_fd < 0)
 		return osb_err_set(err, OSB_E_INTERNAL, errno, "session",
 		                   "the overlay workspace's fd is not in the plan");
+	for (size_t i = 0; i < pl->n_binds && ov->layer_fd < 0; i++)
+		if (pl->binds[i].layer && (ov->layer_fd = fcntl(pl->binds[i].fd, F_DUPFD_CLOEXEC, 3)) < 0)
+			return osb_err_set(err, OSB_E_IO, errno, "session", "cannot keep the persisted "
+			                   "layer's fd: %s", strerror(errno));
 	ov->userxattr = pl->userns;
 	if (fstat(ov->ws_fd, &st) == 0 && path_fd_name(ov->ws_fd, &st, &ov->ws_path) < 0)
 		ov->ws_path = NULL;
@@ -50,6 +58,9 @@ void session_overlay_release(session_overlay *ov)
 	if (ov->ws_fd >= 0)
 		close(ov->ws_fd);
 	ov->ws_fd = -1;
+	if (ov->layer_fd >= 0)
+		close(ov->layer_fd);   /* and with it the layer's lock */
+	ov->layer_fd = -1;
 	free(ov->ws_path);
 	ov->ws_path = NULL;
 }
@@ -241,9 +252,12 @@ int osb_session_discard(osb_session *s, osb_error *err)
 	int r;
 
 	osb_err_clear(err);
-	if ((r = session_overlay_need(s, "osb_session_discard", &ov, err)) < 0)
+	if ((r = session_overlay_need(s, "osb_session_discard", &ov, err)) < 0 ||
+	    (r = osb_session_destroy(s, err)) < 0)
 		return r;
-	return osb_session_destroy(s, err);
+	/* A persisted layer is the caller's directory: emptied once the
+	 * sandbox, and with it the overlay, is gone; still locked meanwhile. */
+	return ov->layer_fd >= 0 ? layer_clear(ov->layer_fd, err) : 0;
 }
 
 const char *osb_session_workspace_mode(osb_session *s)

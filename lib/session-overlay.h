@@ -19,9 +19,12 @@ typedef struct session_overlay {
 	bool userxattr;       /* user namespace mode: user.overlay.* xattrs */
 	char *ws_path;        /* the workspace's host path, for reports */
 	const char *ws_mode;  /* the policy's workspace mode, "none" ... "overlay" (static) */
+	/* A persisted layer's directory (lib/layer.h), whose lock this keeps
+	 * for the session's life; -1: the layer is a tmpfs. */
+	int layer_fd;
 } session_overlay;
 
-#define SESSION_OVERLAY_INIT ((session_overlay){ .ws_fd = -1 })
+#define SESSION_OVERLAY_INIT ((session_overlay){ .ws_fd = -1, .layer_fd = -1 })
 
 /* Keep what the session needs of PL's overlay workspace (nothing when it
  * has none). 0 or -OSB_E_*. */

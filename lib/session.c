@@ -279,6 +279,27 @@ static void session_release(osb_session *s)
 	free(s);
 }
 
+/* Every handle, started or attached, begins here: each member that names
+ * an fd, a process or a lock holds its "none" (-1), never 0, which is fd 0
+ * and, for a process, the caller's own group. */
+static osb_session *session_alloc(osb_error *err)
+{
+	osb_session *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	s->refs = 1;
+	s->sock = -1;
+	s->net = (netproxy)NETPROXY_INIT;
+	s->link = (session_link){ .fd = -1, .pid1 = -1 };
+	s->host = (hostid)HOSTID_INIT;
+	s->ov = SESSION_OVERLAY_INIT;
+	return s;
+}
+
 osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts *o,
                                     osb_error *err)
 {
@@ -292,18 +313,8 @@ osb_session *osb_session_start_opts(const osb_policy *p, const osb_session_opts 
 		osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_start needs a policy");
 		return NULL;
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+	if (!(s = session_alloc(err)))
 		return NULL;
-	}
-	pthread_mutex_init(&s->lock, NULL);
-	s->refs = 1;
-	s->sock = -1;
-	s->net = (netproxy)NETPROXY_INIT;
-	s->link = (session_link){ .fd = -1, .pid1 = -1 };
-	s->host = (hostid)HOSTID_INIT;
-	s->ov = SESSION_OVERLAY_INIT;
 	s->max_execs = o ? o->max_execs : DEFAULT_MAX_EXECS;
 	s->clock.idle_ms = o ? o->idle_ms : 0;
 	s->sh.on = o && o->shell_state;
@@ -1550,18 +1561,11 @@ osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err)
 	osb_err_clear(err);
 	if (owner_dir_check(dir, err) < 0 || owner_sock_path(dir, id, path, sizeof(path), err) < 0)
 		return NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
-		return NULL;
-	}
-	pthread_mutex_init(&s->lock, NULL);
-	s->refs = 1;
-	s->host = (hostid)HOSTID_INIT;
-	s->link = (session_link){ .fd = -1, .pid1 = -1 };
 	/* An attached handle has no view of the overlay's layer (its owner
-	 * keeps none): diff and commit belong to the handle that started it. */
-	s->ov = SESSION_OVERLAY_INIT;
+	 * keeps none): diff and commit belong to the handle that started it;
+	 * nor a proxy, host ids or a cgroup, which are the owner's. */
+	if (!(s = session_alloc(err)))
+		return NULL;
 	s->max_execs = DEFAULT_MAX_EXECS;
 	if (owner_attach(path, &s->link.fd, &state, &len, &s->sock, &s->link.pid1, err) < 0) {
 		session_release(s);

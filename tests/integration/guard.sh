@@ -167,6 +167,13 @@ args_case overlay_malformed_refused \
 args_case overlay_without_verified_bind_refused \
 	'--overlay /mnt/ws: its lower layer must be a bind the audit verifies: pass --audit-mounts and --expect-bind for it' \
 	--audit-mounts --overlay 1048576:user:/mnt/ws
+args_case overlay_layer_without_overlay_refused '--overlay-layer needs --overlay' \
+	--overlay-layer /dev/.osb-layer
+args_case overlay_layer_relative_refused \
+	'--overlay-layer "layer": expected an absolute path below /' --overlay-layer layer
+args_case overlay_layer_without_verified_bind_refused \
+	'--overlay-layer /dev/.osb-layer: the layer must be a bind the audit verifies: pass --expect-bind for it' \
+	--audit-mounts --expect-bind 0:1:2:/mnt/ws --overlay 1048576:user:/mnt/ws --overlay-layer /dev/.osb-layer
 
 # ---- what this host gives ---------------------------------------------------
 modes=()

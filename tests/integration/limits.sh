@@ -6,8 +6,10 @@
 # "limit memory" (and the sandbox, never the CLI, as the OOM killer's
 # victim), a full sized /tmp (ENOSPC inside, nothing on the host), a CPU
 # burner held to "limit cpu 0.5", the cgroup of a SIGKILLed CLI removed by
-# the next run, and an unprivileged caller without a delegated cgroup
-# refused with the reason (or, with "best-effort", run and told).
+# the next run, an unprivileged caller without a delegated cgroup refused
+# with the reason (or, with "best-effort", run and told), one in a leaf of
+# a v2 cgroup delegated to it limited, one in the delegated cgroup itself
+# refused, and the callers' own v2 cgroups left as they were.
 #
 # Everything runs inside a protective cgroup of the test's own (pids.max and
 # a memory limit well above the sandboxes'), so that a limit that fails to
@@ -31,12 +33,15 @@ bad() { fail=$((fail + 1)); echo "not ok - $1"; }
 # ---- the protective cgroup ----------------------------------------------------
 # G/driver holds this script; sandboxes are made beneath G/driver (v1) or G
 # (v2, whose controllers are enabled for G's children here). G bounds them all.
+# GUARD_FROM[i]: the cgroup the script left for GUARDS[i], where it goes back.
+GUARD_FROM=()
 cleanup() {
-	local g
-	for g in "${GUARDS[@]}"; do
+	local i g
+	for i in "${!GUARDS[@]}"; do
+		g=${GUARDS[$i]}
 		# Back to where we came from, then remove the guard (and what is left).
 		cat "$g/driver/cgroup.procs" 2>/dev/null | while read -r p; do
-			echo "$p" >"$(dirname "$g")/cgroup.procs" 2>/dev/null
+			echo "$p" >"${GUARD_FROM[$i]}/cgroup.procs" 2>/dev/null
 		done
 		find "$g" -depth -mindepth 1 -type d -exec rmdir {} \; 2>/dev/null
 		rmdir "$g" 2>/dev/null
@@ -45,15 +50,51 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# guard_in DIR VERSION: make DIR/osb-guard.$$ with limits and enter it.
+# v2_enable DIR CTRL...: CTRLs in DIR's cgroup.subtree_control, each where
+# the kernel takes it. Whether all of them are there now.
+v2_enable() {
+	local d=$1 c
+	shift
+	for c in "$@"; do
+		grep -qw "$c" "$d/cgroup.subtree_control" || echo "+$c" >"$d/cgroup.subtree_control"
+	done 2>/dev/null
+	for c in "$@"; do grep -qw "$c" "$d/cgroup.subtree_control" || return 1; done
+}
+
+# v2_guard_parent MOUNT OWN: where the v2 guard goes: the nearest cgroup
+# from OWN up whose children get memory and pids. OWN itself when it is the
+# root cgroup, which may hold processes (this script) and still pass
+# controllers on; any other cgroup with processes passes none on (and one
+# given pids or cpu would leave its children invalid domains), so then the
+# nearest ancestor that passes them (systemd's slices do, to the service
+# this runs in).
+v2_guard_parent() {
+	local mnt=$1 d=$2
+	if [ ! -e "$d/cgroup.type" ]; then
+		v2_enable "$d" cpu
+		v2_enable "$d" memory pids && { echo "$d"; return 0; }
+	fi
+	while [ "${#d}" -gt "${#mnt}" ]; do
+		d=$(dirname "$d")
+		grep -qw memory "$d/cgroup.subtree_control" && grep -qw pids "$d/cgroup.subtree_control" &&
+			{ echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# guard_in DIR VERSION FROM: make DIR/osb-guard.$$ with limits and move this
+# script into it from its cgroup FROM.
 guard_in() {
 	local parent=$1 v=$2 g=$1/osb-guard.$$
 	mkdir "$g" 2>/dev/null || return 1
 	GUARDS+=("$g")
+	GUARD_FROM+=("$3")
 	# Each file where the hierarchy has it.
 	{
 		if [ "$v" = 2 ]; then
-			echo "+memory +pids" >"$g/cgroup.subtree_control"
+			# cpu too: a sandbox cgroup goes where every controller
+			# reaches it, and would leave a guard without cpu.
+			v2_enable "$g" memory pids cpu
 			echo 4096 >"$g/pids.max"
 			echo $((2 << 30)) >"$g/memory.max"
 		else
@@ -61,24 +102,38 @@ guard_in() {
 			[ -e "$g/memory.limit_in_bytes" ] && echo $((2 << 30)) >"$g/memory.limit_in_bytes"
 		fi
 	} 2>/dev/null
+	# A v2 guard without its limits protects nothing.
+	if [ "$v" = 2 ] && { [ "$(cat "$g/pids.max" 2>/dev/null)" != 4096 ] ||
+	                     [ "$(cat "$g/memory.max" 2>/dev/null)" != $((2 << 30)) ]; }; then
+		V2_WHY="the guard $g took no memory.max or pids.max"
+		return 1
+	fi
 	mkdir "$g/driver" && echo $$ >"$g/driver/cgroup.procs"
 }
 
 LAYOUT=
+V2_WHY="this host's memory and pids controllers are on cgroup v1 hierarchies (hybrid layout)"
 while IFS=: read -r id ctrls path; do
 	if [ "$id" = 0 ]; then
 		mnt=$(findmnt -rn -t cgroup2 -o TARGET | head -1)
-		[ -n "$mnt" ] && grep -qwE 'memory|pids' "$mnt${path%/}/cgroup.controllers" 2>/dev/null || continue
-		guard_in "$mnt${path%/}" 2 && LAYOUT+=" v2"
+		[ -n "$mnt" ] && grep -qw memory "$mnt${path%/}/cgroup.controllers" 2>/dev/null &&
+			grep -qw pids "$mnt${path%/}/cgroup.controllers" 2>/dev/null || continue
+		# What the cgroup this script came from passes on, to compare at the end.
+		V2_FROM=$mnt${path%/} V2_FROM_SUB=$(cat "$mnt${path%/}/cgroup.subtree_control")
+		if parent=$(v2_guard_parent "$mnt" "$mnt${path%/}"); then
+			guard_in "$parent" 2 "$mnt${path%/}" && LAYOUT+=" v2"
+		else
+			V2_WHY="no cgroup from $mnt${path%/} up passes the memory and pids controllers to a child"
+		fi
 	elif [[ ",$ctrls," == *,memory,* || ",$ctrls," == *,pids,* ]]; then
 		mnt=$(findmnt -rn -t cgroup -o TARGET,OPTIONS | awk -v c="$ctrls" '$2 ~ ("(^|,)" c "(,|$)") { print $1; exit }')
-		[ -n "$mnt" ] && guard_in "$mnt${path%/}" 1 && LAYOUT+=" v1:$ctrls"
+		[ -n "$mnt" ] && guard_in "$mnt${path%/}" 1 "$mnt${path%/}" && LAYOUT+=" v1:$ctrls"
 	fi
 done </proc/self/cgroup
 echo "# protective cgroups:${LAYOUT:- none}"
 [ -n "$LAYOUT" ] || { echo "SKIP: cgroup-v1: cgroup-v2: no memory or pids hierarchy here where root can make a cgroup"; exit 77; }
 if [[ $LAYOUT != *v2* ]]; then
-	echo "SKIP: cgroup-v2: this host's memory and pids controllers are on cgroup v1 hierarchies (hybrid layout); the cases ran on v1"
+	echo "SKIP: cgroup-v2: $V2_WHY; the cases ran on v1"
 	SKIPPED=$((SKIPPED + 1))
 fi
 [[ $LAYOUT == *v1* ]] || { echo "SKIP: cgroup-v1: this host has no v1 memory or pids hierarchy; the cases ran on v2"; SKIPPED=$((SKIPPED + 1)); }
@@ -321,6 +376,8 @@ if test_have userns probe_userns user; then
 	else
 		bad "unprivileged caller, limit pids 30 best-effort: status $rc, result $out"
 	fi
+	# capabilities' cgroup_limits item: "STATUS|REASON".
+	item() { python3 -c 'import json,sys; d=json.load(sys.stdin); i=[x for x in d["items"] if x["id"]=="cgroup_limits"][0]; print(i["status"]+"|"+i["reason"])'; }
 	# A parent root made and gave to the user, named in the host
 	# configuration (cgroup-parent): a v1 host delegates nothing else.
 	v1_guards=()
@@ -342,7 +399,6 @@ if test_have userns probe_userns user; then
 		fi
 		# capabilities says what the launch just did: with the configuration
 		# the item names the configured parent, without it the item does not.
-		item() { python3 -c 'import json,sys; d=json.load(sys.stdin); i=[x for x in d["items"] if x["id"]=="cgroup_limits"][0]; print(i["status"]+"|"+i["reason"])'; }
 		with=$(cd "$UWS" && as_test_user env OSB_ISOLATE_INIT="$OSB_ISOLATE_INIT" OSB_ISOLATE_POLICY_DIR="$OSB_ISOLATE_POLICY_DIR" \
 			OSB_ISOLATE_CONFIG="$STAGE/cgconfig" "$OSB" capabilities --json | item)
 		without=$(cd "$UWS" && as_test_user env OSB_ISOLATE_INIT="$OSB_ISOLATE_INIT" OSB_ISOLATE_POLICY_DIR="$OSB_ISOLATE_POLICY_DIR" \
@@ -357,6 +413,64 @@ if test_have userns probe_userns user; then
 		echo "SKIP: cgroup-v1: no v1 hierarchy to give the test user a configured parent in (on cgroup v2 the user also needs the common ancestor: systemd's delegation)"
 		SKIPPED=$((SKIPPED + 1))
 	fi
+	# systemd's delegation on v2 (Delegate=yes), without any configuration:
+	# root gives the user a cgroup D in the guard (D, its cgroup.procs,
+	# cgroup.threads and cgroup.subtree_control become the user's) and
+	# starts the user's process in a leaf of D, as the remedy says (a cgroup
+	# that passes controllers on may hold no process). The launch finds D,
+	# enables the controllers there and makes the sandbox cgroup in it.
+	v2_guard=
+	for g in "${GUARDS[@]}"; do [ -e "$g/cgroup.subtree_control" ] && v2_guard=$g; done
+	if [ -n "$v2_guard" ]; then
+		D=$v2_guard/deleg D2=$v2_guard/deleg2
+		mkdir "$D" "$D/leaf" "$D2"
+		for d in "$D" "$D/leaf" "$D2"; do
+			chown "$TEST_USER:" "$d" "$d/cgroup.procs" "$d/cgroup.threads" "$d/cgroup.subtree_control"
+		done
+		# as_user_in DIR CMD...: CMD as the test user, started in cgroup DIR.
+		as_user_in() {
+			(echo "$BASHPID" >"$1/cgroup.procs" && shift && cd "$UWS" &&
+				exec setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
+				env OSB_ISOLATE_INIT="$OSB_ISOLATE_INIT" OSB_ISOLATE_POLICY_DIR="$OSB_ISOLATE_POLICY_DIR" "$@")
+		}
+		policy 'limit pids 30'
+		out=$(as_user_in "$D/leaf" "$OSB" run --json --policy "$WS/p.policy" -- sh -c 'b() { b | b & }; b; sleep 1'); rc=$?
+		caps=$(as_user_in "$D/leaf" "$OSB" capabilities --json | item)
+		if [ "$(field "$out" "r['limits']['pids_limited']")" = True ] && [[ $caps == ok\|*"pids: cgroup v2 in $D;"* ]]; then
+			ok "unprivileged in a v2 cgroup delegated to it: the fork bomb stopped at limit pids (status $rc); capabilities names $D"
+		else
+			bad "unprivileged in a delegated v2 cgroup: status $rc, result $out; capabilities: $caps"
+		fi
+		# The user's process in a delegated cgroup D2 itself: D2 cannot pass
+		# controllers on while a process lives in it, the refusal says so,
+		# and D2 is left as it was (a threaded controller enabled there
+		# would leave its children invalid domains that nothing can enter).
+		out=$(as_user_in "$D2" "$OSB" run --json --policy "$WS/p.policy" -- true); rc=$?
+		if [ "$rc" = 125 ] && [ "$(field "$out" "r['error']['stage']")" = cgroup ] &&
+		   [[ $(field "$out" "r['error']['message']") == *"$D2/cgroup.subtree_control does not enable "*"(processes live in it"*"a leaf cgroup of it"* ]] &&
+		   [ -z "$(cat "$D2/cgroup.subtree_control")" ]; then
+			ok "unprivileged in the delegated v2 cgroup itself (no leaf): refused, 125, stage cgroup, with the reason and remedy"
+		else
+			bad "unprivileged in the delegated v2 cgroup itself: status $rc, result $out; its subtree_control: $(cat "$D2/cgroup.subtree_control")"
+		fi
+	else
+		echo "SKIP: cgroup-v2: no v2 guard to delegate a cgroup to the test user in: $V2_WHY"
+		SKIPPED=$((SKIPPED + 1))
+	fi
 fi
 [ -z "$(leftovers)" ] && ok "no sandbox cgroup left at the end" || bad "left over: $(leftovers)"
+# On v2 the launches ran in G/driver, a cgroup with processes that is not
+# the root: nothing may have been enabled in its cgroup.subtree_control
+# (pids or cpu there would leave its children invalid domains); nor in the
+# cgroup this script came from, unless that is the root (enabled above).
+for g in "${GUARDS[@]}"; do
+	[ -e "$g/cgroup.subtree_control" ] || continue
+	sub=$(cat "$g/driver/cgroup.subtree_control")
+	from=$([ -e "$V2_FROM/cgroup.type" ] && cat "$V2_FROM/cgroup.subtree_control" || echo "$V2_FROM_SUB")
+	if [ -z "$sub" ] && [ "$from" = "$V2_FROM_SUB" ]; then
+		ok "the callers' own v2 cgroups are left as they were (nothing enabled in $g/driver, $V2_FROM passes '${from}' on)"
+	else
+		bad "a caller's own v2 cgroup was changed: $g/driver passes '$sub' on; $V2_FROM passed '$V2_FROM_SUB', now '$from'"
+	fi
+done
 finish_suite "$pass" "$fail"

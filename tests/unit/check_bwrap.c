@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 
 #include "bwrap.h"
+#include "layer.h"
 #include "helpcache.h"
 #include "host.h"
 
@@ -89,7 +90,7 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
 		"--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group "
 		"--remount-ro /dev "
-		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 6 --stderr-fd 4 --seccomp-fd 7 "
+		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 7 --stderr-fd 4 --seccomp-fd 7 "
 		"--audit-mounts --writable /home/u/ws --writable /tmp --writable /proc --writable /dev/shm "
 		"--writable /run "
 		"--expect-bind 0:0:0:/usr --expect-bind 254:1:4242:/home/u/ws "
@@ -99,6 +100,73 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--watch-full /run --env-fd 10 --deadline-ms=5000 -- id -u");
 	free(s);
 	strv_free(&argv);
+}
+END_TEST
+
+/* A persisted overlay layer (lib/layer.h): bound writable by its fd after
+ * the hides, in the dev mount, verified by the first audit (--expect-bind,
+ * --overlay-layer) but neither a writable mount of the plan nor a Landlock
+ * grant; "root none" without a dev mount puts it at the root, a policy
+ * with neither and a host root in its first tmpfs, or nowhere. */
+START_TEST(test_persisted_layer_bound_last_at_a_hidden_place)
+{
+	pol_mount mounts[] = {
+		{ .kind = MNT_DEV, .path = "/dev" }, { .kind = MNT_TMPFS, .path = "/tmp" },
+		{ .kind = MNT_HIDE, .path = "/srv" },
+	};
+	osb_policy p = { 0 };
+	plan_bind binds[] = {
+		{ .fd = -1, .target = 11, .dest = "/ws", .dev = makedev(254, 1), .ino = 7 },
+		{ .fd = -1, .target = 12, .dest = "/dev/.osb-layer", .writable = true, .layer = true,
+		  .dev = makedev(254, 1), .ino = 9 },
+	};
+	plan pl = { 0 };
+	strv argv = { 0 };
+	osb_error err;
+	char *s, *d;
+
+	p.uid = p.gid = 1000;
+	p.ws_mode = WS_OVERLAY;
+	p.mounts = mounts;
+	p.n_mounts = 3;
+	pl.p = &p;
+	pl.bwrap = "bwrap";
+	pl.userns = true;
+	pl.uid = pl.gid = 1000;
+	pl.binds = binds;
+	pl.n_binds = 1;
+	pl.ws_dest = "/ws";
+	pl.overlay_size = 65536;
+	pl.cwd = "/ws";
+	pl.seccomp_fd = -1;
+	d = layer_hidden_dest(&pl);
+	ck_assert_str_eq(d, "/dev/.osb-layer");
+	free(d);
+	pl.n_binds = 2;
+	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_ptr_nonnull(strstr(s, " --ro-bind-fd 11 /ws --perms 0555 --size 4096 --tmpfs /srv "
+	                             "--remount-ro /srv --bind-fd 12 /dev/.osb-layer --perms 0644 "));
+	ck_assert_ptr_null(strstr(s, "--writable /dev/.osb-layer"));
+	ck_assert_ptr_null(strstr(s, "--landlock-rw /dev/.osb-layer"));
+	ck_assert_ptr_nonnull(strstr(s, " --expect-bind 254:1:7:/ws --expect-bind "
+	                             "254:1:9:/dev/.osb-layer --dev-mount /dev --overlay 65536:user:/ws "
+	                             "--overlay-layer /dev/.osb-layer --landlock "));
+	free(s);
+	strv_free(&argv);
+	pl.n_binds = 1;
+	p.mounts = mounts + 1;
+	p.n_mounts = 2;
+	p.root = ROOT_NONE;
+	d = layer_hidden_dest(&pl);
+	ck_assert_str_eq(d, "/.osb-layer");
+	free(d);
+	p.root = ROOT_HOST_RO;
+	d = layer_hidden_dest(&pl);
+	ck_assert_str_eq(d, "/tmp/.osb-layer");
+	free(d);
+	p.n_mounts = 0;
+	ck_assert_ptr_null(layer_hidden_dest(&pl));
 }
 END_TEST
 
@@ -184,7 +252,7 @@ START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 	ck_assert_str_eq(from, "--proc /proc --perms 0755 --dir /tmp/a --perms 0755 --dir /tmp/a/b "
 	                 "--bind-fd 11 /tmp/a/b/ws --bind-fd 12 /srv/data/x "
 	                 "--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 "
-	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 6 --stderr-fd 4");
+	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 7 --stderr-fd 4");
 	free(s);
 	strv_free(&argv);
 }
@@ -466,6 +534,7 @@ static Suite *bwrap_suite(void)
 
 	tcase_add_test(tc, test_argv_segment_order_independent_of_file_order);
 	tcase_add_test(tc, test_overlay_workspace_bound_ro_and_mounted_by_init);
+	tcase_add_test(tc, test_persisted_layer_bound_last_at_a_hidden_place);
 	tcase_add_test(tc, test_help_parsing_needs_exact_option_names);
 	tcase_add_test(tc, test_bind_parents_created_only_inside_fresh_tmpfs);
 	tcase_add_test(tc, test_root_none_bind_parents_made_reachable);

@@ -204,13 +204,14 @@ START_TEST(test_host_as_root_runs_both_modes)
 	                 "an overlay session's changes are committed to the workspace through the "
 	                 "safe file API, or discarded (osb_session_commit, osb_session_discard; "
 	                 "session commit, session discard)");
-	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "persist")), OSB_CAPS_UNAVAILABLE);
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "persist")), OSB_CAPS_OK);
 	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "persist")),
-	                 "keeping an overlay session's upper layer for a later session is not "
-	                 "built in this version: the layer ends with its session");
-	ck_assert_str_eq(osb_caps_remedy(c, (size_t)item(c, "persist")),
-	                 "commit the changes (session commit) or export them (session diff --tar) "
-	                 "before the session ends");
+	                 "an overlay workspace's upper layer is kept in a caller's directory, where "
+	                 "a later run or session resumes it (osb_policy_set_overlay_persist; "
+	                 "--overlay-persist; a request's workspace.persist); its file system must "
+	                 "take user.* (userns mode) or trusted.* (root mode) extended attributes, "
+	                 "and a root caller's sandbox must run as pinned host ids");
+	ck_assert_ptr_null(osb_caps_remedy(c, (size_t)item(c, "persist")));
 	snprintf(want, sizeof(want), "%s: bubblewrap 0.8.0, not setuid", osb_caps_bwrap_path(c));
 	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "bwrap")), want);
 	ck_assert_str_eq(osb_caps_bwrap_version(c), "0.8.0");

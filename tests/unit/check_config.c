@@ -212,6 +212,16 @@ START_TEST(test_policy_with_roots_refuses_requests_outside_them)
 	ck_assert_int_eq(osb_policy_apply_json(p, "{\"workspace\": {\"path\": \"/srv/execd\"}}",
 	                                       &err), -OSB_E_POLICY);
 	ck_assert_str_eq(p->ws_path, "/srv/execd/7");
+	/* A persisted layer lies beneath the same roots. */
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"workspace\": {\"mode\": \"overlay\", "
+	                                       "\"persist\": \"/var/layers/7\"}}", &err), -OSB_E_POLICY);
+	snprintf(want, sizeof(want), "\"workspace.persist\": \"/var/layers/7\" is not beneath a "
+	         "configured workspace root (workspace-root in %s: /srv/execd, /data/ws)", path);
+	ck_assert_str_eq(err.message, want);
+	ck_assert_ptr_null(p->ws_persist);
+	ck_assert_int_eq(osb_policy_apply_json(p, "{\"workspace\": {\"mode\": \"overlay\", "
+	                                       "\"persist\": \"/data/ws/layers/7\"}}", &err), 0);
+	ck_assert_str_eq(p->ws_persist, "/data/ws/layers/7");
 	/* NULL clears the roots. */
 	ck_assert_int_eq(osb_policy_set_config(p, NULL, &err), 0);
 	ck_assert_int_eq(osb_policy_apply_json(p, "{\"workspace\": {\"path\": \"/srv/x\"}}", &err), 0);

@@ -2128,6 +2128,31 @@ START_TEST(test_request_narrowing_applied_with_api_origin)
 	ck_assert_str_ne(h0, h1);
 	osb_policy_free(p);
 
+	/* A persisted layer with the overlay it belongs to: not a rule. */
+	p = must_parse(open_base);
+	ck_assert_int_eq(osb_policy_set_workspace_mode(p, OSB_WORKSPACE_OVERLAY, &err), 0);
+	hash_of(p, h0);
+	ck_assert_msg(osb_policy_apply_json(p, "{\"workspace\": {\"mode\": \"overlay\", "
+	                                       "\"persist\": \"/srv/layers/a\"}}", &err) == 0,
+	              "%s", err.message);
+	ck_assert_str_eq(p->ws_persist, "/srv/layers/a");
+	ck_assert_int_eq(p->ws_mode, WS_OVERLAY);
+	ck_assert_int_eq(osb_policy_set_overlay_persist(p, "/srv/layers/b", &err), 0);
+	ck_assert_str_eq(p->ws_persist, "/srv/layers/b");
+	osb_policy_set_workspace_mode(p, OSB_WORKSPACE_RW, &err);
+	ck_assert_int_eq(osb_policy_set_workspace_mode(p, OSB_WORKSPACE_OVERLAY, &err), 0);
+	hash_of(p, h1);
+	ck_assert_str_eq(h0, h1);
+	e = osb_policy_explain(p, 0);
+	ck_assert_ptr_null(strstr(e, "/srv/layers"));
+	free(e);
+	ck_assert_int_eq(osb_policy_set_overlay_persist(p, "srv/x", &err), -OSB_E_USAGE);
+	ck_assert_str_eq(err.message, "overlay persist directory: path must be absolute: \"srv/x\" "
+	                 "(pass a canonical absolute path, e.g. from realpath(3))");
+	ck_assert_int_eq(osb_policy_set_overlay_persist(p, NULL, &err), 0);
+	ck_assert_ptr_null(p->ws_persist);
+	osb_policy_free(p);
+
 	/* A request may choose ids on any baseline, as long as they are not 0. */
 	p = must_parse(closed_base);
 	ck_assert_int_eq(osb_policy_apply_json(p, "{\"gid\": 4294967294}", &err), 0);
@@ -2171,6 +2196,20 @@ static const struct refused_request {
 	{ "osb-policy 1\n", "{\"workspace\": {\"path\": \"/srv/ws\"}}",
 	  "\"workspace\" is refused: the policy has \"workspace none\" (default), so a request cannot "
 	  "add a workspace" },
+	/* a persisted layer: only of an overlay, and a directory like a workspace's */
+	{ open_base, "{\"workspace\": {\"persist\": \"/srv/layers/a\"}}",
+	  "\"workspace.persist\" needs an overlay workspace: the workspace is \"rw\" (t.policy:2); ask "
+	  "for \"mode\": \"overlay\" as well" },
+	{ open_base, "{\"workspace\": {\"persist\": \"/srv/layers/a\", \"mode\": \"ro\"}}",
+	  "\"workspace.persist\" needs an overlay workspace: the workspace is \"ro\" (request); ask "
+	  "for \"mode\": \"overlay\" as well" },
+	{ open_base, "{\"workspace\": {\"persist\": \"/etc/layer\", \"mode\": \"overlay\"}}",
+	  "\"workspace.persist\": \"/etc/layer\": inside /etc (host configuration: cron, sudoers, "
+	  "PAM, profile scripts run as root); choose a project directory" },
+	{ open_base, "{\"workspace\": {\"persist\": \"srv/l\", \"mode\": \"overlay\"}}",
+	  "\"workspace.persist\": path must be absolute: \"srv/l\" (pass a canonical absolute path)" },
+	{ open_base, "{\"workspace\": {\"persist\": 7}}",
+	  "\"workspace.persist\" must be a string, not a number" },
 	{ closed_base, "{\"env\": {\"mode\": \"inherit\"}}",
 	  "\"env.mode\": \"inherit\" is refused: the policy has \"env clear\" (default), and a request "
 	  "may only narrow it" },

@@ -435,6 +435,70 @@ START_TEST(test_another_uid_cannot_attach)
 }
 END_TEST
 
+/* An attached handle owns no proxy, no host ids and no cgroup of the
+ * session: destroying it through the handle signals nothing but the owner
+ * and closes no fd of the caller. (The attached handle once carried an
+ * all-zero proxy record, and destroy sent SIGKILL to pid 0, the caller's
+ * whole process group, and closed fd 0.) The destroying process leads a
+ * group with a sibling; both must be alive afterwards, and fd 0 open. */
+START_TEST(test_destroying_an_attached_session_signals_no_caller_process)
+{
+	osb_policy *p = policy_text("");
+	osb_session *s;
+	osb_error err;
+	int status, pfd[2];
+	pid_t group, sibling;
+	char c;
+
+	s = osb_session_start(p, &err);
+	osb_policy_free(p);
+	ck_assert_msg(s != NULL, "%s", err.message);
+	ck_assert_int_eq(osb_session_detach(s, dir, "grp", &err), 0);
+	osb_session_free(s);
+	ck_assert_int_eq(pipe(pfd), 0);
+	group = fork();
+	ck_assert_int_ge(group, 0);
+	if (group == 0) {
+		struct stat st0, st1;
+
+		close(pfd[0]);
+		if (setpgid(0, 0) != 0)
+			_exit(2);
+		sibling = fork();
+		if (sibling == 0) {
+			/* Holds the pipe's write end for as long as it lives. */
+			pause();
+			_exit(0);
+		}
+		close(pfd[1]);
+		if (fstat(0, &st0) != 0)
+			_exit(3);
+		s = osb_session_attach(dir, "grp", &err);
+		if (!s)
+			_exit(4);
+		if (osb_session_destroy(s, &err) != 0)
+			_exit(5);
+		osb_session_free(s);
+		if (fstat(0, &st1) != 0 || st0.st_ino != st1.st_ino || st0.st_dev != st1.st_dev)
+			_exit(6);
+		if (kill(sibling, 0) != 0)
+			_exit(7);
+		/* SIGKILL: the test runner's SIGTERM handler is inherited. */
+		kill(sibling, SIGKILL);
+		waitpid(sibling, &status, 0);
+		_exit(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 8);
+	}
+	close(pfd[1]);
+	ck_assert_int_eq(waitpid(group, &status, 0), group);
+	ck_assert_msg(WIFEXITED(status), "the destroying process was killed by signal %d",
+	              WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	/* The sibling is gone too: the pipe reads EOF. */
+	ck_assert_int_eq(read(pfd[0], &c, 1), 0);
+	close(pfd[0]);
+}
+END_TEST
+
 static Suite *owner_suite(void)
 {
 	Suite *su = suite_create("session_owner");
@@ -448,6 +512,7 @@ static Suite *owner_suite(void)
 	tcase_add_test(tc, test_detached_session_is_attached_from_a_new_process);
 	tcase_add_test(tc, test_detach_refuses_a_directory_others_can_write);
 	tcase_add_test(tc, test_another_uid_cannot_attach);
+	tcase_add_test(tc, test_destroying_an_attached_session_signals_no_caller_process);
 	suite_add_tcase(su, tc);
 	return su;
 }
