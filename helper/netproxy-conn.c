@@ -464,59 +464,86 @@ void conn_serve(const proxy_conf *c, int fd)
 
 /* ---- the hosts file ------------------------------------------------------------- */
 
-static bool host_entry(const char *addr, const char *name, host_map *h)
+/* ADDR NAME into *H: NULL, or what is wrong with the pair, into WHY. */
+static const char *host_entry(const char *addr, const char *name, host_map *h, char *why,
+                              size_t size)
 {
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&h->addr;
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&h->addr;
 
 	memset(h, 0, sizeof(*h));
-	if (strlen(name) >= sizeof(h->name))
-		return false;
-	snprintf(h->name, sizeof(h->name), "%s", name);
-	if (!netallow_host_name_ok(h->name))
-		return false;
+	if (strlen(name) < sizeof(h->name))
+		snprintf(h->name, sizeof(h->name), "%s", name);
+	if (!h->name[0] || !netallow_host_name_ok(h->name)) {
+		snprintf(why, size, "\"%.64s\" is not a host name", name);
+		return why;
+	}
 	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
 		s4->sin_family = AF_INET;
 		h->len = sizeof(*s4);
-		return true;
+		return NULL;
 	}
 	if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1) {
 		s6->sin6_family = AF_INET6;
 		h->len = sizeof(*s6);
-		return true;
+		return NULL;
 	}
-	return false;
+	snprintf(why, size, "\"%.64s\" is not an IPv4 or IPv6 address", addr);
+	return why;
 }
 
-long hosts_parse(const char *text, host_map **out, unsigned *bad_line)
+/* One line's entries appended to *V (*N of them): NULL, or what is wrong. */
+static const char *hosts_line(char *line, host_map **v, size_t *n, char *why, size_t size)
 {
-	char *copy = strdup(text), *save = NULL, *line;
+	char *hash = strchr(line, '#'), *save = NULL, *addr, *name;
+
+	if (hash)
+		*hash = '\0';
+	if (!(addr = strtok_r(line, " \t\r", &save)))
+		return NULL;
+	if (!(name = strtok_r(NULL, " \t\r", &save))) {
+		snprintf(why, size, "\"%.64s\" names no host", addr);
+		return why;
+	}
+	for (; name; name = strtok_r(NULL, " \t\r", &save)) {
+		host_map *nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+		if (!nv)
+			return "out of memory";
+		*v = nv;
+		if (host_entry(addr, name, &nv[*n], why, size))
+			return why;
+		(*n)++;
+	}
+	return NULL;
+}
+
+long hosts_parse(const char *text, host_map **out, unsigned *bad_line, char *why, size_t size)
+{
+	char *copy = strdup(text), *line, *next;
 	host_map *v = NULL;
 	size_t n = 0;
 	unsigned no = 0;
 
 	*out = NULL;
-	if (!copy)
+	if (!copy) {
+		snprintf(why, size, "out of memory");
 		return -1;
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *hash = strchr(line, '#'), *s2 = NULL, *addr, *name;
+	}
+	for (line = copy; line; line = next) {
+		const char *bad;
 
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		no++;
-		if (hash)
-			*hash = '\0';
-		if (!(addr = strtok_r(line, " \t", &s2)))
-			continue;
-		while ((name = strtok_r(NULL, " \t", &s2)) != NULL) {
-			host_map *nv = realloc(v, (n + 1) * sizeof(*v));
-
-			if (!nv || !host_entry(addr, name, &nv[n])) {
-				free(nv ? nv : v);
-				free(copy);
-				*bad_line = no;
-				return -1;
-			}
-			v = nv;
-			n++;
+		if ((bad = hosts_line(line, &v, &n, why, size)) != NULL) {
+			if (bad != why)
+				snprintf(why, size, "%s", bad);
+			free(v);
+			free(copy);
+			*bad_line = no;
+			return -1;
 		}
 	}
 	free(copy);

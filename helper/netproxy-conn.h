@@ -43,7 +43,7 @@ void conn_log_refused(const proxy_conf *c, const char *reason);
 
 /* Read an /etc/hosts-style text (ADDRESS NAME...; '#' comments) into *OUT.
  * Returns the number of entries, or -1 (out of memory, or a line that is
- * not one: *BAD_LINE names it). */
-long hosts_parse(const char *text, host_map **out, unsigned *bad_line);
+ * not one: *BAD_LINE names it and WHY says what is wrong with it). */
+long hosts_parse(const char *text, host_map **out, unsigned *bad_line, char *why, size_t size);
 
 #endif /* OSB_NETPROXY_CONN_H */

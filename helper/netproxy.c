@@ -15,8 +15,14 @@
  * reaches EOF, so that a caller's death ends it even while a sandbox
  * lingers.
  *
+ * Once it has read its entries and its hosts file it sends one byte,
+ * NETPROXY_READY, on the control socket: the library waits for it, with a
+ * deadline, before the sandbox gets the other end, so that a proxy that
+ * cannot start fails the launch instead of leaving a sandbox without a
+ * network (lib/netallow-proxy.c). Its diagnostics go to fd 2, the log.
+ *
  * Usage: osb-isolate-netproxy --ctl-fd N --log-fd N [--life-fd N]
- *        [--hosts-fd N] [--copy-fd N] -- ENTRY...
+ *        [--hosts-fd N [--hosts-name NAME]] [--copy-fd N] -- ENTRY...
  */
 #include "netproxy-conn.h"
 
@@ -40,6 +46,7 @@
 
 typedef struct opts {
 	int ctl_fd, log_fd, hosts_fd, copy_fd, life_fd;
+	const char *hosts_name;      /* how messages name the hosts file */
 	char **entries;
 	int n_entries;
 } opts;
@@ -71,8 +78,12 @@ static void parse_args(int argc, char **argv, opts *o)
 {
 	int i;
 
-	*o = (opts){ -1, -1, -1, -1, -1, NULL, 0 };
+	*o = (opts){ -1, -1, -1, -1, -1, "the hosts file", NULL, 0 };
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--hosts-name") == 0 && i + 1 < argc) {
+			o->hosts_name = argv[++i];
+			continue;
+		}
 		int *slot = strcmp(argv[i], "--ctl-fd") == 0 ? &o->ctl_fd :
 		            strcmp(argv[i], "--log-fd") == 0 ? &o->log_fd :
 		            strcmp(argv[i], "--hosts-fd") == 0 ? &o->hosts_fd :
@@ -80,8 +91,8 @@ static void parse_args(int argc, char **argv, opts *o)
 		            strcmp(argv[i], "--life-fd") == 0 ? &o->life_fd : NULL;
 
 		if (!slot || i + 1 >= argc)
-			die("unexpected argument \"%s\" (usage: --ctl-fd N --log-fd N [--hosts-fd N] "
-			    "[--copy-fd N] -- ENTRY...)", argv[i]);
+			die("unexpected argument \"%s\" (usage: --ctl-fd N --log-fd N [--life-fd N] "
+			    "[--hosts-fd N [--hosts-name NAME]] [--copy-fd N] -- ENTRY...)", argv[i]);
 		*slot = fd_arg(argv[i], argv[i + 1]);
 		i++;
 	}
@@ -107,9 +118,9 @@ static na_entry *read_entries(const opts *o)
 }
 
 /* The caller's hosts file, read once before any connection. */
-static size_t read_hosts(int fd, host_map **out)
+static size_t read_hosts(int fd, const char *name, host_map **out)
 {
-	char *buf = malloc(HOSTS_MAX + 1);
+	char *buf = malloc(HOSTS_MAX + 1), why[160] = "";
 	size_t len = 0;
 	unsigned bad = 0;
 	long n;
@@ -125,10 +136,11 @@ static size_t read_hosts(int fd, host_map **out)
 		len += r > 0 ? (size_t)r : 0;
 	buf[len] = '\0';
 	close(fd);
-	n = hosts_parse(buf, out, &bad);
+	n = hosts_parse(buf, out, &bad, why, sizeof(why));
 	free(buf);
 	if (n < 0)
-		die("the hosts file: line %u is not \"ADDRESS NAME...\"", bad);
+		die("net-hosts %s:%u: %s (each line is \"ADDRESS NAME...\"): correct the file, or "
+		    "the host configuration's net-hosts", name, bad, why);
 	return (size_t)n;
 }
 
@@ -243,12 +255,14 @@ int main(int argc, char **argv)
 		die("no_new_privs: %s", strerror(errno));
 	parse_args(argc, argv, &o);
 	allow = read_entries(&o);
-	n_hosts = read_hosts(o.hosts_fd, &hosts);
+	n_hosts = read_hosts(o.hosts_fd, o.hosts_name, &hosts);
 	/* Every line is appended whole, whoever writes it. */
 	if (fcntl(o.log_fd, F_SETFL, fcntl(o.log_fd, F_GETFL) | O_APPEND) < 0 ||
 	    (o.copy_fd >= 0 && fcntl(o.copy_fd, F_SETFL, fcntl(o.copy_fd, F_GETFL) | O_APPEND) < 0))
 		die("the log: %s", strerror(errno));
 	c = (proxy_conf){ allow, (size_t)o.n_entries, hosts, n_hosts, o.log_fd, o.copy_fd };
+	if (send(o.ctl_fd, &(char){ NETPROXY_READY }, 1, MSG_NOSIGNAL) != 1)
+		die("reporting ready on the control socket: %s", strerror(errno));
 	serve(&c, o.ctl_fd, o.life_fd);
 	/* The sandbox is gone: so is every connection (PR_SET_PDEATHSIG). */
 	free(allow);

@@ -14,16 +14,23 @@
  * here, and its connections die with it.
  */
 #include "netallow-proxy.h"
+#include "netallow.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <strings.h>
 #include <json.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #define LOG_READ_MAX ((size_t)64 << 20)
+#define DIAG_MAX 400    /* bytes of a proxy's last diagnostic a message quotes */
+
+static const char remedy[] = "reinstall osb-isolate, or name a working proxy with "
+                             "OSB_ISOLATE_NETPROXY or osb_set_program()";
 
 /* The proxy's program: an executable regular file, not setuid. */
 static int check_program(const host_facts *h, osb_error *err)
@@ -60,13 +67,30 @@ static int proxy_argv(const osb_policy *p, const host_facts *h, bool hosts, strv
 	if (strv_push(a, h->netproxy) < 0 || strv_push(a, "--ctl-fd") < 0 || strv_push(a, "3") < 0 ||
 	    strv_push(a, "--log-fd") < 0 || strv_push(a, "4") < 0 ||
 	    strv_push(a, "--life-fd") < 0 || strv_push(a, "6") < 0 ||
-	    (hosts && (strv_push(a, "--hosts-fd") < 0 || strv_push(a, "5") < 0)) ||
+	    (hosts && (strv_push(a, "--hosts-fd") < 0 || strv_push(a, "5") < 0 ||
+	               strv_push(a, "--hosts-name") < 0 || strv_push(a, p->net_hosts) < 0)) ||
 	    strv_push(a, "--") < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n_net_allow; i++)
 		if (strv_push(a, p->net_allow[i].s) < 0)
 			return -ENOMEM;
 	return 0;
+}
+
+/* A spawn error, said of the proxy (stage "netproxy"). */
+static int spawn_failed(const host_facts *h, const netproxy *np, int r, osb_error *err)
+{
+	char prefix[PATH_MAX + 32], why[sizeof(err->message)];
+	const char *rest;
+
+	if (!err)
+		return r;
+	snprintf(prefix, sizeof(prefix), "cannot start %s: ", h->netproxy);
+	rest = strncmp(err->message, prefix, strlen(prefix)) == 0 ? err->message + strlen(prefix)
+	                                                           : err->message;
+	snprintf(why, sizeof(why), "%s", rest);
+	return osb_err_set(err, err->code ? err->code : OSB_E_SPAWN, err->sys_errno, "netproxy",
+	                   "cannot start the filtering proxy %s: %s (%s)", np->name, why, remedy);
 }
 
 static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cred *cred,
@@ -90,7 +114,116 @@ static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cre
 	                                  hosts >= 0 ? hosts : devnull, life },
 	                   7, NULL, cred, &np->pid, &np->pidfd, err);
 	strv_free(&argv);
-	return r;
+	return r < 0 ? spawn_failed(h, np, r, err) : 0;
+}
+
+/* The last line the proxy wrote that is not a decision (its diagnostics go
+ * to the log too), without its program's prefix, into BUF; "" if none. */
+static void last_diag(const netproxy *np, char *buf, size_t size)
+{
+	char text[8192], *line, *save = NULL;
+	long end = netproxy_log_size(np), keep = (long)sizeof(text) - 1;
+	long from = end > keep ? end - keep : 0;
+	ssize_t n = end > from ? pread(np->log_fd, text, (size_t)(end - from), from) : 0;
+
+	buf[0] = '\0';
+	text[n > 0 ? n : 0] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		static const char self[] = "osb-isolate-netproxy: ";
+
+		if (line[0] == '{')
+			continue;
+		if (strncmp(line, self, sizeof(self) - 1) == 0)
+			line += sizeof(self) - 1;
+		snprintf(buf, size, "%.*s", DIAG_MAX, line);
+	}
+}
+
+/* "exited with status N" or "was killed by signal N (SIGX)". */
+static void status_text(int status, char *buf, size_t size)
+{
+	if (WIFSIGNALED(status)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(status));
+
+		snprintf(buf, size, "was killed by signal %d (SIG%s)", WTERMSIG(status),
+		         abbrev ? abbrev : "?");
+	} else {
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
+	}
+}
+
+/* The proxy's wait status if it has ended, without reaping it (its pid and
+ * process group stay ours until netproxy_stop). 1 and *STATUS, or 0. */
+static int peek_exit(int pidfd, int *status)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (pidfd < 0 || waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+	    si.si_pid == 0)
+		return 0;
+	*status = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0) : si.si_status & 0x7f;
+	return 1;
+}
+
+/* A proxy that ended before it was ready: its status and what it said. */
+static int start_died(const netproxy *np, osb_error *err)
+{
+	char how[64], diag[DIAG_MAX + 1];
+	int status = 0;
+	struct pollfd p = { .fd = np->pidfd, .events = POLLIN };
+
+	/* Its end of the control socket closes as it exits: let it finish. */
+	(void)poll(&p, 1, 1000);
+	if (!peek_exit(np->pidfd, &status))
+		return osb_err_set(err, OSB_E_SANDBOX, 0, "netproxy", "the filtering proxy %s closed its "
+		                   "control socket before it was ready: %s", np->name, remedy);
+	status_text(status, how, sizeof(how));
+	last_diag(np, diag, sizeof(diag));
+	return osb_err_set(err, OSB_E_SANDBOX, 0, "netproxy", "the filtering proxy %s %s before it "
+	                   "was ready: %s", np->name, how, diag[0] ? diag : remedy);
+}
+
+/* Wait for NETPROXY_READY on CTL (the sandbox's end, not yet handed on). */
+static int wait_ready(const netproxy *np, int ctl, osb_error *err)
+{
+	uint64_t deadline = now_ms() + NETPROXY_READY_MS;
+
+	for (;;) {
+		struct pollfd p[2] = { { ctl, POLLIN, 0 }, { np->pidfd, POLLIN, 0 } };
+		uint64_t now = now_ms();
+		char byte = 0;
+		ssize_t n;
+		int r;
+
+		if (now >= deadline)
+			return osb_err_set(err, OSB_E_SANDBOX, ETIMEDOUT, "netproxy", "the filtering proxy "
+			                   "%s did not report ready within %d ms (it was killed): %s",
+			                   np->name, NETPROXY_READY_MS, remedy);
+		r = poll(p, 2, (int)(deadline - now));
+		if (r < 0 && errno != EINTR)
+			return osb_err_set(err, OSB_E_IO, errno, "netproxy", "poll: %s", strerror(errno));
+		if (r <= 0)
+			continue;
+		if (p[1].revents)
+			return start_died(np, err);
+		n = recv(ctl, &byte, 1, MSG_DONTWAIT);
+		if (n == 1 && byte == NETPROXY_READY)
+			return 0;
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return start_died(np, err);
+	}
+}
+
+/* "ORIGIN=PATH" when something other than the default named the program. */
+static char *program_name(const host_facts *h)
+{
+	char *name = NULL;
+
+	if (asprintf(&name, "%s%s%s", h->netproxy_origin ? h->netproxy_origin : "",
+	             h->netproxy_origin ? "=" : "", h->netproxy) < 0)
+		return NULL;
+	return name;
 }
 
 int netproxy_start(const osb_policy *p, const host_facts *h, const spawn_cred *cred,
@@ -101,10 +234,15 @@ int netproxy_start(const osb_policy *p, const host_facts *h, const spawn_cred *c
 	*np = (netproxy)NETPROXY_INIT;
 	if ((r = check_program(h, err)) < 0)
 		return r;
+	if (!(np->name = program_name(h)))
+		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "netproxy", "out of memory");
 	np->log_fd = memfd_create("osb-netlog", MFD_CLOEXEC);
-	if (np->log_fd < 0)
-		return osb_err_set(err, OSB_E_IO, errno, "netproxy", "cannot create the proxy's log: %s",
-		                   strerror(errno));
+	if (np->log_fd < 0) {
+		r = osb_err_set(err, OSB_E_IO, errno, "netproxy", "cannot create the proxy's log: %s",
+		                strerror(errno));
+		netproxy_free(np);
+		return r;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		r = osb_err_set(err, OSB_E_IO, errno, "netproxy", "socketpair: %s", strerror(errno));
 		netproxy_free(np);
@@ -123,6 +261,8 @@ int netproxy_start(const osb_policy *p, const host_facts *h, const spawn_cred *c
 	r = spawn_proxy(p, h, cred, sv[0], life[0], np, err);
 	close(sv[0]);
 	close(life[0]);
+	if (r == 0)
+		r = wait_ready(np, sv[1], err);
 	if (r < 0) {
 		close(sv[1]);
 		netproxy_free(np);
@@ -131,6 +271,24 @@ int netproxy_start(const osb_policy *p, const host_facts *h, const spawn_cred *c
 	np->ctl_fd = sv[1];
 	np->port = NETPROXY_PORT;
 	return 0;
+}
+
+int netproxy_check(const netproxy *np, bool after_end, bool session, osb_error *err)
+{
+	char how[64];
+	int status = 0;
+
+	if (!np->port || !peek_exit(np->pidfd, &status))
+		return 0;
+	/* Once the sandbox is gone the proxy's end of the control socket reads
+	 * EOF and it exits 0 by itself: that is the end it is meant to have. */
+	if (after_end && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	status_text(status, how, sizeof(how));
+	return osb_err_set(err, OSB_E_SANDBOX, 0, "netproxy", "%s filtering proxy %s %s while the "
+	                   "sandbox ran: connections through it failed from then on%s",
+	                   session ? "the session's" : "the", np->name, how,
+	                   session ? "; start a new session" : "");
 }
 
 void netproxy_stop(netproxy *np)
@@ -154,6 +312,7 @@ void netproxy_free(netproxy *np)
 		close(np->log_fd);
 	if (np->life_fd >= 0)
 		close(np->life_fd);
+	free(np->name);
 	*np = (netproxy)NETPROXY_INIT;
 }
 

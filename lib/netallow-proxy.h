@@ -13,6 +13,8 @@
 
 /* Where the proxy is inside the sandbox: 127.0.0.1:NETPROXY_PORT. */
 #define NETPROXY_PORT 3128
+/* How long a starting proxy has to report ready (NETPROXY_READY). */
+#define NETPROXY_READY_MS 5000
 
 typedef struct netproxy {
 	int pidfd;            /* the proxy; -1: none running */
@@ -21,9 +23,10 @@ typedef struct netproxy {
 	int life_fd;          /* the write end of the proxy's lifeline; -1: none */
 	unsigned port;        /* NETPROXY_PORT, or 0 without a proxy */
 	pid_t pid;            /* the proxy, which leads a process group of its own */
+	char *name;           /* the program as messages name it ("ORIGIN=PATH") */
 } netproxy;
 
-#define NETPROXY_INIT { -1, -1, -1, -1, 0, 0 }
+#define NETPROXY_INIT { -1, -1, -1, -1, 0, 0, NULL }
 
 /* One refused destination and how often it was asked for. */
 typedef struct netproxy_refusal {
@@ -34,10 +37,19 @@ typedef struct netproxy_refusal {
 
 /* Start the proxy of P (which has "network allow") as CRED (NULL: the
  * caller itself; a root caller passes the sandbox's host ids), with the
- * program H names and the hosts file P's configuration names. 0, or
- * -OSB_E_* with ERR filled (stage "netproxy"). */
+ * program H names and the hosts file P's configuration names, and wait
+ * (NETPROXY_READY_MS at most) until it reports ready. 0, or -OSB_E_* with
+ * ERR filled (stage "netproxy": a proxy that could not be started, that
+ * ended before it was ready, naming its status and its last diagnostic, or
+ * that was not ready in time, then killed). */
 int netproxy_start(const osb_policy *p, const host_facts *h, const spawn_cred *cred,
                    netproxy *np, osb_error *err);
+
+/* Has the proxy ended by itself while the sandbox was meant to have it?
+ * 0 if it runs (or there is none, or, with AFTER_END, it exited 0 because
+ * the sandbox had ended); else -OSB_E_SANDBOX with ERR naming its status
+ * (stage "netproxy"). SESSION words the message for a session's proxy. */
+int netproxy_check(const netproxy *np, bool after_end, bool session, osb_error *err);
 
 /* Stop the proxy and every connection it serves (SIGKILL to its process
  * group, then wait for it); its log stays readable. */

@@ -21,6 +21,10 @@
 #define NETALLOW_NAME_MAX 253
 #define NETALLOW_TEXT_MAX (NETALLOW_NAME_MAX + 16)
 
+/* The byte the filtering proxy sends on its control socket once it serves
+ * (helper/netproxy.c); the launch waits for it (lib/netallow-proxy.c). */
+#define NETPROXY_READY 'R'
+
 enum na_kind {
 	NA_NAME,     /* an exact DNS name */
 	NA_SUFFIX,   /* "*.SUFFIX": any name with at least one label before SUFFIX */

@@ -52,6 +52,10 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 	res->mode = strdup(pl.userns ? "userns" : "root");
 	result_set_host_ids(res, pl.host.uid, pl.host.gid, hostid_kind_name(pl.host.kind));
 	r = supervise_run(&pl, e, lim, res);
+	/* A proxy that died while the command ran left it without a network:
+	 * the result says so rather than leave a bare connection error. */
+	if (r == 0)
+		r = netproxy_check(&pl.net, true, false, &res->error);
 	/* The proxy's decisions, once it is gone (result-net.c). */
 	netproxy_stop(&pl.net);
 	if (pl.net.port && result_set_network(res, &pl.net, 0) < 0 && r == 0)

@@ -1249,6 +1249,11 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	c.sink[1] = e->stderr_fd;
 	net_from = netproxy_log_size(&s->net);
 	r = run_exec_limits(s, e, &c, res);
+	if (r == 0 && s->net.port) {
+		pthread_mutex_lock(&s->lock);
+		r = netproxy_check(&s->net, s->destroyed || sandbox_ended(s), true, &res->error);
+		pthread_mutex_unlock(&s->lock);
+	}
 	/* What the session's proxy decided while the command ran (result-net.c). */
 	if (s->net.port && result_set_network(res, &s->net, net_from) < 0 && r == 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");

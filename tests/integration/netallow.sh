@@ -211,6 +211,103 @@ print(n["allowed"], " ".join("%s:%d:%d" % (r["host"], r["port"], r["count"]) for
 	expect_eq "$1: no proxy is left after session stop" "" "$(proxies)"
 }
 
+# ---- the proxy's start and end: never silent --------------------------------------
+# A proxy that cannot start (a net-hosts file it refuses, a program missing,
+# not executable, failing or crashing at start, or never ready) fails the
+# launch with 125 and stage netproxy before the command runs; a proxy that
+# dies while the sandbox runs is named in the result.
+
+jfield() { # JSON-on-stdin field path...
+	python3 -c 'import json,sys
+v=json.load(sys.stdin)
+for k in sys.argv[1:]: v=v[k] if v is not None else None
+print("null" if v is None else v)' "$@"
+}
+
+# Each bad proxy: NAME, then the program's text ('' for none: missing).
+bad_proxies() {
+	printf '#!/bin/sh\nkill -SEGV $$\n' >"$T/crash"
+	printf '#!/bin/sh\necho "cannot bind: no such thing" >&2\nexit 3\n' >"$T/fails"
+	printf '#!/bin/sh\nexec sleep 600.%s1\n' "$$" >"$T/hangs"
+	printf '#!/nonexistent/interpreter\n' >"$T/badinterp"
+	printf '#!/bin/sh\nexit 0\n' >"$T/noexec"
+	chmod 755 "$T/crash" "$T/fails" "$T/hangs" "$T/badinterp"
+	chmod 644 "$T/noexec"
+}
+
+startup_run() { # identity label want-message [env...]: a run refused before its command
+	local pol=$1 label=$2 want=$3 json
+	shift 3
+	json=$(cd / && env "$@" "$OSB" run --json -p "$pol" -- sh -c 'echo the-command-ran' 2>/dev/null)
+	expect_eq "$label: run exits 125 at stage netproxy before its command, naming the cause" \
+		"125 netproxy  $want" \
+		"$(jfield status <<<"$json") $(jfield error stage <<<"$json") $(jfield stdout <<<"$json") $(jfield error message <<<"$json")"
+}
+
+startup_session() { # identity label want-message [env...]: session start refused
+	local pol=$1 label=$2 want=$3 name=nas$$-$RANDOM out rc
+	shift 3
+	out=$(cd / && env "$@" "$OSB" session start -n "$name" -p "$pol" 2>&1); rc=$?
+	expect_eq "$label: session start exits 125 at stage netproxy, naming the cause" \
+		"125 osb-isolate: session: cannot start session $name: netproxy: $want" "$rc $out"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+}
+
+startup_cases() { # identity
+	local pol m=$1 msg
+	pol=$(policy "$1")
+	bad_proxies
+	# Line 4: a comment and an empty line count as lines too.
+	printf '# stand-in hosts\n\n198.51.100.2 allowed.test\nbogus forbidden.test\n' >"$T/badhosts"
+	printf 'osb-config 1\nnet-hosts %s\n' "$T/badhosts" >"$T/badconfig"
+	chmod 644 "$T/badhosts" "$T/badconfig"
+	msg="the filtering proxy OSB_ISOLATE_NETPROXY=$PROXY exited with status 2 before it was ready: net-hosts $T/badhosts:4: \"bogus\" is not an IPv4 or IPv6 address (each line is \"ADDRESS NAME...\"): correct the file, or the host configuration's net-hosts"
+	startup_run "$pol" "$m: a net-hosts file the proxy refuses" "$msg" OSB_ISOLATE_CONFIG="$T/badconfig"
+	startup_session "$pol" "$m: a net-hosts file the proxy refuses" "$msg" OSB_ISOLATE_CONFIG="$T/badconfig"
+	msg="the filtering proxy OSB_ISOLATE_NETPROXY=$T/crash was killed by signal 11 (SIGSEGV) before it was ready: reinstall osb-isolate, or name a working proxy with OSB_ISOLATE_NETPROXY or osb_set_program()"
+	startup_run "$pol" "$m: a proxy crashing at start" "$msg" OSB_ISOLATE_NETPROXY="$T/crash"
+	startup_session "$pol" "$m: a proxy crashing at start" "$msg" OSB_ISOLATE_NETPROXY="$T/crash"
+	msg="the filtering proxy OSB_ISOLATE_NETPROXY=$T/fails exited with status 3 before it was ready: cannot bind: no such thing"
+	startup_run "$pol" "$m: a proxy failing at start" "$msg" OSB_ISOLATE_NETPROXY="$T/fails"
+	startup_session "$pol" "$m: a proxy failing at start" "$msg" OSB_ISOLATE_NETPROXY="$T/fails"
+	msg="the filtering proxy OSB_ISOLATE_NETPROXY=$T/hangs did not report ready within 5000 ms (it was killed): reinstall osb-isolate, or name a working proxy with OSB_ISOLATE_NETPROXY or osb_set_program()"
+	startup_run "$pol" "$m: a proxy never ready" "$msg" OSB_ISOLATE_NETPROXY="$T/hangs"
+	expect_eq "$m: the proxy that was never ready is gone" "" "$(pgrep -f "^sleep 600\.$$"1 | tr '\n' ' ')"
+	msg="cannot start the filtering proxy OSB_ISOLATE_NETPROXY=$T/badinterp: No such file or directory (reinstall osb-isolate, or name a working proxy with OSB_ISOLATE_NETPROXY or osb_set_program())"
+	startup_run "$pol" "$m: a proxy that cannot be executed" "$msg" OSB_ISOLATE_NETPROXY="$T/badinterp"
+	msg="the filtering proxy $T/noexec is not an executable file without setuid or setgid"
+	startup_run "$pol" "$m: a proxy that is not executable" "$msg" OSB_ISOLATE_NETPROXY="$T/noexec"
+	msg="\"network allow\" needs the filtering proxy OSB_ISOLATE_NETPROXY=$T/missing: No such file or directory (is osb-isolate installed? OSB_ISOLATE_NETPROXY or osb_set_program() names another)"
+	startup_run "$pol" "$m: a proxy that is missing" "$msg" OSB_ISOLATE_NETPROXY="$T/missing"
+	expect_eq "$m: no proxy is left after the refused launches" "" "$(proxies)"
+}
+
+# The proxy killed while the command runs: its connections fail (closed),
+# and the result names the cause.
+death_case() { # identity
+	local pol m=$1 json p t name=nad$$-$1 out
+	pol=$(policy "$1")
+	(cd / && exec "$OSB" run --json -p "$pol" -- sh -c \
+		'sleep 3; curl -sS -m 5 -o /dev/null -w "%{http_code}" http://allowed.test:8080/marker; echo " curl=$?"') \
+		>"$T/death.json" 2>/dev/null &
+	for t in $(seq 50); do p=$(proxies); [ -n "$p" ] && break; sleep 0.1; done
+	kill -KILL $p 2>/dev/null
+	wait $!
+	json=$(cat "$T/death.json")
+	expect_eq "$m: a proxy killed while the sandbox runs fails the run, named in the result" \
+		"125 netproxy 000 curl=failed the filtering proxy OSB_ISOLATE_NETPROXY=$PROXY was killed by signal 9 (SIGKILL) while the sandbox ran: connections through it failed from then on" \
+		"$(jfield status <<<"$json") $(jfield error stage <<<"$json") $(jfield stdout <<<"$json" | head -n1 | sed 's/curl=[1-9][0-9]*/curl=failed/') $(jfield error message <<<"$json")"
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" 2>&1)
+	p=$(proxies)
+	kill -KILL $p 2>/dev/null
+	for t in $(seq 50); do [ -z "$(proxies)" ] && break; sleep 0.1; done
+	json=$("$OSB" session exec "$name" --json -- sh -c 'curl -sS -m 5 -o /dev/null http://allowed.test:8080/marker; echo "curl=$?"' 2>/dev/null)
+	expect_eq "$m: a session command after its proxy died names the cause" \
+		"125 netproxy curl=failed the session's filtering proxy OSB_ISOLATE_NETPROXY=$PROXY was killed by signal 9 (SIGKILL) while the sandbox ran: connections through it failed from then on; start a new session" \
+		"$(jfield status <<<"$json") $(jfield error stage <<<"$json") $(jfield stdout <<<"$json" | head -n1 | sed 's/curl=[1-9][0-9]*/curl=failed/') $(jfield error message <<<"$json")"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+}
+
 if [ "$(id -u)" -eq 0 ]; then
 	modes="userns root"
 else
@@ -218,6 +315,8 @@ else
 fi
 for m in $modes; do
 	if [ "$m" = userns ] && ! test_have userns probe_userns; then continue; fi
+	startup_cases "$m"
+	death_case "$m"
 	cases "$m"
 	lifecycle "$m"
 	session_case "$m"

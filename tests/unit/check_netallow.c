@@ -8,11 +8,14 @@
  * and every refusal with its message, which entry covers which (a caller's
  * narrowing), the decision on an address after resolution (loopback,
  * link-local, private and the metadata address refused unless named), and
- * the policy's rules, hash and narrowing through the API and a request.
+ * the policy's rules, hash and narrowing through the API and a request;
+ * and the proxy's reading of a net-hosts file (helper/netproxy-conn.c),
+ * whose refusal a launch quotes with its line.
  */
 #include "policy.h"
 #include "policy-canon.h"
 #include "netallow.h"
+#include "netproxy-conn.h"
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -404,6 +407,62 @@ START_TEST(test_request_network_allow_narrows_and_refuses_additions)
 }
 END_TEST
 
+/* ---- the proxy's hosts file ----------------------------------------------------- */
+
+static void hosts_refused_as(const char *text, unsigned want_line, const char *want)
+{
+	host_map *v = (host_map *)1;
+	unsigned line = 0;
+	char why[160] = "";
+
+	ck_assert_int_eq(hosts_parse(text, &v, &line, why, sizeof(why)), -1);
+	ck_assert_ptr_null(v);
+	ck_assert_uint_eq(line, want_line);
+	ck_assert_str_eq(why, want);
+}
+
+START_TEST(test_hosts_file_lines_map_each_name_to_its_address)
+{
+	host_map *v = NULL;
+	unsigned line = 0;
+	char why[160] = "", text[64];
+
+	ck_assert_int_eq(hosts_parse("# stand-ins\n\n198.51.100.2 a.test b.test # two\r\n"
+	                             "2001:db8::1\tc.test\n", &v, &line, why, sizeof(why)), 3);
+	ck_assert_str_eq(why, "");
+	ck_assert_str_eq(v[0].name, "a.test");
+	ck_assert_str_eq(v[1].name, "b.test");
+	ck_assert_str_eq(v[2].name, "c.test");
+	ck_assert_int_eq(v[1].addr.ss_family, AF_INET);
+	ck_assert_uint_eq(v[1].len, sizeof(struct sockaddr_in));
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&v[1].addr)->sin_addr, text, sizeof(text));
+	ck_assert_str_eq(text, "198.51.100.2");
+	ck_assert_int_eq(v[2].addr.ss_family, AF_INET6);
+	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&v[2].addr)->sin6_addr, text, sizeof(text));
+	ck_assert_str_eq(text, "2001:db8::1");
+	free(v);
+	ck_assert_int_eq(hosts_parse("", &v, &line, why, sizeof(why)), 0);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_hosts_file_errors_name_the_line_and_what_is_wrong)
+{
+	char long_name[300], text[sizeof(long_name) + 32];
+
+	/* Empty and comment lines count: the number is the file's own line. */
+	hosts_refused_as("# stand-ins\n\n198.51.100.2 a.test\nbogus b.test\n", 4,
+	                 "\"bogus\" is not an IPv4 or IPv6 address");
+	hosts_refused_as("198.51.100.2 a.test\n198.51.100.3\n", 2, "\"198.51.100.3\" names no host");
+	hosts_refused_as("198.51.100.2 a.test bad_name!\n", 1, "\"bad_name!\" is not a host name");
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	snprintf(text, sizeof(text), "\n192.0.2.1 %s\n", long_name);
+	hosts_refused_as(text, 2, "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" is "
+	                 "not a host name");
+}
+END_TEST
+
 static Suite *netallow_suite(void)
 {
 	Suite *s = suite_create("netallow");
@@ -424,6 +483,10 @@ static Suite *netallow_suite(void)
 	tcase_add_test(t, test_network_allow_hash_ignores_order_case_and_repeats);
 	tcase_add_test(t, test_set_network_allow_only_narrows);
 	tcase_add_test(t, test_request_network_allow_narrows_and_refuses_additions);
+	suite_add_tcase(s, t);
+	t = tcase_create("hosts");
+	tcase_add_test(t, test_hosts_file_lines_map_each_name_to_its_address);
+	tcase_add_test(t, test_hosts_file_errors_name_the_line_and_what_is_wrong);
 	suite_add_tcase(s, t);
 	return s;
 }
