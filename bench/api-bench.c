@@ -22,8 +22,11 @@
  */
 #include "bwrap.h"
 #include "caps.h"
+#include "env.h"
 #include "filter.h"
+#include "host.h"
 #include "hostpath.h"
+#include "identity.h"
 #include "launch.h"
 #include "paths.h"
 
@@ -334,7 +337,6 @@ static int cmd_oneshot(const char *name, size_t n)
  * before it). Each line is "stage_NAME_us=T". */
 static int cmd_stages(const char *name)
 {
-	host_paths paths = host_paths_default();
 	osb_error err;
 	osb_policy *p;
 	_cleanup_free_ char *canon = NULL, *pw = NULL, *gr = NULL;
@@ -342,13 +344,14 @@ static int cmd_stages(const char *name)
 	strv env = { 0 };
 	plan pl;
 	int fd = -1, wfd = -1;
+	char cwd[PATH_MAX];
 	double a = now_us();
 
 	if (!(p = osb_policy_load(name, &err)))
 		return fail("policy", &err);
 	printf("stage_policy_load_us=%.1f\n", now_us() - a);
 	a = now_us();
-	if (host_facts_get(&paths, &h, &err) < 0)
+	if (host_facts_now(&h, NULL, &err) < 0)
 		return fail("facts", &err);
 	printf("stage_host_facts_us=%.1f\n", now_us() - a);
 	a = now_us();
@@ -362,7 +365,9 @@ static int cmd_stages(const char *name)
 	printf("stage_filter_us=%.1f\n", now_us() - a);
 	close(fd);
 	a = now_us();
-	if (path_open_workspace(".", &(path_roots){ NULL, 0, NULL }, &wfd, &canon, &err) < 0 ||
+	if (!getcwd(cwd, sizeof(cwd)))
+		return fprintf(stderr, "api-bench: getcwd: %s\n", strerror(errno)), 1;
+	if (path_open_workspace(cwd, &(path_roots){ NULL, 0, NULL }, &wfd, &canon, &err) < 0 ||
 	    path_check_no_mounts_beneath(wfd, &err) < 0)
 		return fail("workspace", &err);
 	printf("stage_workspace_us=%.1f\n", now_us() - a);
@@ -373,7 +378,7 @@ static int cmd_stages(const char *name)
 		return fail("identity", &err);
 	printf("stage_identity_env_us=%.1f\n", now_us() - a);
 	a = now_us();
-	if (launch_prepare(p, &(plan_request){ NULL, NULL, false }, &pl, &err) < 0)
+	if (launch_prepare(p, &(plan_request){ NULL, NULL, false, 0 }, &pl, &err) < 0)
 		return fail("plan", &err);
 	printf("stage_plan_warm_us=%.1f\n", now_us() - a);
 	plan_free(&pl);
@@ -394,8 +399,27 @@ static size_t count_arg(const char *s)
 	return (size_t)v;
 }
 
+/* The programs OSB_ISOLATE_BWRAP, OSB_ISOLATE_INIT and OSB_ISOLATE_NETPROXY
+ * name, handed to the library as osb-isolate(1) does: it reads no
+ * environment for them. */
+static void use_env_programs(void)
+{
+	static const struct { osb_program which; const char *var; } progs[] = {
+		{ OSB_PROGRAM_BWRAP, "OSB_ISOLATE_BWRAP" }, { OSB_PROGRAM_INIT, "OSB_ISOLATE_INIT" },
+		{ OSB_PROGRAM_NETPROXY, "OSB_ISOLATE_NETPROXY" },
+	};
+	osb_error err;
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		if (osb_set_program(progs[i].which, getenv(progs[i].var), progs[i].var, &err) < 0) {
+			fprintf(stderr, "api-bench: %s\n", err.message);
+			exit(2);
+		}
+}
+
 int main(int argc, char **argv)
 {
+	use_env_programs();
 	if (argc == 4 && strcmp(argv[1], "filter") == 0)
 		return cmd_filter(argv[2], argv[3]);
 	if (argc == 3 && strcmp(argv[1], "caps") == 0)

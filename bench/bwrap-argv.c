@@ -4,26 +4,32 @@
  * `osb-isolate run` uses, with the same fd table, and nothing else.
  *
  * The argv of a strict run (printed by `osb-isolate explain --json --host`)
- * names fds 3..10+ (lib/bwrap.h, PFD_*): the status channel, the command's
- * stderr, the init's report channel, the init executable, the seccomp
- * program, the synthesized passwd and group, and every bind source. This
- * launcher opens the same kinds of fds — the init and bind sources O_PATH,
- * the filter, passwd and group as sealed memfds, the channels on /dev/null
- * or stderr — puts them at the same numbers and execs bwrap in place, so
- * the process hyperfine times is bwrap itself after a few system calls. What
- * osb-isolate computes (policy, filter, passwd text, environment) was
- * prepared once by bench/run.sh into DIR and is only read here: this row
- * measures bwrap plus the in-sandbox init, the floor `run` is held against.
+ * names fds from 3 up (lib/bwrap.h, PFD_*): the status channel, the
+ * command's stderr, the init's report channel, the init executable, the
+ * seccomp program, the environment, every bind source and every
+ * synthesized file. This launcher reads which fd is which from the argv
+ * itself (the option each number follows), opens the same kinds of fds:
+ * the init and bind sources O_PATH, the filter, environment and files as
+ * sealed memfds, the channels on /dev/null or stderr; puts them at the
+ * same numbers and execs bwrap in place, so the process hyperfine times is
+ * bwrap itself after a few system calls. An fd the argv needs that it does
+ * not know stops it. What osb-isolate computes (policy, filter, file
+ * texts, environment) was prepared once by bench/run.sh into DIR and is
+ * only read here: this row measures bwrap plus the in-sandbox init, the
+ * floor `run` is held against.
  *
  *   bwrap-argv DIR [CMD ARG...]
  *
  * DIR holds argv, binds and env (NUL-separated lists: the bwrap argv, the
- * host source of each bind in fd order, the environment bwrap is given),
- * init (the init's path), seccomp.bpf, passwd and group. CMD, if given,
- * replaces the argv's trailing command ("true"), to check the launcher.
+ * host source of each bind in fd order, the command's environment), init
+ * (the init's path), seccomp.bpf, and data/NAME for each --ro-bind-data
+ * destination (NAME: the path without its leading '/', each '/' as '_':
+ * "etc_passwd"). CMD, if given, replaces the argv's trailing command
+ * ("true"), to check the launcher.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +38,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-/* The slots of lib/bwrap.h. */
-enum {
-	SLOT_STATUS = 3, SLOT_CMD_STDERR = 4, SLOT_INIT_ERR = 5, SLOT_INIT_EXE = 6,
-	SLOT_SECCOMP = 7, SLOT_PASSWD = 8, SLOT_GROUP = 9, SLOT_FIRST_BIND = 10,
-};
 #define MAX_SLOTS 64
 #define MAX_FILE (1 << 20)
 
@@ -117,11 +118,102 @@ static void install(const int *fds, int n)
 		die("close_range", "failed");
 }
 
+/* The fd number ARG names, as a slot of the table. */
+static int slot_of(const char *arg)
+{
+	char *end = NULL;
+	long v = strtol(arg, &end, 10);
+
+	if (!*arg || *end || v < 3 || v >= MAX_SLOTS) {
+		errno = EINVAL;
+		die("not an fd slot:", arg);
+	}
+	return (int)v;
+}
+
+/* A sealed memfd with DIR/data/NAME (DEST without its leading '/', each
+ * '/' as '_'). */
+static int data_fd(const char *dir, const char *dest)
+{
+	char name[256] = "data/";
+	size_t len, k = strlen(name);
+	char *buf;
+	int fd;
+
+	for (const char *p = dest + (*dest == '/'); *p && k < sizeof(name) - 1; p++)
+		name[k++] = *p == '/' ? '_' : *p;
+	name[k] = '\0';
+	buf = slurp(dir, name, &len);
+	fd = sealed_memfd(name, buf, len);
+	free(buf);
+	return fd;
+}
+
+/* A sealed memfd with DIR/NAME. */
+static int file_fd(const char *dir, const char *name)
+{
+	size_t len;
+	char *buf = slurp(dir, name, &len);
+	int fd = sealed_memfd(name, buf, len);
+
+	free(buf);
+	return fd;
+}
+
+/* Fill FDS from the option each fd number in ARGS follows; returns the
+ * highest slot + 1. */
+static int fill_slots(const char *dir, char **args, char **binds, size_t n_binds,
+                      const char *init, int *fds)
+{
+	size_t bi = 0;
+	int top = 3, null_w = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (null_w < 0)
+		die("cannot open", "/dev/null");
+	for (size_t i = 0; args[i]; i++) {
+		const char *a = args[i];
+		int k = -1;
+
+		if (strncmp(a, "/proc/self/fd/", 14) == 0) {
+			k = slot_of(a + 14);
+			if ((fds[k] = open(init, O_PATH | O_CLOEXEC)) < 0)
+				die("cannot open the init", init);
+		} else if (!args[i + 1]) {
+			break;
+		} else if (!strcmp(a, "--json-status-fd") || !strcmp(a, "--error-fd")) {
+			fds[k = slot_of(args[++i])] = null_w;
+		} else if (!strcmp(a, "--stderr-fd")) {
+			fds[k = slot_of(args[++i])] = 2;
+		} else if (!strcmp(a, "--ro-bind-fd") || !strcmp(a, "--bind-fd")) {
+			k = slot_of(args[++i]);
+			if (bi >= n_binds || (fds[k] = open(binds[bi], O_PATH | O_CLOEXEC)) < 0)
+				die("cannot open the bind source", bi < n_binds ? binds[bi] : "(missing)");
+			bi++;
+		} else if (!strcmp(a, "--ro-bind-data") && args[i + 2]) {
+			k = slot_of(args[++i]);
+			fds[k] = data_fd(dir, args[i + 1]);
+		} else if (!strcmp(a, "--seccomp-fd")) {
+			fds[k = slot_of(args[++i])] = file_fd(dir, "seccomp.bpf");
+		} else if (!strcmp(a, "--env-fd")) {
+			fds[k = slot_of(args[++i])] = file_fd(dir, "env");
+		}
+		if (k >= top)
+			top = k + 1;
+	}
+	for (int k = 3; k < top; k++)
+		if (fds[k] < 0) {
+			fprintf(stderr, "bwrap-argv: the argv needs fd %d, which follows no option "
+			        "this launcher knows\n", k);
+			exit(125);
+		}
+	return top;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n_args, n_binds, n_env, len;
 	char *dir, *buf, **args, **binds, **env, *init;
-	int fds[MAX_SLOTS], n, null_r, null_w;
+	int fds[MAX_SLOTS], n, null_r;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: bwrap-argv DIR [CMD ARG...]\n");
@@ -136,9 +228,9 @@ int main(int argc, char **argv)
 	env = split(buf, len, 0, &n_env);
 	init = slurp(dir, "init", NULL);
 	init[strcspn(init, "\n")] = '\0';
-	if (n_args < 2 || strcmp(args[n_args - 2], "--") != 0 || SLOT_FIRST_BIND + n_binds > MAX_SLOTS) {
+	if (n_args < 2 || strcmp(args[n_args - 2], "--") != 0) {
 		errno = EINVAL;
-		die("malformed", "argv or binds");
+		die("malformed", "argv");
 	}
 	if (argc > 2) {   /* replace the trailing "true" */
 		n_args--;
@@ -146,28 +238,14 @@ int main(int argc, char **argv)
 			args[n_args++] = argv[i];
 		args[n_args] = NULL;
 	}
-	null_r = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	null_w = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null_r < 0 || null_w < 0)
+	for (int i = 0; i < MAX_SLOTS; i++)
+		fds[i] = -1;
+	if ((null_r = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
 		die("cannot open", "/dev/null");
 	fds[0] = null_r;
 	fds[1] = 1;
 	fds[2] = 2;
-	fds[SLOT_STATUS] = null_w;
-	fds[SLOT_CMD_STDERR] = 2;
-	fds[SLOT_INIT_ERR] = null_w;
-	if ((fds[SLOT_INIT_EXE] = open(init, O_PATH | O_CLOEXEC)) < 0)
-		die("cannot open the init", init);
-	buf = slurp(dir, "seccomp.bpf", &len);
-	fds[SLOT_SECCOMP] = sealed_memfd("osb-seccomp", buf, len);
-	buf = slurp(dir, "passwd", &len);
-	fds[SLOT_PASSWD] = sealed_memfd("osb-passwd", buf, len);
-	buf = slurp(dir, "group", &len);
-	fds[SLOT_GROUP] = sealed_memfd("osb-group", buf, len);
-	n = SLOT_FIRST_BIND;
-	for (size_t i = 0; i < n_binds; i++, n++)
-		if ((fds[n] = open(binds[i], O_PATH | O_CLOEXEC)) < 0)
-			die("cannot open the bind source", binds[i]);
+	n = fill_slots(dir, args, binds, n_binds, init, fds);
 	install(fds, n);
 	execve(args[0], args, env);
 	die("cannot exec", args[0]);

@@ -112,11 +112,18 @@ stage() {
 	cp "$SRC"/policy/*.policy "$STAGE/policy/"
 	printf 'osb-policy 1\ninclude strict\nseccomp none\n' >"$STAGE/policy/nofilter.policy"
 	cp "$B/bench/sysloop" "$STAGE/ws/"
+	# A git checkout's shape: strict's read-only rules for .git/hooks and
+	# .git/config then bind paths that exist, which bare bwrap needs.
+	mkdir -p "$STAGE/ws/.git/hooks"
+	: >"$STAGE/ws/.git/config"
 	# The command itself, not libtool's wrapper script around it (whose
 	# shell would be timed too), loading the library it was built with.
 	"$SRC/tools/stage-cli.sh" "$B" "$STAGE" || die "staging the command failed"
 	OSB=$STAGE/bin/osb-isolate
 	chmod -R a+rX "$STAGE"
+	# A root caller's sandbox runs as host ids allocated for it, which own
+	# nothing: the workspace is writable for them as for everyone.
+	chmod 1777 "$STAGE/ws"
 	export OSB_ISOLATE_INIT=$B/helper/osb-isolate-init OSB_ISOLATE_POLICY_DIR=$STAGE/policy
 	unset OSB_ISOLATE_BWRAP
 	cd "$STAGE/ws"
@@ -136,8 +143,6 @@ prepare_bare() {
 	local d=$STAGE/bare
 	"$OSB" explain --json --host strict >"$d/explain.json"
 	"$OSB" run -- env -0 >"$d/sandbox-env"
-	"$OSB" run -- cat /etc/passwd >"$d/passwd"
-	"$OSB" run -- cat /etc/group >"$d/group"
 	"$B/bench/api-bench" filter strict "$d/seccomp.bpf"
 	printf '%s\n' "$OSB_ISOLATE_INIT" >"$d/init"
 	python3 - "$d" <<'EOF'
@@ -150,7 +155,16 @@ open(d + "/argv", "wb").write(nul(h["bwrap_argv"]))
 open(d + "/binds", "wb").write(nul(b["source"] for b in h["binds"]))
 seen = dict(e.split("=", 1) for e in open(d + "/sandbox-env", "rb").read().decode().split("\0") if e)
 open(d + "/env", "wb").write(nul("%s=%s" % (n, seen[n]) for n in h["environment"]))
+a = h["bwrap_argv"]
+open(d + "/data-dests", "w").write("".join(a[i + 2] + "\n" for i in range(len(a) - 2)
+                                           if a[i] == "--ro-bind-data"))
 EOF
+	# Each synthesized file as the sandbox sees it (passwd, group, hosts...).
+	mkdir -p "$d/data"
+	local dest
+	while IFS= read -r dest; do
+		"$OSB" run -- cat "$dest" >"$d/data/$(printf '%s' "${dest#/}" | tr / _)"
+	done <"$d/data-dests"
 	local want got
 	want=$("$OSB" run -- id)
 	got=$("$B/bench/bwrap-argv" "$d" id) || die "bare bwrap with the strict argv fails"
