@@ -36,7 +36,7 @@
 # is counted as skipped, never as passed (README, "Skipped tests").
 # OSB_REQUIRE=FEATURE,... turns such a skip into a failure. After the deps
 # gate the tools it installs are required: OSB_REQUIRE gains go, go-race,
-# mandoc, python3-jsonschema, curl and openssl.
+# mandoc, python3-jsonschema, curl, openssl and pip.
 #
 # Environment:
 #   OSB_GATES      gates to run (default: all), e.g. OSB_GATES="lint fuzz"
@@ -175,7 +175,7 @@ g_deps() {
 	tools/install-deps.sh || return 1
 	# What install-deps.sh installs must be there from now on: a test that
 	# would skip for want of it fails instead.
-	OSB_REQUIRE=${OSB_REQUIRE:+$OSB_REQUIRE,}go,go-race,mandoc,python3-jsonschema,curl,openssl
+	OSB_REQUIRE=${OSB_REQUIRE:+$OSB_REQUIRE,}go,go-race,mandoc,python3-jsonschema,curl,openssl,pip
 	export OSB_REQUIRE
 	autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; return 1; }
 	# An in-tree configure would make every out-of-tree one below fail.

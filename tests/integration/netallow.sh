@@ -12,7 +12,11 @@
 # address and loop.test (an allowed name resolving to loopback) are refused
 # with 403 and listed in the result's network.refused, exactly; a direct
 # connection bypassing the proxy fails; the proxy runs as no root id; it is
-# gone after the run, and after its caller is killed with SIGKILL.
+# gone after the run, and after its caller is killed with SIGKILL. The
+# servers also hold a package index and an npm registry built here: pip
+# download and npm pack (where npm is installed) fetch from allowed.test
+# into the workspace, in a run and in a session, and are refused
+# forbidden.test, listed in the result.
 #
 # Run by `make check` as root: root in both identity modes, then the
 # unprivileged test user. Not root: skipped (ip netns needs root).
@@ -46,6 +50,51 @@ if [ -z "${NETALLOW_STAGE:-}" ]; then
 		ip -n "$R" addr add 198.51.100.2/24 dev osbna-b &&
 		ip -n "$R" addr add 198.51.100.3/24 dev osbna-b && ip -n "$R" link set osbna-b up ||
 		die "cannot set up the veth pair"
+	# A package index (PEP 503 "simple" pages) and an npm registry document,
+	# each with one package built here, offline: osbprobe 1.0 as a wheel
+	# (METADATA, WHEEL and a RECORD of sha256 digests, as pip checks them)
+	# and osbprobe 1.0.0 as an npm tarball (package/package.json) whose
+	# sha512 integrity the registry document states. Both are the same bytes
+	# on every server (fixed times). Prints the sha256 of the wheel and of
+	# the tarball.
+	pkg_registry() { # directory base-URL
+		python3 - "$1" "$2" <<-'EOF'
+		import base64, gzip, hashlib, io, json, os, sys, tarfile, zipfile
+		root, base = sys.argv[1], sys.argv[2]
+		def digest(d): return base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode()
+		info = "osbprobe-1.0.dist-info/"
+		files = {"osbprobe/__init__.py": b"MARKER = 'osb-pip'\n",
+		         info + "METADATA": b"Metadata-Version: 2.1\nName: osbprobe\nVersion: 1.0\n",
+		         info + "WHEEL": b"Wheel-Version: 1.0\nGenerator: netallow.sh\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+		record = "".join("%s,sha256=%s,%d\n" % (n, digest(d), len(d)) for n, d in files.items())
+		files[info + "RECORD"] = (record + info + "RECORD,,\n").encode()
+		buf = io.BytesIO()
+		with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+		    for n, d in files.items():
+		        z.writestr(zipfile.ZipInfo(n, (2020, 1, 1, 0, 0, 0)), d)
+		whl, wheel = "osbprobe-1.0-py3-none-any.whl", buf.getvalue()
+		os.makedirs(root + "/simple/osbprobe")
+		open(root + "/" + whl, "wb").write(wheel)
+		open(root + "/simple/osbprobe/index.html", "w").write(
+		    '<!DOCTYPE html><html><body><a href="../../%s#sha256=%s">%s</a></body></html>\n'
+		    % (whl, hashlib.sha256(wheel).hexdigest(), whl))
+		buf = io.BytesIO()
+		with tarfile.open(fileobj=buf, mode="w") as t:
+		    for n, d in {"package/package.json": b'{"name": "osbprobe", "version": "1.0.0"}\n',
+		                 "package/index.js": b"module.exports = 'osb-npm';\n"}.items():
+		        i = tarfile.TarInfo(n)
+		        i.size, i.mtime, i.mode = len(d), 1577836800, 0o644
+		        t.addfile(i, io.BytesIO(d))
+		tgz = gzip.compress(buf.getvalue(), mtime=0)
+		open(root + "/osbprobe-1.0.0.tgz", "wb").write(tgz)
+		dist = {"tarball": base + "/osbprobe-1.0.0.tgz", "shasum": hashlib.sha1(tgz).hexdigest(),
+		        "integrity": "sha512-" + base64.b64encode(hashlib.sha512(tgz).digest()).decode()}
+		json.dump({"name": "osbprobe", "dist-tags": {"latest": "1.0.0"},
+		           "versions": {"1.0.0": {"name": "osbprobe", "version": "1.0.0", "dist": dist}}},
+		          open(root + "/osbprobe", "w"))
+		print(hashlib.sha256(wheel).hexdigest(), hashlib.sha256(tgz).hexdigest())
+		EOF
+	}
 	srv() { # netns address port marker
 		local d="$stage/srv-$2-$3"
 		mkdir -p "$d" && printf '%s\n' "$4" >"$d/marker" && chmod -R a+rX "$d"
@@ -54,6 +103,10 @@ if [ -z "${NETALLOW_STAGE:-}" ]; then
 	}
 	srv "$R" 198.51.100.2 8080 allowed-marker
 	srv "$R" 198.51.100.3 8080 forbidden-marker
+	pkg_registry "$stage/srv-198.51.100.2-8080" http://allowed.test:8080 >"$stage/pkg-sums" &&
+		pkg_registry "$stage/srv-198.51.100.3-8080" http://forbidden.test:8080 >/dev/null &&
+		chmod -R a+rX "$stage/srv-198.51.100.2-8080" "$stage/srv-198.51.100.3-8080" ||
+		die "cannot build the package index and registry"
 	srv "$H" 127.0.0.1 8090 host-loopback-secret
 	# HTTPS: a self-signed certificate made here, offline (openssl).
 	if test_have openssl probe_cmd openssl openssl; then
@@ -61,6 +114,8 @@ if [ -z "${NETALLOW_STAGE:-}" ]; then
 			-addext subjectAltName=DNS:allowed.test -keyout "$stage/key.pem" \
 			-out "$stage/cert.pem" >/dev/null 2>&1 || die "openssl cannot make a certificate"
 		mkdir -p "$stage/srv-tls" && printf 'tls-marker\n' >"$stage/srv-tls/marker"
+		pkg_registry "$stage/srv-tls" https://allowed.test:8443 >/dev/null &&
+			chmod -R a+rX "$stage/srv-tls" "$stage/cert.pem" || die "cannot build the HTTPS package index"
 		(cd "$stage/srv-tls" && exec ip netns exec "$R" python3 -c '
 import http.server, ssl, sys
 s = http.server.HTTPServer(("198.51.100.2", 8443), http.server.SimpleHTTPRequestHandler)
@@ -89,7 +144,7 @@ s.serve_forever()' "$stage/cert.pem" "$stage/key.pem") >/dev/null 2>&1 &
 		local pre=()
 		[ "$1" = user ] && pre=(setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --)
 		(cd / && ip netns exec "$H" "${pre[@]}" env -i PATH=/usr/bin:/bin \
-			OSB_REQUIRE="${OSB_REQUIRE:-}" NETALLOW_STAGE="$stage" HTTPS_SERVER="${HTTPS_SERVER:-}" bash "$stage/netallow.sh") || rc=1
+			OSB_REQUIRE="${OSB_REQUIRE:-}" OSB_TEST_HIDE="${OSB_TEST_HIDE:-}" NETALLOW_STAGE="$stage" HTTPS_SERVER="${HTTPS_SERVER:-}" bash "$stage/netallow.sh") || rc=1
 	}
 	run_as root
 	ensure_test_user
@@ -211,6 +266,152 @@ print(n["allowed"], " ".join("%s:%d:%d" % (r["host"], r["port"], r["count"]) for
 	expect_eq "$1: no proxy is left after session stop" "" "$(proxies)"
 }
 
+# ---- package managers through the proxy --------------------------------------------
+# pip download from the index allowed.test serves and npm pack from its
+# registry (the packages the outer stage built) land their file in the
+# workspace, byte for byte what the server holds, and the proxy's log names
+# allowed.test for each request they made: they went through the proxy
+# (a direct connection fails, above). The same commands against
+# forbidden.test, which serves the same packages, fail, and the result
+# lists the refusal with its count. Over HTTPS (CONNECT, TLS end to end,
+# where openssl made the server's certificate) the allowed fetches succeed
+# too, given that certificate. pip is given --trusted-host for a plain-HTTP
+# index, which it ignores otherwise; npm gets a cache in the sandbox's /tmp
+# and no update check (which would ask registry.npmjs.org). Neither retries,
+# so that a proxy that fails them fails the case in seconds, not minutes.
+
+read -r WHEEL_SHA TGZ_SHA <"$S/pkg-sums" || die "no package digests in $S/pkg-sums"
+
+pkg_policy() { # identity
+	printf 'osb-policy 1\ninclude %s/strict.policy\nenv set HOME=/tmp\nidentity %s\n%s\n' \
+		"$OSB_ISOLATE_POLICY_DIR" "$1" 'network allow allowed.test:8080 allowed.test:8443' >"$T/$1-pkg.policy"
+	chmod 644 "$T/$1-pkg.policy"
+	echo "$T/$1-pkg.policy"
+}
+
+# A new workspace the sandbox's ids can write: a root caller's sandbox runs
+# as allocated ids of no account.
+pkg_ws() {
+	local ws
+	ws=$(mktemp -d "$T/ws.XXXXXX") || die "mktemp failed"
+	if [ "$(id -u)" -eq 0 ]; then chmod 1777 "$ws"; else chmod 755 "$ws"; fi
+	echo "$ws"
+}
+
+# npm where strict.policy's view has it (/usr) and it runs.
+probe_npm() {
+	local p
+	WHY="npm is not installed (apt-get install npm; tools/install-deps.sh does not install it)"
+	p=$(command -v npm) || return 1
+	WHY="npm is $p, outside /usr, the only program directory strict.policy binds"
+	case $(readlink -f "$p") in /usr/*) ;; *) return 1 ;; esac
+	WHY="npm --version fails"
+	HOME=$T npm --version
+}
+
+# TOOL_argv URL DIR: ARGV, the command fetching osbprobe from the server at
+# URL (http://HOST:PORT, or https:// trusting DIR/ca.pem) into DIR; FILE,
+# the name of what it writes there; SHA, that file's digest.
+pip_argv() {
+	local trust=(--trusted-host "${1#http://}")
+	[[ $1 == https://* ]] && trust=(--cert "$2/ca.pem")
+	ARGV=(/usr/bin/python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check
+		--retries 0 "${trust[@]}" --index-url "$1/simple/" osbprobe -d "$2")
+	FILE=osbprobe-1.0-py3-none-any.whl SHA=$WHEEL_SHA
+}
+npm_argv() {
+	local trust=()
+	[[ $1 == https://* ]] && trust=(npm_config_cafile="$2/ca.pem")
+	ARGV=(env npm_config_cache=/tmp/npm-cache npm_config_update_notifier=false npm_config_fetch_retries=0 "${trust[@]}"
+		npm pack osbprobe --registry "$1/" --pack-destination "$2")
+	FILE=osbprobe-1.0.0.tgz SHA=$TGZ_SHA
+}
+
+# The network member of a JSON result on stdin, one line: how many
+# connections the proxy allowed, each refused HOST:PORT:COUNT, and each
+# distinct METHOD HOST:PORT it let through.
+net_line() {
+	python3 -c 'import json,sys; n=json.load(sys.stdin)["network"]
+print("allowed=%d refused=%s via=%s" % (n["allowed"],
+      ",".join("%s:%d:%d" % (r["host"], r["port"], r["count"]) for r in n["refused"]),
+      ",".join(sorted({"%s %s:%d" % (c["method"], c["host"], c["port"]) for c in n["connections"] if c["action"] == "allowed"}))))'
+}
+
+file_sha() { if [ -f "$1" ]; then sha256sum "$1" | cut -d' ' -f1; else echo "no $1"; fi; }
+
+# Connections each tool makes for one package: pip the project page and
+# the wheel; npm the registry document twice (the second a revalidation)
+# and the tarball (each server closes after one response).
+pkg_requests() { case $1 in pip) echo 2 ;; npm) echo 3 ;; esac; }
+
+# The servers a case fetches from: plain HTTP, and HTTPS where openssl made
+# its certificate.
+pkg_urls() {
+	echo http://allowed.test:8080
+	[ -n "${HTTPS_SERVER:-}" ] && echo https://allowed.test:8443
+}
+
+# pkg_fetch LABEL TOOL URL DIR CMD...: TOOL fetching from the allowed URL into
+# DIR with CMD... (run or session exec) succeeds, through the proxy.
+pkg_fetch() {
+	local label=$1 t=$2 url=$3 dir=$4 json via
+	shift 4
+	"${t}_argv" "$url" "$dir"
+	[[ $url == https://* ]] && install -m 644 "$S/cert.pem" "$dir/ca.pem"
+	json=$(cd / && "$@" "${ARGV[@]}" 2>/dev/null)
+	expect_eq "$label: $t from $url exits 0 and writes its file to the workspace, byte for byte" \
+		"0 $SHA" "$(jfield status <<<"$json") $(file_sha "$dir/$FILE")"
+	via="GET allowed.test:8080"
+	[[ $url == https://* ]] && via="CONNECT allowed.test:8443"
+	expect_eq "$label: $t from $url went through the proxy, to allowed.test only" \
+		"allowed=$(pkg_requests "$t") refused= via=$via" "$(net_line <<<"$json")"
+}
+
+# pkg_refused LABEL TOOL DIR CMD...: TOOL fetching from forbidden.test (which
+# serves the same package) fails, writes nothing, and the refusal is listed.
+pkg_refused() {
+	local label=$1 t=$2 dir=$3 json
+	shift 3
+	"${t}_argv" http://forbidden.test:8080 "$dir"
+	json=$(cd / && "$@" "${ARGV[@]}" 2>/dev/null)
+	expect_eq "$label: $t from forbidden.test fails, writes nothing, and the result lists the refusal" \
+		"1 0 allowed=0 refused=forbidden.test:8080:1 via=" \
+		"$(jfield status <<<"$json") $(ls -A "$dir" | wc -l) $(net_line <<<"$json")"
+}
+
+pkg_run_case() { # identity tool
+	local pol ws m=$1 t=$2 url
+	pol=$(pkg_policy "$m")
+	for url in $(pkg_urls); do
+		ws=$(pkg_ws)
+		pkg_fetch "$m: run" "$t" "$url" "$ws" "$OSB" run --json -p "$pol" -w "$ws" --
+	done
+	ws=$(pkg_ws)
+	pkg_refused "$m: run" "$t" "$ws" "$OSB" run --json -p "$pol" -w "$ws" --
+	expect_eq "$m: no proxy is left after the $t runs" "" "$(proxies)"
+}
+
+pkg_session_case() { # identity tools...
+	local pol ws m=$1 t url d name=nap$$-$1 out rc
+	shift
+	pol=$(pkg_policy "$m")
+	ws=$(pkg_ws)
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$ws" 2>&1); rc=$?
+	expect_eq "$m: package session start" "0:$name" "$rc:$out"
+	for t in "$@"; do
+		for url in $(pkg_urls); do
+			d=$ws/$t-${url%%:*}
+			mkdir -m 1777 "$d"
+			pkg_fetch "$m: session" "$t" "$url" "$d" "$OSB" session exec "$name" --json --
+		done
+		mkdir -m 1777 "$ws/$t-forbidden"
+		pkg_refused "$m: session" "$t" "$ws/$t-forbidden" "$OSB" session exec "$name" --json --
+	done
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	for t in $(seq 50); do [ -z "$(proxies)" ] && break; sleep 0.1; done
+	expect_eq "$m: no proxy is left after the package session stops" "" "$(proxies)"
+}
+
 # ---- the proxy's start and end: never silent --------------------------------------
 # A proxy that cannot start (a net-hosts file it refuses, a program missing,
 # not executable, failing or crashing at start, or never ready) fails the
@@ -313,6 +514,9 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	modes="userns"
 fi
+tools=
+test_have pip probe_python_module pip python3-pip && tools+=" pip"
+test_have npm probe_npm && tools+=" npm"
 for m in $modes; do
 	if [ "$m" = userns ] && ! test_have userns probe_userns; then continue; fi
 	startup_cases "$m"
@@ -320,5 +524,7 @@ for m in $modes; do
 	cases "$m"
 	lifecycle "$m"
 	session_case "$m"
+	for t in $tools; do pkg_run_case "$m" "$t"; done
+	[ -n "$tools" ] && pkg_session_case "$m" $tools
 done
 finish_suite $((n - failures)) "$failures"
