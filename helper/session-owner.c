@@ -466,8 +466,26 @@ static void remove_cgroups(const struct owner *o)
 			nanosleep(&pause_10ms, NULL);
 }
 
+/* Has the caller's end of the life socket closed? The caller's death can
+ * itself end the sandbox (the broker's socket, pid 1's lifeline), so its
+ * EOF is already pending when bwrap's exit is seen, and may not have been
+ * read yet. */
+static bool life_gone(int life)
+{
+	struct pollfd p = { .fd = life, .events = POLLIN | POLLRDHUP };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) != 0;
+}
+
 __attribute__((noreturn)) static void finish(struct owner *o)
 {
+	/* Nobody else will remove what the sandbox held then. */
+	if (o->life >= 0 && life_gone(o->life)) {
+		close(o->life);
+		o->life = -1;
+		if (!o->detached)
+			o->cleanup = true;
+	}
 	for (int i = 0; i < o->n_links; i++)
 		send_msg(o->links[i], OWNER_ENDED, o->status, NULL, 0, NULL, 0);
 	if (o->life >= 0)
