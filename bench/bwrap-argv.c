@@ -131,24 +131,6 @@ static int slot_of(const char *arg)
 	return (int)v;
 }
 
-/* A sealed memfd with DIR/data/NAME (DEST without its leading '/', each
- * '/' as '_'). */
-static int data_fd(const char *dir, const char *dest)
-{
-	char name[256] = "data/";
-	size_t len, k = strlen(name);
-	char *buf;
-	int fd;
-
-	for (const char *p = dest + (*dest == '/'); *p && k < sizeof(name) - 1; p++)
-		name[k++] = *p == '/' ? '_' : *p;
-	name[k] = '\0';
-	buf = slurp(dir, name, &len);
-	fd = sealed_memfd(name, buf, len);
-	free(buf);
-	return fd;
-}
-
 /* A sealed memfd with DIR/NAME. */
 static int file_fd(const char *dir, const char *name)
 {
@@ -158,6 +140,19 @@ static int file_fd(const char *dir, const char *name)
 
 	free(buf);
 	return fd;
+}
+
+/* file_fd() of data/NAME, NAME being DEST without its leading '/' and
+ * each '/' as '_'. */
+static int data_fd(const char *dir, const char *dest)
+{
+	char name[256] = "data/";
+	size_t k = strlen(name);
+
+	for (const char *p = dest + (*dest == '/'); *p && k < sizeof(name) - 1; p++)
+		name[k++] = *p == '/' ? '_' : *p;
+	name[k] = '\0';
+	return file_fd(dir, name);
 }
 
 /* Fill FDS from the option each fd number in ARGS follows; returns the
