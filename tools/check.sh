@@ -79,6 +79,9 @@ gate() {
 	*) verdict=FAILED; rc=1; [ -s "$work/$name.counts" ] || echo "0 1 0" >"$work/$name.counts" ;;
 	esac
 	results+=("$(printf '%-11s %-7s %5ss  %s' "$name" "$verdict" $(( $(date +%s) - start )) "$detail")")
+	# Said at once too: a run stopped from outside (a CI time limit) still
+	# shows how far it got and what each gate took.
+	echo "======== gate $name: $verdict in $(( $(date +%s) - start ))s (total $(( $(date +%s) - t0 ))s)"
 	[ "$st" -eq 77 ] && return 0
 	return "$st"
 }
@@ -266,10 +269,11 @@ g_valgrind() {
 		(build build && make -j2 check TESTS= >/dev/null 2>&1) ||
 			{ echo "not run: the build failed" >"$work/valgrind.detail"; return 1; }
 	fi
-	out=$(tools/valgrind.sh "$work/build" 2>&1)
-	st=$?
-	printf '%s\n' "$out"
-	printf '%s\n' "$out" | tail -n1 | sed 's/^valgrind: //' >"$work/valgrind.detail"
+	# Streamed, one line per program as it ends: the slowest gate shows
+	# its progress.
+	tools/valgrind.sh "$work/build" 2>&1 | tee "$work/valgrind.log"
+	st=${PIPESTATUS[0]}
+	tail -n1 "$work/valgrind.log" | sed 's/^valgrind: //' >"$work/valgrind.detail"
 	return "$st"
 }
 
@@ -288,7 +292,7 @@ g_distcheck() {
 		[ -f "$work/build/Makefile" ] || build build ||
 			{ echo "not run: the build failed" >"$work/distcheck.detail"; exit 1; }
 		cd "$work/build" || exit 1
-		if make distcheck >distcheck.log 2>&1; then
+		if make -j2 distcheck >distcheck.log 2>&1; then
 			echo "make distcheck passed: $(grep -o 'osb-isolate-[0-9.]*\.tar\.gz' distcheck.log | head -n1)" >"$work/distcheck.detail"
 		else
 			tail -n 60 distcheck.log

@@ -522,12 +522,21 @@ static Suite *execd_state_suite(void)
 	tcase_add_test(tc, test_request_load_refuses_profiles_not_offered_and_paths);
 	tcase_add_test(tc, test_request_load_applies_the_configured_workspace_roots);
 	tcase_add_test(tc, test_policy_set_ids_changes_the_sandbox_ids_and_refuses_zero);
+	tcase_add_test(tc, test_osep_keys_read_as_the_native_ones);
+	tcase_add_test(tc, test_osep_keys_are_refused_as_the_native_ones_and_never_both);
+	suite_add_tcase(su, tc);
+
+	/* Cases that start sessions, and time them: left out under valgrind
+	 * (tools/valgrind.sh), whose slowness their clocks cannot tell from a
+	 * hang. */
+	tc = tcase_create("execd_state_sessions");
+	tcase_set_tags(tc, "sandbox");
+	tcase_add_checked_fixture(tc, setup_ws, teardown_ws);
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_identity_mode_of_policy_and_session);
 	tcase_add_test(tc, test_session_last_activity_follows_commands);
 	tcase_add_test(tc, test_session_idle_remaining_counts_down_and_stops_while_a_command_runs);
 	tcase_add_test(tc, test_session_end_reason_running_idle_destroyed_lost);
-	tcase_add_test(tc, test_osep_keys_read_as_the_native_ones);
-	tcase_add_test(tc, test_osep_keys_are_refused_as_the_native_ones_and_never_both);
 	suite_add_tcase(su, tc);
 	return su;
 }
