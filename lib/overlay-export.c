@@ -4,6 +4,13 @@
  * by libarchive (POSIX pax format, restricted: plain ustar headers unless a
  * name or a value needs a pax extension).
  *
+ * libarchive is loaded on the first export (dlopen, by the soname configure
+ * found), not with the library: it brings libxml2, ICU and libstdc++ with
+ * it, which every process that links the library (the command, a session's
+ * holder, a daemon) would otherwise load and bind at its start, to export
+ * nothing. A missing or broken libarchive fails the export with its own
+ * message, nothing written; nothing else needs it.
+ *
  * The archive is the change list of overlay-diff.c applied as a layer: each
  * added or modified entry as the session sees it (a regular file with its
  * bytes, a directory, a symbolic link with its target, a FIFO), and each
@@ -23,10 +30,61 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 #define WHITEOUT_PREFIX ".wh."
+
+/* ---- libarchive, loaded when first needed --------------------------------------- */
+
+#define ARC_FUNCS(X)                                                                      \
+	X(write_new) X(write_set_format_pax_restricted) X(write_open_fd) X(write_header)   \
+	X(write_data) X(write_close) X(write_free) X(error_string) X(entry_new)            \
+	X(entry_free) X(entry_clear) X(entry_set_pathname) X(entry_set_filetype)            \
+	X(entry_set_perm) X(entry_set_size) X(entry_set_uid) X(entry_set_gid)               \
+	X(entry_set_mtime) X(entry_set_hardlink) X(entry_set_symlink)
+
+/* Each pointer has the type of the function archive.h declares. */
+static struct {
+#define ARC_FIELD(f) __typeof__(&archive_##f)(f);
+	ARC_FUNCS(ARC_FIELD)
+#undef ARC_FIELD
+	__typeof__(&archive_errno) errno_of;    /* errno is a macro */
+} arc;
+static pthread_once_t arc_once = PTHREAD_ONCE_INIT;
+static char arc_why[256];     /* empty once loaded; else why not */
+
+static void arc_load(void)
+{
+	/* Never unloaded: its functions are used from any thread afterwards. */
+	void *h = dlopen(ARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	const char *e;
+
+	if (!h) {
+		e = dlerror();
+		snprintf(arc_why, sizeof(arc_why), "%s", e ? e : "dlopen failed");
+		return;
+	}
+#define ARC_SYM(f)                                                                        \
+	if (!arc_why[0] && !(*(void **)&arc.f = dlsym(h, "archive_" #f)))                  \
+		snprintf(arc_why, sizeof(arc_why), "%s has no archive_" #f, ARCHIVE_SONAME);
+	ARC_FUNCS(ARC_SYM)
+#undef ARC_SYM
+	if (!arc_why[0] && !(*(void **)&arc.errno_of = dlsym(h, "archive_errno")))
+		snprintf(arc_why, sizeof(arc_why), "%s has no archive_errno", ARCHIVE_SONAME);
+}
+
+static int arc_need(osb_error *err)
+{
+	(void)pthread_once(&arc_once, arc_load);
+	if (!arc_why[0])
+		return 0;
+	return osb_err_set(err, OSB_E_HOST, ELIBACC, "session", "overlay workspace: exporting "
+	                   "needs libarchive (%s), which could not be loaded: %s; install it "
+	                   "(Debian: libarchive13)", ARCHIVE_SONAME, arc_why);
+}
 
 static const char *base_name(const char *path)
 {
@@ -110,15 +168,15 @@ struct exporter {
 
 static int arc_fail(struct exporter *x, const char *path)
 {
-	const char *why = archive_error_string(x->a);
+	const char *why = arc.error_string(x->a);
 
-	return osb_err_set(x->err, OSB_E_IO, archive_errno(x->a), "session", "overlay workspace: "
+	return osb_err_set(x->err, OSB_E_IO, arc.errno_of(x->a), "session", "overlay workspace: "
 	                   "writing the archive (%s): %s", path, why ? why : "failed");
 }
 
 static int put_header(struct exporter *x, const char *path)
 {
-	return archive_write_header(x->a, x->e) == ARCHIVE_OK ? 0 : arc_fail(x, path);
+	return arc.write_header(x->a, x->e) == ARCHIVE_OK ? 0 : arc_fail(x, path);
 }
 
 /* The deletion of PATH: an empty ".wh.NAME" beside it. */
@@ -129,20 +187,20 @@ static int put_whiteout(struct exporter *x, const char *path)
 
 	if (asprintf(&name, "%.*s" WHITEOUT_PREFIX "%s", (int)(base - path), path, base) < 0)
 		return osb_err_set(x->err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
-	archive_entry_set_pathname(x->e, name);
-	archive_entry_set_filetype(x->e, AE_IFREG);
-	archive_entry_set_perm(x->e, 0644);
-	archive_entry_set_size(x->e, 0);
+	arc.entry_set_pathname(x->e, name);
+	arc.entry_set_filetype(x->e, AE_IFREG);
+	arc.entry_set_perm(x->e, 0644);
+	arc.entry_set_size(x->e, 0);
 	return put_header(x, name);
 }
 
 static void set_meta(struct exporter *x, const char *path, const osb_file_info *fi)
 {
-	archive_entry_set_pathname(x->e, path);
-	archive_entry_set_perm(x->e, fi->mode);
-	archive_entry_set_uid(x->e, fi->uid);
-	archive_entry_set_gid(x->e, fi->gid);
-	archive_entry_set_mtime(x->e, fi->mtime_sec, (long)fi->mtime_nsec);
+	arc.entry_set_pathname(x->e, path);
+	arc.entry_set_perm(x->e, fi->mode);
+	arc.entry_set_uid(x->e, fi->uid);
+	arc.entry_set_gid(x->e, fi->gid);
+	arc.entry_set_mtime(x->e, fi->mtime_sec, (long)fi->mtime_nsec);
 }
 
 static int copy_data(struct exporter *x, int fd, uint64_t size, const char *path)
@@ -159,7 +217,7 @@ static int copy_data(struct exporter *x, int fd, uint64_t size, const char *path
 			return osb_err_set(x->err, OSB_E_IO, n < 0 ? errno : ESTALE, "session",
 			                   "overlay workspace: %s: %s", path, n < 0 ? strerror(errno) :
 			                   "it shrank while it was exported");
-		if (archive_write_data(x->a, buf, (size_t)n) != n)
+		if (arc.write_data(x->a, buf, (size_t)n) != n)
 			return arc_fail(x, path);
 		done += (uint64_t)n;
 	}
@@ -175,10 +233,10 @@ static int put_regular(struct exporter *x, const osb_change *c, const osb_file_i
 	struct stat st;
 	int r;
 
-	archive_entry_set_filetype(x->e, AE_IFREG);
+	arc.entry_set_filetype(x->e, AE_IFREG);
 	if (k >= 0 && x->links.written[k]) {
-		archive_entry_set_hardlink(x->e, c->hardlink);
-		archive_entry_set_size(x->e, 0);
+		arc.entry_set_hardlink(x->e, c->hardlink);
+		arc.entry_set_size(x->e, 0);
 		return put_header(x, c->path);
 	}
 	if ((fd = osb_open_beneath(x->upper, c->path, O_RDONLY, 0, x->err)) < 0)
@@ -186,7 +244,7 @@ static int put_regular(struct exporter *x, const osb_change *c, const osb_file_i
 	if (fstat(fd, &st) != 0 || st.st_ino != fi->ino)
 		return osb_err_set(x->err, OSB_E_IO, ESTALE, "session", "overlay workspace: %s: "
 		                   "replaced while it was exported", c->path);
-	archive_entry_set_size(x->e, st.st_size);
+	arc.entry_set_size(x->e, st.st_size);
 	if ((r = put_header(x, c->path)) < 0 || (r = copy_data(x, fd, (uint64_t)st.st_size, c->path)) < 0)
 		return r;
 	if ((k = links_find(&x->links, c->path)) >= 0)
@@ -199,7 +257,7 @@ static int put_change(struct exporter *x, const osb_change *c)
 	osb_file_info fi;
 	int r;
 
-	archive_entry_clear(x->e);
+	arc.entry_clear(x->e);
 	if (c->kind == OSB_CHANGE_DELETED)
 		return put_whiteout(x, c->path);
 	if ((r = osb_lstat_beneath(x->upper, c->path, &fi, x->err)) < 0)
@@ -212,14 +270,14 @@ static int put_change(struct exporter *x, const osb_change *c)
 	case OSB_FILE_REGULAR:
 		return put_regular(x, c, &fi);
 	case OSB_FILE_DIRECTORY:
-		archive_entry_set_filetype(x->e, AE_IFDIR);
+		arc.entry_set_filetype(x->e, AE_IFDIR);
 		break;
 	case OSB_FILE_SYMLINK:
-		archive_entry_set_filetype(x->e, AE_IFLNK);
-		archive_entry_set_symlink(x->e, fi.link_target);
+		arc.entry_set_filetype(x->e, AE_IFLNK);
+		arc.entry_set_symlink(x->e, fi.link_target);
 		break;
 	default:
-		archive_entry_set_filetype(x->e, AE_IFIFO);
+		arc.entry_set_filetype(x->e, AE_IFIFO);
 		break;
 	}
 	return put_header(x, c->path);
@@ -229,12 +287,12 @@ static int export_all(struct exporter *x, const osb_diff *d, int fd)
 {
 	int r = 0;
 
-	if (archive_write_set_format_pax_restricted(x->a) != ARCHIVE_OK ||
-	    archive_write_open_fd(x->a, fd) != ARCHIVE_OK)
+	if (arc.write_set_format_pax_restricted(x->a) != ARCHIVE_OK ||
+	    arc.write_open_fd(x->a, fd) != ARCHIVE_OK)
 		return arc_fail(x, "open");
 	for (size_t i = 0; r == 0 && i < d->n; i++)
 		r = put_change(x, &d->v[i].c);
-	if (archive_write_close(x->a) != ARCHIVE_OK && r == 0)
+	if (arc.write_close(x->a) != ARCHIVE_OK && r == 0)
 		r = arc_fail(x, "close");
 	return r;
 }
@@ -246,17 +304,17 @@ int ovl_export(int upper_fd, const osb_diff *d, int fd, osb_error *err)
 
 	for (size_t i = 0; r == 0 && i < d->n; i++)
 		r = exportable(&d->v[i].c, err);
-	if (r < 0)
+	if (r < 0 || (r = arc_need(err)) < 0)
 		return r;
-	if (links_init(&x.links, d) < 0 || !(x.a = archive_write_new()) ||
-	    !(x.e = archive_entry_new()))
+	if (links_init(&x.links, d) < 0 || !(x.a = arc.write_new()) ||
+	    !(x.e = arc.entry_new()))
 		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 	else
 		r = export_all(&x, d, fd);
 	if (x.e)
-		archive_entry_free(x.e);
+		arc.entry_free(x.e);
 	if (x.a)
-		archive_write_free(x.a);
+		arc.write_free(x.a);
 	links_free(&x.links);
 	return r;
 }

@@ -19,7 +19,7 @@ which=${1:-all}
 jobs=$(nproc 2>/dev/null || echo 2)
 mapfile -t files < <(ls lib/*.c review/*.c helper/*.c | sort)
 defs=(-D_GNU_SOURCE '-DOSB_BWRAP_PATH=""' '-DOSB_POLICY_DIR="/usr/local/share/osb-isolate/policy"'
-      '-DOSB_INIT_PATH="/usr/local/libexec/osb-isolate/osb-isolate-init"')
+      '-DOSB_INIT_PATH="/usr/local/libexec/osb-isolate/osb-isolate-init"' '-DARCHIVE_SONAME="libarchive.so.13"')
 # shellcheck disable=SC2207
 deps=($(pkg-config --cflags libseccomp libcap mount json-c)) || { echo "lint: pkg-config failed (tools/install-deps.sh)"; exit 1; }
 rc=0

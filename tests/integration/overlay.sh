@@ -11,7 +11,9 @@
 # session has ended; the upper layer is bounded by its size; the result JSON
 # names the mode; a host without overlayfs (tests/integration/nooverlay.c, a
 # seccomp filter that fails fsopen with ENODEV) is refused with exit 125 and
-# the exact message, and nothing runs.
+# the exact message, and nothing runs. A session's holder maps libarchive
+# only once it writes an archive, and an unusable copy refuses the archive
+# alone.
 #
 # Run by `make check`: as root it stages the programs into /tmp and runs the
 # cases as root in both identity modes (userns and root, the sandbox pinned
@@ -584,12 +586,66 @@ commit_supported unavailable True True
 persist unavailable True True" "$out"
 }
 
+# libarchive is loaded by a session's holder for its first archive, not at
+# its start (it brings libxml2, ICU and libstdc++ into every process that
+# links the library); a copy the loader cannot use refuses the archive with
+# the loader's reason and nothing else: the session starts, runs and lists
+# its changes.
+holder_maps() { # session: "present" when its holder maps libarchive
+	local pid
+	pid=$("$OSB" session list --json | python3 -c 'import json,sys
+print([s["pid"] for s in json.load(sys.stdin) if s["id"] == sys.argv[1]][0])' "$1") || return 1
+	grep -q 'libarchive' "/proc/$pid/maps" && echo present || echo absent
+}
+
+archive_load_case() { # identity
+	local id=$1 name="ova$$-$1" pol out rc broken=$T/broken-lib soname
+	WHO="$ME, identity $id, libarchive on demand"
+	soname=$(PATH=$PATH:/usr/sbin:/sbin ldconfig -p | sed -n 's/^[[:space:]]*\(libarchive\.so\.[0-9]*\) .*/\1/p' | head -n1)
+	[ -n "$soname" ] || { flunk "libarchive's soname from ldconfig -p" "ldconfig -p lists no libarchive.so.N"; return; }
+	make_ws
+	pol=$(policy "arc-$id" "$id")
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1); rc=$?
+	expect_eq "session start" "0:$name" "$rc:$out"
+	"$OSB" session exec "$name" -- sh -c "$CHANGE" >/dev/null 2>&1
+	"$OSB" session diff "$name" >/dev/null 2>&1
+	expect_eq "the holder has not mapped libarchive after a start, a command and a diff" \
+		"absent" "$(holder_maps "$name" 2>&1)"
+	out=$("$OSB" session diff "$name" --tar "$T/arc.tar" 2>&1); rc=$?
+	expect_eq "session diff --tar loads it and writes the archive" "0:" "$rc:$out"
+	expect_eq "the holder maps libarchive once it has written an archive" \
+		"present" "$(holder_maps "$name" 2>&1)"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+
+	mkdir -p "$broken" && : >"$broken/$soname"
+	chmod -R a+rX "$broken"
+	make_ws
+	out=$(cd / && LD_LIBRARY_PATH=$broken "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1); rc=$?
+	expect_eq "session start with an unusable $soname on the library path" "0:$name" "$rc:$out"
+	out=$(LD_LIBRARY_PATH=$broken "$OSB" session exec "$name" -- sh -c "$CHANGE" 2>&1); rc=$?
+	expect_eq "...its commands run" "0:" "$rc:$out"
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "...it lists its changes" "0:$WANT_DIFF" "$rc:$out"
+	rm -f "$T/arc.tar"
+	out=$("$OSB" session diff "$name" --tar "$T/arc.tar" 2>&1); rc=$?
+	expect_eq "...the archive is refused with 125 and the loader's reason" \
+		"125:osb-isolate: session: overlay workspace: exporting needs libarchive ($soname), which could not be loaded: $broken/$soname: file too short; install it (Debian: libarchive13)" \
+		"$rc:$out"
+	expect_eq "...and leaves no file" "absent" "$([ -e "$T/arc.tar" ] && echo present || echo absent)"
+	out=$("$OSB" session exec "$name" -- true 2>&1); rc=$?
+	expect_eq "...the session still runs commands" "0:" "$rc:$out"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	rm -rf "$broken"
+}
+
 modes=(userns)
 [ "$(id -u)" -eq 0 ] && modes+=(root)
 for id in "${modes[@]}"; do
 	if test_have "overlay-$id" probe_overlay_mode "$id"; then
 		run_case "$id"
 		session_case "$id"
+		archive_load_case "$id"
 		[ "$(id -u)" -eq 0 ] && session_alloc_case "$id"
 		commit_case "$id"
 		discard_case "$id"
