@@ -782,8 +782,10 @@ int osb_session_fd(const osb_session *session);
  * names fds (osb_exec_set_stdout_fd/_stderr_fd), which the command then gets
  * itself. Returns 0, or a negative OSB_E_* code: OSB_E_SANDBOX with stage
  * "exec" and errno ENOENT/EACCES when the command cannot be executed (the
- * session stays usable), OSB_E_USAGE after osb_session_destroy or beyond the
- * maximum of concurrent commands. */
+ * session stays usable), OSB_E_SANDBOX with stage "netproxy" once the
+ * session's filtering proxy ("network allow") has ended (a command would
+ * have no network; start a new session), OSB_E_USAGE after
+ * osb_session_destroy or beyond the maximum of concurrent commands. */
 OSB_WARN_UNUSED int osb_session_spawn(osb_session *session, const osb_exec *exec,
                                       osb_proc **proc, osb_error *err);
 /* Convenience: spawn, stream output to the exec's stdout/stderr fds (if
@@ -808,7 +810,13 @@ typedef struct osb_status {
 	uint64_t duration_ms;   /* from start to exit */
 	uint64_t user_us, sys_us;   /* CPU time of the command and the children it waited for */
 	uint64_t max_rss_kib;
-	uint64_t reserved[8];
+	/* 1 when the session's filtering proxy ("network allow") had ended by
+	 * itself by the time this status was read: the command's connections
+	 * through it failed from then on, and the session refuses new commands
+	 * (osb_session_spawn). The fields above are the command's all the same. */
+	int proxy_died;
+	int reserved_int;
+	uint64_t reserved[7];
 } osb_status;
 
 /* The command's stdin (write end; -1 unless osb_exec_set_stdin_pipe),
@@ -831,7 +839,11 @@ int osb_proc_fd(const osb_proc *proc);
 int osb_proc_pid(const osb_proc *proc);
 /* Wait up to TIMEOUT_MS (-1: forever) for the command to finish. Returns 0
  * with *STATUS filled (again on later calls), 1 when it is still running,
- * -OSB_E_SANDBOX when the session ended before its status was known. */
+ * -OSB_E_SANDBOX when the session ended before its status was known. A
+ * session's filtering proxy that ended while the command ran (or before
+ * its status was read) is not an error here, so the command's status is
+ * never lost: STATUS->proxy_died says so, and osb_session_run reports it
+ * as an error (stage "netproxy"). */
 OSB_WARN_UNUSED int osb_proc_wait(osb_proc *proc, int timeout_ms, osb_status *status);
 /* Send SIG (1..64) to the command's process group. 0 also when it has
  * already finished; -OSB_E_USAGE for a bad signal. */

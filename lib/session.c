@@ -393,6 +393,19 @@ static bool sandbox_ended(osb_session *s)
 	return poll(&p, 1, 0) > 0;
 }
 
+/* Has the session's filtering proxy ended by itself? 0, or -OSB_E_SANDBOX
+ * with ERR filled (netproxy_check: stage "netproxy"). Once the sandbox has
+ * ended, the proxy's exit 0 is the end it is meant to have. */
+static int session_proxy_check(osb_session *s, osb_error *err)
+{
+	int r;
+
+	pthread_mutex_lock(&s->lock);
+	r = s->net.port ? netproxy_check(&s->net, s->destroyed || sandbox_ended(s), true, err) : 0;
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
 /* With the lock held: why SESSION cannot take a command, or 0. */
 static int session_usable(osb_session *s, osb_error *err)
 {
@@ -832,6 +845,10 @@ int osb_session_spawn(osb_session *s, const osb_exec *e, osb_proc **out, osb_err
 	if (!s || !e || !out)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
 		                   "osb_session_spawn needs a session, an exec and a proc pointer");
+	/* A command started without its proxy would have no network at all:
+	 * refused, as osb_session_run reports it. */
+	if ((r = session_proxy_check(s, err)) < 0)
+		return r;
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0)
 		return osb_err_set(err, OSB_E_IO, errno, "spawn", "/dev/null: %s", strerror(errno));
@@ -957,6 +974,8 @@ static int read_exit(osb_proc *pr)
 			.max_rss_kib = x.max_rss_kib,
 		};
 		pr->full = x.tmpfs_full;
+		/* Read once, with the status: later waits return the same. */
+		pr->st.proxy_died = session_proxy_check(pr->s, NULL) < 0;
 	} else {
 		pr->lost = true;   /* EOF or garbage: the broker is gone */
 	}
@@ -1249,11 +1268,8 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	c.sink[1] = e->stderr_fd;
 	net_from = netproxy_log_size(&s->net);
 	r = run_exec_limits(s, e, &c, res);
-	if (r == 0 && s->net.port) {
-		pthread_mutex_lock(&s->lock);
-		r = netproxy_check(&s->net, s->destroyed || sandbox_ended(s), true, &res->error);
-		pthread_mutex_unlock(&s->lock);
-	}
+	if (r == 0)
+		r = session_proxy_check(s, &res->error);
 	/* What the session's proxy decided while the command ran (result-net.c). */
 	if (s->net.port && result_set_network(res, &s->net, net_from) < 0 && r == 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");

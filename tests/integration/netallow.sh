@@ -32,7 +32,7 @@ if [ -z "${NETALLOW_STAGE:-}" ]; then
 	test_need curl probe_cmd curl curl
 	test_need python3 probe_cmd python3 python3
 	stage=$(stage_artifacts)
-	install -m 755 "$OSB_BUILDDIR/helper/osb-isolate-netproxy" "$stage/bin/"
+	install -m 755 "$OSB_BUILDDIR/helper/osb-isolate-netproxy" "$OSB_BUILDDIR/tests/integration/netspawn" "$stage/bin/"
 	install -m 755 "$OSB_SRCDIR/tests/integration/netallow.sh" "$stage/"
 	H=osbna-h-$$ R=osbna-r-$$
 	pids=()
@@ -509,6 +509,38 @@ death_case() { # identity
 	"$OSB" session stop "$name" >/dev/null 2>&1
 }
 
+# The same through the streaming API (netspawn.c): a command spawned while
+# the proxy runs reaches allowed.test; one spawned before the proxy is
+# killed, which fetches after, keeps its exit status and its status says
+# proxy_died (again on a second wait); the next spawn is refused, naming
+# the cause.
+spawn_case() { # identity
+	local pol m=$1 out p t rc
+	pol=$(policy "$1")
+	rm -f "$T/ns.in" "$T/ns.out"
+	mkfifo "$T/ns.in"
+	exec 7<>"$T/ns.in"
+	(cd / && exec "$S/bin/netspawn" "$pol" http://allowed.test:8080/marker) <"$T/ns.in" >"$T/ns.out" 2>&1 &
+	for t in $(seq 100); do grep -q '^spawned$' "$T/ns.out" && break; sleep 0.1; done
+	p=$(proxies)
+	kill -KILL $p 2>/dev/null
+	for t in $(seq 50); do [ -z "$(proxies)" ] && break; sleep 0.1; done
+	echo go >&7
+	exec 7>&-
+	wait $!; rc=$?
+	out=$(sed 's/curl=[1-9][0-9]*/curl=failed/' "$T/ns.out")
+	expect_eq "$m: spawn: a command reaches the allowed name while the proxy runs" \
+		"alive rc=0 exit=0 signal=0 proxy_died=0 out=200 curl=0" "$(grep '^alive ' <<<"$out")"
+	expect_eq "$m: spawn: a command the proxy died under keeps its exit status, and its status says so" \
+		"during rc=0 exit=7 signal=0 proxy_died=1 out=000 curl=failed" "$(grep '^during ' <<<"$out")"
+	expect_eq "$m: spawn: a second wait reports the same status" \
+		"again rc=0 exit=7 proxy_died=1" "$(grep '^again ' <<<"$out")"
+	expect_eq "$m: spawn: a command after the proxy died is refused, naming the cause" \
+		"0 after rc=-4103 code=4103 stage=netproxy message=the session's filtering proxy OSB_ISOLATE_NETPROXY=$PROXY was killed by signal 9 (SIGKILL) while the sandbox ran: connections through it failed from then on; start a new session" \
+		"$rc $(grep '^after ' <<<"$out")"
+	expect_eq "$m: spawn: no proxy is left after the session" "" "$(proxies)"
+}
+
 if [ "$(id -u)" -eq 0 ]; then
 	modes="userns root"
 else
@@ -521,6 +553,7 @@ for m in $modes; do
 	if [ "$m" = userns ] && ! test_have userns probe_userns; then continue; fi
 	startup_cases "$m"
 	death_case "$m"
+	spawn_case "$m"
 	cases "$m"
 	lifecycle "$m"
 	session_case "$m"

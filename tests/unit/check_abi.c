@@ -59,7 +59,8 @@ START_TEST(test_struct_sizes_and_offsets_are_fixed)
 	ck_assert_uint_eq(sizeof(osb_status), 112);
 	ck_assert_uint_eq(offsetof(osb_status, duration_ms), 16);
 	ck_assert_uint_eq(offsetof(osb_status, max_rss_kib), 40);
-	ck_assert_uint_eq(offsetof(osb_status, reserved), 48);
+	ck_assert_uint_eq(offsetof(osb_status, proxy_died), 48);
+	ck_assert_uint_eq(offsetof(osb_status, reserved), 56);
 }
 END_TEST
 
