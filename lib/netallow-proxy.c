@@ -77,20 +77,19 @@ static int proxy_argv(const osb_policy *p, const host_facts *h, bool hosts, strv
 	return 0;
 }
 
-/* A spawn error, said of the proxy (stage "netproxy"). */
-static int spawn_failed(const host_facts *h, const netproxy *np, int r, osb_error *err)
+/* A start that failed, said of the proxy (stage "netproxy"): the remedy
+ * only when the program itself could not be executed. */
+static int spawn_failed(const netproxy *np, const char *prog, const spawn_failure *f,
+                        osb_error *err)
 {
-	char prefix[PATH_MAX + 32], why[sizeof(err->message)];
-	const char *rest;
+	char what[1024];
 
-	if (!err)
-		return r;
-	snprintf(prefix, sizeof(prefix), "cannot start %s: ", h->netproxy);
-	rest = strncmp(err->message, prefix, strlen(prefix)) == 0 ? err->message + strlen(prefix)
-	                                                           : err->message;
-	snprintf(why, sizeof(why), "%s", rest);
-	return osb_err_set(err, err->code ? err->code : OSB_E_SPAWN, err->sys_errno, "netproxy",
-	                   "cannot start the filtering proxy %s: %s (%s)", np->name, why, remedy);
+	spawn_failure_text(f, prog, what, sizeof(what));
+	if (f->step == SPAWN_STEP_EXEC)
+		return osb_err_set(err, spawn_failure_code(f), f->sys_errno, "netproxy",
+		                   "cannot start the filtering proxy %s: %s (%s)", np->name, what, remedy);
+	return osb_err_set(err, spawn_failure_code(f), f->sys_errno, "netproxy",
+	                   "cannot start the filtering proxy %s: %s", np->name, what);
 }
 
 static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cred *cred,
@@ -98,6 +97,7 @@ static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cre
 {
 	_cleanup_close_ int devnull = open("/dev/null", O_RDWR | O_CLOEXEC), hosts = -1;
 	strv argv = { 0 };
+	spawn_failure f;
 	int r;
 
 	if (devnull < 0)
@@ -109,12 +109,12 @@ static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cre
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "netproxy", "out of memory");
 	}
 	/* Its own diagnostics go to the log too, where the result points. */
-	r = spawn_with_fds((const char *const *)argv.v, spawn_fixed_env,
-	                   (const int[]){ devnull, devnull, np->log_fd, ctl, np->log_fd,
-	                                  hosts >= 0 ? hosts : devnull, life },
-	                   7, NULL, cred, &np->pid, &np->pidfd, err);
+	r = spawn_start((const char *const *)argv.v, spawn_fixed_env,
+	                (const int[]){ devnull, devnull, np->log_fd, ctl, np->log_fd,
+	                               hosts >= 0 ? hosts : devnull, life },
+	                7, NULL, cred, &np->pid, &np->pidfd, &f);
 	strv_free(&argv);
-	return r < 0 ? spawn_failed(h, np, r, err) : 0;
+	return r < 0 ? spawn_failed(np, h->netproxy, &f, err) : 0;
 }
 
 /* The last line the proxy wrote that is not a decision (its diagnostics go

@@ -143,9 +143,6 @@ typedef struct child_args {
 	volatile int step;
 } child_args;
 
-enum { STEP_SIGNALS = 1, STEP_CGROUP, STEP_OOM, STEP_GROUP, STEP_GROUPS, STEP_GID, STEP_UID,
-       STEP_FDS, STEP_CLOSE, STEP_EXEC };
-
 /* Not instrumented by ASan: it runs on a stack ASan does not know and ends
  * in execve or _exit. */
 __attribute__((no_sanitize("address"), noinline))
@@ -169,16 +166,16 @@ static int sandbox_steps(child_args *a)
 
 	for (size_t i = 0; i < a->sb->n_cg_fds; i++)
 		if (syscall(SYS_write, a->sb->cg_fds[i], "0", 1) != 1)
-			return child_fail(a, STEP_CGROUP);
+			return child_fail(a, SPAWN_STEP_CGROUP);
 	if (!a->sb->oom_first)
 		return 0;
 	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return child_fail(a, STEP_OOM);
+		return child_fail(a, SPAWN_STEP_OOM);
 	w = syscall(SYS_write, (int)fd, adj, sizeof(adj) - 1);
 	syscall(SYS_close, (int)fd);
 	if (w != (long)sizeof(adj) - 1)
-		return child_fail(a, STEP_OOM);
+		return child_fail(a, SPAWN_STEP_OOM);
 	return 0;
 }
 
@@ -201,40 +198,40 @@ static int spawn_child(void *arg)
 	/* A helper leads a process group of its own, so that ending it at its
 	 * deadline (helper_kill) ends whatever it started as well. */
 	if (!a->sb && syscall(SYS_setpgid, 0, 0) != 0)
-		return child_fail(a, STEP_GROUP);
+		return child_fail(a, SPAWN_STEP_GROUP);
 	if (a->cred) {
 		/* Groups, then gid, then uid: each later step needs the privilege
 		 * the next one drops. */
 		if (syscall(SYS_setgroups, 0, NULL) != 0)
-			return child_fail(a, STEP_GROUPS);
+			return child_fail(a, SPAWN_STEP_GROUPS);
 		if (syscall(SYS_setresgid, a->cred->gid, a->cred->gid, a->cred->gid) != 0)
-			return child_fail(a, STEP_GID);
+			return child_fail(a, SPAWN_STEP_GID);
 		if (syscall(SYS_setresuid, a->cred->uid, a->cred->uid, a->cred->uid) != 0)
-			return child_fail(a, STEP_UID);
+			return child_fail(a, SPAWN_STEP_UID);
 	}
 	for (size_t i = 0; i < a->nfds; i++)
 		if (syscall(SYS_dup3, a->high[i], (int)i, 0) < 0)
-			return child_fail(a, STEP_FDS);
+			return child_fail(a, SPAWN_STEP_FDS);
 	if (syscall(SYS_close_range, (unsigned)a->nfds, ~0U, 0) != 0)
-		return child_fail(a, STEP_CLOSE);
+		return child_fail(a, SPAWN_STEP_CLOSE);
 	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, NULL, sizeof(empty)) != 0)
-		return child_fail(a, STEP_SIGNALS);
+		return child_fail(a, SPAWN_STEP_SIGNALS);
 	syscall(SYS_execve, a->path, a->argv, a->envp);
-	return child_fail(a, STEP_EXEC);
+	return child_fail(a, SPAWN_STEP_EXEC);
 }
 
 static const char *step_name(int step)
 {
 	switch (step) {
-	case STEP_SIGNALS: return "resetting signals";
-	case STEP_CGROUP: return "entering the sandbox's cgroup (cgroup.procs)";
-	case STEP_OOM: return "raising its oom_score_adj to 1000 (/proc/self/oom_score_adj)";
-	case STEP_GROUP: return "making a process group of its own";
-	case STEP_GROUPS: return "dropping supplementary groups";
-	case STEP_GID: return "switching to the sandbox's host gid";
-	case STEP_UID: return "switching to the sandbox's host uid";
-	case STEP_FDS: return "placing its fds";
-	case STEP_CLOSE: return "closing inherited fds (close_range, Linux 5.9)";
+	case SPAWN_STEP_SIGNALS: return "resetting signals";
+	case SPAWN_STEP_CGROUP: return "entering the sandbox's cgroup (cgroup.procs)";
+	case SPAWN_STEP_OOM: return "raising its oom_score_adj to 1000 (/proc/self/oom_score_adj)";
+	case SPAWN_STEP_GROUP: return "making a process group of its own";
+	case SPAWN_STEP_GROUPS: return "dropping supplementary groups";
+	case SPAWN_STEP_GID: return "switching to the sandbox's host gid";
+	case SPAWN_STEP_UID: return "switching to the sandbox's host uid";
+	case SPAWN_STEP_FDS: return "placing its fds";
+	case SPAWN_STEP_CLOSE: return "closing inherited fds (close_range, Linux 5.9)";
 	default: return "exec";
 	}
 }
@@ -273,9 +270,9 @@ static int userns_child(void *arg)
 	if (a->cred && (syscall(SYS_setgroups, 0, NULL) != 0 ||
 	                syscall(SYS_setresgid, a->cred->gid, a->cred->gid, a->cred->gid) != 0 ||
 	                syscall(SYS_setresuid, a->cred->uid, a->cred->uid, a->cred->uid) != 0))
-		return child_fail(a, STEP_UID);
+		return child_fail(a, SPAWN_STEP_UID);
 	if (syscall(SYS_unshare, CLONE_NEWUSER) != 0)
-		return child_fail(a, STEP_EXEC);
+		return child_fail(a, SPAWN_STEP_EXEC);
 	syscall(SYS_exit, 0);
 	return 0;
 }
@@ -293,9 +290,17 @@ int spawn_probe_userns(const spawn_cred *cred)
 	return a.step ? -(a.err ? a.err : EPERM) : 0;
 }
 
-int spawn_with_fds(const char *const *argv, const char *const *envp, const int *fds,
-                   size_t nfds, const spawn_sandbox *sb, const spawn_cred *cred, pid_t *pid,
-                   int *pidfd, osb_error *err)
+/* -1 with *F filled. */
+static int failed(spawn_failure *f, spawn_step step, int sys_errno)
+{
+	f->step = step;
+	f->sys_errno = sys_errno;
+	return -1;
+}
+
+int spawn_start(const char *const *argv, const char *const *envp, const int *fds, size_t nfds,
+                const spawn_sandbox *sb, const spawn_cred *cred, pid_t *pid, int *pidfd,
+                spawn_failure *f)
 {
 	static const char *const no_env[] = { NULL };
 	child_args a = {
@@ -306,29 +311,28 @@ int spawn_with_fds(const char *const *argv, const char *const *envp, const int *
 	size_t made = 0;
 	int r, ret = 0, status;
 
+	*f = (spawn_failure){ .fd = -1 };
 	if (!high)
-		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "spawn", "out of memory");
+		return failed(f, SPAWN_STEP_NOMEM, ENOMEM);
 	if (cred && (cred->uid == 0 || cred->gid == 0)) {
 		free(high);
-		return osb_err_set(err, OSB_E_INTERNAL, EINVAL, "spawn",
-		                   "refusing to start %s as host uid/gid 0", argv[0]);
+		return failed(f, SPAWN_STEP_ROOT_CRED, EINVAL);
 	}
 	/* Above every target, so that no dup3 onto a target clobbers a source
 	 * not yet placed. */
 	for (; made < nfds; made++) {
 		high[made] = fcntl(fds[made], F_DUPFD_CLOEXEC, (int)nfds);
 		if (high[made] < 0) {
-			ret = osb_err_set(err, OSB_E_SPAWN, errno, "spawn",
-			                  "cannot duplicate fd %d for slot %zu: %s", fds[made], made,
-			                  strerror(errno));
+			ret = failed(f, SPAWN_STEP_DUP, errno);
+			f->fd = fds[made];
+			f->slot = made;
 			goto out;
 		}
 	}
 	a.high = high;
 	r = clone_child(spawn_child, &a, pid, pidfd);
 	if (r < 0) {
-		ret = osb_err_set(err, OSB_E_SPAWN, -r, "spawn", "cannot start %s: clone: %s",
-		                  argv[0], strerror(-r));
+		ret = failed(f, SPAWN_STEP_CLONE, -r);
 		goto out;
 	}
 	if (a.step) {
@@ -336,21 +340,69 @@ int spawn_with_fds(const char *const *argv, const char *const *envp, const int *
 		pidfd_wait(*pidfd, &status);
 		close(*pidfd);
 		*pidfd = -1;
-		if (a.step == STEP_EXEC)
-			ret = osb_err_set(err, OSB_E_SPAWN, a.err, "spawn", "cannot start %s: %s",
-			                  argv[0], strerror(a.err));
-		else
-			ret = osb_err_set(err, a.step == STEP_UID || a.step == STEP_GID ||
-			                       a.step == STEP_CGROUP ? OSB_E_HOST : OSB_E_SPAWN,
-			                  a.err, a.step == STEP_CGROUP ? "cgroup" : "spawn",
-			                  "cannot start %s: %s failed: %s", argv[0], step_name(a.step),
-			                  strerror(a.err));
+		ret = failed(f, (spawn_step)a.step, a.err);
 	}
 out:
 	for (size_t i = 0; i < made; i++)
 		close(high[i]);
 	free(high);
 	return ret;
+}
+
+int spawn_failure_code(const spawn_failure *f)
+{
+	switch (f->step) {
+	case SPAWN_STEP_NOMEM: return OSB_E_NOMEM;
+	case SPAWN_STEP_ROOT_CRED: return OSB_E_INTERNAL;
+	case SPAWN_STEP_UID: case SPAWN_STEP_GID: case SPAWN_STEP_CGROUP: return OSB_E_HOST;
+	default: return OSB_E_SPAWN;
+	}
+}
+
+const char *spawn_failure_stage(const spawn_failure *f)
+{
+	return f->step == SPAWN_STEP_CGROUP ? "cgroup" : "spawn";
+}
+
+bool spawn_failure_whole(const spawn_failure *f)
+{
+	return f->step == SPAWN_STEP_NOMEM || f->step == SPAWN_STEP_ROOT_CRED ||
+	       f->step == SPAWN_STEP_DUP;
+}
+
+void spawn_failure_text(const spawn_failure *f, const char *prog, char *buf, size_t size)
+{
+	const char *why = strerror(f->sys_errno);
+
+	switch (f->step) {
+	case SPAWN_STEP_NOMEM: snprintf(buf, size, "out of memory"); break;
+	case SPAWN_STEP_ROOT_CRED:
+		snprintf(buf, size, "refusing to start %s as host uid/gid 0", prog);
+		break;
+	case SPAWN_STEP_DUP:
+		snprintf(buf, size, "cannot duplicate fd %d for slot %zu: %s", f->fd, f->slot, why);
+		break;
+	case SPAWN_STEP_CLONE: snprintf(buf, size, "clone: %s", why); break;
+	case SPAWN_STEP_EXEC: snprintf(buf, size, "%s", why); break;
+	default: snprintf(buf, size, "%s failed: %s", step_name(f->step), why); break;
+	}
+}
+
+int spawn_with_fds(const char *const *argv, const char *const *envp, const int *fds,
+                   size_t nfds, const spawn_sandbox *sb, const spawn_cred *cred, pid_t *pid,
+                   int *pidfd, osb_error *err)
+{
+	spawn_failure f;
+	char what[1024];
+
+	if (spawn_start(argv, envp, fds, nfds, sb, cred, pid, pidfd, &f) == 0)
+		return 0;
+	spawn_failure_text(&f, argv[0], what, sizeof(what));
+	if (spawn_failure_whole(&f))
+		return osb_err_set(err, spawn_failure_code(&f), f.sys_errno, spawn_failure_stage(&f),
+		                   "%s", what);
+	return osb_err_set(err, spawn_failure_code(&f), f.sys_errno, spawn_failure_stage(&f),
+	                   "cannot start %s: %s", argv[0], what);
 }
 
 /* Read RD into BUF (capacity *CAP, at most MAX bytes) until EOF or DEADLINE.

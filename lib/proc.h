@@ -35,6 +35,41 @@ typedef struct spawn_sandbox {
  * its --help, the init): nothing of the caller's or the command's. */
 extern const char *const spawn_fixed_env[];
 
+/* What a start failed at: in the caller, or in the child (in the order it
+ * takes them) before or at execve. */
+typedef enum spawn_step {
+	SPAWN_STEP_NONE = 0,
+	SPAWN_STEP_SIGNALS, SPAWN_STEP_CGROUP, SPAWN_STEP_OOM, SPAWN_STEP_GROUP,
+	SPAWN_STEP_GROUPS, SPAWN_STEP_GID, SPAWN_STEP_UID, SPAWN_STEP_FDS, SPAWN_STEP_CLOSE,
+	SPAWN_STEP_EXEC,        /* the program itself could not be executed */
+	SPAWN_STEP_NOMEM,       /* the caller's: out of memory */
+	SPAWN_STEP_ROOT_CRED,   /* the caller's: CRED names uid or gid 0 */
+	SPAWN_STEP_DUP,         /* the caller's: FDS[SLOT] could not be duplicated */
+	SPAWN_STEP_CLONE,
+} spawn_step;
+
+typedef struct spawn_failure {
+	spawn_step step;
+	int sys_errno;
+	int fd;                 /* SPAWN_STEP_DUP: the fd and its slot */
+	size_t slot;
+} spawn_failure;
+
+/* spawn_with_fds without a message: 0, or -1 with *F saying what failed,
+ * for a caller that words the failure itself. */
+int spawn_start(const char *const *argv, const char *const *envp, const int *fds, size_t nfds,
+                const spawn_sandbox *sb, const spawn_cred *cred, pid_t *pid, int *pidfd,
+                spawn_failure *f);
+/* F's OSB_E_* code, and its stage ("cgroup" or "spawn"). */
+int spawn_failure_code(const spawn_failure *f);
+const char *spawn_failure_stage(const spawn_failure *f);
+/* What failed in starting PROG, worded to follow "cannot start PROG: "
+ * ("clone: ERR", "ERR" for execve, "STEP failed: ERR"), or a whole
+ * sentence (out of memory, root ids, an fd not duplicated) when
+ * spawn_failure_whole says so. */
+void spawn_failure_text(const spawn_failure *f, const char *prog, char *buf, size_t size);
+bool spawn_failure_whole(const spawn_failure *f);
+
 /* Start ARGV[0] (an absolute path) with ENVP (NULL: an empty environment;
  * never the caller's). FDS[i] becomes fd i in the child for i < NFDS (every
  * slot must be a valid fd); nothing else is inherited; every signal has its

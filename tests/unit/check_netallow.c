@@ -10,16 +10,22 @@
  * link-local, private and the metadata address refused unless named), and
  * the policy's rules, hash and narrowing through the API and a request;
  * and the proxy's reading of a net-hosts file (helper/netproxy-conn.c),
- * whose refusal a launch quotes with its line.
+ * whose refusal a launch quotes with its line; and the messages of a proxy
+ * that cannot be started (lib/netallow-proxy.c), which name the step that
+ * failed once.
  */
 #include "policy.h"
 #include "policy-canon.h"
 #include "netallow.h"
 #include "netproxy-conn.h"
+#include "netallow-proxy.h"
 
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -407,6 +413,76 @@ START_TEST(test_request_network_allow_narrows_and_refuses_additions)
 }
 END_TEST
 
+/* ---- the proxy's start ----------------------------------------------------------- */
+
+#define REMEDY "reinstall osb-isolate, or name a working proxy with OSB_ISOLATE_NETPROXY " \
+               "or osb_set_program()"
+
+/* An executable script whose interpreter is missing: execve fails ENOENT. */
+static char *bad_interpreter(void)
+{
+	char *path = strdup("/tmp/osb-badinterp.XXXXXX");
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "#!/nonexistent/interp\n", 22), 22);
+	ck_assert_int_eq(fchmod(fd, 0755), 0);
+	close(fd);
+	return path;
+}
+
+/* netproxy_start with PROG as the proxy and CRED: its return code. */
+static int start_with(const char *prog, const spawn_cred *cred, osb_error *err)
+{
+	osb_policy *p = must_parse("osb-policy 1\nnetwork allow example.org:443\n");
+	host_facts h;
+	netproxy np;
+	int r;
+
+	memset(&h, 0, sizeof(h));
+	h.netproxy = (char *)prog;
+	r = netproxy_start(p, &h, cred, &np, err);
+	if (r == 0)
+		netproxy_free(&np);
+	osb_policy_free(p);
+	return r;
+}
+
+START_TEST(test_proxy_that_cannot_be_executed_is_named_with_the_remedy)
+{
+	char *prog = bad_interpreter(), want[1024];
+	osb_error err = { 0 };
+
+	ck_assert_int_eq(start_with(prog, NULL, &err), -OSB_E_SPAWN);
+	ck_assert_int_eq(err.code, OSB_E_SPAWN);
+	ck_assert_int_eq(err.sys_errno, ENOENT);
+	ck_assert_str_eq(err.stage, "netproxy");
+	snprintf(want, sizeof(want), "cannot start the filtering proxy %s: No such file or "
+	         "directory (" REMEDY ")", prog);
+	ck_assert_str_eq(err.message, want);
+	unlink(prog);
+	free(prog);
+}
+END_TEST
+
+/* A step other than the program's execve says what failed, without
+ * "reinstall": the program is not what is wrong. */
+START_TEST(test_proxy_refused_as_root_ids_names_the_refusal_only)
+{
+	char *prog = bad_interpreter(), want[1024];
+	osb_error err = { 0 };
+
+	ck_assert_int_eq(start_with(prog, &(spawn_cred){ 0, 0 }, &err), -OSB_E_INTERNAL);
+	ck_assert_int_eq(err.sys_errno, EINVAL);
+	ck_assert_str_eq(err.stage, "netproxy");
+	snprintf(want, sizeof(want), "cannot start the filtering proxy %s: refusing to start %s "
+	         "as host uid/gid 0", prog, prog);
+	ck_assert_str_eq(err.message, want);
+	unlink(prog);
+	free(prog);
+}
+END_TEST
+
 /* ---- the proxy's hosts file ----------------------------------------------------- */
 
 static void hosts_refused_as(const char *text, unsigned want_line, const char *want)
@@ -483,6 +559,10 @@ static Suite *netallow_suite(void)
 	tcase_add_test(t, test_network_allow_hash_ignores_order_case_and_repeats);
 	tcase_add_test(t, test_set_network_allow_only_narrows);
 	tcase_add_test(t, test_request_network_allow_narrows_and_refuses_additions);
+	suite_add_tcase(s, t);
+	t = tcase_create("start");
+	tcase_add_test(t, test_proxy_that_cannot_be_executed_is_named_with_the_remedy);
+	tcase_add_test(t, test_proxy_refused_as_root_ids_names_the_refusal_only);
 	suite_add_tcase(s, t);
 	t = tcase_create("hosts");
 	tcase_add_test(t, test_hosts_file_lines_map_each_name_to_its_address);
