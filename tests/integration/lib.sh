@@ -63,7 +63,12 @@ probe_root() {
 # holds; the check gate measures it in the plain build.
 probe_unsanitized() {
 	WHY="$1 is built with AddressSanitizer: its resident size counts the sanitizer's shadow memory and quarantine (measured in the plain build)"
-	! ldd "$1" 2>/dev/null | grep -q 'libasan\.so'
+	# The list is read whole first: under pipefail, grep -q leaving at the
+	# first match can end ldd with SIGPIPE, and the failed pipeline read as
+	# "not sanitized" (an ASan build's holder was then measured and failed).
+	local libs
+	libs=$(ldd "$1" 2>/dev/null)
+	[[ $libs != *libasan.so* ]]
 }
 
 # probe_cmd COMMAND PACKAGE
