@@ -3,7 +3,8 @@
 # Copyright The osb-isolate authors
 # check.sh — every quality gate, from a fresh clone. README's test command;
 # .ci/run runs exactly this (2 CPUs, 90 minutes for everything; this takes
-# about 25). Gates, in order:
+# about 45: 42 minutes on a loaded 2-CPU machine, 2026-12-02; each gate
+# prints its time as it ends). Gates, in order:
 #   deps        tools/install-deps.sh (apt packages, only if missing)
 #   check       out-of-tree build (--enable-werror), `make check`: unit
 #               tests (the leak and bad-input tests among them), init tests,
