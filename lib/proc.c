@@ -306,6 +306,7 @@ int spawn_with_fds(const char *const *argv, const char *const *envp, const int *
 	size_t made = 0;
 	int r, ret = 0, status;
 
+	*pidfd = -1;
 	if (!high)
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "spawn", "out of memory");
 	if (cred && (cred->uid == 0 || cred->gid == 0)) {
