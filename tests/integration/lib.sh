@@ -63,7 +63,12 @@ probe_root() {
 # holds; the check gate measures it in the plain build.
 probe_unsanitized() {
 	WHY="$1 is built with AddressSanitizer: its resident size counts the sanitizer's shadow memory and quarantine (measured in the plain build)"
-	! ldd "$1" 2>/dev/null | grep -q 'libasan\.so'
+	# The list is read whole first: under pipefail, grep -q leaving at the
+	# first match can end ldd with SIGPIPE, and the failed pipeline read as
+	# "not sanitized" (an ASan build's holder was then measured and failed).
+	local libs
+	libs=$(ldd "$1" 2>/dev/null)
+	[[ $libs != *libasan.so* ]]
 }
 
 # probe_cmd COMMAND PACKAGE
@@ -115,6 +120,42 @@ if abi < int(sys.argv[1]):
 probe_python_module() {
 	WHY="python3 cannot import $1 (apt-get install $2; tools/install-deps.sh installs it)"
 	python3 -c "import $1"
+}
+
+# ---- TAP lines, each with who ran it ----------------------------------------------
+# For suites that run the same cases as several callers and modes: WHO (set
+# by the suite, e.g. "root, identity userns, session") ends every line. The
+# counts n and failures feed finish_suite.
+n=0
+failures=0
+WHO=$(id -un)
+pass() { n=$((n + 1)); echo "ok $n - $1 [$WHO]"; }
+flunk() { # name detail...
+	n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1 [$WHO]"
+	shift
+	for l in "$@"; do printf '#   %s\n' "$l"; done
+}
+expect_eq() { # name want got
+	if [ "$2" == "$3" ]; then pass "$1"; else flunk "$1" "want: $(printf %q "$2")" "got:  $(printf %q "$3")"; fi
+}
+
+# run_staged_as_root_and_user SCRIPT VAR STAGE: run the staged copy of SCRIPT
+# (STAGE/SCRIPT) with VAR=STAGE in an empty environment from /, as the
+# current user and then, when that is root, as the unprivileged test user.
+# Returns 1 when either run failed.
+run_staged_as_root_and_user() {
+	local script=$1 var=$2 stage=$3 rc=0 who pre
+	for who in me user; do
+		pre=()
+		if [ "$who" = user ]; then
+			[ "$(id -u)" -eq 0 ] || continue
+			ensure_test_user
+			pre=(setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --)
+		fi
+		(cd / && "${pre[@]}" env -i PATH=/usr/bin:/bin OSB_REQUIRE="${OSB_REQUIRE:-}" \
+			"$var=$stage" bash "$stage/$script") || rc=1
+	done
+	return "$rc"
 }
 
 # ---- the closing line -----------------------------------------------------------

@@ -162,18 +162,6 @@ chmod 755 "$T"
 RUN=$(mktemp -d /tmp/nar.XXXXXX) || die "mktemp failed"
 export XDG_RUNTIME_DIR=$RUN
 trap 'rm -rf "$T" "$RUN"' EXIT
-n=0
-failures=0
-WHO=$(id -un)
-pass() { n=$((n + 1)); echo "ok $n - $1 [$WHO]"; }
-flunk() {
-	n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1 [$WHO]"
-	shift
-	for l in "$@"; do printf '#   %s\n' "$l"; done
-}
-expect_eq() { # name want got
-	if [ "$2" == "$3" ]; then pass "$1"; else flunk "$1" "want: $(printf %q "$2")" "got:  $(printf %q "$3")"; fi
-}
 
 policy() { # identity
 	printf 'osb-policy 1\ninclude %s/strict.policy\nworkspace none\nenv set HOME=/tmp\nidentity %s\n%s\n' \

@@ -35,19 +35,8 @@ if [ -z "${OVERLAY_STAGE:-}" ]; then
 	install -m 755 "$OSB_BUILDDIR/tests/integration/nooverlay" "$stage/bin/"
 	install -m 755 "$OSB_SRCDIR/tests/integration/overlay.sh" "$stage/"
 	install -m 644 "$OSB_SRCDIR/docs/changes.schema.json" "$OSB_SRCDIR/docs/commit.schema.json" "$stage/"
-	rc=0
-	run_as() { # who: "root" or "user"
-		local pre=()
-		[ "$1" = user ] && pre=(setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --)
-		(cd / && "${pre[@]}" env -i PATH=/usr/bin:/bin OSB_REQUIRE="${OSB_REQUIRE:-}" \
-			OVERLAY_STAGE="$stage" bash "$stage/overlay.sh") || rc=1
-	}
-	run_as root
-	if [ "$(id -u)" -eq 0 ]; then
-		ensure_test_user
-		run_as user
-	fi
-	exit "$rc"
+	run_staged_as_root_and_user overlay.sh OVERLAY_STAGE "$stage"
+	exit
 fi
 
 S=$OVERLAY_STAGE
@@ -68,18 +57,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-n=0
-failures=0
 WHO=$ME
-pass() { n=$((n + 1)); echo "ok $n - $1 [$WHO]"; }
-flunk() {
-	n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1 [$WHO]"
-	shift
-	for l in "$@"; do printf '#   %s\n' "$l"; done
-}
-expect_eq() { # name want got
-	if [ "$2" == "$3" ]; then pass "$1"; else flunk "$1" "want: $(printf %q "$2")" "got:  $(printf %q "$3")"; fi
-}
 
 # The host's view of a tree: type, mode, owner, size, modification and
 # change times, link target, then the sha256 of every regular file.

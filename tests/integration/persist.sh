@@ -31,19 +31,8 @@ if [ -z "${PERSIST_STAGE:-}" ]; then
 	stage=$(stage_artifacts)
 	trap 'rm -rf "$stage"' EXIT
 	install -m 755 "$OSB_SRCDIR/tests/integration/persist.sh" "$stage/"
-	rc=0
-	run_as() { # who: "root" or "user"
-		local pre=()
-		[ "$1" = user ] && pre=(setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --)
-		(cd / && "${pre[@]}" env -i PATH=/usr/bin:/bin OSB_REQUIRE="${OSB_REQUIRE:-}" \
-			PERSIST_STAGE="$stage" bash "$stage/persist.sh") || rc=1
-	}
-	run_as root
-	if [ "$(id -u)" -eq 0 ]; then
-		ensure_test_user
-		run_as user
-	fi
-	exit "$rc"
+	run_staged_as_root_and_user persist.sh PERSIST_STAGE "$stage"
+	exit
 fi
 
 S=$PERSIST_STAGE
@@ -64,18 +53,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-n=0
-failures=0
 WHO=$ME
-pass() { n=$((n + 1)); echo "ok $n - $1 [$WHO]"; }
-flunk() {
-	n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1 [$WHO]"
-	shift
-	for l in "$@"; do printf '#   %s\n' "$l"; done
-}
-expect_eq() { # name want got
-	if [ "$2" == "$3" ]; then pass "$1"; else flunk "$1" "want: $(printf %q "$2")" "got:  $(printf %q "$3")"; fi
-}
 
 tree_state() {
 	(cd "$1" && find . -printf '%y %m %U:%G %s %T@ %p -> %l\n' | sort &&

@@ -8,7 +8,7 @@
  * (lib/session.c). Real policies, real sessions.
  */
 #include "osb-isolate.h"
-#include "probe.h"
+#include "sandbox-main.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -543,17 +543,5 @@ static Suite *execd_state_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
-
-	setenv("OSB_ISOLATE_INIT", TEST_BUILDDIR "/helper/osb-isolate-init", 1);
-	setenv("OSB_ISOLATE_POLICY_DIR", TEST_SRCDIR "/policy", 1);
-	test_use_env_programs();
-	if (!test_can_sandbox())
-		return 77;
-	sr = srunner_create(execd_state_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return test_sandbox_suite_main(execd_state_suite);
 }

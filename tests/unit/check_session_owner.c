@@ -10,7 +10,7 @@
  */
 #include "osb-isolate.h"
 #include "hostid.h"
-#include "probe.h"
+#include "sandbox-main.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -519,17 +519,5 @@ static Suite *owner_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
-
-	setenv("OSB_ISOLATE_INIT", TEST_BUILDDIR "/helper/osb-isolate-init", 1);
-	setenv("OSB_ISOLATE_POLICY_DIR", TEST_SRCDIR "/policy", 1);
-	test_use_env_programs();
-	if (!test_can_sandbox())
-		return 77;
-	sr = srunner_create(owner_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return test_sandbox_suite_main(owner_suite);
 }
