@@ -1061,7 +1061,7 @@ static void serve_session(const struct init_opts *o)
 int main(int argc, char **argv)
 {
 	struct init_opts o = { .stderr_fd = -1, .seccomp_fd = -1, .session_fd = -1, .env_fd = -1,
-	                       .net = { .ctl_fd = -1 } };
+	                       .net = { .ctl_fd = -1 }, .overlay = { .upper_fd = -1 } };
 	struct sock_fprog prog = { 0, NULL };
 	struct guard_error ge;
 

@@ -149,6 +149,7 @@ size_t cgroup_attach_fds(const cgroup *cg, int *fds, size_t max);
 /* Raw system calls only (write(2) of "0" to each fd): safe in a
  * CLONE_VM|CLONE_VFORK child. 0, or -errno of the first failed write. */
 int cgroup_attach_self(const int *fds, size_t n);
+/* PID > 0: "0" would move the caller itself (-OSB_E_INTERNAL, EINVAL). */
 int cgroup_attach_pid(const cgroup *cg, pid_t pid, osb_error *err);
 /* The v2 directory (O_RDONLY|O_DIRECTORY) for clone3's cgroup field, or -1
  * when CG has no v2 directory. Valid while CG lives. */

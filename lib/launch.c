@@ -21,6 +21,9 @@ int launch_prepare(const osb_policy *p, const plan_request *rq, plan *out, osb_e
 	bool userns;
 	int r;
 
+	/* Empty from the start: a refusal before plan_build leaves nothing
+	 * that plan_free would mistake for fds or a proxy of its own. */
+	plan_clear(out);
 	if ((r = plan_check_policy(p, err)) < 0 || (r = host_facts_now(&h, NULL, err)) < 0)
 		return r;
 	if ((r = caps_check_policy(p, &h, err)) == 0 &&

@@ -15,7 +15,8 @@
 #include "plan.h"
 
 /* Prepare the plan of P for request RQ. Returns 0 with *OUT to be freed
- * with plan_free(), or -OSB_E_* with ERR filled. */
+ * with plan_free(), or -OSB_E_* with ERR filled and *OUT empty (plan_clear:
+ * nothing to free). */
 int launch_prepare(const osb_policy *p, const plan_request *rq, plan *out, osb_error *err);
 
 #endif /* OSB_LAUNCH_H */

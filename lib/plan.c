@@ -515,17 +515,23 @@ static int plan_bwrap(plan *pl, const host_facts *h, osb_error *err)
 	return 0;
 }
 
+void plan_clear(plan *pl)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->host = (hostid)HOSTID_INIT;
+	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = pl->env_fd = -1;
+	pl->net = (netproxy)NETPROXY_INIT;
+}
+
 /* An empty plan that owns IDS from now on (plan_free releases them). */
 static void plan_init(plan *pl, const osb_policy *p, hostid *ids, const plan_request *rq)
 {
-	memset(pl, 0, sizeof(*pl));
+	plan_clear(pl);
 	pl->p = p;
 	pl->session = rq->session;
 	pl->wall_ms = rq->session ? 0 : rq->wall_ms;
 	pl->host = *ids;
 	ids->lock_fd = -1;
-	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = pl->env_fd = -1;
-	pl->net = (netproxy)NETPROXY_INIT;
 }
 
 int plan_build(const osb_policy *p, const host_facts *h, hostid *ids, const plan_request *rq,
@@ -585,10 +591,7 @@ void plan_free(plan *pl)
 	hostid_release(&pl->host);
 	limits_release(&pl->lim);
 	netproxy_free(&pl->net);
-	memset(pl, 0, sizeof(*pl));
-	pl->net = (netproxy)NETPROXY_INIT;
-	pl->host = (hostid)HOSTID_INIT;
-	pl->init_fd = pl->seccomp_fd = pl->passwd_fd = pl->group_fd = pl->env_fd = -1;
+	plan_clear(pl);
 }
 
 /* ---- places in the sandbox ------------------------------------------------ */

@@ -125,6 +125,10 @@ int plan_mode(const osb_policy *p, const host_facts *h, bool *userns, osb_error 
 int plan_build(const osb_policy *p, const host_facts *h, hostid *ids, const plan_request *rq,
                plan *out, osb_error *err);
 void plan_free(plan *pl);
+/* An empty plan, which plan_free may be given: every fd member -1, no host
+ * ids, no proxy (0 is fd 0, which is the caller's). plan_free leaves the
+ * plan so. */
+void plan_clear(plan *pl);
 
 /* Is PATH, a directory above a bind destination, the host's own directory
  * in the sandbox (the host root or a bind), rather than one bwrap makes in

@@ -312,6 +312,7 @@ int spawn_start(const char *const *argv, const char *const *envp, const int *fds
 	int r, ret = 0, status;
 
 	*f = (spawn_failure){ .fd = -1 };
+	*pidfd = -1;
 	if (!high)
 		return failed(f, SPAWN_STEP_NOMEM, ENOMEM);
 	if (cred && (cred->uid == 0 || cred->gid == 0)) {

@@ -77,7 +77,8 @@ bool spawn_failure_whole(const spawn_failure *f);
  * those steps (a failure stops it: the error names the step); without SB
  * (a helper: a probe, bwrap's --help) it leads a process group of its own,
  * which helper_kill() ends. With CRED, the child switches to those host ids
- * before execve. On success *PID and *PIDFD are set. */
+ * before execve. On success *PID and *PIDFD are set; on failure *PIDFD is
+ * -1, whichever step failed. */
 int spawn_with_fds(const char *const *argv, const char *const *envp, const int *fds,
                    size_t nfds, const spawn_sandbox *sb, const spawn_cred *cred, pid_t *pid,
                    int *pidfd, osb_error *err);

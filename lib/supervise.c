@@ -98,7 +98,9 @@ static void parse_status(sup *s)
 		if ((k = strstr(line, "\"child-pid\":")) && s->pid1_pidfd < 0) {
 			long pid = strtol(k + 12, NULL, 10);
 
-			if (pid > 0)
+			/* bwrap's child is never this namespace's init (1), nor a
+			 * group (<= 0). */
+			if (pid > 1 && pid <= INT_MAX)
 				s->pid1_pidfd = pidfd_open_cloexec((pid_t)pid);
 		}
 		if ((k = strstr(line, "\"exit-code\":"))) {
