@@ -560,7 +560,10 @@ static Suite *netallow_suite(void)
 	tcase_add_test(t, test_set_network_allow_only_narrows);
 	tcase_add_test(t, test_request_network_allow_narrows_and_refuses_additions);
 	suite_add_tcase(s, t);
+	/* These start the proxy (a pidfd child): left out under valgrind
+	 * (tools/valgrind.sh), which has no pidfd_open. */
 	t = tcase_create("start");
+	tcase_set_tags(t, "sandbox");
 	tcase_add_test(t, test_proxy_that_cannot_be_executed_is_named_with_the_remedy);
 	tcase_add_test(t, test_proxy_refused_as_root_ids_names_the_refusal_only);
 	suite_add_tcase(s, t);
