@@ -113,11 +113,17 @@ static uint64_t now_ms(void)
 }
 
 /* Kill every other process of the pid namespace and reap them all: 0 once
- * the broker has no child left, -EBUSY when one outlived HOLD_REAP_MS. */
+ * the broker has no child left, -EBUSY when one outlived HOLD_REAP_MS.
+ * kill(-1) means "the sandbox" only to the namespace's pid 1, which bwrap
+ * makes the broker (--as-pid-1, --unshare-pid); anywhere else (the init run
+ * by hand on a host) it would reach every process the caller may signal,
+ * so it is refused there. */
 static int stop_everything(void)
 {
 	uint64_t end = now_ms() + HOLD_REAP_MS;
 
+	if (getpid() != 1)
+		return -EPERM;
 	if (kill(-1, SIGKILL) < 0 && errno != ESRCH)
 		return -errno;
 	for (;;) {
