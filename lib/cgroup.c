@@ -482,27 +482,6 @@ size_t cgroup_attach_fds(const cgroup *cg, int *fds, size_t max)
 	return n;
 }
 
-int cgroup_attach_pid(const cgroup *cg, pid_t pid, osb_error *err)
-{
-	char buf[24];
-
-	/* "0" in cgroup.procs is the writer itself: this process, not a child. */
-	if (pid <= 0)
-		return osb_err_set(err, OSB_E_INTERNAL, EINVAL, "cgroup",
-		                   "cannot move process %ld into a cgroup: no such process",
-		                   (long)pid);
-	snprintf(buf, sizeof(buf), "%ld", (long)pid);
-	for (size_t i = 0; i < cg->n; i++) {
-		ssize_t w = cg->d[i].procs < 0 ? -1 : write(cg->d[i].procs, buf, strlen(buf));
-
-		if (w < 0)
-			return osb_err_set(err, OSB_E_HOST, errno, "cgroup",
-			                   "cannot move process %ld into %s: %s", (long)pid,
-			                   cg->d[i].path, strerror(cg->d[i].procs < 0 ? EBADF : errno));
-	}
-	return 0;
-}
-
 int cgroup_v2_fd(const cgroup *cg)
 {
 	for (size_t i = 0; i < cg->n; i++)

@@ -140,8 +140,7 @@ unsigned cgroup_dir_ctrls(const cgroup *cg, size_t i);   /* CG_BIT()s and CG_X_*
  * before close_range, which closes these fds. The fds are close-on-exec, so
  * they never reach bwrap. On cgroup v2 alone, clone3(CLONE_INTO_CGROUP) with
  * cgroup_v2_fd() does the same atomically, when the child is started with
- * clone3 (lib/spawn.c uses clone()). A process already running can be put
- * in with cgroup_attach_pid (tests; it has run before it enters).
+ * clone3 (lib/proc.c uses clone()).
  */
 #define CG_MAX_DIRS 6
 
@@ -149,8 +148,6 @@ size_t cgroup_attach_fds(const cgroup *cg, int *fds, size_t max);
 /* Raw system calls only (write(2) of "0" to each fd): safe in a
  * CLONE_VM|CLONE_VFORK child. 0, or -errno of the first failed write. */
 int cgroup_attach_self(const int *fds, size_t n);
-/* PID > 0: "0" would move the caller itself (-OSB_E_INTERNAL, EINVAL). */
-int cgroup_attach_pid(const cgroup *cg, pid_t pid, osb_error *err);
 /* The v2 directory (O_RDONLY|O_DIRECTORY) for clone3's cgroup field, or -1
  * when CG has no v2 directory. Valid while CG lives. */
 int cgroup_v2_fd(const cgroup *cg);

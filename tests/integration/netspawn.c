@@ -78,7 +78,8 @@ static void read_out(osb_proc *pr, char *buf, size_t size)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* Spawn SCRIPT, hand it LINE on its stdin (NULL: none), print its status. */
+/* Spawn SCRIPT (with URL as $1); with PAUSE, say "spawned", then hand it
+ * the line read from our stdin; print its status and keep the proc. */
 static int step(osb_session *s, const char *name, const char *script, const char *url,
                 int pause, osb_proc **keep)
 {
