@@ -11,7 +11,8 @@ MISS the report says what the measurement shows the time goes to (the
 launch stages api-bench timed on this machine) and what would remove it.
 Measurements made once by hand, before and after a change that cannot be
 measured again (bench/init-startup.md: the dynamic init against the static
-one), are appended as they are.
+one; bench/cover.md: the /proc cover made by bwrap against made by the init),
+are appended as they are.
 """
 import json
 import os
@@ -99,13 +100,15 @@ def issue_notes(med, kv, verdicts):
                 "Of the %.2f ms between `run` and the hand-written bwrap (medians), %.2f ms are "
                 "bwrap itself doing what strict asks beyond that command line: bare bwrap with "
                 "strict's own argv and fds takes %.2f ms against %.2f ms. That is the "
-                "isolation the policy promises: the masked /proc and /etc entries (each a "
-                "bind of /dev/null), the read-only /proc directories, the size-bounded tmpfs "
-                "mounts, the synthesized passwd, group, hostname, hosts and loadavg, the "
-                "read-only rules of the workspace's .git, and the init's mount audit, Landlock, "
-                "rlimits and filter. The other %.2f ms are osb-isolate's own (the note above). "
-                "A policy with fewer rules costs less; the shipped strict does not drop any "
-                "of them to meet a ratio."
+                "isolation the policy promises: the size-bounded tmpfs mounts, the "
+                "synthesized passwd, group, hostname, hosts and loadavg and the bind of each "
+                "verified source (bwrap reads the whole mount table after each of its binds), "
+                "the read-only rules of the workspace's .git, and in the init the /proc cover "
+                "and identity masks (about forty mounts, made by the init since bwrap's own "
+                "binds cost about 0.3 ms each: bench/cover.md), its mount audit, Landlock, "
+                "rlimits, the filter and the fork of the command. The other %.2f ms are "
+                "osb-isolate's own (the note above). A policy with fewer rules costs less; "
+                "the shipped strict does not drop any of them to meet a ratio."
                 % ((med["osb-run"] - med["hand-bwrap"]) * 1e3, policy, med["bare-bwrap"] * 1e3,
                    med["hand-bwrap"] * 1e3, ours)]
         if "firejail" in med:
@@ -434,9 +437,10 @@ def main():
         lines.append("")
 
     lines += notes(rows, kv, sc, targets)
-    once = os.path.join(os.path.dirname(os.path.abspath(__file__)), "init-startup.md")
-    if os.path.exists(once):
-        lines += [open(once, encoding="utf-8").read().rstrip("\n"), ""]
+    for name in ("init-startup.md", "cover.md"):
+        once = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+        if os.path.exists(once):
+            lines += [open(once, encoding="utf-8").read().rstrip("\n"), ""]
     out = "\n".join(lines)
     open(out_path, "w", encoding="utf-8").write(out)
     for t, want, got, ok in targets:

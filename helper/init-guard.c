@@ -157,13 +157,19 @@ static int bind_add(struct guard_opts *g, const char *v, struct guard_error *e)
 
 int guard_parse_flag(struct guard_opts *g, const char *name, struct guard_error *e)
 {
-	if (strcmp(name, "--audit-mounts") != 0)
+	bool *flag;
+
+	if (strcmp(name, "--audit-mounts") == 0)
+		flag = &g->audit_mounts;
+	else if (strcmp(name, "--make-cover") == 0)
+		flag = &g->make_cover;
+	else
 		return 0;
-	if (g->audit_mounts) {
-		gerr(e, EINVAL, "--audit-mounts given twice");
+	if (*flag) {
+		gerr(e, EINVAL, "%s given twice", name);
 		return -1;
 	}
-	g->audit_mounts = true;
+	*flag = true;
 	return 1;
 }
 
@@ -205,8 +211,8 @@ int guard_parse_option(struct guard_opts *g, const char *name, const char *value
 		r = paths_add(&g->synth, name, value, e);
 	else if (strcmp(name, "--landlock") == 0)
 		r = parse_landlock_mode(g, value, e);
-	else if (strcmp(name, "--audit-mounts") == 0)
-		r = gerr(e, EINVAL, "--audit-mounts takes no value");
+	else if (strcmp(name, "--audit-mounts") == 0 || strcmp(name, "--make-cover") == 0)
+		r = gerr(e, EINVAL, "%s takes no value", name);
 	else
 		return 0;
 	return r < 0 ? -1 : 1;
@@ -217,6 +223,9 @@ int guard_check_opts(const struct guard_opts *g, struct guard_error *e)
 	if ((g->writable.n || g->dev.n || g->n_binds) && !g->audit_mounts)
 		return gerr(e, EINVAL, "--writable and --dev-mount only describe the mount audit: "
 			    "pass --audit-mounts too");
+	if (g->make_cover && !g->proc_ro.n && !g->proc_masked.n && !g->masked.n)
+		return gerr(e, EINVAL, "--make-cover needs what to cover: --proc-ro, --proc-masked "
+			    "or --masked");
 	if (g->ll_rw.n && g->landlock == GUARD_LL_UNSET)
 		return gerr(e, EINVAL, "--landlock-rw needs --landlock auto|required|off");
 	return 0;

@@ -38,6 +38,7 @@ struct guard_opts {
 	struct guard_paths proc_ro;  /* --proc-ro PATH */
 	struct guard_paths proc_masked; /* --proc-masked PATH */
 	struct guard_paths masked;   /* --masked PATH (identity files of the view) */
+	bool make_cover;             /* --make-cover: the init makes the three above */
 	struct guard_paths synth;    /* --synthesized PATH */
 	struct guard_bind *binds;    /* --expect-bind MAJ:MIN:INO:PATH */
 	size_t n_binds;
@@ -57,7 +58,8 @@ struct guard_error {
 
 /* Option parsing. Each returns 1 when the option is one of the guard's and
  * was taken, 0 when it is not one of them, -1 (with e filled) when it is
- * one of them but wrong. guard_parse_flag takes the options without a value. */
+ * one of them but wrong. guard_parse_flag takes the options without a value
+ * (--audit-mounts, --make-cover). */
 int guard_parse_flag(struct guard_opts *g, const char *name, struct guard_error *e);
 int guard_parse_option(struct guard_opts *g, const char *name, const char *value,
 		       struct guard_error *e);

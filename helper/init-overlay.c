@@ -7,10 +7,8 @@
  * It runs after the first mount audit has verified that the workspace bind
  * is the inode the plan opened on the host, and before the identity switch,
  * the capability check, Landlock and the seccomp filter: no untrusted code
- * has run yet. The init first makes a mount namespace of its own: with
- * bwrap's --disable-userns the init sits in a user namespace nested below
- * the one that owns bwrap's mount namespace, where its capabilities do not
- * reach. The upper and work directories live on a tmpfs made with the new
+ * has run yet, in the mount namespace the init has made for itself
+ * (helper/osb-isolate-init.c, own_mount_ns). The upper and work directories live on a tmpfs made with the new
  * mount API and never attached to any path, so the command reaches the
  * layer only through the merged workspace, and the tmpfs ends with the last
  * process of the sandbox (the upper layer is gone after a run or a
@@ -25,7 +23,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,11 +311,8 @@ int overlay_mount(struct overlay_opts *o, struct guard_error *e)
 		return oerr(e, ENOTDIR, "cannot mount the overlay workspace: %s is not a directory",
 			    o->dest);
 	/* fsopen(2) needs CAP_SYS_ADMIN over the mount namespace's owner:
-	 * ours, once unshared. Then overlayfs first: the fact a host without
-	 * it is refused for. */
-	if (unshare(CLONE_NEWNS) != 0)
-		return oerr(e, errno, "cannot mount the overlay workspace: unshare(CLONE_NEWNS): %s "
-			    "(the init needs CAP_SYS_ADMIN for this step)", strerror(errno));
+	 * the init's own (the caller made it). Then overlayfs first: the fact
+	 * a host without it is refused for. */
 	if ((ovfd = fs_open("overlay", "overlayfs", e)) < 0)
 		return ovfd;
 	if ((upfd = o->layer ? layer_fs(o, &lower, e) : upper_fs(o, &lower, e)) < 0) {

@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -49,6 +50,7 @@
 #include "exec-path.h"
 #include "init-caps.h"
 #include "init-guard.h"
+#include "init-cover.h"
 #include "init-overlay.h"
 #include "owner-proto.h"
 #include "session-owner.h"
@@ -190,6 +192,9 @@ static void usage(void)
 	      "  --proc-ro PATH      refuse unless PATH is read-only (repeatable)\n"
 	      "  --proc-masked PATH  refuse unless PATH is /dev/null or an empty\n"
 	      "                      read-only tmpfs (repeatable)\n"
+	      "  --masked PATH       the same, for a host identity file (repeatable)\n"
+	      "  --make-cover        make what --proc-ro, --proc-masked and --masked\n"
+	      "                      name before auditing it (needs CAP_SYS_ADMIN)\n"
 	      "  --session-fd N      serve exec requests on N instead of running CMD;\n"
 	      "                      \"R\" on the error fd when ready\n"
 	      "  --idle-ms MS        session mode: exit 124 after MS ms without work\n"
@@ -528,14 +533,31 @@ static void switch_ids(uid_t uid, gid_t gid)
 		     strerror(-r));
 }
 
-/* Stage "init:overlay": mounted once the binds are verified, audited again,
- * and in user namespace mode the capabilities granted for it dropped at
- * once, bounding set included (root mode drops them when switching ids);
- * check_caps then verifies every set, the bounding set too. */
+/* The mount steps of the init (the cover, the overlay) need a mount
+ * namespace of its own: with bwrap's --disable-userns the init sits in a
+ * user namespace nested below the one that owns bwrap's, where its
+ * CAP_SYS_ADMIN does not reach. */
+static bool mounts_own(const struct init_opts *o)
+{
+	return o->guard.make_cover || o->overlay.dest;
+}
+
+static void own_mount_ns(const struct init_opts *o)
+{
+	if (!mounts_own(o) || unshare(CLONE_NEWNS) == 0)
+		return;
+	if (o->guard.make_cover)
+		fail("init:mounts", errno, "cannot cover the host's files: unshare(CLONE_NEWNS): %s "
+		     "(the init needs CAP_SYS_ADMIN for this step)", strerror(errno));
+	fail("init:overlay", errno, "cannot mount the overlay workspace: unshare(CLONE_NEWNS): %s "
+	     "(the init needs CAP_SYS_ADMIN for this step)", strerror(errno));
+}
+
+/* Stage "init:overlay": mounted once the binds are verified, and audited
+ * again. */
 static void mount_overlay(struct init_opts *o)
 {
 	struct guard_error ge;
-	int r;
 
 	if (!o->overlay.dest)
 		return;
@@ -548,11 +570,21 @@ static void mount_overlay(struct init_opts *o)
 	o->guard.overlay = o->overlay.dest;
 	o->guard.layer = NULL;   /* released by overlay_mount: no longer expected */
 	guard_or_fail("init:overlay", guard_audit_overlay(&o->guard, &ge), &ge);
-	if (o->switch_ids)
+}
+
+/* In user namespace mode the capabilities granted for the mount steps go
+ * once they are done, bounding set included (root mode drops them when
+ * switching ids); check_caps then verifies every set, the bounding set
+ * too. */
+static void drop_step_caps(const struct init_opts *o)
+{
+	int r;
+
+	if (!mounts_own(o) || o->switch_ids)
 		return;
 	drop_bounding_set();
 	if ((r = caps_clear()) < 0)
-		fail("init:caps", -r, "cannot drop the capabilities of the overlay step: %s",
+		fail("init:caps", -r, "cannot drop the capabilities of the mount steps: %s",
 		     strerror(-r));
 }
 
@@ -1076,14 +1108,17 @@ int main(int argc, char **argv)
 		o.env = read_env(o.env_fd);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		fail("init:caps", errno, "cannot set no_new_privs: %s", strerror(errno));
+	own_mount_ns(&o);
+	guard_or_fail("init:mounts", cover_make(&o.guard, &ge), &ge);
 	guard_or_fail("init:mounts", guard_audit_mounts(&o.guard, &ge), &ge);
 	mount_overlay(&o);
+	drop_step_caps(&o);
 	if (o.switch_ids) {
 		switch_ids(o.uid, o.gid);
 		o.has_uid = o.has_gid = true; /* verify the switch like an expectation */
 	}
 	check_identity(&o);
-	check_caps(o.switch_ids || o.overlay.dest);
+	check_caps(o.switch_ids || mounts_own(&o));
 	guard_or_fail("init:proc", guard_audit_proc(&o.guard, &ge), &ge);
 	enter_dir(o.chdir);
 	guard_or_fail("init:landlock", guard_landlock(&o.guard, &ge), &ge);

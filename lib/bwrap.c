@@ -28,20 +28,47 @@ typedef struct target {
  * its own there ("tmpfs /dev/shm size=SIZE"). */
 #define DEV_SHM_SIZE (64ULL << 20)
 
-/* The capabilities the init holds for its overlay step alone
- * (lib/init-proto.h, --overlay): to mount, and for overlayfs's copy-up,
- * which runs with the mounter's credentials; CAP_SETPCAP to empty the
- * bounding set afterwards. bwrap grants them in the sandbox's user namespace
- * (userns mode) or keeps them of root's (root mode); the init drops them
- * before anything untrusted runs and verifies every set empty. */
+/* The capabilities the init holds for its mount steps alone
+ * (lib/init-proto.h, --make-cover and --overlay): CAP_SYS_ADMIN to mount,
+ * CAP_SETPCAP to empty the bounding set afterwards, and for the overlay the
+ * file capabilities of overlayfs's copy-up, which runs with the mounter's
+ * credentials. bwrap grants them in the sandbox's user namespace (userns
+ * mode) or keeps them of root's (root mode); the init drops them before
+ * anything untrusted runs and verifies every set empty. */
 static const char *const overlay_caps[] = {
 	"CAP_SYS_ADMIN", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_SETPCAP",
 };
+static const char *const cover_caps[] = { "CAP_SYS_ADMIN", "CAP_SETPCAP" };
 
-static int segment_overlay_caps(const plan *pl, strv *argv)
+/* The cover: the plan's /proc cover of every proc mount, and the host
+ * identity files of the view. The init makes it (helper/init-cover.c) with
+ * the sandbox's own /dev/null, which only a "dev /dev" mount makes: bwrap
+ * reads the whole mount table after each bind, and forty of them cost more
+ * than the rest of a sandbox's start. A view without that /dev is covered
+ * by bwrap, with the host's /dev/null: slower, the same mounts, the same
+ * audit. */
+static bool init_covers(const plan *pl)
 {
-	for (size_t i = 0; pl->overlay_size && i < sizeof(overlay_caps) / sizeof(overlay_caps[0]); i++) {
-		PUSH("--cap-add"); PUSH(overlay_caps[i]);
+	const proc_facts *f = &pl->proc;
+	bool proc = false, dev = false;
+
+	for (size_t m = 0; m < pl->p->n_mounts; m++) {
+		const pol_mount *pm = &pl->p->mounts[m];
+
+		proc = proc || pm->kind == MNT_PROC;
+		dev = dev || (pm->kind == MNT_DEV && strcmp(pm->path, "/dev") == 0);
+	}
+	return dev && (pl->masks.n || (proc && (f->n_ro || f->n_mask_files || f->n_mask_dirs)));
+}
+
+static int segment_step_caps(const plan *pl, strv *argv)
+{
+	const char *const *caps = pl->overlay_size ? overlay_caps : cover_caps;
+	size_t n = pl->overlay_size ? sizeof(overlay_caps) / sizeof(overlay_caps[0]) :
+	           init_covers(pl) ? sizeof(cover_caps) / sizeof(cover_caps[0]) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		PUSH("--cap-add"); PUSH(caps[i]);
 	}
 	return 0;
 nomem:
@@ -74,7 +101,7 @@ static int segment_namespaces(const plan *pl, strv *argv)
 		PUSH("--cap-add"); PUSH("CAP_SETPCAP");
 		PUSH("--cap-add"); PUSH("CAP_DAC_READ_SEARCH");
 	}
-	if (segment_overlay_caps(pl, argv) < 0)
+	if (segment_step_caps(pl, argv) < 0)
 		goto nomem;
 	PUSH("--unshare-pid");
 	PUSH("--unshare-ipc");
@@ -91,23 +118,26 @@ nomem:
 }
 
 /* Cover what a fresh procfs exposes of the host, as the OCI runtimes'
- * defaults do (bwrap 0.8 covers some of it only in some modes): PROC/X
- * read-only for each X of the plan's "ro" list (a bind of the host's
- * /proc/X, whose entries show the caller's own namespaces as the
- * sandbox's do), /dev/null over each masked file, an empty read-only tmpfs
- * over each masked directory. The init audits the result (--proc-ro,
- * --proc-masked). */
+ * defaults do (bwrap 0.8 covers some of it only in some modes), where the
+ * init does not (init_covers): PROC/X read-only for each X of the plan's
+ * "ro" list (a bind of the host's /proc/X, whose entries show the caller's
+ * own namespaces as the sandbox's do), /dev/null over each masked file, an
+ * empty read-only tmpfs over each masked directory. Then the files the plan
+ * synthesizes in it (a loadavg of the sandbox's own), which bwrap, having
+ * their data, always makes. The init audits the result (--proc-ro,
+ * --proc-masked, --synthesized). */
 static int segment_proc_cover(const plan *pl, const char *proc, strv *argv)
 {
 	const proc_facts *f = &pl->proc;
+	bool bwrap_covers = !init_covers(pl);
 
-	for (size_t i = 0; i < f->n_ro; i++) {
+	for (size_t i = 0; bwrap_covers && i < f->n_ro; i++) {
 		PUSH("--ro-bind"); PUSHF("/proc/%s", f->ro[i]); PUSHF("%s/%s", proc, f->ro[i]);
 	}
-	for (size_t i = 0; i < f->n_mask_files; i++) {
+	for (size_t i = 0; bwrap_covers && i < f->n_mask_files; i++) {
 		PUSH("--ro-bind"); PUSH("/dev/null"); PUSHF("%s/%s", proc, f->mask_files[i]);
 	}
-	for (size_t i = 0; i < f->n_mask_dirs; i++) {
+	for (size_t i = 0; bwrap_covers && i < f->n_mask_dirs; i++) {
 		PUSH("--perms"); PUSH("0555");
 		PUSH("--size"); PUSH("4096");
 		PUSH("--tmpfs"); PUSHF("%s/%s", proc, f->mask_dirs[i]);
@@ -367,12 +397,18 @@ out:
 	return r;
 }
 
-/* The init's audit of the /proc cover segment_proc_cover made, of the
- * masked identity files and of every synthesized file. */
+/* The cover, made by the init where init_covers says so (PROC/X bound
+ * read-only onto itself, /dev/null over each masked file, an empty
+ * read-only tmpfs over each masked directory, /dev/null over each masked
+ * identity file), and in every case the init's audit of it and of every
+ * synthesized file. */
 static int segment_proc_audit(const plan *pl, strv *argv)
 {
 	const osb_policy *p = pl->p;
 	const proc_facts *f = &pl->proc;
+
+	if (init_covers(pl))
+		PUSH("--make-cover");
 
 	for (size_t m = 0; m < p->n_mounts; m++) {
 		const char *proc = p->mounts[m].path;
@@ -423,7 +459,8 @@ nomem:
 
 /* The identity the sandbox claims, and nothing of the host's that
  * contradicts it: the synthesized files over (or instead of) the host's,
- * /dev/null over the host identity files the view shows. */
+ * /dev/null over the host identity files the view shows (made by the init
+ * where init_covers says so). */
 static int segment_identity(const plan *pl, strv *argv)
 {
 	PUSH("--perms"); PUSH("0644");
@@ -437,7 +474,7 @@ static int segment_identity(const plan *pl, strv *argv)
 		PUSH("--ro-bind-data"); PUSHF("%zu", PFD_FIRST_BIND + pl->n_binds + i);
 		PUSH(pl->data[i].dest);
 	}
-	for (size_t i = 0; i < pl->masks.n; i++) {
+	for (size_t i = 0; !init_covers(pl) && i < pl->masks.n; i++) {
 		PUSH("--ro-bind"); PUSH("/dev/null"); PUSH(pl->masks.v[i]);
 	}
 	return 0;

@@ -57,6 +57,30 @@
  *                      writable (stage "init:proc").
  *   --proc-masked PATH repeatable: PATH must be a read-only /dev/null (char
  *                      1:3) or an empty read-only tmpfs directory.
+ *   --masked PATH      repeatable: the same, for a host identity file of the
+ *                      view (/etc/shadow, ...).
+ *   --synthesized PATH repeatable: PATH must be a regular file on a
+ *                      read-only tmpfs (bwrap's copy of the plan's data).
+ *   --make-cover       (no value; protocol 8) the init makes what
+ *                      --proc-ro, --proc-masked and --masked name, in that
+ *                      order, before the first audit: each --proc-ro PATH
+ *                      bound onto itself and made read-only (its locked
+ *                      mount flags kept), /dev/null bound read-only over
+ *                      each other file, an empty read-only tmpfs (mode
+ *                      0555) over each directory. Each target is opened
+ *                      O_PATH|O_NOFOLLOW (a symlink is refused: the plan
+ *                      names the files themselves) and mounted on through
+ *                      /proc/self/fd. Stage "init:mounts"
+ *                      (helper/init-cover.c), the first of the mount
+ *                      stages (a cover is a mount): the init makes a mount
+ *                      namespace of its own first (with --overlay too, one
+ *                      for both), which needs CAP_SYS_ADMIN; the launcher
+ *                      grants CAP_SYS_ADMIN and CAP_SETPCAP for it, which
+ *                      in user namespace mode are cleared once the mount
+ *                      steps are done, in root mode with the id switch, and
+ *                      the capability check below finds every set empty,
+ *                      the bounding set included. The proc audit verifies
+ *                      the result as without --make-cover.
  *   --stderr-fd N      the command's stderr: dup2'd onto 2, then closed.
  *   --seccomp-fd N     a BPF program (struct sock_filter[]), loaded last.
  *   --rlimit NAME=V    NAME is cpu|as|nofile|fsize|nproc|core; soft = hard
@@ -232,7 +256,7 @@
 #include <stdint.h>
 
 /* The version of this contract; see --proto above for when to bump it. */
-#define INIT_PROTO_VERSION 7
+#define INIT_PROTO_VERSION 8
 
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'

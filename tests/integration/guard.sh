@@ -169,6 +169,9 @@ args_case overlay_without_verified_bind_refused \
 	--audit-mounts --overlay 1048576:user:/mnt/ws
 args_case overlay_layer_without_overlay_refused '--overlay-layer needs --overlay' \
 	--overlay-layer /dev/.osb-layer
+args_case make_cover_takes_no_value '--make-cover takes no value' --make-cover=yes
+args_case make_cover_without_paths_refused \
+	'--make-cover needs what to cover: --proc-ro, --proc-masked or --masked' --make-cover
 args_case overlay_layer_relative_refused \
 	'--overlay-layer "layer": expected an absolute path below /' --overlay-layer layer
 args_case overlay_layer_without_verified_bind_refused \
@@ -474,6 +477,65 @@ for mode in "${modes[@]}"; do
 		"$(printf 'Einit:overlay\t1\tcannot mount the overlay workspace: unshare(CLONE_NEWNS): Operation not permitted (the init needs CAP_SYS_ADMIN for this step)')"$'\n'
 	if [ ! -e "$T/ows/ran" ]; then pass "overlay_refusals_wrote_nothing_$mode"
 	else flunk "overlay_refusals_wrote_nothing_$mode"; fi
+done
+
+# ---- (d) the cover ----------------------------------------------------------
+# The init makes the /proc cover and the identity masks itself (--make-cover,
+# stage "init:mounts"), holding CAP_SYS_ADMIN and CAP_SETPCAP for that step
+# alone; the proc audit then verifies them as it verifies any cover. The
+# directory masked is one every procfs has (fs/proc/root.c makes it).
+PDIR=/proc/driver
+COVER=(--proc-ro /proc/sys --proc-masked /proc/keys --proc-masked "$PDIR" --masked /etc/shadow)
+COVER_CHECK='cat /proc/keys 2>/dev/null || echo keys-unreadable
+echo x 2>/dev/null > /proc/sys/kernel/hostname || echo sys-read-only
+[ -z "$(ls -A '"$PDIR"')" ] && echo dir-empty
+[ "$(stat -c %t:%T /etc/shadow)" = 1:3 ] && echo shadow-is-null
+grep -c "^Cap[A-Za-z]*:[[:space:]]*0*$" /proc/self/status'
+host_shadow=$(stat -c '%F %i' /etc/shadow)
+for mode in "${modes[@]}"; do
+	base_mounts
+	XCAPS=(--cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP)
+	IARGS=("${AUDIT[@]}" --make-cover "${COVER[@]}")
+	sbx "$mode" nonet sh -c "$COVER_CHECK"
+	expect "cover_made_audited_caps_empty_$mode" 0 "$RC" "$T/out" \
+		$'keys-unreadable\nsys-read-only\ndir-empty\nshadow-is-null\n5\n'
+	# The masks live in the sandbox's mount namespace only.
+	if [ "$(stat -c '%F %i' /etc/shadow)" = "$host_shadow" ] &&
+		! grep -q ' /etc/shadow \| /proc/keys ' /proc/self/mountinfo; then
+		pass "cover_left_the_host_unchanged_$mode"
+	else flunk "cover_left_the_host_unchanged_$mode"; fi
+
+	# Told to verify a cover nobody made, the audit refuses: the read-only
+	# trees first, then each mask.
+	XCAPS=()
+	IARGS=("${AUDIT[@]}" "${COVER[@]}")
+	sbx "$mode" nonet echo ran
+	expect "cover_missing_refused_by_the_audit_$mode" 125 "$RC" "$T/efd" \
+		"$(printf 'Einit:proc\t1\tpolicy error: /proc/sys is writable; it must be read-only before the command runs (the plan binds it read-only)')"$'\n'
+	expect "cover_missing_command_never_ran_$mode" 125 "$RC" "$T/out" ""
+	IARGS=("${AUDIT[@]}" --proc-masked /proc/keys)
+	sbx "$mode" nonet echo ran
+	expect "cover_missing_mask_refused_by_the_audit_$mode" 125 "$RC" "$T/efd" \
+		"$(printf 'Einit:proc\t1\tpolicy error: /proc/keys is not masked (its mount is writable)')"$'\n'
+
+	IARGS=("${AUDIT[@]}" --make-cover "${COVER[@]}")
+	sbx "$mode" nonet echo ran
+	expect "cover_without_its_capabilities_refused_$mode" 125 "$RC" "$T/efd" \
+		"$(printf 'Einit:mounts\t1\tcannot cover the host'"'"'s files: unshare(CLONE_NEWNS): Operation not permitted (the init needs CAP_SYS_ADMIN for this step)')"$'\n'
+
+	# A symlink at a path to mask is refused, never followed.
+	XCAPS=(--cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP)
+	ln -sfn "$T/x" "$T/ws/link"
+	IARGS=("${AUDIT[@]}" --make-cover --masked /mnt/ws/link)
+	sbx "$mode" nonet echo ran
+	expect "cover_symlink_refused_$mode" 125 "$RC" "$T/efd" \
+		"$(printf 'Einit:mounts\t40\tcannot cover /mnt/ws/link: it is a symlink; the plan names the files themselves')"$'\n'
+	rm -f "$T/ws/link"
+	IARGS=("${AUDIT[@]}" --make-cover --proc-masked /proc/osb-none)
+	sbx "$mode" nonet echo ran
+	expect "cover_missing_target_refused_$mode" 125 "$RC" "$T/efd" \
+		"$(printf 'Einit:mounts\t2\tcannot cover /proc/osb-none: No such file or directory (it was there when the sandbox was planned; run again)')"$'\n'
+	XCAPS=()
 done
 
 echo "1..$n"

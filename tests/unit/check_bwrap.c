@@ -90,7 +90,7 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
 		"--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group "
 		"--remount-ro /dev "
-		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 7 --stderr-fd 4 --seccomp-fd 7 "
+		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 8 --stderr-fd 4 --seccomp-fd 7 "
 		"--audit-mounts --writable /home/u/ws --writable /tmp --writable /proc --writable /dev/shm "
 		"--writable /run "
 		"--expect-bind 0:0:0:/usr --expect-bind 254:1:4242:/home/u/ws "
@@ -252,7 +252,7 @@ START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 	ck_assert_str_eq(from, "--proc /proc --perms 0755 --dir /tmp/a --perms 0755 --dir /tmp/a/b "
 	                 "--bind-fd 11 /tmp/a/b/ws --bind-fd 12 /srv/data/x "
 	                 "--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 "
-	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 7 --stderr-fd 4");
+	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 8 --stderr-fd 4");
 	free(s);
 	strv_free(&argv);
 }
@@ -301,7 +301,8 @@ START_TEST(test_root_none_bind_parents_made_reachable)
 END_TEST
 
 /* /proc is covered as the OCI runtimes' defaults do, and the init is told
- * to audit each cover. */
+ * to audit each cover. Without a "dev /dev" (no /dev/null of the sandbox's
+ * own) bwrap makes the cover. */
 START_TEST(test_proc_cover_and_audit)
 {
 	pol_mount mounts[] = { { MNT_PROC, "/proc", O(4), NULL, 0 } };
@@ -330,6 +331,68 @@ START_TEST(test_proc_cover_and_audit)
 	                             "--tmpfs /proc/acpi --remount-ro /proc/acpi "));
 	ck_assert_ptr_nonnull(strstr(s, " --proc-ro /proc/sys --proc-ro /proc/sysrq-trigger "
 	                             "--proc-masked /proc/kcore --proc-masked /proc/acpi "));
+	ck_assert_ptr_null(strstr(s, "--make-cover"));
+	ck_assert_ptr_null(strstr(s, "--cap-add"));
+	free(s);
+	strv_free(&argv);
+}
+END_TEST
+
+/* With "dev /dev" the init makes the cover (told to, and granted what it
+ * needs for that step alone), not bwrap: no bind of bwrap's is left over
+ * /proc. */
+START_TEST(test_proc_cover_made_by_the_init)
+{
+	pol_mount mounts[] = { { MNT_PROC, "/proc", O(4), NULL, 0 }, { MNT_DEV, "/dev", O(5), NULL, 0 } };
+	osb_policy p = { 0 };
+	plan pl = { 0 };
+	strv argv = { 0 };
+	osb_error err;
+	char *s;
+
+	p.mounts = mounts;
+	p.n_mounts = 2;
+	pl.p = &p;
+	pl.bwrap = "bwrap";
+	pl.userns = true;
+	pl.uid = pl.gid = 1000;
+	pl.cwd = "/";
+	pl.seccomp_fd = -1;
+	pl.proc = (proc_facts){ .ro = { "sys", "sysrq-trigger" }, .n_ro = 2,
+	                        .mask_files = { "kcore" }, .n_mask_files = 1,
+	                        .mask_dirs = { "acpi" }, .n_mask_dirs = 1 };
+	strv_push(&pl.masks, "/etc/shadow");
+	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_ptr_nonnull(strstr(s, " --unshare-user --uid 1000 --gid 1000 --cap-add "
+	                             "CAP_SYS_ADMIN --cap-add CAP_SETPCAP --unshare-pid "));
+	ck_assert_ptr_null(strstr(s, "/dev/null"));
+	ck_assert_ptr_null(strstr(s, "--ro-bind /proc"));
+	ck_assert_ptr_null(strstr(s, "--tmpfs /proc"));
+	ck_assert_ptr_nonnull(strstr(s, " --make-cover --proc-ro /proc/sys --proc-ro "
+	                             "/proc/sysrq-trigger --proc-masked /proc/kcore --proc-masked "
+	                             "/proc/acpi --masked /etc/shadow "));
+	free(s);
+	strv_free(&argv);
+	/* Root mode keeps root's CAP_SYS_ADMIN for the step (and CAP_SETPCAP,
+	 * which it keeps anyway). */
+	pl.userns = false;
+	pl.host.uid = pl.host.gid = 70000;
+	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_ptr_nonnull(strstr(s, " --cap-add CAP_DAC_READ_SEARCH --cap-add CAP_SYS_ADMIN "
+	                             "--cap-add CAP_SETPCAP --unshare-pid "));
+	ck_assert_ptr_nonnull(strstr(s, " --make-cover "));
+	free(s);
+	strv_free(&argv);
+	/* Nothing to cover: nothing granted, nothing asked. */
+	pl.userns = true;
+	pl.proc = (proc_facts){ .n_ro = 0 };
+	strv_free(&pl.masks);
+	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
+	s = join(&argv);
+	ck_assert_ptr_null(strstr(s, "--cap-add"));
+	ck_assert_ptr_null(strstr(s, "--make-cover"));
 	free(s);
 	strv_free(&argv);
 }
@@ -539,6 +602,7 @@ static Suite *bwrap_suite(void)
 	tcase_add_test(tc, test_bind_parents_created_only_inside_fresh_tmpfs);
 	tcase_add_test(tc, test_root_none_bind_parents_made_reachable);
 	tcase_add_test(tc, test_proc_cover_and_audit);
+	tcase_add_test(tc, test_proc_cover_made_by_the_init);
 	tcase_add_test(tc, test_view_files_masks_and_symlinks);
 	tcase_add_test(tc, test_dest_within_is_component_wise);
 	tcase_add_test(tc, test_help_cache_file_round_trip_and_refusals);
