@@ -641,10 +641,18 @@ int session_start(int argc, char **argv)
 			unlink(h.w.lock);
 		janitor_main(&h.w, holder, lock);
 	}
+	if (janitor < 0) {
+		/* No janitor will remove the lock file: out does, as for any
+		 * failure before the fork. */
+		r = session_fail("fork: %s", strerror(errno));
+		close(ready[0]);
+		close(ready[1]);
+		goto out;
+	}
 	close(ready[1]);
 	close(lock);
 	lock = -1;
-	r = janitor < 0 ? session_fail("fork: %s", strerror(errno)) : await_ready(ready[0], h.id);
+	r = await_ready(ready[0], h.id);
 	close(ready[0]);
 out:
 	if (lock >= 0) {

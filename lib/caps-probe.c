@@ -329,17 +329,18 @@ static void attempt_read_diag(attempt *a)
 		         WIFEXITED(a->status) ? WEXITSTATUS(a->status) : 128 + WTERMSIG(a->status));
 }
 
-static void attempt_finish(attempt *a, bool timed_out)
+/* Reap A. KILLED_WHY: it is killed first, and that is why it failed
+ * (NULL: it ended by itself). */
+static void attempt_finish(attempt *a, const char *killed_why)
 {
-	if (timed_out)
+	if (killed_why)
 		helper_kill(a->pid, a->pidfd);
 	if (pidfd_wait(a->pidfd, &a->status) < 0)
 		a->status = W_EXITCODE(255, 0);
 	a->done = true;
-	a->ok = !timed_out && WIFEXITED(a->status) && WEXITSTATUS(a->status) == 0;
-	if (timed_out)
-		snprintf(a->diag, sizeof(a->diag), "the probe did not finish within %d s",
-		         PROBE_TIMEOUT_MS / 1000);
+	a->ok = !killed_why && WIFEXITED(a->status) && WEXITSTATUS(a->status) == 0;
+	if (killed_why)
+		snprintf(a->diag, sizeof(a->diag), "%s", killed_why);
 	else if (!a->ok && a->errfd >= 0)
 		attempt_read_diag(a);
 	else if (!a->ok)
@@ -351,10 +352,13 @@ static void attempt_finish(attempt *a, bool timed_out)
 	a->pidfd = a->errfd = -1;
 }
 
-/* Wait for every started, unfinished attempt in LIST; at the deadline the
- * rest are killed. */
+/* Wait for every started, unfinished attempt in LIST. Whatever ends the
+ * wait early (the deadline, a poll that fails) kills and reaps the rest:
+ * no attempt outlives the probe, nor its pidfd and pipe in the caller. */
 static void wait_all(attempt **list, size_t n, uint64_t deadline)
 {
+	char why[DIAG_MAX + 1];
+
 	for (;;) {
 		struct pollfd pfd[16];
 		size_t map[16], k = 0;
@@ -368,17 +372,23 @@ static void wait_all(attempt **list, size_t n, uint64_t deadline)
 		if (k == 0)
 			return;
 		if (now >= deadline) {
-			for (size_t j = 0; j < k; j++)
-				attempt_finish(list[map[j]], true);
-			return;
+			snprintf(why, sizeof(why), "the probe did not finish within %d s",
+			         PROBE_TIMEOUT_MS / 1000);
+			break;
 		}
 		int r = poll(pfd, (nfds_t)k, (int)(deadline - now));
-		if (r < 0 && errno != EINTR)
-			return;
+		if (r < 0 && errno != EINTR) {
+			snprintf(why, sizeof(why), "cannot wait for the probe sandbox: poll: %s",
+			         strerror(errno));
+			break;
+		}
 		for (size_t j = 0; r > 0 && j < k; j++)
 			if (pfd[j].revents)
-				attempt_finish(list[map[j]], false);
+				attempt_finish(list[map[j]], NULL);
 	}
+	for (size_t i = 0; i < n; i++)
+		if (list[i]->started && !list[i]->done)
+			attempt_finish(list[i], why);
 }
 
 /* ---- the direct child: user namespace, overlayfs, Landlock, seccomp ----------- */

@@ -67,14 +67,34 @@ void session_overlay_release(session_overlay *ov)
 
 /* ---- the broker's answer ----------------------------------------------------------- */
 
+/* The reply's one fd, or -1. Every fd of any other control data (two fds,
+ * several messages, more than fit: MSG_CTRUNC) is closed here: they are
+ * this process's once received, and the caller is a long-running daemon
+ * that would keep them open. */
 static int take_fd(struct msghdr *mh)
 {
-	struct cmsghdr *c = CMSG_FIRSTHDR(mh);
-	int fd = -1;
+	int fd = -1, n = 0;
 
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		size_t k;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++, n++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (n == 0)
+				fd = got;
+			else
+				close(got);
+		}
+	}
+	if (fd >= 0 && (n > 1 || (mh->msg_flags & MSG_CTRUNC))) {
+		close(fd);
+		fd = -1;
+	}
 	return fd;
 }
 
@@ -95,9 +115,7 @@ static int reply_error(const struct session_layer_reply *rp, osb_error *err)
 	                   "refused the layer request: %s", strerror(rp->err));
 }
 
-/* One answer on CHAN: 0 with *FD (the upper directory; -1 for a release),
- * or -OSB_E_*. */
-static int await_layer(int chan, int *fd, osb_error *err)
+int session_layer_await(int chan, bool want_fd, int *fd, osb_error *err)
 {
 	struct session_layer_reply rp = { 0 };
 	char cbuf[CMSG_SPACE(sizeof(int))];
@@ -105,24 +123,27 @@ static int await_layer(int chan, int *fd, osb_error *err)
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	ssize_t n;
+	int r = 0;
 
 	do
 		n = recvmsg(chan, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	*fd = n > 0 ? take_fd(&mh) : -1;
-	if (n != (ssize_t)sizeof(rp) || rp.type != SESSION_LAYER_REPLY) {
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-		return osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
-		                   "the session ended before its broker answered");
-	}
-	if (rp.err == 0)
-		return 0;
-	if (*fd >= 0)
+	if (n != (ssize_t)sizeof(rp) || rp.type != SESSION_LAYER_REPLY)
+		r = osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
+		                "the session ended before its broker answered");
+	else if (rp.err)
+		r = reply_error(&rp, err);
+	else if (want_fd && *fd < 0)
+		r = osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "the session's broker "
+		                "answered the layer request without exactly one fd (the upper "
+		                "directory): the session is unusable; destroy it");
+	/* A release's answer brings no fd: a stray one is closed, not kept. */
+	if ((r < 0 || !want_fd) && *fd >= 0) {
 		close(*fd);
-	*fd = -1;
-	return reply_error(&rp, err);
+		*fd = -1;
+	}
+	return r;
 }
 
 /* Ask the broker for OP (enum session_layer_op); *FD: the upper directory. */
@@ -137,7 +158,7 @@ int session_layer_call(osb_session *s, unsigned op, int *fd, osb_error *err)
 	r = session_send_control(s, &rq, sizeof(rq), ch[1], err);
 	close(ch[1]);
 	if (r == 0)
-		r = await_layer(ch[0], fd, err);
+		r = session_layer_await(ch[0], op != LAYER_RELEASE, fd, err);
 	close(ch[0]);
 	return r;
 }

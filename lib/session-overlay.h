@@ -41,4 +41,9 @@ int session_overlay_need(osb_session *s, const char *call, session_overlay **ov,
  * closes; or -OSB_E_* (OSB_E_USAGE with EBUSY while a command runs). */
 int session_layer_call(osb_session *s, unsigned op, int *fd, osb_error *err);
 
+/* Read the broker's one answer to a layer request on CHAN: 0 with *FD the
+ * upper directory when WANT_FD (else -1), or -OSB_E_* with *FD -1. Every
+ * fd a refused answer brought is closed (tests/unit/check_overlay.c). */
+int session_layer_await(int chan, bool want_fd, int *fd, osb_error *err);
+
 #endif /* OSB_SESSION_OVERLAY_H */

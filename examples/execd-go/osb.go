@@ -387,6 +387,11 @@ type Status struct {
 	Signal     int    `json:"signal"`
 	TimedOut   bool   `json:"timed_out"`
 	DurationMS uint64 `json:"duration_ms"`
+	// ProxyDied: the session's filtering proxy ("network allow") had ended
+	// by itself when the status was read. The command's connections through
+	// it failed from then on and the session refuses new commands; the
+	// fields above are the command's all the same.
+	ProxyDied bool `json:"proxy_died"`
 }
 
 var errSessionEnded = &Error{Code: int(C.OSB_E_SANDBOX), Stage: "session",
@@ -403,7 +408,8 @@ func (p *Proc) Wait() (Status, error) {
 	if err := fromC(rc, nil, "osb_proc_wait"); err != nil {
 		return Status{}, err
 	}
-	return Status{int(st.exit_code), int(st.signal), st.timed_out != 0, uint64(st.duration_ms)}, nil
+	return Status{ExitCode: int(st.exit_code), Signal: int(st.signal), TimedOut: st.timed_out != 0,
+		DurationMS: uint64(st.duration_ms), ProxyDied: st.proxy_died != 0}, nil
 }
 
 func (p *Proc) Kill(sig syscall.Signal) error {

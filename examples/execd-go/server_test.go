@@ -107,6 +107,7 @@ func createSession(t *testing.T, base, query, request string) string {
 type result struct {
 	stdout, stderr strings.Builder
 	exit           Status
+	exitFields     map[string]any // the exit event as served, to see which fields it has
 	events         int
 }
 
@@ -151,6 +152,7 @@ func sse(t *testing.T, ctx context.Context, base, id string, cmd map[string]any,
 				}
 			case "exit":
 				json.Unmarshal([]byte(payload), &res.exit)
+				json.Unmarshal([]byte(payload), &res.exitFields)
 			case "error":
 				t.Fatalf("command error: %s", payload)
 			}
@@ -209,6 +211,11 @@ func TestTwentySessionsAtOnce(t *testing.T) {
 			if res.stdout.String() != fmt.Sprintf("session %d\n", i) || res.stderr.String() != fmt.Sprintf("err %d\n", i) ||
 				res.exit.ExitCode != i%7 {
 				errs <- fmt.Sprintf("session %d: %q %q %+v", i, res.stdout.String(), res.stderr.String(), res.exit)
+			}
+			// Served, and false: these sessions have no filtering proxy to lose.
+			if died, ok := res.exitFields["proxy_died"]; !ok || died != false {
+				errs <- fmt.Sprintf("session %d: the exit event's proxy_died is %v (present: %v), not false: %v",
+					i, died, ok, res.exitFields)
 			}
 			if code, data := do(t, "DELETE", base+"/sessions/"+id, nil); code != http.StatusNoContent {
 				errs <- fmt.Sprintf("DELETE %s: %d %s", id, code, data)

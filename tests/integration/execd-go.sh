@@ -234,12 +234,14 @@ eq("b's stderr", ["b: terminating"], lines.get(("b", "stderr")))
 results = {e["cmd"]: e for e in events if e.get("event") == "result"}
 def status(c):
     r = results.get(c, {})
-    return {k: r.get(k) for k in ("exit_code", "signal", "timed_out", "stdout_lines",
-                                  "stderr_lines", "error", "output_error")}
-eq("a's result: exit code 3", {"exit_code": 3, "signal": 0, "timed_out": False, "stdout_lines": 3,
-   "stderr_lines": 1, "error": None, "output_error": None}, status("a"))
+    return {k: r.get(k) for k in ("exit_code", "signal", "timed_out", "proxy_died",
+                                  "stdout_lines", "stderr_lines", "error", "output_error")}
+# proxy_died (osb_status.proxy_died) is false: "network none" starts no proxy.
+eq("a's result: exit code 3", {"exit_code": 3, "signal": 0, "timed_out": False, "proxy_died": False,
+   "stdout_lines": 3, "stderr_lines": 1, "error": None, "output_error": None}, status("a"))
 eq("b's result: killed by SIGTERM", {"exit_code": -1, "signal": 15, "timed_out": False,
-   "stdout_lines": 2, "stderr_lines": 1, "error": None, "output_error": None}, status("b"))
+   "proxy_died": False, "stdout_lines": 2, "stderr_lines": 1, "error": None, "output_error": None},
+   status("b"))
 check("each result has a duration and a pid",
       all(isinstance(results.get(c, {}).get("duration_ms"), int) and results.get(c, {}).get("pid", 0) > 0
           for c in "ab"), repr(results))

@@ -381,6 +381,38 @@ t_killed_start() {
 	rm -f "$slow"
 }
 
+# RLIMIT_NPROC binds this user: with a limit of 1, a fork fails (EAGAIN).
+# Root and holders of CAP_SYS_RESOURCE are exempt.
+probe_nproc_limit() {
+	WHY="RLIMIT_NPROC does not bind $WHO: a fork under ulimit -u 1 works (root and CAP_SYS_RESOURCE are exempt)"
+	(ulimit -u 1 && exec python3 -c 'import os, sys
+try:
+    pid = os.fork()
+except BlockingIOError:
+    sys.exit(0)
+if pid == 0:
+    os._exit(0)
+os.waitpid(pid, 0)
+sys.exit(1)')
+}
+
+# A `session start` that cannot fork its janitor (the user is at its
+# process limit) fails with 125 and the reason, and leaves neither the
+# name's lock file nor a socket: no janitor exists to remove them.
+t_janitor_fork_fails() {
+	local id="$TAG-nf" out rc
+	test_have nproc-limit probe_nproc_limit || return
+	new_ws
+	out=$( (ulimit -u 1 && exec "$OSB" session start --name "$id") 2>&1); rc=$?
+	expect_eq "a start whose janitor cannot be forked fails with 125, saying why" \
+		"125 osb-isolate: session: fork: Resource temporarily unavailable" "$rc $out"
+	expect_eq "... and leaves no lock file or socket of the name" "" \
+		"$(ls -A "$RUNDIR" 2>&1 | grep -F "$id.")"
+	out=$("$OSB" session start --name "$id" 2>&1); rc=$?
+	expect_eq "... and the name can be started at once" "0 $id" "$rc $out"
+	"$OSB" session stop "$id" >/dev/null 2>&1
+}
+
 # Concurrent `exec --json` floods: the holder keeps each command's clipped
 # output (twice the policy's "limit output", 1 MiB under strict) and writes
 # the JSON result to the client as it goes, never whole; its peak stays under
@@ -418,7 +450,7 @@ print(d["ok"], d["truncated"], d["stdout_bytes"], d["stderr_bytes"], len(d["stdo
 echo "# session suite as $WHO (sockets in $RUNDIR)"
 for t in t_start_and_socket t_state_across_execs t_exit_codes t_timeout t_env_refused t_json_and_stdin t_list \
 	t_client_gone_kills_command t_stop t_kill_holder t_stale_socket t_idle_timeout t_connection_flood \
-	t_killed_start t_json_flood_memory; do
+	t_killed_start t_janitor_fork_fails t_json_flood_memory; do
 	"$t"
 done
 for s in "${started[@]}"; do "$OSB" session stop "$s" >/dev/null 2>&1; done

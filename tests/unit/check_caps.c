@@ -7,9 +7,10 @@
  * usable; a test that needs root, user namespaces or Landlock probes first
  * (probe.h) and skips, saying why, on a host without them. Failures are simulated the way a host would produce them: bwrap
  * missing (OSB_ISOLATE_BWRAP), a bwrap whose --help lacks --bind-fd (the
- * shim in tests/integration), and user namespaces refused by a seccomp
- * filter this test process installs on itself (Check runs every test in a
- * forked child, so the filter and the per-process cache die with the test).
+ * shim in tests/integration), and user namespaces (or the probe's own wait
+ * for its sandboxes) refused by a seccomp filter this test process installs
+ * on itself (Check runs every test in a forked child, so the filter and the
+ * per-process cache die with the test).
  * Causes the host cannot produce (a sysctl set to 0, AppArmor) are driven
  * through the pure attribution function with the facts the probe would see.
  */
@@ -20,6 +21,7 @@
 #include "sha256.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <glob.h>
 #include <json-c/json.h>
 #include <linux/landlock.h>
@@ -614,6 +616,68 @@ START_TEST(test_filter_that_cannot_load_stops_every_mode_but_seccomp_none)
 }
 END_TEST
 
+/* This process's open fds (opendir's own is counted in every call alike). */
+static int fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Make poll(2) of two fds or more with a finite timeout fail with ERRNO in
+ * this (forked) test process: the probe's wait for its sandboxes. bwrap's
+ * own poll (no timeout) and the library's single-fd helper waits still
+ * work, so the sandboxes are real and only the wait fails. */
+static void deny_wait_for_several(int errnum)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_eq(seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0), 0);
+	ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(errnum), SCMP_SYS(poll), 2,
+	                                  SCMP_A1(SCMP_CMP_GE, 2),
+	                                  SCMP_A2(SCMP_CMP_MASKED_EQ, 0x80000000, 0)), 0);
+	ck_assert_int_eq(seccomp_load(ctx), 0);
+	seccomp_release(ctx);
+}
+
+#define WAIT_FAILED "cannot wait for the probe sandbox: poll: Cannot allocate memory"
+
+/* A wait that fails (ENOMEM) ends the probe's sandboxes all the same: each
+ * one started is killed and reaped, and none of their pidfds and pipes is
+ * left open in the caller, a long-running daemon (DESIGN.md §3: nothing may
+ * outlive a run). */
+START_TEST(test_failed_wait_kills_and_reaps_every_attempt)
+{
+	if (!test_have_root())
+		return;
+	siginfo_t si;
+	osb_caps *c;
+	int before, r;
+
+	deny_wait_for_several(ENOMEM);
+	before = fd_count();
+	c = probe(0);
+	memset(&si, 0, sizeof(si));
+	r = waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT);
+	ck_assert_msg(r == -1 && errno == ECHILD, "a child of the probe is left: pid %d, "
+	              "waitid %d (%s)", (int)si.si_pid, r, r < 0 ? strerror(errno) : "ok");
+	ck_assert_int_eq(fd_count(), before);
+	/* What could not be watched is not claimed to work. */
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "user_namespace")),
+	                 OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "user_namespace")),
+	                 "this process can create a user namespace but bwrap cannot: " WAIT_FAILED);
+	ck_assert_uint_eq(osb_caps_modes(c), 0);
+	osb_caps_free(c);
+}
+END_TEST
+
 /* ---- launches without a cached probe ------------------------------------------ */
 
 /* Each `osb-isolate run` is a fresh process: a host that passes the checks
@@ -974,6 +1038,7 @@ static Suite *caps_suite(void)
 	tcase_add_test(sim, test_json_names_the_blocker);
 	tcase_add_test(sim, test_landlock_required_refused_without_landlock);
 	tcase_add_test(sim, test_filter_that_cannot_load_stops_every_mode_but_seccomp_none);
+	tcase_add_test(sim, test_failed_wait_kills_and_reaps_every_attempt);
 	tcase_add_test(sim, test_table_shows_status_reason_and_remedy);
 	tcase_add_test(sim, test_launch_check_on_a_passing_host_starts_no_probe);
 	tcase_add_test(sim, test_launch_check_failure_probes_and_names_the_item);

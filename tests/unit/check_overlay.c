@@ -7,11 +7,15 @@
  * hostile sandbox could leave: symlinks to outside in either layer, a
  * symlinked directory under a real one, xattrs overlayfs was told not to
  * make, deep trees. tests/integration/overlay.sh checks the same lists made
- * by a real overlay in a real session.
+ * by a real overlay in a real session. The broker's answer that hands the
+ * upper layer over (lib/session-overlay.c) is read here from a socketpair,
+ * in every shape a broken broker could send it.
  */
 #include "overlay-diff.h"
 #include "overlay-export.h"
 #include "overlay-commit.h"
+#include "session-overlay.h"
+#include "init-proto.h"
 #include "util.h"
 
 #include <archive.h>
@@ -21,6 +25,7 @@
 #include <sys/un.h>
 
 #include <check.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -547,6 +552,116 @@ START_TEST(test_commit_stopped_late_says_what_was_and_was_not_applied)
 }
 END_TEST
 
+/* ---- the broker's answer ----------------------------------------------------------- */
+
+/* This process's open fds (opendir's own is counted in every call alike). */
+static int fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Send a layer reply with error ERRNUM, LEN bytes of it, and NFDS fds of
+ * /dev/null (closed here once sent: only the receiver holds them then). */
+static void send_layer_reply(int sock, int32_t errnum, size_t len, int nfds)
+{
+	struct session_layer_reply rp = { .type = SESSION_LAYER_REPLY, .err = errnum };
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 4)]; } cm;
+	struct iovec iov = { .iov_base = &rp, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fds[4];
+
+	ck_assert_int_le(nfds, 4);
+	for (int i = 0; i < nfds; i++)
+		ck_assert_int_ge(fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
+	if (nfds) {
+		memset(&cm, 0, sizeof(cm));
+		mh.msg_control = cm.b;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+		CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), fds, sizeof(int) * (size_t)nfds);
+	}
+	ck_assert_int_eq(sendmsg(sock, &mh, 0), (ssize_t)len);
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+}
+
+#define NO_UPPER "the session's broker answered the layer request without exactly one fd " \
+	"(the upper directory): the session is unusable; destroy it"
+#define ENDED "the session ended before its broker answered"
+#define STUCK "a process of the session did not end when it was killed; try again"
+
+/* A reply the library refuses closes every fd it brought: the caller is a
+ * long-running daemon, and each would stay open in it. Three fds do not
+ * fit the control buffer (MSG_CTRUNC): the two that arrive are closed too. */
+START_TEST(test_refused_layer_reply_closes_every_fd_it_brought)
+{
+	static const struct {
+		int32_t err;
+		size_t len;
+		int nfds, code;
+		const char *message;
+	} cases[] = {
+		{ 0, sizeof(struct session_layer_reply), 2, OSB_E_SANDBOX, NO_UPPER },
+		{ 0, sizeof(struct session_layer_reply), 3, OSB_E_SANDBOX, NO_UPPER },
+		{ 0, sizeof(struct session_layer_reply), 0, OSB_E_SANDBOX, NO_UPPER },
+		{ EBUSY, sizeof(struct session_layer_reply), 2, OSB_E_SANDBOX, STUCK },
+		{ 0, sizeof(struct session_layer_reply) - 4, 2, OSB_E_SANDBOX, ENDED },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		osb_error err = { 0 };
+		int sv[2], fd = 7, before, r;
+
+		ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+		send_layer_reply(sv[0], cases[i].err, cases[i].len, cases[i].nfds);
+		before = fd_count();
+		r = session_layer_await(sv[1], true, &fd, &err);
+		ck_assert_msg(fd_count() == before, "case %zu: %d fds open after the reply, %d "
+		              "before", i, fd_count(), before);
+		ck_assert_int_eq(r, -cases[i].code);
+		ck_assert_int_eq(fd, -1);
+		ck_assert_str_eq(err.message, cases[i].message);
+		close(sv[0]);
+		close(sv[1]);
+	}
+}
+END_TEST
+
+/* The answers a broker gives: the upper directory for a get, nothing for
+ * a release (where a stray fd is closed, not handed on). */
+START_TEST(test_layer_reply_hands_over_exactly_the_upper_directory)
+{
+	osb_error err = { 0 };
+	struct stat st;
+	int sv[2], fd = -1, before;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	send_layer_reply(sv[0], 0, sizeof(struct session_layer_reply), 1);
+	ck_assert_int_eq(session_layer_await(sv[1], true, &fd, &err), 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+	ck_assert_int_eq(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	close(fd);
+	send_layer_reply(sv[0], 0, sizeof(struct session_layer_reply), 1);
+	before = fd_count();
+	ck_assert_int_eq(session_layer_await(sv[1], false, &fd, &err), 0);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_int_eq(fd_count(), before);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
 static Suite *overlay_suite(void)
 {
 	Suite *s = suite_create("overlay");
@@ -566,6 +681,10 @@ static Suite *overlay_suite(void)
 	tcase_add_test(tc, test_commit_never_follows_a_symlink_of_either_layer);
 	tcase_add_test(tc, test_commit_refused_before_the_first_write_applies_nothing);
 	tcase_add_test(tc, test_commit_stopped_late_says_what_was_and_was_not_applied);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("reply");
+	tcase_add_test(tc, test_refused_layer_reply_closes_every_fd_it_brought);
+	tcase_add_test(tc, test_layer_reply_hands_over_exactly_the_upper_directory);
 	suite_add_tcase(s, tc);
 	return s;
 }
