@@ -133,7 +133,33 @@ static pid_t parent_of(pid_t pid)
 	return p ? (pid_t)strtol(p + 4, NULL, 10) : -1;   /* ") S PPID" */
 }
 
-/* The session broker: the child of the bwrap this process started. */
+static bool is_bwrap(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strcmp(comm, "bwrap\n") == 0;
+}
+
+/* Is PID this process or below it? */
+static bool ours(pid_t pid)
+{
+	for (int depth = 0; pid > 1 && depth < 16; depth++, pid = parent_of(pid))
+		if (pid == getpid())
+			return true;
+	return false;
+}
+
+/* The session broker: the child of the session's bwrap, which this process
+ * started through the session's owner (this process > owner > bwrap >
+ * broker): found by bwrap's name, so that it is never bwrap's monitor or
+ * the owner. */
 static pid_t find_broker(void)
 {
 	DIR *d = opendir("/proc");
@@ -143,7 +169,7 @@ static pid_t find_broker(void)
 	while (d && found < 0 && (e = readdir(d))) {
 		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10), pp;
 
-		if (pid > 0 && (pp = parent_of(pid)) > 0 && parent_of(pp) == getpid())
+		if (pid > 0 && (pp = parent_of(pid)) > 0 && is_bwrap(pp) && !is_bwrap(pid) && ours(pp))
 			found = pid;
 	}
 	if (d)

@@ -139,11 +139,13 @@ def issue_notes(med, kv, verdicts):
         out += ["### Peak memory of a session's processes (target missed)", "",
                 "The broker (the sandbox's pid 1, a static program) peaks at %.0f KiB; the "
                 "holder, the `osb-isolate session start` process that keeps the session, at "
-                "%.0f KiB, most of it the pages of the shared libraries the CLI links "
-                "(libseccomp, libmount, json-c, libarchive and libc), which VmHWM counts in "
-                "full though every process using them shares them. A holder that execs a "
-                "small libc-only program once the session is up would meet the budget; this "
-                "version keeps the CLI process." % (hwm[1], hwm[0]), ""]
+                "%.0f KiB, most of it file pages of the shared libraries the CLI links "
+                "(libc, libosb-isolate, libmount, libblkid, libseccomp, libcap, json-c) and "
+                "of the NSS modules the host-id allocator's account lookups load "
+                "(libnss_systemd and libm), which VmHWM counts in full though every process "
+                "using them shares them; its own anonymous memory is a few hundred KiB. "
+                "A holder that execs a small libc-only program once the session is up "
+                "would meet the budget; this version keeps the CLI process." % (hwm[1], hwm[0]), ""]
     return out
 
 

@@ -176,11 +176,24 @@ start_session() {
 	"$OSB" session exec "$SID" -- true || die "session exec failed"
 	HOLDER=$("$OSB" session list --json | python3 -c 'import json,sys
 print(next(s["pid"] for s in json.load(sys.stdin) if s["id"] == sys.argv[1]))' "$SID")
-	# The broker is the child of the holder's bwrap (bwrap --as-pid-1).
-	local bw
-	bw=$(cat /proc/"$HOLDER"/task/*/children | tr ' ' '\n' | grep -m1 .)
+	# The broker is the child of the session's bwrap (bwrap --as-pid-1),
+	# which the holder starts through the session's owner: holder > owner
+	# > bwrap > broker. Found by name, not by depth, so that the row never
+	# measures bwrap's monitor or the owner instead.
+	local p kids=$HOLDER bw=
+	while [ -z "$bw" ] && [ -n "$kids" ]; do
+		local next=
+		for p in $kids; do
+			if [ "$(cat /proc/"$p"/comm 2>/dev/null)" = bwrap ]; then bw=$p; break; fi
+			next="$next $(cat /proc/"$p"/task/*/children 2>/dev/null)"
+		done
+		kids=$next
+	done
+	[ -n "$bw" ] || die "cannot find the session's bwrap under holder $HOLDER"
 	BROKER=$(cat /proc/"$bw"/task/*/children | tr ' ' '\n' | grep -m1 .)
 	[ -n "$BROKER" ] || die "cannot find the session broker under holder $HOLDER"
+	grep -q -- '--session-fd' /proc/"$BROKER"/cmdline ||
+		die "process $BROKER under the session's bwrap is not the broker (no --session-fd)"
 }
 
 # What a user who skips osb-isolate would type for the same isolation: a
