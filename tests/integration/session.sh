@@ -192,7 +192,11 @@ t_json_and_stdin() {
 	expect_eq "stdin is /dev/null without --stdin" "" "$(echo data | "$OSB" session exec "$TAG-a" -- cat)"
 	out=$(printf 'cd /tmp\nX=41\nX=$((X + 1))\necho "$PWD $X"\n' | "$OSB" session exec "$TAG-a" --stdin -- bash)
 	expect_eq "bash fed on stdin keeps cd and variables" "/tmp 42" "$out"
-	# A session command's stages: no bwrap and no init of its own.
+	# A session command's stages: no bwrap and no init of its own. Its
+	# "command" spans the broker's "started" and "exited" reports as the
+	# library receives them, each late by its delivery: on a loaded machine
+	# it may come out a little short of the 300 ms the command sleeps (seen:
+	# the sanitizer build beside another build), never near 0.
 	j=$("$OSB" session exec "$TAG-a" --json -- sleep 0.3)
 	out=$(printf '%s' "$j" | python3 -c '
 import json, sys
@@ -200,7 +204,7 @@ d = json.load(sys.stdin)
 t = d["timings_us"]
 print(" ".join("%s=%s" % (n, "null" if t[n] is None else ("ok" if t[n] >= 0 else t[n]))
                for n in ["setup", "bwrap", "init", "command", "teardown"]),
-      "slept" if (t["command"] or 0) >= 300000 else "short")')
+      "slept" if (t["command"] or 0) >= 250000 else "short")')
 	expect_eq "--json: a session command's timings_us" \
 		"setup=ok bwrap=null init=null command=ok teardown=ok slept" "$out"
 }
@@ -403,7 +407,11 @@ t_janitor_fork_fails() {
 	local id="$TAG-nf" out rc
 	test_have nproc-limit probe_nproc_limit || return
 	new_ws
-	out=$( (ulimit -u 1 && exec "$OSB" session start --name "$id") 2>&1); rc=$?
+	# In the sanitizer build LeakSanitizer's exit-time check needs a
+	# thread of its own, which the same limit refuses (a fatal error, exit
+	# 1): it is turned off for this one command; other builds ignore it.
+	out=$( (ulimit -u 1 && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		exec "$OSB" session start --name "$id") 2>&1); rc=$?
 	expect_eq "a start whose janitor cannot be forked fails with 125, saying why" \
 		"125 osb-isolate: session: fork: Resource temporarily unavailable" "$rc $out"
 	expect_eq "... and leaves no lock file or socket of the name" "" \
