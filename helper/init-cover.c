@@ -88,8 +88,10 @@ static int open_target(const char *path, bool dir_ok, bool file_ok, struct stat 
 			    errno == ENOENT ? " (it was there when the sandbox was planned; run "
 			    "again)" : "");
 	if (fstat(fd, st) != 0) {
+		int err = errno;
+
 		close(fd);
-		return cerr(e, errno, "cannot cover %s: fstat: %s", path, strerror(errno));
+		return cerr(e, err, "cannot cover %s: fstat: %s", path, strerror(err));
 	}
 	if ((S_ISDIR(st->st_mode) && dir_ok) ||
 	    ((S_ISREG(st->st_mode) || S_ISCHR(st->st_mode)) && file_ok))
