@@ -535,10 +535,12 @@ static int exec_fds(struct request *rq, const int *fds, int got, uint32_t flags)
 	return 0;
 }
 
-/* SESSION_SERVICES: the kept groups still running, on the request's one fd. */
-static void on_services(struct broker *b, const int *fds, int got)
+/* SESSION_SERVICES: the kept groups still running, on the request's one fd.
+ * A request cut to the buffer (MSG_TRUNC, not WHOLE) is none: its channel
+ * closes unanswered. */
+static void on_services(struct broker *b, const int *fds, int got, bool whole)
 {
-	if (got >= 1)
+	if (got >= 1 && whole)
 		services_reply(&b->services, fds[0]);
 	for (int i = 0; i < got; i++)
 		close(fds[i]);
@@ -571,7 +573,7 @@ static int on_request(struct broker *b)
 	memset(&h, 0, sizeof(h));
 	memcpy(&h, b->buf, (size_t)n < sizeof(h) ? (size_t)n : sizeof(h));
 	if ((size_t)n >= sizeof(struct session_services_req) && h.type == SESSION_SERVICES) {
-		on_services(b, fds, got);
+		on_services(b, fds, got, !(mh.msg_flags & MSG_TRUNC));
 		return 0;
 	}
 	if (exec_fds(&rq, fds, got, h.flags) < 0) {

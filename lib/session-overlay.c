@@ -129,7 +129,17 @@ int session_layer_await(int chan, bool want_fd, int *fd, osb_error *err)
 		n = recvmsg(chan, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	*fd = n > 0 ? take_fd(&mh) : -1;
-	if (n != (ssize_t)sizeof(rp) || rp.type != SESSION_LAYER_REPLY)
+	/* A packet longer than a reply comes cut to the reply's size: its first
+	 * bytes would read as a well-formed answer. */
+	if (n > 0 && (mh.msg_flags & MSG_TRUNC))
+		r = osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "the session's broker "
+		                "answered the layer request with more than a reply's %zu bytes: "
+		                "the session is unusable; destroy it", sizeof(rp));
+	else if (n > 0 && (mh.msg_flags & MSG_CTRUNC))
+		r = osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "the session's broker "
+		                "answered the layer request with more fds than fit a reply: the "
+		                "session is unusable; destroy it");
+	else if (n != (ssize_t)sizeof(rp) || rp.type != SESSION_LAYER_REPLY)
 		r = osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
 		                "the session ended before its broker answered");
 	else if (rp.err)

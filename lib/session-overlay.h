@@ -42,7 +42,8 @@ int session_overlay_need(osb_session *s, const char *call, session_overlay **ov,
 int session_layer_call(osb_session *s, unsigned op, int *fd, osb_error *err);
 
 /* Read the broker's one answer to a layer request on CHAN: 0 with *FD the
- * upper directory when WANT_FD (else -1), or -OSB_E_* with *FD -1. Every
+ * upper directory when WANT_FD (else -1), or -OSB_E_* with *FD -1. A
+ * packet longer than a reply, or with more fds than fit, is refused. Every
  * fd a refused answer brought is closed (tests/unit/check_overlay.c). */
 int session_layer_await(int chan, bool want_fd, int *fd, osb_error *err);
 

@@ -567,17 +567,22 @@ static int fd_count(void)
 	return n;
 }
 
-/* Send a layer reply with error ERRNUM, LEN bytes of it, and NFDS fds of
- * /dev/null (closed here once sent: only the receiver holds them then). */
+/* Send a layer reply with error ERRNUM, LEN bytes of it (past a reply's
+ * size: zeros), and NFDS fds of /dev/null (closed here once sent: only the
+ * receiver holds them then). */
 static void send_layer_reply(int sock, int32_t errnum, size_t len, int nfds)
 {
-	struct session_layer_reply rp = { .type = SESSION_LAYER_REPLY, .err = errnum };
+	struct {
+		struct session_layer_reply rp;
+		char more[16];
+	} m = { .rp = { .type = SESSION_LAYER_REPLY, .err = errnum } };
 	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 4)]; } cm;
-	struct iovec iov = { .iov_base = &rp, .iov_len = len };
+	struct iovec iov = { .iov_base = &m, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int fds[4];
 
 	ck_assert_int_le(nfds, 4);
+	ck_assert_uint_le(len, sizeof(m));
 	for (int i = 0; i < nfds; i++)
 		ck_assert_int_ge(fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
 	if (nfds) {
@@ -598,25 +603,40 @@ static void send_layer_reply(int sock, int32_t errnum, size_t len, int nfds)
 	"(the upper directory): the session is unusable; destroy it"
 #define ENDED "the session ended before its broker answered"
 #define STUCK "a process of the session did not end when it was killed; try again"
+#define LONGER "the session's broker answered the layer request with more than a reply's " \
+	"16 bytes: the session is unusable; destroy it"
+#define MORE_FDS "the session's broker answered the layer request with more fds than fit " \
+	"a reply: the session is unusable; destroy it"
 
 /* A reply the library refuses closes every fd it brought: the caller is a
  * long-running daemon, and each would stay open in it. Three fds do not
- * fit the control buffer (MSG_CTRUNC): the two that arrive are closed too. */
+ * fit the control buffer (MSG_CTRUNC): the two that arrive are closed too.
+ * A packet longer than a reply (MSG_TRUNC) is not read as the reply its
+ * first bytes make, for a get or a release. */
 START_TEST(test_refused_layer_reply_closes_every_fd_it_brought)
 {
+	static const size_t size = sizeof(struct session_layer_reply);
 	static const struct {
 		int32_t err;
 		size_t len;
-		int nfds, code;
+		int nfds;
+		bool want_fd;
+		int code;
 		const char *message;
 	} cases[] = {
-		{ 0, sizeof(struct session_layer_reply), 2, OSB_E_SANDBOX, NO_UPPER },
-		{ 0, sizeof(struct session_layer_reply), 3, OSB_E_SANDBOX, NO_UPPER },
-		{ 0, sizeof(struct session_layer_reply), 0, OSB_E_SANDBOX, NO_UPPER },
-		{ EBUSY, sizeof(struct session_layer_reply), 2, OSB_E_SANDBOX, STUCK },
-		{ 0, sizeof(struct session_layer_reply) - 4, 2, OSB_E_SANDBOX, ENDED },
+		{ 0, size, 2, true, OSB_E_SANDBOX, NO_UPPER },
+		{ 0, size, 3, true, OSB_E_SANDBOX, MORE_FDS },
+		{ 0, size, 3, false, OSB_E_SANDBOX, MORE_FDS },
+		{ 0, size, 0, true, OSB_E_SANDBOX, NO_UPPER },
+		{ EBUSY, size, 2, true, OSB_E_SANDBOX, STUCK },
+		{ 0, size - 4, 2, true, OSB_E_SANDBOX, ENDED },
+		{ 0, size + 1, 1, true, OSB_E_SANDBOX, LONGER },
+		{ 0, size + 16, 1, true, OSB_E_SANDBOX, LONGER },
+		{ 0, size + 16, 0, false, OSB_E_SANDBOX, LONGER },
+		{ EBUSY, size + 16, 1, true, OSB_E_SANDBOX, LONGER },
 	};
 
+	ck_assert_uint_eq(size, 16);   /* as LONGER says */
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		osb_error err = { 0 };
 		int sv[2], fd = 7, before, r;
@@ -624,10 +644,10 @@ START_TEST(test_refused_layer_reply_closes_every_fd_it_brought)
 		ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 		send_layer_reply(sv[0], cases[i].err, cases[i].len, cases[i].nfds);
 		before = fd_count();
-		r = session_layer_await(sv[1], true, &fd, &err);
+		r = session_layer_await(sv[1], cases[i].want_fd, &fd, &err);
 		ck_assert_msg(fd_count() == before, "case %zu: %d fds open after the reply, %d "
 		              "before", i, fd_count(), before);
-		ck_assert_int_eq(r, -cases[i].code);
+		ck_assert_msg(r == -cases[i].code, "case %zu: %d (%s)", i, r, err.message);
 		ck_assert_int_eq(fd, -1);
 		ck_assert_str_eq(err.message, cases[i].message);
 		close(sv[0]);

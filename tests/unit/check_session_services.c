@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
 /* check_session_services.c — session commands that leave services behind
- * (osb_exec_set_keep_services, helper/broker-services.c) and scripts past
- * the 128 KiB of a command line (osb_exec_set_script, lib/exec-session.c).
- * Real sessions.
+ * (osb_exec_set_keep_services, helper/broker-services.c), the broker's
+ * listing of them (helper/broker.c), and scripts past the 128 KiB of a
+ * command line (osb_exec_set_script, lib/exec-session.c). Real sessions.
  */
 #include "osb-isolate.h"
+#include "init-proto.h"
+#include "session.h"
 #include "sandbox-main.h"
 
 #include <check.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -146,6 +150,36 @@ START_TEST(test_a_kept_command_still_times_out_as_a_whole)
 }
 END_TEST
 
+/* The broker acts on no request cut to the size of its buffer: a services
+ * request longer than a session packet may be is not answered (its channel
+ * is closed), and the session serves on. */
+START_TEST(test_a_services_request_longer_than_a_packet_is_not_answered)
+{
+	struct session_services_req rq = { SESSION_SERVICES, 0 };
+	size_t len = SESSION_MSG_MAX + 64;
+	osb_session *s = start(0);
+	char *buf = calloc(1, len), reply[64], *json;
+	struct pollfd p;
+	osb_error err;
+	int ch[2];
+
+	ck_assert_ptr_nonnull(buf);
+	memcpy(buf, &rq, sizeof(rq));
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch), 0);
+	ck_assert_msg(session_send_control(s, buf, len, ch[1], &err) == 0, "%s", err.message);
+	close(ch[1]);
+	p = (struct pollfd){ .fd = ch[0], .events = POLLIN };
+	ck_assert_int_eq(poll(&p, 1, 5000), 1);
+	ck_assert_int_eq(recv(ch[0], reply, sizeof(reply), 0), 0);
+	close(ch[0]);
+	free(buf);
+	json = services(s);
+	ck_assert_str_eq(json, "[]");
+	osb_free(json);
+	osb_session_free(s);
+}
+END_TEST
+
 /* A script that no command line could hold. */
 static char *big_script(size_t *len)
 {
@@ -235,6 +269,7 @@ static Suite *services_suite(void)
 	tcase_add_test(tc, test_a_plain_command_takes_its_background_processes_with_it);
 	tcase_add_test(tc, test_a_kept_command_leaves_its_service_running_and_listed);
 	tcase_add_test(tc, test_a_kept_command_still_times_out_as_a_whole);
+	tcase_add_test(tc, test_a_services_request_longer_than_a_packet_is_not_answered);
 	tcase_add_test(tc, test_a_script_past_the_command_line_limit_runs_through_a_memfd);
 	tcase_add_test(tc, test_a_script_in_a_shell_state_session_leaves_its_state);
 	tcase_add_test(tc, test_run_refuses_session_only_settings);
