@@ -84,16 +84,16 @@ static void send_reply(int chan, int err, size_t running, int fd)
 {
 	struct session_layer_reply r = { .type = SESSION_LAYER_REPLY, .err = err,
 	                                 .running = (uint32_t)running };
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } cm;
 	struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
 	if (fd >= 0) {
 		struct cmsghdr *c;
 
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
+		memset(cm.b, 0, sizeof(cm.b));
+		mh.msg_control = cm.b;
+		mh.msg_controllen = sizeof(cm.b);
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;

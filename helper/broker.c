@@ -549,10 +549,10 @@ static void on_services(struct broker *b, const int *fds, int got, bool whole)
 /* One request. Returns 1 on EOF (the library closed the session), else 0. */
 static int on_request(struct broker *b)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * (SESSION_NFDS + 4))];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * (SESSION_NFDS + 4))]; } cm;
 	struct iovec iov = { .iov_base = b->buf, .iov_len = SESSION_MSG_MAX };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	                     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
 	struct request rq = { .chan = -1, .stdio = { -1, -1, -1 }, .script = -1 };
 	struct session_exec_req h;
 	ssize_t n = recvmsg(b->sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);

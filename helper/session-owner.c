@@ -209,15 +209,15 @@ static int send_msg(int fd, uint32_t type, int32_t value, const void *payload, s
 {
 	struct owner_msg h = { type, value };
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
-	char cbuf[CMSG_SPACE(sizeof(int) * 2)];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 2)]; } cm;
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
 	ssize_t n;
 
 	if (nfds > 0) {
 		struct cmsghdr *c;
 
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
+		memset(cm.b, 0, sizeof(cm.b));
+		mh.msg_control = cm.b;
 		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
@@ -312,10 +312,10 @@ drop:
 static uint32_t recv_msg(int fd, char *buf, size_t size, size_t *len, int *fds, int *nfds)
 {
 	struct owner_msg h;
-	char cbuf[CMSG_SPACE(sizeof(int) * 2)];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 2)]; } cm;
 	struct iovec iov[2] = { { &h, sizeof(h) }, { buf, size } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf,
-	                     .msg_controllen = sizeof(cbuf) };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cm.b,
+	                     .msg_controllen = sizeof(cm.b) };
 	ssize_t n;
 
 	*nfds = 0;

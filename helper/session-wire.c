@@ -207,7 +207,7 @@ int session_open(const char *id, struct where *w, int *fd)
 int wire_send_request(int fd, const struct cli_req *h, const char *strings, size_t len,
                         const int *fds, int nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * 3)];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 3)]; } cm;
 	struct iovec iov[2] = { { .iov_base = (void *)h, .iov_len = sizeof(*h) },
 	                        { .iov_base = (void *)strings, .iov_len = len } };
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
@@ -217,8 +217,8 @@ int wire_send_request(int fd, const struct cli_req *h, const char *strings, size
 	if (nfds > 0) {
 		struct cmsghdr *c;
 
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
+		memset(cm.b, 0, sizeof(cm.b));
+		mh.msg_control = cm.b;
 		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
@@ -267,10 +267,10 @@ static int wire_split_strings(struct wire_request *rq, size_t len)
 
 int wire_recv_request(int conn, struct wire_request *rq)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * 3)];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 3)]; } cm;
 	struct iovec iov;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	                     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
 	ssize_t n;
 
 	rq->buf = malloc(REQ_MAX);

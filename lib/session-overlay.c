@@ -118,10 +118,10 @@ static int reply_error(const struct session_layer_reply *rp, osb_error *err)
 int session_layer_await(int chan, bool want_fd, int *fd, osb_error *err)
 {
 	struct session_layer_reply rp = { 0 };
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } cm;
 	struct iovec iov = { .iov_base = &rp, .iov_len = sizeof(rp) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	                     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
 	ssize_t n;
 	int r = 0;
 

@@ -154,15 +154,15 @@ static int send_with(int fd, const struct owner_msg *h, const void *a, size_t al
                      size_t blen, const int *fds, size_t nfds)
 {
 	struct iovec iov[3] = { { (void *)h, sizeof(*h) }, { (void *)a, alen }, { (void *)b, blen } };
-	char cbuf[CMSG_SPACE(sizeof(int) * 2)];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 2)]; } cm;
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 3 };
 	ssize_t n;
 
 	if (nfds) {
 		struct cmsghdr *c;
 
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
+		memset(cm.b, 0, sizeof(cm.b));
+		mh.msg_control = cm.b;
 		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
@@ -182,12 +182,12 @@ static int send_with(int fd, const struct owner_msg *h, const void *a, size_t al
 static int recv_with(int fd, int timeout_ms, struct owner_msg *h, char **buf, size_t *len,
                      int *fds, size_t *nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * 2)];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 2)]; } cm;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	char *data = malloc(OWNER_STATE_MAX + 1);
 	struct iovec iov[2] = { { h, sizeof(*h) }, { data, OWNER_STATE_MAX } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cbuf,
-	                     .msg_controllen = sizeof(cbuf) };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cm.b,
+	                     .msg_controllen = sizeof(cm.b) };
 	ssize_t n;
 	int r;
 

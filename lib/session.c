@@ -691,15 +691,15 @@ static int build_request(osb_session *s, const osb_exec *e, char **buf, size_t *
 static int send_request(osb_session *s, const char *buf, size_t len, const int *fds,
                         size_t nfds, osb_error *err)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * (SESSION_NFDS + 1))];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * (SESSION_NFDS + 1))]; } cm;
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	                     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
 	struct cmsghdr *c;
 	ssize_t n;
 	int r = 0;
 
-	memset(cbuf, 0, sizeof(cbuf));
+	memset(cm.b, 0, sizeof(cm.b));
 	mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
 	c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
@@ -728,14 +728,14 @@ session_overlay *session_overlay_of(osb_session *s)
 
 int session_send_control(osb_session *s, const void *msg, size_t len, int fd, osb_error *err)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } cm;
 	struct iovec iov = { .iov_base = (void *)msg, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-	                     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	                     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
 	struct cmsghdr *c;
 	int r;
 
-	memset(cbuf, 0, sizeof(cbuf));
+	memset(cm.b, 0, sizeof(cm.b));
 	c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;

@@ -152,13 +152,13 @@ static int open_fds(void)
  * fds it brought are closed, not leaked into the holder. */
 static void send_with_fds(int sock, const struct cli_req *h, const int *fds, int n)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * 8)];
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 8)]; } cm;
 	struct iovec iov = { .iov_base = (void *)h, .iov_len = sizeof(*h) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
 	                     .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n) };
 	struct cmsghdr *c;
 
-	memset(cbuf, 0, sizeof(cbuf));
+	memset(cm.b, 0, sizeof(cm.b));
 	c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
