@@ -18,6 +18,7 @@
 #include "session-holder.h"
 #include "holder-overlay.h"
 #include "cli-common.h"
+#include "fork-hint.h"
 #include "relay.h"
 #include "session-wire.h"
 
@@ -630,21 +631,31 @@ int session_start(int argc, char **argv)
 	janitor = fork();
 	if (janitor == 0) {
 		pid_t holder;
+		int e;
 
 		setsid();
 		holder = fork();
+		e = errno;
 		if (holder == 0)
 			holder_main(&h, policy, opts, ready[1], lock);
+		/* The name is free before `start` hears why: it may be started
+		 * again as soon as `start` returns. */
+		if (holder < 0) {
+			unlink(h.w.lock);
+			report_ready(ready[1], "cannot fork the session's holder: %s%s", strerror(e),
+			             fork_hint(e));
+		}
 		close(ready[0]);
 		close(ready[1]);
-		if (holder < 0)
-			unlink(h.w.lock);
 		janitor_main(&h.w, holder, lock);
 	}
 	if (janitor < 0) {
+		int e = errno;
+
 		/* No janitor will remove the lock file: out does, as for any
 		 * failure before the fork. */
-		r = session_fail("fork: %s", strerror(errno));
+		r = session_fail("cannot start session %s: cannot fork the session's janitor: %s%s",
+		                 h.id, strerror(e), fork_hint(e));
 		close(ready[0]);
 		close(ready[1]);
 		goto out;

@@ -16,6 +16,7 @@
  * dies first, and "nothing left" is a waitpid that has no child to wait for.
  */
 #include "session-owner.h"
+#include "fork-hint.h"
 #include "owner-proto.h"
 
 #include <errno.h>
@@ -184,9 +185,12 @@ __attribute__((noreturn)) static void bwrap_child(const struct owner *o)
 
 static void start_bwrap(struct owner *o)
 {
+	int e;
+
 	o->bwrap = fork();
+	e = errno;
 	if (o->bwrap < 0)
-		die("fork: %s", strerror(errno));
+		die("cannot fork bwrap: %s%s", strerror(e), fork_hint(e));
 	if (o->bwrap == 0)
 		bwrap_child(o);
 	o->bwrap_pidfd = (int)syscall(SYS_pidfd_open, o->bwrap, 0);

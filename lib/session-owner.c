@@ -18,6 +18,7 @@
  * state changes.
  */
 #include "session-owner.h"
+#include "fork-hint.h"
 #include "owner-proto.h"
 #include "proc.h"
 
@@ -81,13 +82,30 @@ static size_t owner_fds(const plan *pl, int life, const int *cg_fds, size_t ncg,
 	return n;
 }
 
+/* Spawn the owner as lib/proc.c spawns bwrap. Its failure names the
+ * owner, not the fd it is exec'd by, and says what a failed clone asks. */
+static int start_owner(const strv *oargv, const int *fds, size_t nfds, int *pidfd,
+                       osb_error *err)
+{
+	spawn_failure f;
+	char what[1024];
+	pid_t pid;
+
+	if (spawn_start((const char *const *)oargv->v, spawn_fixed_env, fds, nfds, NULL, NULL, &pid,
+	                pidfd, &f) == 0)
+		return 0;
+	spawn_failure_text(&f, "the session's owner", what, sizeof(what));
+	return osb_err_set(err, spawn_failure_code(&f), f.sys_errno, spawn_failure_stage(&f),
+	                   "cannot start the session's owner: %s%s", what,
+	                   f.step == SPAWN_STEP_CLONE ? fork_hint(f.sys_errno) : "");
+}
+
 int owner_spawn(const plan *pl, const strv *argv, const int *fds, size_t nfds, int *life,
                 int *pidfd, osb_error *err)
 {
 	int all[OWNER_MAX_ARGS], cg_fds[CG_MAX_DIRS], sv[2], r;
 	size_t ncg = pl->lim.cg ? cgroup_attach_fds(pl->lim.cg, cg_fds, CG_MAX_DIRS) : 0, n;
 	strv oargv = { 0 };
-	pid_t pid;
 
 	*life = -1;
 	if (nfds + 2 + ncg + pl->made.n_held + pl->made.n > OWNER_MAX_ARGS)
@@ -99,8 +117,7 @@ int owner_spawn(const plan *pl, const strv *argv, const int *fds, size_t nfds, i
 	if (owner_argv(pl, argv, nfds, ncg, &oargv) < 0) {
 		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "spawn", "out of memory");
 	} else {
-		r = spawn_with_fds((const char *const *)oargv.v, spawn_fixed_env, all, n, NULL, NULL, &pid,
-		                   pidfd, err);
+		r = start_owner(&oargv, all, n, pidfd, err);
 	}
 	strv_free(&oargv);
 	close(sv[1]);

@@ -401,8 +401,10 @@ sys.exit(1)')
 }
 
 # A `session start` that cannot fork its janitor (the user is at its
-# process limit) fails with 125 and the reason, and leaves neither the
-# name's lock file nor a socket: no janitor exists to remove them.
+# process limit) fails with 125, saying which process could not be forked
+# and what to do, and leaves neither the name's lock file nor a socket: no
+# janitor exists to remove them. (The holder's fork and the owner's fork of
+# bwrap: session-as-user.sh, which can count a user's processes.)
 t_janitor_fork_fails() {
 	local id="$TAG-nf" out rc
 	test_have nproc-limit probe_nproc_limit || return
@@ -412,8 +414,9 @@ t_janitor_fork_fails() {
 	# 1): it is turned off for this one command; other builds ignore it.
 	out=$( (ulimit -u 1 && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		exec "$OSB" session start --name "$id") 2>&1); rc=$?
-	expect_eq "a start whose janitor cannot be forked fails with 125, saying why" \
-		"125 osb-isolate: session: fork: Resource temporarily unavailable" "$rc $out"
+	expect_eq "a start whose janitor cannot be forked fails with 125, saying which process and what to do" \
+		"125 osb-isolate: session: cannot start session $id: cannot fork the session's janitor: Resource temporarily unavailable (the process limit, ulimit -u, is reached: raise it or stop other processes)" \
+		"$rc $out"
 	expect_eq "... and leaves no lock file or socket of the name" "" \
 		"$(ls -A "$RUNDIR" 2>&1 | grep -F "$id.")"
 	out=$("$OSB" session start --name "$id" 2>&1); rc=$?

@@ -10,6 +10,8 @@
  */
 #include "osb-isolate.h"
 #include "hostid.h"
+#include "plan.h"
+#include "session-owner.h"
 #include "sandbox-main.h"
 
 #include <check.h>
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -499,6 +502,51 @@ START_TEST(test_destroying_an_attached_session_signals_no_caller_process)
 }
 END_TEST
 
+/* A caller at its process limit is told that the session's owner could not
+ * be started and what to do, not which fd the owner is exec'd by. Under
+ * `ulimit -u 1` no fork of an unprivileged user works, whatever else it
+ * runs; root is exempt, so a root caller's case runs as nobody. */
+START_TEST(test_an_owner_that_cannot_be_forked_says_why_and_what_to_do)
+{
+	static const char want[] = "cannot start the session's owner: clone: Resource temporarily "
+	                           "unavailable (the process limit, ulimit -u, is reached: raise it "
+	                           "or stop other processes)";
+	char got[sizeof(((osb_error *)0)->message)] = "";
+	int pfd[2], status;
+	ssize_t n;
+	pid_t child;
+
+	ck_assert_int_eq(pipe2(pfd, O_CLOEXEC), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		plan pl = { .host = { .lock_fd = -1 } };
+		struct rlimit one = { 1, 1 };
+		strv argv = { 0 };
+		osb_error err = { 0 };
+		int none[1] = { -1 }, life, pidfd, r;
+
+		if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+		                       setresuid(65534, 65534, 65534) != 0))
+			_exit(2);
+		if (setrlimit(RLIMIT_NPROC, &one) != 0)
+			_exit(3);
+		r = owner_spawn(&pl, &argv, none, 0, &life, &pidfd, &err);
+		if (write(pfd[1], err.message, strlen(err.message)) < 0)
+			_exit(4);
+		_exit(r == -OSB_E_SPAWN && err.sys_errno == EAGAIN && strcmp(err.stage, "spawn") == 0 ?
+		      0 : 5);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], got, sizeof(got) - 1);
+	close(pfd[0]);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_int_ge(n, 0);
+	ck_assert_str_eq(got, want);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+}
+END_TEST
+
 static Suite *owner_suite(void)
 {
 	Suite *su = suite_create("session_owner");
@@ -513,6 +561,7 @@ static Suite *owner_suite(void)
 	tcase_add_test(tc, test_detach_refuses_a_directory_others_can_write);
 	tcase_add_test(tc, test_another_uid_cannot_attach);
 	tcase_add_test(tc, test_destroying_an_attached_session_signals_no_caller_process);
+	tcase_add_test(tc, test_an_owner_that_cannot_be_forked_says_why_and_what_to_do);
 	suite_add_tcase(su, tc);
 	return su;
 }
