@@ -63,41 +63,4 @@ if [ "$(id -u)" -eq 0 ]; then
 		'[ "$st" -eq 125 ] && [ -z "$(ls -A "$stage/decoy")" ]'
 	rm -rf "$fb"
 fi
-# A start that cannot fork its holder, or whose session owner cannot fork
-# bwrap, says which process and what to do, and leaves no file of the name.
-# RLIMIT_NPROC counts every process of the user, so each start runs once
-# $TEST_USER has none left (an earlier start's janitor may still be ending):
-# under `ulimit -u 2` the start and its janitor fit and the holder does not;
-# under 4 the holder and the session's owner fit too (the holder's probe of
-# bwrap has ended by then) and bwrap does not. LeakSanitizer is off for
-# these starts, as in session.sh's t_janitor_fork_fails: its exit-time
-# check needs a thread the same limit refuses.
-user_idle() {
-	local i
-	for ((i = 0; i < 250; i++)); do pgrep -u "$TEST_USER" >/dev/null || return 0; sleep 0.02; done
-	WHY="$TEST_USER still runs processes after 5 s, whose number would decide which fork fails: $(pgrep -a -u "$TEST_USER" | tr '\n' ';')"
-	return 1
-}
-if [ "$(id -u)" -eq 0 ] && test_have nproc-limit user_idle; then
-	nproc_start() { # LIMIT -> "STATUS OUTPUT", or what $TEST_USER still runs
-		local out st=0
-		user_idle || { echo "busy: $(pgrep -a -u "$TEST_USER" | tr '\n' ';')"; return; }
-		out=$(as_user env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/nonexistent LANG=C.UTF-8 \
-			ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-			XDG_RUNTIME_DIR="$stage/run" OSB_ISOLATE_INIT="$stage/bin/osb-isolate-init" \
-			OSB_ISOLATE_POLICY_DIR="$stage/policy" bash -c 'ulimit -u "$1" && exec "$2" session start \
-			-n "nproc$1" -w "$3"' sh "$1" "$stage/bin/osb-isolate" "$stage/work" 2>&1) || st=$?
-		echo "$st $out"
-	}
-	hint="Resource temporarily unavailable (the process limit, ulimit -u, is reached: raise it or stop other processes)"
-	out=$(nproc_start 2)
-	check "a start whose holder cannot be forked fails with 125, saying which process and what to do ($out)" \
-		'[ "$out" = "125 osb-isolate: session: cannot start session nproc2: cannot fork the session'"'"'s holder: $hint" ]'
-	out=$(nproc_start 4)
-	check "a start whose owner cannot fork bwrap fails with 125, saying which process and what to do ($out)" \
-		'[ "$out" = "125 osb-isolate: session: cannot start session nproc4: bwrap: sandbox setup failed: osb-isolate session owner: cannot fork bwrap: $hint" ]'
-	user_idle || true
-	check "... and neither leaves a file of its name ($(ls -A "$stage/run/osb-isolate"))" \
-		'! ls -A "$stage/run/osb-isolate" | grep -q "^nproc"'
-fi
 exit "$rc"
