@@ -24,7 +24,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,18 +35,6 @@
 #include "init-cover.h"
 
 #define COVER_FLAGS (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
-
-__attribute__((format(printf, 3, 4)))
-static int cerr(struct guard_error *e, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	e->err = err;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return -err;
-}
 
 static void fd_path(int fd, char *buf, size_t size)
 {
@@ -84,20 +71,20 @@ static int open_target(const char *path, bool dir_ok, bool file_ok, struct stat 
 	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
-		return cerr(e, errno, "cannot cover %s: %s%s", path, strerror(errno),
+		return guard_err(e, errno, "cannot cover %s: %s%s", path, strerror(errno),
 			    errno == ENOENT ? " (it was there when the sandbox was planned; run "
 			    "again)" : "");
 	if (fstat(fd, st) != 0) {
 		int err = errno;
 
 		close(fd);
-		return cerr(e, err, "cannot cover %s: fstat: %s", path, strerror(err));
+		return guard_err(e, err, "cannot cover %s: fstat: %s", path, strerror(err));
 	}
 	if ((S_ISDIR(st->st_mode) && dir_ok) ||
 	    ((S_ISREG(st->st_mode) || S_ISCHR(st->st_mode)) && file_ok))
 		return fd;
 	close(fd);
-	return cerr(e, S_ISLNK(st->st_mode) ? ELOOP : EINVAL, "cannot cover %s: it is %s", path,
+	return guard_err(e, S_ISLNK(st->st_mode) ? ELOOP : EINVAL, "cannot cover %s: it is %s", path,
 		    S_ISLNK(st->st_mode) ? "a symlink; the plan names the files themselves" :
 		    "neither a directory nor a file");
 }
@@ -114,46 +101,60 @@ static int remount_ro(const char *path, unsigned long flags, struct guard_error 
 		return fd;
 	fd_path(fd, at, sizeof(at));
 	if (mount(NULL, at, NULL, flags, NULL) != 0)
-		r = cerr(e, errno, "cannot make the cover of %s read-only: %s (the init needs "
+		r = guard_err(e, errno, "cannot make the cover of %s read-only: %s (the init needs "
 			 "CAP_SYS_ADMIN for this step)", path, strerror(errno));
 	close(fd);
 	return r;
 }
 
-/* SRC_FD's file or tree bound at PATH (already opened as DEST_FD), then
- * remounted read-only with SRC_FD's locked flags kept. */
-static int bind_ro(int src_fd, int dest_fd, const char *path, struct guard_error *e)
-{
-	char src[32], dest[32];
-	unsigned long flags = 0;
-	int r;
+/* What a bind is made of: the open source and the flags its read-only
+ * remount repeats (remount_flags, read once per source). */
+struct cover_src {
+	int fd;
+	unsigned long flags;
+};
 
-	if ((r = remount_flags(src_fd, &flags)) < 0)
-		return cerr(e, -r, "cannot cover %s: fstatvfs: %s", path, strerror(-r));
-	fd_path(src_fd, src, sizeof(src));
+static int cover_src_of(int fd, const char *path, struct cover_src *src, struct guard_error *e)
+{
+	int r = remount_flags(fd, &src->flags);
+
+	src->fd = fd;
+	return r < 0 ? guard_err(e, -r, "cannot cover %s: fstatvfs: %s", path, strerror(-r)) : 0;
+}
+
+/* SRC's file or tree bound at PATH (already opened as DEST_FD), then
+ * remounted read-only with SRC's locked flags kept. */
+static int bind_ro(const struct cover_src *src, int dest_fd, const char *path,
+		   struct guard_error *e)
+{
+	char from[32], dest[32];
+
+	fd_path(src->fd, from, sizeof(from));
 	fd_path(dest_fd, dest, sizeof(dest));
-	if (mount(src, dest, NULL, MS_BIND | MS_REC, NULL) != 0)
-		return cerr(e, errno, "cannot cover %s: bind mount: %s (the init needs "
+	if (mount(from, dest, NULL, MS_BIND | MS_REC, NULL) != 0)
+		return guard_err(e, errno, "cannot cover %s: bind mount: %s (the init needs "
 			    "CAP_SYS_ADMIN for this step)", path, strerror(errno));
-	return remount_ro(path, flags, e);
+	return remount_ro(path, src->flags, e);
 }
 
 /* /proc/X read-only: its own tree bound onto itself. */
 static int cover_ro(const char *path, struct guard_error *e)
 {
+	struct cover_src self;
 	struct stat st;
 	int fd = open_target(path, true, true, &st, e), r;
 
 	if (fd < 0)
 		return fd;
-	r = bind_ro(fd, fd, path, e);
+	if ((r = cover_src_of(fd, path, &self, e)) == 0)
+		r = bind_ro(&self, fd, path, e);
 	close(fd);
 	return r;
 }
 
-/* An empty read-only tmpfs over a directory, /dev/null (NULL_FD) over
+/* An empty read-only tmpfs over a directory, /dev/null (NUL) over
  * anything else. */
-static int cover_mask(const char *path, int null_fd, struct guard_error *e)
+static int cover_mask(const char *path, const struct cover_src *nul, struct guard_error *e)
 {
 	char at[32];
 	struct stat st;
@@ -162,12 +163,12 @@ static int cover_mask(const char *path, int null_fd, struct guard_error *e)
 	if (fd < 0)
 		return fd;
 	if (!S_ISDIR(st.st_mode)) {
-		r = bind_ro(null_fd, fd, path, e);
+		r = bind_ro(nul, fd, path, e);
 		goto out;
 	}
 	fd_path(fd, at, sizeof(at));
 	if (mount("tmpfs", at, "tmpfs", COVER_FLAGS, "mode=0555,size=4096") != 0)
-		r = cerr(e, errno, "cannot cover %s: tmpfs: %s (the init needs CAP_SYS_ADMIN for "
+		r = guard_err(e, errno, "cannot cover %s: tmpfs: %s (the init needs CAP_SYS_ADMIN for "
 			 "this step)", path, strerror(errno));
 out:
 	close(fd);
@@ -176,25 +177,29 @@ out:
 
 /* The sandbox's /dev/null, checked to be the null device: it is what every
  * masked file becomes. */
-static int open_null(struct guard_error *e)
+static int open_null(struct cover_src *nul, struct guard_error *e)
 {
 	struct stat st;
-	int fd = open("/dev/null", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open("/dev/null", O_PATH | O_NOFOLLOW | O_CLOEXEC), r;
 
 	if (fd < 0)
-		return cerr(e, errno, "cannot open /dev/null to cover the host's files with: %s",
+		return guard_err(e, errno, "cannot open /dev/null to cover the host's files with: %s",
 			    strerror(errno));
-	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
-	    minor(st.st_rdev) == 3)
-		return fd;
-	close(fd);
-	return cerr(e, EINVAL, "/dev/null is not the null device (1:3); the policy must mount "
-		    "\"dev /dev\" for the cover");
+	if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != 1 ||
+	    minor(st.st_rdev) != 3)
+		r = guard_err(e, EINVAL, "/dev/null is not the null device (1:3); the policy must "
+			      "mount \"dev /dev\" for the cover");
+	else
+		r = cover_src_of(fd, "/dev/null", nul, e);
+	if (r < 0)
+		close(fd);
+	return r;
 }
 
 int cover_make(const struct guard_opts *g, struct guard_error *e)
 {
-	int null_fd, r = 0;
+	struct cover_src nul;
+	int r = 0;
 
 	if (!g->make_cover)
 		return 0;
@@ -203,12 +208,12 @@ int cover_make(const struct guard_opts *g, struct guard_error *e)
 		r = cover_ro(g->proc_ro.v[i], e);
 	if (r < 0 || (!g->proc_masked.n && !g->masked.n))
 		return r;
-	if ((null_fd = open_null(e)) < 0)
-		return null_fd;
+	if ((r = open_null(&nul, e)) < 0)
+		return r;
 	for (size_t i = 0; r == 0 && i < g->proc_masked.n; i++)
-		r = cover_mask(g->proc_masked.v[i], null_fd, e);
+		r = cover_mask(g->proc_masked.v[i], &nul, e);
 	for (size_t i = 0; r == 0 && i < g->masked.n; i++)
-		r = cover_mask(g->masked.v[i], null_fd, e);
-	close(null_fd);
+		r = cover_mask(g->masked.v[i], &nul, e);
+	close(nul.fd);
 	return r;
 }

@@ -83,8 +83,7 @@ static const char *const dev_nodes[] = {
 	"null", "zero", "full", "random", "urandom", "tty", "console",
 };
 
-__attribute__((format(printf, 3, 4)))
-static int gerr(struct guard_error *e, int err, const char *fmt, ...)
+int guard_err(struct guard_error *e, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -123,14 +122,14 @@ static int paths_add(struct guard_paths *ps, const char *opt, const char *p, str
 	const char **v;
 
 	if (!canonical_path(p))
-		return gerr(e, EINVAL, "%s \"%s\": expected a canonical absolute path (no trailing "
+		return guard_err(e, EINVAL, "%s \"%s\": expected a canonical absolute path (no trailing "
 			    "slash, no empty, \".\" or \"..\" component)", opt, p);
 	for (size_t i = 0; i < ps->n; i++)
 		if (strcmp(ps->v[i], p) == 0)
-			return gerr(e, EINVAL, "%s %s given twice", opt, p);
+			return guard_err(e, EINVAL, "%s %s given twice", opt, p);
 	v = realloc(ps->v, (ps->n + 1) * sizeof(*v));
 	if (!v)
-		return gerr(e, ENOMEM, "out of memory parsing %s", opt);
+		return guard_err(e, ENOMEM, "out of memory parsing %s", opt);
 	v[ps->n++] = p;
 	ps->v = v;
 	return 0;
@@ -144,12 +143,12 @@ static int bind_add(struct guard_opts *g, const char *v, struct guard_error *e)
 
 	if (sscanf(v, "%u:%u:%llu:%n", &b.maj, &b.min, &b.ino, &n) != 3 || n <= 0 ||
 	    !canonical_path(v + n))
-		return gerr(e, EINVAL, "--expect-bind \"%s\": expected MAJOR:MINOR:INODE:PATH with a "
+		return guard_err(e, EINVAL, "--expect-bind \"%s\": expected MAJOR:MINOR:INODE:PATH with a "
 			    "canonical absolute PATH", v);
 	b.path = v + n;
 	nb = realloc(g->binds, (g->n_binds + 1) * sizeof(*nb));
 	if (!nb)
-		return gerr(e, ENOMEM, "out of memory parsing --expect-bind");
+		return guard_err(e, ENOMEM, "out of memory parsing --expect-bind");
 	nb[g->n_binds++] = b;
 	g->binds = nb;
 	return 0;
@@ -166,7 +165,7 @@ int guard_parse_flag(struct guard_opts *g, const char *name, struct guard_error 
 	else
 		return 0;
 	if (*flag) {
-		gerr(e, EINVAL, "%s given twice", name);
+		guard_err(e, EINVAL, "%s given twice", name);
 		return -1;
 	}
 	*flag = true;
@@ -176,7 +175,7 @@ int guard_parse_flag(struct guard_opts *g, const char *name, struct guard_error 
 static int parse_landlock_mode(struct guard_opts *g, const char *v, struct guard_error *e)
 {
 	if (g->landlock != GUARD_LL_UNSET)
-		return gerr(e, EINVAL, "--landlock given twice");
+		return guard_err(e, EINVAL, "--landlock given twice");
 	if (strcmp(v, "auto") == 0)
 		g->landlock = GUARD_LL_AUTO;
 	else if (strcmp(v, "required") == 0)
@@ -184,7 +183,7 @@ static int parse_landlock_mode(struct guard_opts *g, const char *v, struct guard
 	else if (strcmp(v, "off") == 0)
 		g->landlock = GUARD_LL_OFF;
 	else
-		return gerr(e, EINVAL, "--landlock \"%s\": expected auto, required or off", v);
+		return guard_err(e, EINVAL, "--landlock \"%s\": expected auto, required or off", v);
 	return 0;
 }
 
@@ -212,7 +211,7 @@ int guard_parse_option(struct guard_opts *g, const char *name, const char *value
 	else if (strcmp(name, "--landlock") == 0)
 		r = parse_landlock_mode(g, value, e);
 	else if (strcmp(name, "--audit-mounts") == 0 || strcmp(name, "--make-cover") == 0)
-		r = gerr(e, EINVAL, "%s takes no value", name);
+		r = guard_err(e, EINVAL, "%s takes no value", name);
 	else
 		return 0;
 	return r < 0 ? -1 : 1;
@@ -221,13 +220,13 @@ int guard_parse_option(struct guard_opts *g, const char *name, const char *value
 int guard_check_opts(const struct guard_opts *g, struct guard_error *e)
 {
 	if ((g->writable.n || g->dev.n || g->n_binds) && !g->audit_mounts)
-		return gerr(e, EINVAL, "--writable and --dev-mount only describe the mount audit: "
+		return guard_err(e, EINVAL, "--writable and --dev-mount only describe the mount audit: "
 			    "pass --audit-mounts too");
 	if (g->make_cover && !g->proc_ro.n && !g->proc_masked.n && !g->masked.n)
-		return gerr(e, EINVAL, "--make-cover needs what to cover: --proc-ro, --proc-masked "
+		return guard_err(e, EINVAL, "--make-cover needs what to cover: --proc-ro, --proc-masked "
 			    "or --masked");
 	if (g->ll_rw.n && g->landlock == GUARD_LL_UNSET)
-		return gerr(e, EINVAL, "--landlock-rw needs --landlock auto|required|off");
+		return guard_err(e, EINVAL, "--landlock-rw needs --landlock auto|required|off");
 	return 0;
 }
 
@@ -283,11 +282,11 @@ static int fs_visible(const struct mountinfo_entry *fs, struct statx *sx, struct
 		  STATX_TYPE | STATX_MNT_ID, sx) != 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
 			return 0;
-		return gerr(e, errno, "cannot tell whether the writable mount at %s is visible: "
+		return guard_err(e, errno, "cannot tell whether the writable mount at %s is visible: "
 			    "statx: %s; refusing to run the command", fs->target, strerror(errno));
 	}
 	if (!(sx->stx_mask & STATX_MNT_ID))
-		return gerr(e, ENOSYS, "the kernel does not report mount ids (statx STATX_MNT_ID, "
+		return guard_err(e, ENOSYS, "the kernel does not report mount ids (statx STATX_MNT_ID, "
 			    "Linux 5.8 or later), so hidden mounts cannot be told from visible ones; "
 			    "refusing to run the command");
 	return sx->stx_mnt_id == (uint64_t)fs->id;
@@ -313,7 +312,7 @@ static int check_fs(const struct guard_opts *g, const struct mountinfo_entry *fs
 		return 0;
 	if (g->layer && strcmp(fs->target, g->layer) == 0)
 		return 0;
-	return gerr(e, EPERM, "policy error: writable mount at %s (type %s, source %s, root %s) "
+	return guard_err(e, EPERM, "policy error: writable mount at %s (type %s, source %s, root %s) "
 		    "is not one the plan expects; refusing to run the command (if it lies beneath a "
 		    "granted path on the host, unmount it there or grant another path)",
 		    fs->target, fs->fstype, *fs->source ? fs->source : "none", fs->root);
@@ -327,12 +326,12 @@ static int read_mountinfo(char **buf, size_t *len, struct guard_error *e)
 	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
 
 	if (fd < 0)
-		return gerr(e, errno, "cannot open %s: %s; the mounts cannot be audited, refusing "
+		return guard_err(e, errno, "cannot open %s: %s; the mounts cannot be audited, refusing "
 			    "to run the command", path, strerror(errno));
 	r = mountinfo_read(fd, buf, len);
 	close(fd);
 	if (r < 0)
-		return gerr(e, -r, "cannot read %s: %s; the mounts cannot be audited, refusing to "
+		return guard_err(e, -r, "cannot read %s: %s; the mounts cannot be audited, refusing to "
 			    "run the command", path, strerror(-r));
 	return 0;
 }
@@ -357,10 +356,10 @@ static int audit_table(const struct guard_opts *g, char *buf, size_t len, struct
 		r = check_fs(g, &fs, e);
 	}
 	if (r == 0 && why)
-		r = gerr(e, EINVAL, "cannot parse /proc/self/mountinfo (line %zu: %s); the mounts "
+		r = guard_err(e, EINVAL, "cannot parse /proc/self/mountinfo (line %zu: %s); the mounts "
 			 "cannot be audited, refusing to run the command", lines, why);
 	else if (r == 0 && lines == 0)
-		r = gerr(e, EINVAL, "cannot parse /proc/self/mountinfo (no entries); the mounts "
+		r = guard_err(e, EINVAL, "cannot parse /proc/self/mountinfo (no entries); the mounts "
 			 "cannot be audited, refusing to run the command");
 	return r;
 }
@@ -375,16 +374,16 @@ static int check_bind(const struct guard_bind *b, struct guard_error *e)
 	memset(&sx, 0, sizeof(sx));
 	if (statx(AT_FDCWD, b->path, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  STATX_TYPE | STATX_INO, &sx) != 0)
-		return gerr(e, errno, "policy error: the bind at %s cannot be checked: %s; its "
+		return guard_err(e, errno, "policy error: the bind at %s cannot be checked: %s; its "
 			    "destination may have been redirected during setup, refusing to run the "
 			    "command", b->path, strerror(errno));
 	if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
-		return gerr(e, ENOSYS, "the kernel does not report mount roots (statx "
+		return guard_err(e, ENOSYS, "the kernel does not report mount roots (statx "
 			    "STATX_ATTR_MOUNT_ROOT, Linux 5.8 or later): the binds cannot be checked; "
 			    "refusing to run the command");
 	if (sx.stx_dev_major != b->maj || sx.stx_dev_minor != b->min || sx.stx_ino != b->ino ||
 	    !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
-		return gerr(e, EPERM, "policy error: %s is not the bind the plan verified (expected "
+		return guard_err(e, EPERM, "policy error: %s is not the bind the plan verified (expected "
 			    "inode %llu of device %u:%u at a mount root, found inode %llu of %u:%u%s); "
 			    "its destination was redirected during setup: refusing to run the command",
 			    b->path, b->ino, b->maj, b->min, (unsigned long long)sx.stx_ino,
@@ -421,10 +420,10 @@ int guard_audit_overlay(const struct guard_opts *g, struct guard_error *e)
 	if (!g->overlay)
 		return 0;
 	if (statfs(g->overlay, &sf) != 0)
-		return gerr(e, errno, "cannot check the overlay workspace at %s: %s; refusing to run "
+		return guard_err(e, errno, "cannot check the overlay workspace at %s: %s; refusing to run "
 			    "the command", g->overlay, strerror(errno));
 	if (sf.f_type != OVERLAYFS_SUPER_MAGIC)
-		return gerr(e, EPERM, "policy error: %s is not the overlay the init mounted (file "
+		return guard_err(e, EPERM, "policy error: %s is not the overlay the init mounted (file "
 			    "system magic %#lx); refusing to run the command", g->overlay,
 			    (unsigned long)sf.f_type);
 	if ((r = read_mountinfo(&buf, &len, e)) < 0)
@@ -441,10 +440,10 @@ static int proc_ro_ok(const char *path, struct guard_error *e)
 	struct statvfs vfs;
 
 	if (statvfs(path, &vfs) != 0)
-		return gerr(e, errno, "cannot check %s: %s; refusing to run the command", path,
+		return guard_err(e, errno, "cannot check %s: %s; refusing to run the command", path,
 			    strerror(errno));
 	if (!(vfs.f_flag & ST_RDONLY) || access(path, W_OK) == 0)
-		return gerr(e, EPERM, "policy error: %s is writable; it must be read-only before "
+		return guard_err(e, EPERM, "policy error: %s is writable; it must be read-only before "
 			    "the command runs (the plan binds it read-only)", path);
 	return 0;
 }
@@ -470,15 +469,15 @@ static int proc_masked_ok(const char *path, struct guard_error *e)
 	struct stat st;
 
 	if (lstat(path, &st) != 0 || statvfs(path, &vfs) != 0 || statfs(path, &fs) != 0)
-		return gerr(e, errno, "cannot check %s: %s; refusing to run the command", path,
+		return guard_err(e, errno, "cannot check %s: %s; refusing to run the command", path,
 			    strerror(errno));
 	if (!(vfs.f_flag & ST_RDONLY))
-		return gerr(e, EPERM, "policy error: %s is not masked (its mount is writable)", path);
+		return guard_err(e, EPERM, "policy error: %s is not masked (its mount is writable)", path);
 	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3)
 		return 0;
 	if (S_ISDIR(st.st_mode) && fs.f_type == TMPFS_MAGIC && dir_empty(path))
 		return 0;
-	return gerr(e, EPERM, "policy error: %s is not masked (expected /dev/null or an empty "
+	return guard_err(e, EPERM, "policy error: %s is not masked (expected /dev/null or an empty "
 		    "read-only tmpfs); refusing to run the command", path);
 }
 
@@ -492,11 +491,11 @@ static int synthesized_ok(const char *path, struct guard_error *e)
 	struct stat st;
 
 	if (lstat(path, &st) != 0 || statvfs(path, &vfs) != 0 || statfs(path, &fs) != 0)
-		return gerr(e, errno, "cannot check %s: %s; refusing to run the command", path,
+		return guard_err(e, errno, "cannot check %s: %s; refusing to run the command", path,
 			    strerror(errno));
 	if (S_ISREG(st.st_mode) && (vfs.f_flag & ST_RDONLY) && fs.f_type == TMPFS_MAGIC)
 		return 0;
-	return gerr(e, EPERM, "policy error: %s is not the file the plan synthesized (expected "
+	return guard_err(e, EPERM, "policy error: %s is not the file the plan synthesized (expected "
 		    "a regular file on a read-only tmpfs); refusing to run the command", path);
 }
 
@@ -550,19 +549,19 @@ static int ll_add_path(int ruleset, const char *path, uint64_t handled, struct g
 	int fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW), r = 0;
 
 	if (fd < 0)
-		return gerr(e, errno, "--landlock-rw %s: %s%s", path, strerror(errno),
+		return guard_err(e, errno, "--landlock-rw %s: %s%s", path, strerror(errno),
 			    errno == ENOENT ? " (the plan's writable paths must exist in the sandbox)" : "");
 	if (fstat(fd, &st) != 0)
-		r = gerr(e, errno, "--landlock-rw %s: %s", path, strerror(errno));
+		r = guard_err(e, errno, "--landlock-rw %s: %s", path, strerror(errno));
 	else if (S_ISLNK(st.st_mode))
-		r = gerr(e, ELOOP, "--landlock-rw %s is a symlink; the plan's writable paths are "
+		r = guard_err(e, ELOOP, "--landlock-rw %s is a symlink; the plan's writable paths are "
 			 "mount points, never symlinks", path);
 	if (r < 0)
 		goto out;
 	pb.parent_fd = fd;
 	pb.allowed_access = S_ISDIR(st.st_mode) ? handled : (handled & LL_FILE_ACCESS);
 	if (syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) != 0)
-		r = gerr(e, errno, "cannot add the Landlock rule for %s: %s", path, strerror(errno));
+		r = guard_err(e, errno, "cannot add the Landlock rule for %s: %s", path, strerror(errno));
 out:
 	close(fd);
 	return r;
@@ -580,12 +579,12 @@ static int ll_apply(const struct guard_opts *g, int abi, struct guard_error *e)
 	}
 	ruleset = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
 	if (ruleset < 0)
-		return gerr(e, errno, "cannot create a Landlock ruleset (ABI %d): %s", abi,
+		return guard_err(e, errno, "cannot create a Landlock ruleset (ABI %d): %s", abi,
 			    strerror(errno));
 	for (size_t i = 0; r == 0 && i < g->ll_rw.n; i++)
 		r = ll_add_path(ruleset, g->ll_rw.v[i], attr.handled_access_fs, e);
 	if (r == 0 && syscall(__NR_landlock_restrict_self, ruleset, 0) != 0)
-		r = gerr(e, errno, "cannot enforce the Landlock ruleset: %s (no_new_privs must be "
+		r = guard_err(e, errno, "cannot enforce the Landlock ruleset: %s (no_new_privs must be "
 			 "set first)", strerror(errno));
 	close(ruleset);
 	return r;
@@ -599,11 +598,11 @@ int guard_landlock(const struct guard_opts *g, struct guard_error *e)
 		return 0;
 	abi = ll_abi();
 	if (abi < 0)
-		return gerr(e, -abi, "cannot probe the Landlock ABI: %s", strerror(-abi));
+		return guard_err(e, -abi, "cannot probe the Landlock ABI: %s", strerror(-abi));
 	if (abi == 0 && g->landlock == GUARD_LL_AUTO)
 		return 0;
 	if (abi == 0)
-		return gerr(e, EOPNOTSUPP, "the policy requires Landlock (landlock required) but this "
+		return guard_err(e, EOPNOTSUPP, "the policy requires Landlock (landlock required) but this "
 			    "kernel does not offer it (not built in, or not in the lsm= boot list); "
 			    "use \"landlock auto\" to run without it");
 	return ll_apply(g, abi, e);

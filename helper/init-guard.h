@@ -56,6 +56,12 @@ struct guard_error {
 	char msg[2048];
 };
 
+/* Fills E with ERR and the formatted message; returns -ERR. The one error
+ * setter of the init's guards (the audit, Landlock, the cover, the overlay,
+ * the relay). */
+__attribute__((format(printf, 3, 4)))
+int guard_err(struct guard_error *e, int err, const char *fmt, ...);
+
 /* Option parsing. Each returns 1 when the option is one of the guard's and
  * was taken, 0 when it is not one of them, -1 (with e filled) when it is
  * one of them but wrong. guard_parse_flag takes the options without a value

@@ -18,7 +18,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,21 +26,9 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
-__attribute__((format(printf, 3, 4)))
-static int nerr(struct guard_error *e, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	e->err = err;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return -err;
-}
-
 static int bad_value(struct guard_error *e, const char *value)
 {
-	nerr(e, EINVAL, "--net-relay \"%s\": expected FD:PORT, given once", value);
+	guard_err(e, EINVAL, "--net-relay \"%s\": expected FD:PORT, given once", value);
 	return -1;
 }
 
@@ -73,13 +60,13 @@ static int listen_loopback(unsigned port, struct guard_error *e)
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 
 	if (fd < 0)
-		return nerr(e, errno, "socket: %s", strerror(errno));
+		return guard_err(e, errno, "socket: %s", strerror(errno));
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0) {
 		int err = errno;
 
 		close(fd);
-		return nerr(e, err, "cannot listen on 127.0.0.1:%u inside the sandbox: %s", port,
+		return guard_err(e, err, "cannot listen on 127.0.0.1:%u inside the sandbox: %s", port,
 		            strerror(err));
 	}
 	return fd;
@@ -144,7 +131,7 @@ int net_relay_start(const struct net_opts *o, struct guard_error *e)
 	pid_t pid;
 
 	if (getsockopt(o->ctl_fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_SEQPACKET)
-		return nerr(e, errno ? errno : EINVAL, "--net-relay: fd %d is not a SOCK_SEQPACKET "
+		return guard_err(e, errno ? errno : EINVAL, "--net-relay: fd %d is not a SOCK_SEQPACKET "
 		            "socket", o->ctl_fd);
 	if ((lfd = listen_loopback(o->port, e)) < 0)
 		return lfd;
@@ -153,7 +140,7 @@ int net_relay_start(const struct net_opts *o, struct guard_error *e)
 		int err = errno;
 
 		close(lfd);
-		return nerr(e, err, "cannot start the relay: fork: %s", strerror(err));
+		return guard_err(e, err, "cannot start the relay: fork: %s", strerror(err));
 	}
 	if (pid == 0) {
 		keep_only(lfd, o->ctl_fd);

@@ -23,7 +23,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,18 +40,6 @@
 #define FSCONFIG_CMD_CREATE 6
 #endif
 
-__attribute__((format(printf, 3, 4)))
-static int oerr(struct guard_error *e, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	e->err = err;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return -err;
-}
-
 int overlay_parse(struct overlay_opts *o, const char *name, const char *value,
 		  struct guard_error *e)
 {
@@ -62,7 +49,7 @@ int overlay_parse(struct overlay_opts *o, const char *name, const char *value,
 
 	if (strcmp(name, "--overlay-layer") == 0) {
 		if (o->layer || value[0] != '/' || !value[1]) {
-			oerr(e, EINVAL, o->layer ? "--overlay-layer given twice" :
+			guard_err(e, EINVAL, o->layer ? "--overlay-layer given twice" :
 			     "--overlay-layer \"%s\": expected an absolute path below /", value);
 			return -1;
 		}
@@ -72,12 +59,12 @@ int overlay_parse(struct overlay_opts *o, const char *name, const char *value,
 	if (strcmp(name, "--overlay") != 0)
 		return 0;
 	if (o->dest) {
-		oerr(e, EINVAL, "--overlay given twice");
+		guard_err(e, EINVAL, "--overlay given twice");
 		return -1;
 	}
 	if (sscanf(value, "%llu:%7[a-z]:%n", &size, xattr, &n) != 2 || n <= 0 || size == 0 ||
 	    value[n] != '/' || (strcmp(xattr, "user") != 0 && strcmp(xattr, "trusted") != 0)) {
-		oerr(e, EINVAL, "--overlay \"%s\": expected SIZE:user|trusted:DEST with a size in "
+		guard_err(e, EINVAL, "--overlay \"%s\": expected SIZE:user|trusted:DEST with a size in "
 		     "bytes above 0 and an absolute DEST", value);
 		return -1;
 	}
@@ -92,11 +79,11 @@ static int fs_open(const char *type, const char *what, struct guard_error *e)
 	int fd = (int)syscall(SYS_fsopen, type, 0x1 /* FSOPEN_CLOEXEC */);
 
 	if (fd < 0 && errno == ENODEV)
-		return oerr(e, ENODEV, "cannot mount the overlay workspace: the kernel has no %s "
+		return guard_err(e, ENODEV, "cannot mount the overlay workspace: the kernel has no %s "
 			    "(fsopen: %s); load the module (modprobe %s) or choose \"workspace ro\" "
 			    "or \"rw\"", what, strerror(ENODEV), type);
 	if (fd < 0)
-		return oerr(e, errno, "cannot mount the overlay workspace: fsopen(%s): %s", type,
+		return guard_err(e, errno, "cannot mount the overlay workspace: fsopen(%s): %s", type,
 			    strerror(errno));
 	return fd;
 }
@@ -106,7 +93,7 @@ static int fs_set(int fsfd, const char *key, const char *value, struct guard_err
 	if (syscall(SYS_fsconfig, fsfd, value ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, key,
 		    value, 0) == 0)
 		return 0;
-	return oerr(e, errno, "cannot mount the overlay workspace: fsconfig %s%s%s: %s", key,
+	return guard_err(e, errno, "cannot mount the overlay workspace: fsconfig %s%s%s: %s", key,
 		    value ? "=" : "", value ? value : "", strerror(errno));
 }
 
@@ -117,12 +104,12 @@ static int fs_mount(int fsfd, const char *what, unsigned attrs, struct guard_err
 	int mfd;
 
 	if (syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
-		return oerr(e, errno, "cannot mount the overlay workspace: creating the %s failed: %s",
+		return guard_err(e, errno, "cannot mount the overlay workspace: creating the %s failed: %s",
 			    what, strerror(errno));
 	mfd = (int)syscall(SYS_fsmount, fsfd, 0x1 /* FSMOUNT_CLOEXEC */,
 			   MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | attrs);
 	if (mfd < 0)
-		return oerr(e, errno, "cannot mount the overlay workspace: fsmount (%s): %s", what,
+		return guard_err(e, errno, "cannot mount the overlay workspace: fsmount (%s): %s", what,
 			    strerror(errno));
 	return mfd;
 }
@@ -138,15 +125,15 @@ static int upper_owner(int mfd, const struct stat *lower, struct guard_error *e)
 
 	if (fchownat(mfd, "upper", lower->st_uid, lower->st_gid, AT_SYMLINK_NOFOLLOW) == 0)
 		return fchmodat(mfd, "upper", m, 0) == 0 ? 0 :
-		       oerr(e, errno, "cannot mount the overlay workspace: chmod of the upper layer: "
+		       guard_err(e, errno, "cannot mount the overlay workspace: chmod of the upper layer: "
 			    "%s", strerror(errno));
 	if (errno != EINVAL)
-		return oerr(e, errno, "cannot mount the overlay workspace: cannot give the upper "
+		return guard_err(e, errno, "cannot mount the overlay workspace: cannot give the upper "
 			    "layer the workspace's owner %u:%u: %s", (unsigned)lower->st_uid,
 			    (unsigned)lower->st_gid, strerror(errno));
 	had = lower->st_gid == getegid() ? (m >> 3) & 07 : m & 07;
 	if (fchmodat(mfd, "upper", (m & 07000) | had << 6 | had << 3 | had, 0) != 0)
-		return oerr(e, errno, "cannot mount the overlay workspace: chmod of the upper layer: "
+		return guard_err(e, errno, "cannot mount the overlay workspace: chmod of the upper layer: "
 			    "%s", strerror(errno));
 	return 0;
 }
@@ -169,7 +156,7 @@ static int upper_fs(const struct overlay_opts *o, const struct stat *lower, stru
 	if (mfd < 0)
 		return mfd;
 	if (mkdirat(mfd, "upper", 0700) != 0 || mkdirat(mfd, "work", 0700) != 0)
-		r = oerr(e, errno, "cannot mount the overlay workspace: cannot create the layer "
+		r = guard_err(e, errno, "cannot mount the overlay workspace: cannot create the layer "
 			 "directories: %s", strerror(errno));
 	else
 		r = upper_owner(mfd, lower, e);
@@ -184,7 +171,7 @@ static int attach(int mfd, const char *dest, struct guard_error *e)
 {
 	if (syscall(SYS_move_mount, mfd, "", AT_FDCWD, dest, 0x4 /* MOVE_MOUNT_F_EMPTY_PATH */) == 0)
 		return 0;
-	return oerr(e, errno, "cannot mount the overlay workspace at %s: move_mount: %s", dest,
+	return guard_err(e, errno, "cannot mount the overlay workspace at %s: move_mount: %s", dest,
 		    strerror(errno));
 }
 
@@ -195,13 +182,13 @@ static int layer_dir(int mfd, const char *name, struct guard_error *e)
 	struct stat st;
 
 	if (mkdirat(mfd, name, 0700) != 0 && errno != EEXIST)
-		return oerr(e, errno, "cannot mount the overlay workspace: cannot create %s in the "
+		return guard_err(e, errno, "cannot mount the overlay workspace: cannot create %s in the "
 			    "persisted layer: %s", name, strerror(errno));
 	if (fstatat(mfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return oerr(e, errno, "cannot mount the overlay workspace: %s of the persisted layer: "
+		return guard_err(e, errno, "cannot mount the overlay workspace: %s of the persisted layer: "
 			    "%s", name, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return oerr(e, ENOTDIR, "cannot mount the overlay workspace: %s of the persisted "
+		return guard_err(e, ENOTDIR, "cannot mount the overlay workspace: %s of the persisted "
 			    "layer is not a directory", name);
 	return 0;
 }
@@ -216,7 +203,7 @@ static int layer_fs(const struct overlay_opts *o, const struct stat *lower, stru
 			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW), r;
 
 	if (mfd < 0)
-		return oerr(e, errno, "cannot mount the overlay workspace: open_tree of the persisted "
+		return guard_err(e, errno, "cannot mount the overlay workspace: open_tree of the persisted "
 			    "layer at %s: %s", o->layer, strerror(errno));
 	r = layer_dir(mfd, "upper", e);
 	if (r == 0)
@@ -243,7 +230,7 @@ static int release_layer(const struct overlay_opts *o, struct guard_error *e)
 	if (umount2(o->layer, MNT_DETACH) == 0)
 		return 0;
 	if (errno != EINVAL || !o->userxattr)
-		return oerr(e, errno, "cannot unmount the persisted layer's bind at %s: %s", o->layer,
+		return guard_err(e, errno, "cannot unmount the persisted layer's bind at %s: %s", o->layer,
 			    strerror(errno));
 	if ((fsfd = fs_open("tmpfs", "tmpfs", e)) < 0)
 		return fsfd;
@@ -292,7 +279,7 @@ static int keep_upper(int upfd, struct overlay_opts *o, struct guard_error *e)
 {
 	o->upper_fd = openat(upfd, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (o->upper_fd < 0)
-		return oerr(e, errno, "cannot open the overlay's upper layer: %s", strerror(errno));
+		return guard_err(e, errno, "cannot open the overlay's upper layer: %s", strerror(errno));
 	return 0;
 }
 
@@ -305,10 +292,10 @@ int overlay_mount(struct overlay_opts *o, struct guard_error *e)
 	if (!o->dest)
 		return 0;
 	if (stat(o->dest, &lower) != 0)
-		return oerr(e, errno, "cannot mount the overlay workspace: %s: %s", o->dest,
+		return guard_err(e, errno, "cannot mount the overlay workspace: %s: %s", o->dest,
 			    strerror(errno));
 	if (!S_ISDIR(lower.st_mode))
-		return oerr(e, ENOTDIR, "cannot mount the overlay workspace: %s is not a directory",
+		return guard_err(e, ENOTDIR, "cannot mount the overlay workspace: %s is not a directory",
 			    o->dest);
 	/* fsopen(2) needs CAP_SYS_ADMIN over the mount namespace's owner:
 	 * the init's own (the caller made it). Then overlayfs first: the fact
@@ -321,14 +308,14 @@ int overlay_mount(struct overlay_opts *o, struct guard_error *e)
 	}
 	/* Layer paths relative to the detached tmpfs: no name leads there. */
 	if (fchdir(upfd) != 0)
-		r = oerr(e, errno, "cannot mount the overlay workspace: fchdir: %s", strerror(errno));
+		r = guard_err(e, errno, "cannot mount the overlay workspace: fchdir: %s", strerror(errno));
 	else if ((r = overlay_config(ovfd, o, e)) == 0 &&
 		 (r = mfd = fs_mount(ovfd, "overlay", 0, e)) >= 0)
 		r = attach(mfd, o->dest, e);
 	if (r == 0)
 		r = keep_upper(upfd, o, e);
 	if (chdir("/") != 0 && r == 0)
-		r = oerr(e, errno, "cannot leave the upper layer's tmpfs: chdir /: %s", strerror(errno));
+		r = guard_err(e, errno, "cannot leave the upper layer's tmpfs: chdir /: %s", strerror(errno));
 	close(upfd);
 	if (mfd >= 0)
 		close(mfd);

@@ -474,7 +474,7 @@ static int segment_identity(const plan *pl, strv *argv)
 		PUSH("--ro-bind-data"); PUSHF("%zu", PFD_FIRST_BIND + pl->n_binds + i);
 		PUSH(pl->data[i].dest);
 	}
-	for (size_t i = 0; !init_covers(pl) && i < pl->masks.n; i++) {
+	for (size_t i = 0, n = init_covers(pl) ? 0 : pl->masks.n; i < n; i++) {
 		PUSH("--ro-bind"); PUSH("/dev/null"); PUSH(pl->masks.v[i]);
 	}
 	return 0;

@@ -483,7 +483,7 @@ done
 # The init makes the /proc cover and the identity masks itself (--make-cover,
 # stage "init:mounts"), holding CAP_SYS_ADMIN and CAP_SETPCAP for that step
 # alone; the proc audit then verifies them as it verifies any cover. The
-# directory masked is one every procfs has (fs/proc/root.c makes it).
+# directory masked is one the kernel makes in every procfs.
 PDIR=/proc/driver
 COVER=(--proc-ro /proc/sys --proc-masked /proc/keys --proc-masked "$PDIR" --masked /etc/shadow)
 COVER_CHECK='cat /proc/keys 2>/dev/null || echo keys-unreadable

@@ -300,6 +300,21 @@ START_TEST(test_root_none_bind_parents_made_reachable)
 }
 END_TEST
 
+/* A userns plan of policy P with a /proc cover to make: two read-only
+ * entries, a masked file and a masked directory. */
+static void proc_cover_plan(plan *pl, osb_policy *p)
+{
+	pl->p = p;
+	pl->bwrap = "bwrap";
+	pl->userns = true;
+	pl->uid = pl->gid = 1000;
+	pl->cwd = "/";
+	pl->seccomp_fd = -1;
+	pl->proc = (proc_facts){ .ro = { "sys", "sysrq-trigger" }, .n_ro = 2,
+	                         .mask_files = { "kcore" }, .n_mask_files = 1,
+	                         .mask_dirs = { "acpi" }, .n_mask_dirs = 1 };
+}
+
 /* /proc is covered as the OCI runtimes' defaults do, and the init is told
  * to audit each cover. Without a "dev /dev" (no /dev/null of the sandbox's
  * own) bwrap makes the cover. */
@@ -314,15 +329,7 @@ START_TEST(test_proc_cover_and_audit)
 
 	p.mounts = mounts;
 	p.n_mounts = 1;
-	pl.p = &p;
-	pl.bwrap = "bwrap";
-	pl.userns = true;
-	pl.uid = pl.gid = 1000;
-	pl.cwd = "/";
-	pl.seccomp_fd = -1;
-	pl.proc = (proc_facts){ .ro = { "sys", "sysrq-trigger" }, .n_ro = 2,
-	                        .mask_files = { "kcore" }, .n_mask_files = 1,
-	                        .mask_dirs = { "acpi" }, .n_mask_dirs = 1 };
+	proc_cover_plan(&pl, &p);
 	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
 	s = join(&argv);
 	ck_assert_ptr_nonnull(strstr(s, " --proc /proc --ro-bind /proc/sys /proc/sys "
@@ -352,15 +359,7 @@ START_TEST(test_proc_cover_made_by_the_init)
 
 	p.mounts = mounts;
 	p.n_mounts = 2;
-	pl.p = &p;
-	pl.bwrap = "bwrap";
-	pl.userns = true;
-	pl.uid = pl.gid = 1000;
-	pl.cwd = "/";
-	pl.seccomp_fd = -1;
-	pl.proc = (proc_facts){ .ro = { "sys", "sysrq-trigger" }, .n_ro = 2,
-	                        .mask_files = { "kcore" }, .n_mask_files = 1,
-	                        .mask_dirs = { "acpi" }, .n_mask_dirs = 1 };
+	proc_cover_plan(&pl, &p);
 	strv_push(&pl.masks, "/etc/shadow");
 	ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
 	s = join(&argv);

@@ -17,6 +17,7 @@
 #include "caps.h"
 #include "caps-judge.h"
 #include "probe.h"
+#include "fd-count.h"
 #include "filter.h"
 #include "sha256.h"
 
@@ -615,19 +616,6 @@ START_TEST(test_filter_that_cannot_load_stops_every_mode_but_seccomp_none)
 	osb_policy_free(p);
 }
 END_TEST
-
-/* This process's open fds (opendir's own is counted in every call alike). */
-static int fd_count(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
 
 /* Make poll(2) of two fds or more with a finite timeout fail with ERRNO in
  * this (forked) test process: the probe's wait for its sandboxes. bwrap's

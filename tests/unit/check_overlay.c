@@ -16,6 +16,7 @@
 #include "overlay-commit.h"
 #include "session-overlay.h"
 #include "init-proto.h"
+#include "fd-count.h"
 #include "util.h"
 
 #include <archive.h>
@@ -553,19 +554,6 @@ START_TEST(test_commit_stopped_late_says_what_was_and_was_not_applied)
 END_TEST
 
 /* ---- the broker's answer ----------------------------------------------------------- */
-
-/* This process's open fds (opendir's own is counted in every call alike). */
-static int fd_count(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
 
 /* Send a layer reply with error ERRNUM, LEN bytes of it (past a reply's
  * size: zeros), and NFDS fds of /dev/null (closed here once sent: only the
