@@ -4,7 +4,7 @@
  * sandbox after bwrap has built it and before any untrusted code.
  *
  * The mount audit ("init:mounts") reads /proc/self/mountinfo with the
- * strict parser of helper/mountinfo.c (no libmount: the init is static and
+ * strict parser of lib/mountinfo.c (no libmount: the init is static and
  * small) and refuses to go on if any writable mount the command can reach is not one
  * the launch plan expects: a host mount beneath a writable bind source comes
  * along writable (bwrap binds recursively), and nothing else would notice.

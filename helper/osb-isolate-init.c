@@ -6,7 +6,7 @@
  * of the file system, /lib or not, and loads nothing at start) against no
  * library but libc, and shares no code with the library. It first checks
  * that the launcher speaks its protocol version (--proto), then audits the
- * writable mounts (helper/mountinfo.c reads the table), mounts an overlay
+ * writable mounts (lib/mountinfo.c reads the table), mounts an overlay
  * workspace when asked (helper/init-overlay.c) and audits again, checks (or, in root
  * mode, switches) the uid/gid, verifies that no capability survived
  * (helper/init-caps.c), applies Landlock (helper/init-guard.c) and rlimits,

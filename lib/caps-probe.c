@@ -16,11 +16,11 @@
 #include "caps-overlay.h"
 #include "cgroup.h"
 #include "filter.h"
+#include "mountinfo.h"
 #include "proc.h"
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <libmount.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -603,22 +603,22 @@ static void build_filter(osb_caps *c, direct_in *in, char **bpf, osb_error *err)
 static int cgroup_dir(char **dir, char **mount_point)
 {
 	_cleanup_free_ char *self = NULL;
-	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
-	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
-	struct libmnt_fs *fs = NULL;
-	const char *path = NULL, *root;
-	bool found = false;
+	struct mountinfo_table tb;
+	struct mountinfo_entry fs;
+	const char *path = NULL, *root, *why;
+	int found;
 	size_t rl;
 
-	while (tb && it && !found && mnt_table_next_fs(tb, it, &fs) == 0)
-		found = mnt_fs_get_fstype(fs) && strcmp(mnt_fs_get_fstype(fs), "cgroup2") == 0;
-	mnt_free_iter(it);
-	if (!found) {
-		mnt_unref_table(tb);
-		return tb ? -ENOENT : -EIO;
+	if (mountinfo_load("/proc/self/mountinfo", &tb) < 0)
+		return -EIO;
+	while ((found = mountinfo_next(&tb, &fs, &why)) > 0 && strcmp(fs.fstype, "cgroup2") != 0)
+		;
+	if (found <= 0) {
+		mountinfo_free(&tb);
+		return found == 0 ? -ENOENT : -EIO;
 	}
-	*mount_point = strdup(mnt_fs_get_target(fs));
-	root = mnt_fs_get_root(fs) ? mnt_fs_get_root(fs) : "/";
+	*mount_point = strdup(fs.target);
+	root = fs.root;
 	if (read_file_bounded("/proc/self/cgroup", 1 << 16, &self, NULL) == 0)
 		for (char *l = self; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 			if (strncmp(l, "0::", 3) == 0) {
@@ -633,7 +633,7 @@ static int cgroup_dir(char **dir, char **mount_point)
 	if (*mount_point && path &&
 	    asprintf(dir, "%s%s", *mount_point, strcmp(path + rl, "/") == 0 ? "" : path + rl) < 0)
 		*dir = NULL;
-	mnt_unref_table(tb);
+	mountinfo_free(&tb);
 	return *mount_point && path && *dir ? 0 : path ? -ENOMEM : -ENXIO;
 }
 

@@ -10,7 +10,7 @@
  * (cgroup.h); the plan, spawn and result stages call it.
  *
  * Where. cgroup_host_probe() gathers facts first (/proc/self/mountinfo
- * through libmount, /proc/self/cgroup) and finds every hierarchy that
+ * through lib/mountinfo.c, /proc/self/cgroup) and finds every hierarchy that
  * matters: the v2 one, and the v1 hierarchies carrying memory, pids, cpu,
  * cpuacct or freezer (a hybrid host has both; a controller lives in exactly
  * one). Then, per hierarchy, it tries directories nearest first: a
@@ -94,11 +94,11 @@
  * which owns the cgroup's files.
  */
 #include "cgroup.h"
+#include "mountinfo.h"
 #include "proc.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libmount.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -107,6 +107,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -500,12 +501,16 @@ static const struct {
 	{ "cpuacct", CG_X_CPUACCT }, { "freezer", CG_X_FREEZER },
 };
 
-static unsigned v1_ctrls(const char *opts)
+/* A v1 hierarchy's controllers are among its superblock options
+ * ("rw,memory"); the per-mount options are read too, as libmount's merged
+ * list did. */
+static unsigned v1_ctrls(const struct mountinfo_entry *fs)
 {
 	unsigned r = 0;
 
-	for (size_t i = 0; opts && i < sizeof(v1_names) / sizeof(v1_names[0]); i++)
-		if (mnt_optstr_get_option(opts, v1_names[i].name, NULL, NULL) == 0)
+	for (size_t i = 0; i < sizeof(v1_names) / sizeof(v1_names[0]); i++)
+		if (mountinfo_has_option(fs->sb_opts, v1_names[i].name) ||
+		    mountinfo_has_option(fs->vfs_opts, v1_names[i].name))
 			r |= v1_names[i].bit;
 	return r;
 }
@@ -636,15 +641,14 @@ static void mount_free(cg_mount *m)
 
 /* Record FS if it is a hierarchy that matters. A hierarchy mounted twice
  * is kept once: the first mount that shows this process's cgroup. */
-static int fact_mount(cgroup_host *h, struct libmnt_fs *fs, const char *self)
+static int fact_mount(cgroup_host *h, const struct mountinfo_entry *fs, const char *self)
 {
-	const char *type = mnt_fs_get_fstype(fs);
-	int version = !type ? 0 : strcmp(type, "cgroup2") == 0 ? 2 : strcmp(type, "cgroup") == 0;
-	unsigned ctrls = version == 1 ? v1_ctrls(mnt_fs_get_options(fs)) : 0;
+	int version = strcmp(fs->fstype, "cgroup2") == 0 ? 2 : strcmp(fs->fstype, "cgroup") == 0;
+	unsigned ctrls = version == 1 ? v1_ctrls(fs) : 0;
 	cg_mount *m, tmp = { .version = version, .ctrls = ctrls };
 	int r;
 
-	if (!version || (version == 1 && !ctrls) || !mnt_fs_get_target(fs))
+	if (!version || (version == 1 && !ctrls))
 		return 0;
 	if ((version == 1 && (h->hide & CG_HIDE_V1)) || (version == 2 && (h->hide & CG_HIDE_V2)))
 		return 0;
@@ -652,14 +656,14 @@ static int fact_mount(cgroup_host *h, struct libmnt_fs *fs, const char *self)
 		tmp.ctrls &= ~CG_X_FREEZER;
 	if (version == 1 && !tmp.ctrls)
 		return 0;
-	m = mount_by_dev(h, mnt_fs_get_devno(fs));
+	m = mount_by_dev(h, makedev(fs->maj, fs->min));
 	if ((m && m->own) || (!m && h->n == CG_MAX_DIRS))
 		return 0;
-	tmp.dev = mnt_fs_get_devno(fs);
-	tmp.target = strdup(mnt_fs_get_target(fs));
+	tmp.dev = makedev(fs->maj, fs->min);
+	tmp.target = strdup(fs->target);
 	if (!tmp.target)
 		return -ENOMEM;
-	r = fact_own(&tmp, mnt_fs_get_root(fs), self);
+	r = fact_own(&tmp, fs->root, self);
 	if (r < 0 || (m && !tmp.own)) {
 		mount_free(&tmp);
 		return r;
@@ -689,10 +693,10 @@ static int facts_read(cgroup_host *h, const char *proc_self, osb_error *err)
 {
 	_cleanup_free_ char *self = NULL;
 	char path[PATH_MAX];
-	struct libmnt_table *tb;
-	struct libmnt_iter *it;
-	struct libmnt_fs *fs = NULL;
-	int r = 0;
+	struct mountinfo_table tb;
+	struct mountinfo_entry fs;
+	const char *why = NULL;
+	int r = 0, n = 0;
 
 	snprintf(path, sizeof(path), "%s/cgroup", proc_self);
 	r = read_file_bounded(path, 1 << 16, &self, NULL);
@@ -700,18 +704,15 @@ static int facts_read(cgroup_host *h, const char *proc_self, osb_error *err)
 		return osb_err_set(err, OSB_E_HOST, -r, "cgroup", "cannot read %s: %s", path,
 		                   strerror(-r));
 	snprintf(path, sizeof(path), "%s/mountinfo", proc_self);
-	tb = mnt_new_table_from_file(path);
-	it = mnt_new_iter(MNT_ITER_FORWARD);
-	if (!tb || !it) {
-		mnt_unref_table(tb);
-		mnt_free_iter(it);
-		return osb_err_set(err, OSB_E_HOST, EIO, "cgroup", "cannot read the mount table %s",
-		                   path);
-	}
-	while (r == 0 && mnt_table_next_fs(tb, it, &fs) == 0)
-		r = fact_mount(h, fs, self);
-	mnt_free_iter(it);
-	mnt_unref_table(tb);
+	if ((r = mountinfo_load(path, &tb)) < 0)
+		return osb_err_set(err, OSB_E_HOST, -r, "cgroup", "cannot read the mount table %s: %s",
+		                   path, strerror(-r));
+	while (r == 0 && (n = mountinfo_next(&tb, &fs, &why)) > 0)
+		r = fact_mount(h, &fs, self);
+	mountinfo_free(&tb);
+	if (r == 0 && n < 0)
+		return osb_err_set(err, OSB_E_HOST, EINVAL, "cgroup", "cannot read the mount table %s: %s",
+		                   path, why);
 	for (size_t i = 0; i < h->n; i++)
 		if (h->m[i].version == 2)
 			fact_v2_ctrls(&h->m[i]);

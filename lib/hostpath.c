@@ -20,6 +20,7 @@
  * walk repeats by inode.
  */
 #include "hostpath.h"
+#include "mountinfo.h"
 #include "paths.h"
 #include "policy.h"
 
@@ -30,7 +31,6 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
-#include <libmount.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -260,24 +260,21 @@ static void hp_free(hp_walk *w)
 /* The mount type of FD's mount, from the mount table (NULL: unknown). */
 static char *mount_type(int fd)
 {
-	struct libmnt_table *tb = NULL;
-	struct libmnt_iter *it = NULL;
-	struct libmnt_fs *fs;
+	struct mountinfo_table tb;
+	struct mountinfo_entry fs;
+	const char *why;
 	char *type = NULL;
 	uint64_t id;
 
-	if (path_mount_id(fd, &id) < 0)
+	if (path_mount_id(fd, &id) < 0 || mountinfo_load("/proc/self/mountinfo", &tb) < 0)
 		return NULL;
-	tb = mnt_new_table_from_file("/proc/self/mountinfo");
-	it = mnt_new_iter(MNT_ITER_FORWARD);
-	while (tb && it && mnt_table_next_fs(tb, it, &fs) == 0) {
-		if ((uint64_t)mnt_fs_get_id(fs) == id) {
-			type = xstrdup_or_null(mnt_fs_get_fstype(fs));
+	while (mountinfo_next(&tb, &fs, &why) > 0) {
+		if ((uint64_t)fs.id == id) {
+			type = strdup(fs.fstype);
 			break;
 		}
 	}
-	mnt_free_iter(it);
-	mnt_unref_table(tb);
+	mountinfo_free(&tb);
 	return type;
 }
 

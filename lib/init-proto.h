@@ -166,7 +166,7 @@
  * ends the pid namespace. Run as any other pid it execs the command itself.
  *
  * init:mounts (helper/init-guard.c), with --audit-mounts: every mount in
- * /proc/self/mountinfo (helper/mountinfo.c, a strict parser of proc(5)'s
+ * /proc/self/mountinfo (lib/mountinfo.c, a strict parser of proc(5)'s
  * format: a line it cannot parse, or one whose per-mount or superblock
  * options do not start with "ro" or "rw", fails the audit) that is writable
  * — neither its per-mount nor its superblock options start with "ro" — and

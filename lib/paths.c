@@ -18,6 +18,7 @@
  * names inside an already verified directory fd, never on a path string.
  */
 #include "paths.h"
+#include "mountinfo.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -29,7 +30,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
-#include <libmount.h>
 
 #define RESOLVE_STRICT (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | \
                         RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
@@ -544,26 +544,24 @@ static bool strictly_beneath(const char *dir, const char *target)
 	}
 }
 
-static int report_mount(struct libmnt_fs *fs, const char *dir, osb_error *err)
+static int report_mount(const struct mountinfo_entry *m, const char *dir, osb_error *err)
 {
-	const char *src = mnt_fs_get_source(fs);
-	const char *root = mnt_fs_get_root(fs);
-	bool show_root = root && strcmp(root, "/") != 0;
+	bool show_root = strcmp(m->root, "/") != 0;
 
 	/* findmnt's notation: SOURCE[ROOT] for a bind of a subtree. */
 	return osb_err_set(err, OSB_E_PATH, EXDEV, "paths",
 	                   "%s: a mount (source %s%s%s%s) lies beneath the writable path %s; "
-	                   "writable paths may not contain mounts", mnt_fs_get_target(fs),
-	                   src ? src : "none", show_root ? "[" : "", show_root ? root : "",
-	                   show_root ? "]" : "", dir);
+	                   "writable paths may not contain mounts", m->target,
+	                   *m->source ? m->source : "none", show_root ? "[" : "",
+	                   show_root ? m->root : "", show_root ? "]" : "", dir);
 }
 
 int path_check_no_mounts_beneath(int dir_fd, osb_error *err)
 {
 	_cleanup_free_ char *dir = NULL;
-	struct libmnt_table *tb = NULL;
-	struct libmnt_iter *it = NULL;
-	struct libmnt_fs *fs;
+	struct mountinfo_table tb;
+	struct mountinfo_entry m;
+	const char *why = NULL;
 	struct stat st;
 	int r = 0;
 
@@ -576,24 +574,18 @@ int path_check_no_mounts_beneath(int dir_fd, osb_error *err)
 		return osb_err_set(err, OSB_E_PATH, -r, "paths",
 		                   "fd %d: cannot read back the directory's path from /proc/self/fd "
 		                   "(is /proc mounted?)", dir_fd);
-	tb = mnt_new_table_from_file("/proc/self/mountinfo");
-	it = mnt_new_iter(MNT_ITER_FORWARD);
-	if (!tb || !it) {
-		r = osb_err_set(err, OSB_E_HOST, errno, "paths",
-		                "cannot read the mount table /proc/self/mountinfo");
-		goto out;
-	}
-	while (mnt_table_next_fs(tb, it, &fs) == 0) {
-		const char *target = mnt_fs_get_target(fs);
-
-		if (target && strictly_beneath(dir, target)) {
-			r = report_mount(fs, dir, err);
+	if ((r = mountinfo_load("/proc/self/mountinfo", &tb)) < 0)
+		return osb_err_set(err, OSB_E_HOST, -r, "paths",
+		                   "cannot read the mount table /proc/self/mountinfo: %s", strerror(-r));
+	while ((r = mountinfo_next(&tb, &m, &why)) > 0)
+		if (strictly_beneath(dir, m.target))
 			break;
-		}
-	}
-out:
-	mnt_free_iter(it);
-	mnt_unref_table(tb);
+	if (r < 0)
+		r = osb_err_set(err, OSB_E_HOST, EINVAL, "paths",
+		                "cannot read the mount table /proc/self/mountinfo: %s", why);
+	else if (r > 0)
+		r = report_mount(&m, dir, err);
+	mountinfo_free(&tb);
 	return r;
 }
 

@@ -37,7 +37,7 @@
 # requests, osb_policy_apply_json), policy_narrow (the narrowing and exec
 # API the CLI's options land in, and env_build), units (parse_duration_ms,
 # parse_size_bytes), result_json (osb_result_json over arbitrary output),
-# mountinfo (the init's reader of /proc/self/mountinfo, helper/mountinfo.c),
+# mountinfo (the reader of /proc/self/mountinfo, lib/mountinfo.c),
 # netallow (a "network allow" entry and the proxy's decisions, lib/netallow.c).
 # Adding one: write tests/fuzz/<name>.c with LLVMFuzzerTestOneInput (and
 # LLVMFuzzerInitialize if it needs setup), seed tests/fuzz/corpus/<name>/

@@ -93,6 +93,23 @@ if [ -s "$tmp/cli-uses" ] && [ -z "$extra" ]; then
 	ok "the command uses $(wc -l <"$tmp/cli-uses") library functions, all from the header"
 else not_ok "the command's library functions are not the header's" "outside the header: $(echo $extra)"; fi
 
+# What every process start of the command loads: the library reads mount
+# tables with lib/mountinfo.c, so neither it nor the command needs libmount,
+# nor what libmount brings (libblkid, libselinux, libpcre2): half of the
+# dynamic linking of each start before. The loader's own account of one
+# start (LD_DEBUG=files) must not name them either.
+heavy='libmount|libblkid|libselinux|libpcre2'
+needed=$(readelf -d "$lib" "$cli" 2>&1 | grep NEEDED)
+if [ -n "$needed" ] && ! grep -qE "$heavy" <<<"$needed"; then
+	ok "neither the library nor the command needs libmount, libblkid, libselinux or libpcre2"
+else not_ok "the library or the command needs a mount-table library" "$(grep -E "$heavy" <<<"$needed")"; fi
+loaded=$(LD_LIBRARY_PATH=$OSB_BUILDDIR/.libs LD_DEBUG=files "$cli" --version 2>&1 >/dev/null |
+	grep -oE 'file=[^ ]+' | sort -u)
+if grep -q 'file=libosb-isolate' <<<"$loaded" && ! grep -qE "$heavy" <<<"$loaded"; then
+	ok "one start of the command loads $(wc -l <<<"$loaded") libraries, none of libmount's"
+else not_ok "one start of the command loads a mount-table library (or the loader said nothing)" \
+	"$(echo $loaded)"; fi
+
 # A static archive links its objects' globals into whoever uses it. It is
 # not built by default (--disable-static); built on request, every global
 # outside the API must at least be hidden (-fvisibility=hidden), so that a

@@ -728,6 +728,30 @@ START_TEST(test_facts_v2_mount_root)
 }
 END_TEST
 
+/* A mount table with a line the strict reader refuses is no table: the
+ * probe fails with the line's fault, never goes on without the hierarchies
+ * it could not read (a v1 memory hierarchy after the bad line). */
+START_TEST(test_facts_malformed_table_refused)
+{
+	char mi[2048], proc[PATH_MAX], want[PATH_MAX + 128];
+	cgroup_probe_opts o = { .proc_self = proc, .facts_only = true };
+	osb_error err = { 0 };
+	cgroup_host *h = NULL;
+
+	snprintf(mi, sizeof(mi),
+	         "31 23 0:28 / %1$s rw,relatime - tmpfs tmpfs rw,mode=755\n"
+	         "32 31 0:29 / %1$s/cpu rw,relatime cgroup cgroup rw,cpu\n"
+	         "35 31 0:32 / %1$s/memory rw,relatime - cgroup cgroup rw,memory\n", tree);
+	fake_proc(mi, "4:memory:/\n1:cpu:/\n");
+	snprintf(proc, sizeof(proc), "%s/proc", tree);
+	ck_assert_int_eq(cgroup_host_probe(&o, &h, &err), -OSB_E_HOST);
+	ck_assert_ptr_null(h);
+	snprintf(want, sizeof(want), "cannot read the mount table %s/proc/mountinfo: no \" - \" "
+	         "separator", tree);
+	ck_assert_str_eq(err.message, want);
+}
+END_TEST
+
 /* A configured parent belongs to the hierarchy on whose device it is; one
  * on no cgroup hierarchy is refused with its name. */
 START_TEST(test_configured_parent_by_device)
@@ -1629,6 +1653,7 @@ static Suite *suite(void)
 	tcase_add_test(files, test_v1_outcome_read);
 	tcase_add_test(files, test_facts_hybrid_layout);
 	tcase_add_test(files, test_facts_v2_mount_root);
+	tcase_add_test(files, test_facts_malformed_table_refused);
 	tcase_add_test(files, test_configured_parent_by_device);
 	tcase_add_test(files, test_sweep_takes_unlocked_only);
 	suite_add_tcase(s, files);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* check_mountinfo.c — unit tests for helper/mountinfo.c, the init's reader
- * of /proc/self/mountinfo: this process's real table read both by it and by
- * libmount (which the init used before) must agree entry by entry; crafted
- * lines check the escapes, the empty source and the optional fields; and
- * every malformed line is refused, never skipped.
+/* check_mountinfo.c — unit tests for lib/mountinfo.c, the reader of
+ * /proc/self/mountinfo that the init's audit and the library's mount scans
+ * share: this process's real table read both by it and by libmount (which
+ * both used before) must agree entry by entry, through the line walk and the
+ * table walk; crafted lines check the escapes, the empty source and the
+ * optional fields; every malformed line is refused, never skipped, and the
+ * table walk stops there; options are found whole.
  */
 #include <check.h>
 #include <errno.h>
@@ -237,6 +239,79 @@ START_TEST(test_read_grows_to_the_end)
 }
 END_TEST
 
+/* The table walk the library's scans use: the real table, entry for entry
+ * as libmount reads it. */
+START_TEST(test_table_walk_agrees_with_libmount)
+{
+	struct libmnt_table *tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	struct mountinfo_table t;
+	struct mountinfo_entry m;
+	const char *why = NULL;
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(tb);
+	ck_assert_int_eq(mountinfo_load("/proc/self/mountinfo", &t), 0);
+	while (mnt_table_next_fs(tb, it, &fs) == 0) {
+		ck_assert_int_eq(mountinfo_next(&t, &m, &why), 1);
+		expect_same(&m, fs);
+		n++;
+	}
+	ck_assert_int_eq(mountinfo_next(&t, &m, &why), 0);
+	ck_assert_ptr_null(why);
+	ck_assert_uint_gt(n, 0);
+	mountinfo_free(&t);
+	ck_assert_ptr_null(t.buf);
+	mnt_free_iter(it);
+	mnt_unref_table(tb);
+	ck_assert_int_eq(mountinfo_load("/nonexistent/mountinfo", &t), -ENOENT);
+	ck_assert_ptr_null(t.buf);
+}
+END_TEST
+
+/* A refused line ends the walk with its reason: the entries after it are
+ * never handed out as if the table had ended. */
+START_TEST(test_table_walk_stops_at_a_refused_line)
+{
+	static const char text[] = "1 0 0:1 / / rw - ext4 x rw\n"
+	                           "2 1 0:2 / /a rw - tmpfs\n"
+	                           "3 1 0:3 / /b rw - tmpfs t rw\n";
+	char path[] = "/tmp/check-mountinfo.XXXXXX";
+	int fd = mkstemp(path);
+	struct mountinfo_table t;
+	struct mountinfo_entry m;
+	const char *why = NULL;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	ck_assert_int_eq(mountinfo_load(path, &t), 0);
+	unlink(path);
+	ck_assert_int_eq(mountinfo_next(&t, &m, &why), 1);
+	ck_assert_str_eq(m.target, "/");
+	ck_assert_int_eq(mountinfo_next(&t, &m, &why), -EINVAL);
+	ck_assert_str_eq(why, "the file system type or the source is missing or badly escaped");
+	mountinfo_free(&t);
+}
+END_TEST
+
+START_TEST(test_option_found_whole)
+{
+	ck_assert(mountinfo_has_option("rw,memory", "memory"));
+	ck_assert(mountinfo_has_option("rw,cpu,cpuacct", "cpu"));
+	ck_assert(mountinfo_has_option("rw,cpu,cpuacct", "cpuacct"));
+	ck_assert(mountinfo_has_option("rw,name=systemd", "name"));
+	ck_assert(mountinfo_has_option("rw", "rw"));
+	ck_assert(!mountinfo_has_option("rw,cpuacct", "cpu"));
+	ck_assert(!mountinfo_has_option("rw,xcpu", "cpu"));
+	ck_assert(!mountinfo_has_option("rw,cpu", "cpuacct"));
+	ck_assert(!mountinfo_has_option("rw,name=memory", "memory"));
+	ck_assert(!mountinfo_has_option("", "memory"));
+	ck_assert(!mountinfo_has_option("rw,,", "memory"));
+}
+END_TEST
+
 static Suite *mountinfo_suite(void)
 {
 	Suite *s = suite_create("mountinfo");
@@ -250,6 +325,9 @@ static Suite *mountinfo_suite(void)
 			    (int)(sizeof(bad_lines) / sizeof(bad_lines[0])));
 	tcase_add_test(tc, test_lines_cut_short_or_with_nul_refused);
 	tcase_add_test(tc, test_read_grows_to_the_end);
+	tcase_add_test(tc, test_table_walk_agrees_with_libmount);
+	tcase_add_test(tc, test_table_walk_stops_at_a_refused_line);
+	tcase_add_test(tc, test_option_found_whole);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* mountinfo.c — the init's reader of /proc/self/mountinfo (mountinfo.h).
+/* mountinfo.c — the strict reader of /proc/self/mountinfo (mountinfo.h).
  *
  * A line is, as proc(5) describes it and the kernel writes it
  * (fs/proc_namespace.c, show_mountinfo):
@@ -16,6 +16,7 @@
  * error for the whole table.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -239,4 +240,48 @@ char *mountinfo_next_line(char *buf, size_t len, size_t *pos, const char **why)
 	*nl = '\0';
 	*pos = (size_t)(nl - buf) + 1;
 	return line;
+}
+
+int mountinfo_load(const char *path, struct mountinfo_table *t)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+
+	*t = (struct mountinfo_table){ 0 };
+	if (fd < 0)
+		return -errno;
+	r = mountinfo_read(fd, &t->buf, &t->len);
+	close(fd);
+	return r;
+}
+
+int mountinfo_next(struct mountinfo_table *t, struct mountinfo_entry *m, const char **why)
+{
+	char *line;
+
+	*why = NULL;
+	line = mountinfo_next_line(t->buf, t->len, &t->pos, why);
+	if (!line)
+		return *why ? -EINVAL : 0;
+	return mountinfo_parse_line(line, m, why) < 0 ? -EINVAL : 1;
+}
+
+void mountinfo_free(struct mountinfo_table *t)
+{
+	free(t->buf);
+	*t = (struct mountinfo_table){ 0 };
+}
+
+bool mountinfo_has_option(const char *opts, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *o = opts; o && *o; ) {
+		size_t len = strcspn(o, ",");
+
+		if (len >= n && strncmp(o, name, n) == 0 && (len == n || o[n] == '='))
+			return true;
+		o += len;
+		o += *o == ',';
+	}
+	return false;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
-/* mountinfo.h — a strict reader of /proc/self/mountinfo for the init's
- * mount audit (helper/init-guard.c, stage "init:mounts"), in place of
- * libmount: the format of proc(5) ("/proc/pid/mountinfo"), each field
- * checked, every line accounted for. A line it cannot parse is an error,
- * never skipped: an audit that skipped a line would pass a mount it never
- * saw.
+/* mountinfo.h — a strict reader of /proc/self/mountinfo, for the init's
+ * mount audit (helper/init-guard.c, stage "init:mounts") and for the
+ * library's host mount scans (lib/paths.c, lib/hostpath.c, lib/cgroup.c,
+ * lib/caps-probe.c), in place of libmount: the format of proc(5)
+ * ("/proc/pid/mountinfo"), each field checked, every line accounted for. A
+ * line it cannot parse is an error, never skipped: an audit or a scan that
+ * skipped a line would pass a mount it never saw.
  */
 #ifndef OSB_MOUNTINFO_H
 #define OSB_MOUNTINFO_H
@@ -44,5 +45,26 @@ int mountinfo_read(int fd, char **buf, size_t *len);
  * returns it, or NULL at the end. *WHY is set (and NULL returned) when the
  * buffer ends without a newline: the table would be cut short. */
 char *mountinfo_next_line(char *buf, size_t len, size_t *pos, const char **why);
+
+/* A whole table, read at once, walked entry by entry (mountinfo_next). */
+struct mountinfo_table {
+	char *buf;
+	size_t len, pos;
+};
+
+/* Reads the table at PATH (a mountinfo file: /proc/self/mountinfo). 0 or
+ * -errno; free it with mountinfo_free. */
+int mountinfo_load(const char *path, struct mountinfo_table *t);
+
+/* 1 with *M the next entry (its strings valid until mountinfo_free), 0 at
+ * the end of the table, -EINVAL with *WHY set for a line the parser refuses
+ * or a table cut short: the caller fails, never goes on without it. */
+int mountinfo_next(struct mountinfo_table *t, struct mountinfo_entry *m, const char **why);
+
+void mountinfo_free(struct mountinfo_table *t);
+
+/* Whether the comma-separated option list OPTS holds NAME, alone or as
+ * NAME=VALUE. */
+bool mountinfo_has_option(const char *opts, const char *name);
 
 #endif
