@@ -538,6 +538,10 @@ static int prescan(parser *ps, frame *f, const char *text, size_t len)
 			return perr(ps, f, col, "carriage return in policy text (use Unix line endings)");
 		if ((s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
 			return perr(ps, f, col, "control character 0x%02x in policy text", s[i]);
+		if (s[i] < 0x80) {   /* printable ASCII or a tab: one byte, visible */
+			i++;
+			continue;
+		}
 		n = policy_utf8_decode(s + i, len - i, &cp);
 		if (n == 0)
 			return perr(ps, f, col, "invalid UTF-8 in policy text");
