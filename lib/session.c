@@ -113,7 +113,8 @@ struct osb_proc {
 	uint64_t start;
 	uint64_t started_ns, exited_ns;   /* the broker's "started" and "exited" arrived (now_ns) */
 	uint32_t full;            /* the watched tmpfs mounts full at its exit (bit K: s->watch.v[K]) */
-	osb_error why;            /* lost: the malformed report that lost it (read_exit) */
+	osb_error why;            /* lost: the malformed report that lost it; else, with
+	                           * st.proxy_died, the proxy's end (read_exit) */
 };
 
 /* ---- options ---------------------------------------------------------------- */
@@ -1010,8 +1011,9 @@ static int read_exit(osb_proc *pr)
 			.max_rss_kib = x.max_rss_kib,
 		};
 		pr->full = x.tmpfs_full;
-		/* Read once, with the status: later waits return the same. */
-		pr->st.proxy_died = session_proxy_check(pr->s, NULL) < 0;
+		/* Read once, with the status: later waits return the same, and
+		 * osb_session_run reports pr->why. */
+		pr->st.proxy_died = session_proxy_check(pr->s, &pr->why) < 0;
 	} else {
 		pr->lost = true;   /* EOF, or the broker cannot be trusted to report */
 	}
@@ -1177,8 +1179,10 @@ static int run_fill(const osb_session *s, const osb_proc *pr, const osb_status *
 	return 0;
 }
 
-/* Spawn with pipes for stdout and stderr, then stream and wait. */
-static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *res)
+/* Spawn with pipes for stdout and stderr, then stream and wait. *PROXY: the
+ * session's proxy's end when the command's status says it died. */
+static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *res,
+                    osb_error *proxy)
 {
 	_cleanup_close_ int devnull = -1;
 	int wr[2] = { -1, -1 }, io[3], r;
@@ -1220,8 +1224,8 @@ static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *r
 	else if (r < 0)
 		r = osb_err_set(&res->error, r == -ENOMEM ? OSB_E_NOMEM : OSB_E_IO, -r, "session",
 		                "supervising the command failed: %s", strerror(-r));
-	else
-		r = run_fill(s, pr, &st, res);
+	else if ((r = run_fill(s, pr, &st, res)) == 0 && st.proxy_died)
+		*proxy = pr->why;
 out:
 	for (int i = 0; i < 2; i++)
 		if (wr[i] >= 0)
@@ -1244,13 +1248,14 @@ static void session_outcome(osb_session *s, cgroup_outcome *o)
 /* run_exec, and what the session's cgroup counted meanwhile: the OOM kills,
  * refused forks, CPU and throttled time of this command's span (commands
  * that run at the same time share them); the peaks are the session's. */
-static int run_exec_limits(osb_session *s, const osb_exec *e, collect *c, osb_result *res)
+static int run_exec_limits(osb_session *s, const osb_exec *e, collect *c, osb_result *res,
+                           osb_error *proxy)
 {
 	cgroup_outcome before, after;
 	int r;
 
 	session_outcome(s, &before);
-	r = run_exec(s, e, c, res);
+	r = run_exec(s, e, c, res, proxy);
 	session_outcome(s, &after);
 	after.known &= before.known;
 	after.oom_kills -= before.oom_kills;
@@ -1270,6 +1275,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 {
 	collect c = { .rd = { -1, -1 }, .sink = { -1, -1 } };
 	uint64_t start = now_ms(), lim;
+	osb_error proxy = { 0 };
 	osb_result *res;
 	long net_from;
 	int r;
@@ -1306,9 +1312,13 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	c.sink[0] = e->stdout_fd;
 	c.sink[1] = e->stderr_fd;
 	net_from = netproxy_log_size(&s->net);
-	r = run_exec_limits(s, e, &c, res);
-	if (r == 0)
-		r = session_proxy_check(s, &res->error);
+	r = run_exec_limits(s, e, &c, res, &proxy);
+	/* The proxy's end as the command's status read it (read_exit), not
+	 * asked a second time. */
+	if (r == 0 && proxy.code) {
+		res->error = proxy;
+		r = -proxy.code;
+	}
 	/* What the session's proxy decided while the command ran (result-net.c). */
 	if (s->net.port && result_set_network(res, &s->net, net_from) < 0 && r == 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
