@@ -75,14 +75,15 @@ static int listen_loopback(unsigned port, struct guard_error *e)
 /* Send FD over CTL: false when the proxy is gone. */
 static bool pass_on(int ctl, int fd)
 {
-	char byte = 'C', cbuf[CMSG_SPACE(sizeof(int))];
+	char byte = 'C';
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } cm;
 	struct iovec iov = { &byte, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-	                    .msg_controllen = sizeof(cbuf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+	                    .msg_controllen = sizeof(cm.b) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 	ssize_t r;
 
-	memset(cbuf, 0, sizeof(cbuf));
+	memset(cm.b, 0, sizeof(cm.b));
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));

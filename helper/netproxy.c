@@ -144,14 +144,22 @@ static size_t read_hosts(int fd, const char *name, host_map **out)
 	return (size_t)n;
 }
 
-/* A connection the relay sent: one fd in an SCM_RIGHTS message. 1 and *FD
- * set, 0 when the other end is gone, -1 for a message without an fd. */
-static int receive(int ctl, int *fd)
+/* The fds one control message may bring; the relay sends one. */
+#define RECV_FDS 4
+
+/* A connection the relay sent: one fd in an SCM_RIGHTS message of one
+ * byte. 1 and *FD set, 0 when the other end is gone, -1 for a message
+ * without an fd, or for one cut to the buffers (longer than a byte:
+ * MSG_TRUNC; more fds than RECV_FDS: MSG_CTRUNC) with *WHY saying so: its
+ * first fd is not the connection it would be taken for. Every fd but the
+ * one taken is closed. */
+static int receive(int ctl, int *fd, const char **why)
 {
-	char byte, cbuf[CMSG_SPACE(sizeof(int) * 4)];
+	char byte;
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * RECV_FDS)]; } cm;
 	struct iovec iov = { &byte, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-	                    .msg_controllen = sizeof(cbuf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+	                    .msg_controllen = sizeof(cm.b) };
 	ssize_t r;
 
 	do
@@ -160,18 +168,22 @@ static int receive(int ctl, int *fd)
 	if (r <= 0)
 		return 0;
 	*fd = -1;
+	*why = (m.msg_flags & MSG_TRUNC) ? "a control message longer than one byte" :
+	       (m.msg_flags & MSG_CTRUNC) ? "a control message with more fds than the proxy takes" :
+	       NULL;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
 		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		int fds[4];
 
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || n > 4)
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
-		memcpy(fds, CMSG_DATA(c), n * sizeof(int));
 		for (size_t i = 0; i < n; i++) {
-			if (*fd < 0)
-				*fd = fds[i];
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*fd < 0 && !*why)
+				*fd = got;
 			else
-				close(fds[i]);
+				close(got);
 		}
 	}
 	return *fd >= 0 ? 1 : -1;
@@ -212,6 +224,7 @@ static void serve(const proxy_conf *c, int ctl, int life)
 
 	for (;;) {
 		struct pollfd p[2] = { { ctl, POLLIN, 0 }, { life, POLLIN, 0 } };
+		const char *why;
 		int fd, r;
 
 		active = reap(active);
@@ -221,8 +234,10 @@ static void serve(const proxy_conf *c, int ctl, int life)
 			return;   /* the caller is gone */
 		if (!p[0].revents)
 			continue;
-		if ((r = receive(ctl, &fd)) == 0)
+		if ((r = receive(ctl, &fd, &why)) == 0)
 			return;
+		if (r < 0 && why)
+			conn_log_refused(c, why);
 		if (r < 0)
 			continue;
 		if (!is_tcp(fd) || active >= MAX_CONNS) {

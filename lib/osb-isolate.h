@@ -839,7 +839,9 @@ int osb_proc_fd(const osb_proc *proc);
 int osb_proc_pid(const osb_proc *proc);
 /* Wait up to TIMEOUT_MS (-1: forever) for the command to finish. Returns 0
  * with *STATUS filled (again on later calls), 1 when it is still running,
- * -OSB_E_SANDBOX when the session ended before its status was known. A
+ * -OSB_E_SANDBOX when the session ended before its status was known, or
+ * its broker sent an exit report not of its size (never read as one; the
+ * session is unusable then: osb_session_run names the report). A
  * session's filtering proxy that ended while the command ran (or before
  * its status was read) is not an error here, so the command's status is
  * never lost: STATUS->proxy_died says so, and osb_session_run reports it

@@ -113,6 +113,8 @@ struct osb_proc {
 	uint64_t start;
 	uint64_t started_ns, exited_ns;   /* the broker's "started" and "exited" arrived (now_ns) */
 	uint32_t full;            /* the watched tmpfs mounts full at its exit (bit K: s->watch.v[K]) */
+	osb_error why;            /* lost: the malformed report that lost it; else, with
+	                           * st.proxy_died, the proxy's end (read_exit) */
 };
 
 /* ---- options ---------------------------------------------------------------- */
@@ -751,6 +753,29 @@ int session_send_control(osb_session *s, const void *msg, size_t len, int fd, os
 	return r;
 }
 
+/* ---- the broker's reports (lib/init-proto.h) ------------------------------------- */
+
+/* One packet of CHAN into BUF (SIZE bytes): its whole length, which exceeds
+ * SIZE when a longer packet came cut to BUF (MSG_TRUNC), 0 at EOF, or -1
+ * with errno. */
+static ssize_t report_recv(int chan, void *buf, size_t size, int flags)
+{
+	ssize_t n;
+
+	do
+		n = recv(chan, buf, size, flags | MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/* A report of N bytes that is no WHAT: refused, never read as the report
+ * its first bytes make (tests/unit/check_session_reports.c). */
+static int report_malformed(osb_error *err, const char *what, ssize_t n)
+{
+	return osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "the session's broker sent a "
+	                   "malformed %s (%zd bytes): the session is unusable; destroy it", what, n);
+}
+
 /* The broker's answer to a request: started (the pid) or failed. EOF means
  * the sandbox ended before it answered. */
 static int await_start(osb_proc *pr, osb_error *err)
@@ -759,11 +784,11 @@ static int await_start(osb_proc *pr, osb_error *err)
 		struct session_started st;
 		struct session_failed f;
 	} m;
-	ssize_t n;
+	ssize_t n = report_recv(pr->chan, &m, sizeof(m), 0);
 
-	do
-		n = recv(pr->chan, &m, sizeof(m), 0);
-	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
+		                   "the session ended before the command started");
 	if (n == (ssize_t)sizeof(m.st) && m.st.type == SESSION_STARTED && m.st.pid > 0) {
 		pr->pid = m.st.pid;
 		pr->started_ns = now_ns();
@@ -775,8 +800,7 @@ static int await_start(osb_proc *pr, osb_error *err)
 		return osb_err_set(err, stage_of(m.f.stage) == OSB_STAGE_REQUEST ? OSB_E_INTERNAL :
 		                   OSB_E_SANDBOX, m.f.err, m.f.stage, "%s", m.f.message);
 	}
-	return osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
-	                   "the session ended before the command started");
+	return report_malformed(err, "start report", n);
 }
 
 /* Start EXEC with IO as its fds 0, 1, 2 (the caller keeps its copies). */
@@ -916,24 +940,31 @@ int osb_proc_take_fd(osb_proc *pr, int which)
 }
 
 /* A shell-state command's state (lib/init-proto.h, SESSION_STATE): it
- * becomes the session's for the next command; a malformed one is ignored. */
-static void take_state(osb_proc *pr)
+ * becomes the session's for the next command. 0, or -OSB_E_SANDBOX (ERR
+ * filled) for a packet cut to the buffer, shorter than its header or not
+ * the length its header says; a dump that does not parse (the command
+ * wrote it) is ignored. */
+static int take_state(osb_proc *pr, osb_error *err)
 {
 	osb_session *s = pr->s;
 	char *buf = malloc(SESSION_MSG_MAX), *cwd = NULL;
 	strv env = { 0 };
 	size_t dropped = 0;
-	ssize_t n = buf ? recv(pr->chan, buf, SESSION_MSG_MAX, MSG_DONTWAIT) : -1;
-	struct session_state h;
+	ssize_t n = buf ? report_recv(pr->chan, buf, SESSION_MSG_MAX, MSG_DONTWAIT) : -1;
+	struct session_state h = { 0 };
 
-	if (n < (ssize_t)sizeof(h)) {
-		free(buf);
-		if (!buf)   /* out of memory: the message must still go */
-			(void)recv(pr->chan, &h, sizeof(h), MSG_DONTWAIT | MSG_TRUNC);
-		return;
+	if (!buf) {   /* out of memory: the message must still go */
+		(void)report_recv(pr->chan, &h, sizeof(h), MSG_DONTWAIT);
+		return 0;
 	}
-	memcpy(&h, buf, sizeof(h));
-	if (s->sh.on && h.len == (size_t)n - sizeof(h) &&
+	if (n > 0)
+		memcpy(&h, buf, (size_t)n < sizeof(h) ? (size_t)n : sizeof(h));
+	if (n > 0 && (n < (ssize_t)sizeof(h) || n > (ssize_t)SESSION_MSG_MAX ||
+	              h.len != (size_t)n - sizeof(h))) {
+		free(buf);
+		return report_malformed(err, "shell state", n);
+	}
+	if (n > 0 && s->sh.on &&
 	    shell_state_parse(buf + sizeof(h), h.len, &s->deny, &cwd, &env, &dropped) == 0) {
 		pthread_mutex_lock(&s->lock);
 		free(s->sh.cwd);
@@ -949,24 +980,30 @@ static void take_state(osb_proc *pr)
 	free(cwd);
 	strv_free(&env);
 	free(buf);
+	return 0;
 }
 
 /* Take the exit report (or EOF) off the channel, and a shell-state
  * command's state before it. Returns 0 when the proc is done, 1 when
- * nothing was there yet. */
+ * nothing was there yet. A malformed report loses the status, as EOF
+ * does; pr->why says which. */
 static int read_exit(osb_proc *pr)
 {
 	struct session_exited x;
 	uint32_t type = 0;
-	ssize_t n = recv(pr->chan, &type, sizeof(type), MSG_DONTWAIT | MSG_PEEK);
+	ssize_t n = report_recv(pr->chan, &type, sizeof(type), MSG_DONTWAIT | MSG_PEEK);
+	int r = 0;
 
-	if (n == (ssize_t)sizeof(type) && type == SESSION_STATE)
-		take_state(pr);
-	n = recv(pr->chan, &x, sizeof(x), MSG_DONTWAIT);
-
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return 1;
-	if (n == (ssize_t)sizeof(x) && x.type == SESSION_EXITED) {
+	if (n >= (ssize_t)sizeof(type) && type == SESSION_STATE)
+		r = take_state(pr, &pr->why);
+	if (r == 0) {
+		n = report_recv(pr->chan, &x, sizeof(x), MSG_DONTWAIT);
+		if (n < 0 && errno == EAGAIN)
+			return 1;
+		if (n > 0 && (n != (ssize_t)sizeof(x) || x.type != SESSION_EXITED))
+			r = report_malformed(&pr->why, "exit report", n);
+	}
+	if (r == 0 && n > 0) {
 		pr->exited_ns = now_ns();
 		pr->st = (osb_status){
 			.exit_code = x.exit_code, .signal = x.sig, .timed_out = x.timed_out != 0,
@@ -974,10 +1011,11 @@ static int read_exit(osb_proc *pr)
 			.max_rss_kib = x.max_rss_kib,
 		};
 		pr->full = x.tmpfs_full;
-		/* Read once, with the status: later waits return the same. */
-		pr->st.proxy_died = session_proxy_check(pr->s, NULL) < 0;
+		/* Read once, with the status: later waits return the same, and
+		 * osb_session_run reports pr->why. */
+		pr->st.proxy_died = session_proxy_check(pr->s, &pr->why) < 0;
 	} else {
-		pr->lost = true;   /* EOF or garbage: the broker is gone */
+		pr->lost = true;   /* EOF, or the broker cannot be trusted to report */
 	}
 	pr->done = true;
 	proc_uncount(pr);
@@ -1141,8 +1179,10 @@ static int run_fill(const osb_session *s, const osb_proc *pr, const osb_status *
 	return 0;
 }
 
-/* Spawn with pipes for stdout and stderr, then stream and wait. */
-static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *res)
+/* Spawn with pipes for stdout and stderr, then stream and wait. *PROXY: the
+ * session's proxy's end when the command's status says it died. */
+static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *res,
+                    osb_error *proxy)
 {
 	_cleanup_close_ int devnull = -1;
 	int wr[2] = { -1, -1 }, io[3], r;
@@ -1175,14 +1215,17 @@ static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *r
 	if (r < 0)
 		goto out;
 	r = collect_run(pr, c, e->cancel_fd, &st);
-	if (r == 1)
+	if (r == 1 && pr->why.code) {
+		res->error = pr->why;
+		r = -pr->why.code;
+	} else if (r == 1)
 		r = osb_err_set(&res->error, OSB_E_SANDBOX, 0, "session",
 		                "the session ended before the command's status was known");
 	else if (r < 0)
 		r = osb_err_set(&res->error, r == -ENOMEM ? OSB_E_NOMEM : OSB_E_IO, -r, "session",
 		                "supervising the command failed: %s", strerror(-r));
-	else
-		r = run_fill(s, pr, &st, res);
+	else if ((r = run_fill(s, pr, &st, res)) == 0 && st.proxy_died)
+		*proxy = pr->why;
 out:
 	for (int i = 0; i < 2; i++)
 		if (wr[i] >= 0)
@@ -1205,13 +1248,14 @@ static void session_outcome(osb_session *s, cgroup_outcome *o)
 /* run_exec, and what the session's cgroup counted meanwhile: the OOM kills,
  * refused forks, CPU and throttled time of this command's span (commands
  * that run at the same time share them); the peaks are the session's. */
-static int run_exec_limits(osb_session *s, const osb_exec *e, collect *c, osb_result *res)
+static int run_exec_limits(osb_session *s, const osb_exec *e, collect *c, osb_result *res,
+                           osb_error *proxy)
 {
 	cgroup_outcome before, after;
 	int r;
 
 	session_outcome(s, &before);
-	r = run_exec(s, e, c, res);
+	r = run_exec(s, e, c, res, proxy);
 	session_outcome(s, &after);
 	after.known &= before.known;
 	after.oom_kills -= before.oom_kills;
@@ -1231,6 +1275,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 {
 	collect c = { .rd = { -1, -1 }, .sink = { -1, -1 } };
 	uint64_t start = now_ms(), lim;
+	osb_error proxy = { 0 };
 	osb_result *res;
 	long net_from;
 	int r;
@@ -1267,9 +1312,13 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	c.sink[0] = e->stdout_fd;
 	c.sink[1] = e->stderr_fd;
 	net_from = netproxy_log_size(&s->net);
-	r = run_exec_limits(s, e, &c, res);
-	if (r == 0)
-		r = session_proxy_check(s, &res->error);
+	r = run_exec_limits(s, e, &c, res, &proxy);
+	/* The proxy's end as the command's status read it (read_exit), not
+	 * asked a second time. */
+	if (r == 0 && proxy.code) {
+		res->error = proxy;
+		r = -proxy.code;
+	}
 	/* What the session's proxy decided while the command ran (result-net.c). */
 	if (s->net.port && result_set_network(res, &s->net, net_from) < 0 && r == 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
@@ -1600,8 +1649,22 @@ osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err)
 
 /* ---- services (lib/exec-session.c, helper/broker-services.c) --------------------- */
 
-/* The broker's list of kept groups still running, into *OUT (malloc'd). */
-static int services_ask(osb_session *s, char **out, size_t *len, osb_error *err)
+/* Is the list of N bytes in BUF (of CAP) one whole services list: its
+ * header, then as many services as it counts, not cut to CAP? */
+static bool services_whole(const char *buf, size_t n, size_t cap)
+{
+	struct session_service_list h;
+
+	if (n < sizeof(h) || n > cap)
+		return false;
+	memcpy(&h, buf, sizeof(h));
+	return h.type == SESSION_SERVICE_LIST &&
+	       n == sizeof(h) + (size_t)h.count * sizeof(struct session_service);
+}
+
+/* The broker's list of kept groups still running, into *OUT (malloc'd):
+ * a whole list (services_whole), or an error. */
+static int services_ask(osb_session *s, char **out, osb_error *err)
 {
 	struct session_services_req rq = { SESSION_SERVICES, 0 };
 	size_t cap = sizeof(struct session_service_list) +
@@ -1621,17 +1684,18 @@ static int services_ask(osb_session *s, char **out, size_t *len, osb_error *err)
 	if (r == 0 && poll(&p, 1, 5000) != 1)
 		r = osb_err_set(err, OSB_E_SANDBOX, ETIMEDOUT, "session",
 		                "the session's broker did not list its services");
-	n = r == 0 ? recv(ch[0], *out, cap, 0) : -1;
-	if (r == 0 && n < (ssize_t)sizeof(struct session_service_list))
+	n = r == 0 ? report_recv(ch[0], *out, cap, 0) : -1;
+	if (r == 0 && n <= 0)
 		r = osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : EPROTO, "session",
 		                "the session ended before it listed its services");
+	else if (r == 0 && !services_whole(*out, (size_t)n, cap))
+		r = report_malformed(err, "services list", n);
 	close(ch[0]);
 	if (r < 0) {
 		free(*out);
 		*out = NULL;
 		return r;
 	}
-	*len = (size_t)n;
 	return 0;
 }
 
@@ -1640,7 +1704,6 @@ int osb_session_services_json(osb_session *s, char **json, osb_error *err)
 	_cleanup_free_ char *buf = NULL;
 	struct session_service_list h;
 	json_object *arr;
-	size_t len = 0;
 	int r;
 
 	osb_err_clear(err);
@@ -1648,11 +1711,9 @@ int osb_session_services_json(osb_session *s, char **json, osb_error *err)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage",
 		                   "osb_session_services_json needs a session and a string pointer");
 	*json = NULL;
-	if ((r = services_ask(s, &buf, &len, err)) < 0)
+	if ((r = services_ask(s, &buf, err)) < 0)
 		return r;
 	memcpy(&h, buf, sizeof(h));
-	if (h.type != SESSION_SERVICE_LIST || len != sizeof(h) + h.count * sizeof(struct session_service))
-		return osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "malformed services list");
 	if (!(arr = json_object_new_array()))
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 	for (uint32_t i = 0; i < h.count; i++) {

@@ -12,7 +12,9 @@
  * and the proxy's reading of a net-hosts file (helper/netproxy-conn.c),
  * whose refusal a launch quotes with its line; and the messages of a proxy
  * that cannot be started (lib/netallow-proxy.c), which name the step that
- * failed once.
+ * failed once; and what the proxy takes off its control socket
+ * (helper/netproxy.c): one byte and one connection a message, nothing of a
+ * message cut to its buffers.
  */
 #include "policy.h"
 #include "policy-canon.h"
@@ -23,9 +25,15 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifndef TEST_BUILDDIR
+#error "TEST_BUILDDIR must name the build tree"
+#endif
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -483,6 +491,152 @@ START_TEST(test_proxy_refused_as_root_ids_names_the_refusal_only)
 }
 END_TEST
 
+/* ---- the proxy's control socket -------------------------------------------------- */
+
+/* A TCP connection on loopback: the accepted end (what the relay would
+ * send), and *PEER the client's. */
+static int tcp_conn(int *peer)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), fd;
+
+	ck_assert_int_ge(l, 0);
+	ck_assert_int_eq(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(l, 1), 0);
+	ck_assert_int_eq(getsockname(l, (struct sockaddr *)&a, &len), 0);
+	ck_assert_int_ge(*peer = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), 0);
+	ck_assert_int_eq(connect(*peer, (struct sockaddr *)&a, len), 0);
+	ck_assert_int_ge(fd = accept4(l, NULL, NULL, SOCK_CLOEXEC), 0);
+	close(l);
+	return fd;
+}
+
+/* Send LEN bytes and FDS[0 .. NFDS-1] on CTL as one message, then close
+ * this process's copies: only the proxy holds them then. */
+static void send_fds(int ctl, size_t len, const int *fds, size_t nfds)
+{
+	char data[8] = "CCCCCCCC";
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 8)]; } cm;
+	struct iovec iov = { data, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+	                     .msg_controllen = CMSG_SPACE(sizeof(int) * nfds) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	ck_assert_uint_le(len, sizeof(data));
+	ck_assert_uint_le(nfds, 8);
+	memset(cm.b, 0, sizeof(cm.b));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+	memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+	ck_assert_int_eq(sendmsg(ctl, &mh, MSG_NOSIGNAL), (ssize_t)len);
+	for (size_t i = 0; i < nfds; i++)
+		close(fds[i]);
+}
+
+/* What the client at PEER reads once it asked for a host the proxy
+ * refuses: the proxy's answer, or "" when the connection was closed
+ * unserved. */
+static void answer_of(int peer, char *buf, size_t size)
+{
+	static const char rq[] = "CONNECT forbidden.test:443 HTTP/1.1\r\n"
+	                         "Host: forbidden.test:443\r\n\r\n";
+	struct pollfd p = { .fd = peer, .events = POLLIN };
+	ssize_t n;
+
+	ck_assert_int_eq(write(peer, rq, sizeof(rq) - 1), (ssize_t)sizeof(rq) - 1);
+	ck_assert_int_eq(poll(&p, 1, 5000), 1);
+	n = read(peer, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	if (strchr(buf, '\r'))
+		*strchr(buf, '\r') = '\0';
+}
+
+/* Is the other end of each of FDS[0 .. N-1] closed, within a second? */
+static void all_closed(const int *peers, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct pollfd p = { .fd = peers[i], .events = POLLIN };
+
+		ck_assert_msg(poll(&p, 1, 1000) == 1 && (p.revents & POLLHUP),
+		              "fd %zu sent is still open in the proxy", i);
+		close(peers[i]);
+	}
+}
+
+/* The proxy's log: its lines from FROM on, once it has written one (it
+ * closes a refused message's fds before it logs the refusal). */
+static void log_since(const netproxy *np, long from, char *buf, size_t size)
+{
+	ssize_t n;
+
+	for (int i = 0; i < 200 && netproxy_log_size(np) <= from; i++)
+		usleep(10000);
+	n = pread(np->log_fd, buf, size - 1, from);
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+#define REFUSED_LINE(why) "{\"action\":\"refused\",\"method\":\"-\",\"host\":\"\"," \
+	"\"port\":0,\"address\":null,\"reason\":\"" why "\"}\n"
+
+/* A control message is one byte and one connection. One longer than a
+ * byte (MSG_TRUNC) or with more fds than the proxy takes (MSG_CTRUNC) is
+ * no connection: none of its fds is served as the one its first would
+ * be, and every fd of it is closed. A well-formed message is served (the
+ * client gets the proxy's 403), so the two cases differ only there. */
+START_TEST(test_a_control_message_cut_to_the_proxy_buffers_is_not_served)
+{
+	osb_policy *p = must_parse("osb-policy 1\nnetwork allow example.org:443\n");
+	static const struct {
+		size_t len, extra;
+		const char *answer, *log;
+	} cases[] = {
+		{ 1, 0, "HTTP/1.1 403 Forbidden", NULL },
+		{ 1, 4, "", REFUSED_LINE("a control message with more fds than the proxy takes") },
+		{ 1, 7, "", REFUSED_LINE("a control message with more fds than the proxy takes") },
+		{ 2, 0, "", REFUSED_LINE("a control message longer than one byte") },
+		{ 8, 2, "", REFUSED_LINE("a control message longer than one byte") },
+	};
+	host_facts h;
+	osb_error err = { 0 };
+	netproxy np;
+
+	memset(&h, 0, sizeof(h));
+	h.netproxy = (char *)TEST_BUILDDIR "/helper/osb-isolate-netproxy";
+	ck_assert_msg(netproxy_start(p, &h, NULL, &np, &err) == 0, "%s", err.message);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fds[8], peers[8], peer;
+		char answer[256], log[1024];
+		long from = netproxy_log_size(&np);
+
+		fds[0] = tcp_conn(&peer);
+		for (size_t k = 0; k < cases[i].extra; k++) {
+			int sv[2];
+
+			ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+			fds[1 + k] = sv[0];
+			peers[k] = sv[1];
+		}
+		send_fds(np.ctl_fd, cases[i].len, fds, 1 + cases[i].extra);
+		answer_of(peer, answer, sizeof(answer));
+		ck_assert_msg(strcmp(answer, cases[i].answer) == 0, "case %zu: the client read \"%s\"",
+		              i, answer);
+		all_closed(peers, cases[i].extra);
+		close(peer);
+		if (cases[i].log) {
+			log_since(&np, from, log, sizeof(log));
+			ck_assert_str_eq(log, cases[i].log);
+		}
+	}
+	/* It still serves. */
+	ck_assert_msg(netproxy_check(&np, false, false, &err) == 0, "%s", err.message);
+	netproxy_free(&np);
+	osb_policy_free(p);
+}
+END_TEST
+
 /* ---- the proxy's hosts file ----------------------------------------------------- */
 
 static void hosts_refused_as(const char *text, unsigned want_line, const char *want)
@@ -566,6 +720,7 @@ static Suite *netallow_suite(void)
 	tcase_set_tags(t, "sandbox");
 	tcase_add_test(t, test_proxy_that_cannot_be_executed_is_named_with_the_remedy);
 	tcase_add_test(t, test_proxy_refused_as_root_ids_names_the_refusal_only);
+	tcase_add_test(t, test_a_control_message_cut_to_the_proxy_buffers_is_not_served);
 	suite_add_tcase(s, t);
 	t = tcase_create("hosts");
 	tcase_add_test(t, test_hosts_file_lines_map_each_name_to_its_address);

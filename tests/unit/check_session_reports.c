@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright The osb-isolate authors */
+/* check_session_reports.c — the library's reading of what a session's broker
+ * reports (lib/session.c; the protocol: lib/init-proto.h): a report longer
+ * than its kind (cut to the reader's buffer), shorter, or not of its kind's
+ * size is refused, naming the report, never read as the report its first
+ * bytes make. The test plays both the session's owner and its broker: a
+ * session is attached (osb_session_attach) from a socket this process
+ * serves (lib/owner-proto.h), and the broker socket the owner hands over is
+ * one end of a socketpair whose other end the test answers on. No sandbox.
+ */
+#include "osb-isolate.h"
+#include "init-proto.h"
+#include "owner-proto.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define MALFORMED(what, n) "the session's broker sent a malformed " what " (" n " bytes): " \
+	"the session is unusable; destroy it"
+
+static char dir[PATH_MAX];
+
+static void setup_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/osb-reports.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown_dir(void)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/fake.sock", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ---- the fake owner: one attach ------------------------------------------------ */
+
+struct owner {
+	int listener, link, broker;   /* broker: the end handed over */
+	const char *state;
+	size_t state_len;
+};
+
+static void *owner_serve(void *arg)
+{
+	struct owner *o = arg;
+	struct owner_msg h = { OWNER_ATTACHED, 0 };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)o->state, o->state_len } };
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 2)]; } cm;
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cm.b,
+	                     .msg_controllen = sizeof(cm.b) };
+	struct cmsghdr *c;
+	int fds[2] = { o->broker, open("/dev/null", O_RDONLY | O_CLOEXEC) };
+
+	o->link = accept4(o->listener, NULL, NULL, SOCK_CLOEXEC);
+	if (o->link < 0 || fds[1] < 0)
+		return NULL;
+	memset(cm.b, 0, sizeof(cm.b));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	(void)sendmsg(o->link, &mh, MSG_NOSIGNAL);
+	close(fds[1]);
+	return NULL;
+}
+
+/* An attached session whose broker is *BROKER, this process's end. The
+ * owner's link stays open in *LINK: while it does, the session has not
+ * ended. A shell-state session with SHELL_STATE. */
+static osb_session *attach_fake(bool shell_state, int *broker, int *link)
+{
+	static const char plain[] = "mode=userns\0ws_mode=none\0max_execs=8";
+	static const char shell[] = "mode=userns\0ws_mode=none\0max_execs=8\0shell_state=1";
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct owner o = { .state = shell_state ? shell : plain,
+	                   .state_len = shell_state ? sizeof(shell) : sizeof(plain) };
+	osb_error err = { 0 };
+	osb_session *s;
+	pthread_t t;
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	o.broker = sv[1];
+	ck_assert_uint_lt(strlen(dir) + 10, sizeof(sa.sun_path));
+	memcpy(sa.sun_path, dir, strlen(dir));
+	memcpy(sa.sun_path + strlen(dir), "/fake.sock", 10);
+	ck_assert_int_ge(o.listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), 0);
+	ck_assert_int_eq(bind(o.listener, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(o.listener, 1), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, owner_serve, &o), 0);
+	s = osb_session_attach(dir, "fake", &err);
+	pthread_join(t, NULL);
+	ck_assert_msg(s != NULL, "attach: %s", err.message);
+	close(o.listener);
+	close(sv[1]);
+	unlink(sa.sun_path);
+	*broker = sv[0];
+	*link = o.link;
+	return s;
+}
+
+/* ---- the fake broker: one request ---------------------------------------------- */
+
+struct packet {
+	const void *data;
+	size_t len;
+};
+
+struct broker {
+	int sock;
+	const struct packet *pkts;   /* sent in order on the request's channel */
+	size_t n;
+	uint32_t type;               /* the request's */
+	char cwd[256];               /* an exec request's */
+	pthread_t t;
+};
+
+static void *broker_serve(void *arg)
+{
+	struct broker *b = arg;
+	char *buf = malloc(SESSION_MSG_MAX);
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * (SESSION_NFDS + 1))]; } cm;
+	struct iovec iov = { buf, SESSION_MSG_MAX };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+	                     .msg_controllen = sizeof(cm.b) };
+	int fds[SESSION_NFDS + 1], nfds = 0;
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	n = recvmsg(b->sock, &mh, MSG_CMSG_CLOEXEC);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c)) {
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		memcpy(fds + nfds, CMSG_DATA(c), k * sizeof(int));
+		nfds += (int)k;
+	}
+	if (n >= (ssize_t)sizeof(uint32_t))
+		memcpy(&b->type, buf, sizeof(b->type));
+	if (b->type == SESSION_EXEC && n > (ssize_t)sizeof(struct session_exec_req))
+		snprintf(b->cwd, sizeof(b->cwd), "%s", buf + sizeof(struct session_exec_req));
+	/* The command's stdio is not the broker's to keep: the library's
+	 * output pipes then end. */
+	for (int i = 1; i < nfds; i++)
+		close(fds[i]);
+	for (size_t i = 0; nfds > 0 && i < b->n; i++)
+		(void)send(fds[0], b->pkts[i].data, b->pkts[i].len, MSG_NOSIGNAL);
+	if (nfds > 0)
+		close(fds[0]);
+	free(buf);
+	return NULL;
+}
+
+/* Answer the next request on SOCK with PKTS, on a thread of its own. */
+static void broker_start(struct broker *b, int sock, const struct packet *pkts, size_t n)
+{
+	*b = (struct broker){ .sock = sock, .pkts = pkts, .n = n };
+	ck_assert_int_eq(pthread_create(&b->t, NULL, broker_serve, b), 0);
+}
+
+static void broker_join(struct broker *b)
+{
+	pthread_join(b->t, NULL);
+}
+
+/* ---- reports ------------------------------------------------------------------ */
+
+static const struct session_started started = { SESSION_STARTED, 42 };
+static const struct session_exited exited = { .type = SESSION_EXITED, .exit_code = 0 };
+
+/* A report of kind KIND (of SIZE bytes), followed by MORE bytes. */
+static void *longer(const void *kind, size_t size, size_t more)
+{
+	char *p = calloc(1, size + more);
+
+	ck_assert_ptr_nonnull(p);
+	memcpy(p, kind, size);
+	memset(p + size, 'x', more);
+	return p;
+}
+
+static osb_exec *exec_true(void)
+{
+	static const char *const argv[] = { "true", NULL };
+	osb_error err;
+	osb_exec *e = osb_exec_new(argv, &err);
+
+	ck_assert_ptr_nonnull(e);
+	return e;
+}
+
+/* Spawn against a broker that answers PKTS: osb_session_spawn's return
+ * code, *ERR, and whether a proc came back (freed here). */
+static int spawn_answered(const struct packet *pkts, size_t n, osb_error *err, bool *got)
+{
+	int broker, link, r;
+	osb_session *s = attach_fake(false, &broker, &link);
+	osb_exec *e = exec_true();
+	struct broker b;
+	osb_proc *pr = (osb_proc *)1;
+
+	broker_start(&b, broker, pkts, n);
+	r = osb_session_spawn(s, e, &pr, err);
+	broker_join(&b);
+	*got = pr != NULL;
+	osb_proc_free(pr);
+	osb_exec_free(e);
+	osb_session_free(s);
+	close(broker);
+	close(link);
+	return r;
+}
+
+static void refused_as(int r, const osb_error *err, const char *want)
+{
+	ck_assert_str_eq(err->message, want);
+	ck_assert_int_eq(r, -OSB_E_SANDBOX);
+	ck_assert_int_eq(err->code, OSB_E_SANDBOX);
+	ck_assert_int_eq(err->sys_errno, EPROTO);
+	ck_assert_str_eq(err->stage, "session");
+}
+
+/* A start report with more bytes than its kind has is refused: a failure
+ * report longer than a failure's 552 bytes is not read as the failure its
+ * first 552 make, a started report with 16 bytes more not as a start, and
+ * one longer than either no more. */
+START_TEST(test_a_start_report_longer_than_its_kind_is_refused)
+{
+	struct session_failed f = { .type = SESSION_FAILED, .err = ENOENT, .stage = "exec",
+	                            .message = "forged: not the broker's word" };
+	void *fl = longer(&f, sizeof(f), 16), *sl = longer(&started, sizeof(started), 16),
+	     *huge = longer(&started, sizeof(started), 4096);
+	const struct packet cases[][1] = {
+		{ { fl, sizeof(f) + 16 } },
+		{ { sl, sizeof(started) + 16 } },
+		{ { huge, sizeof(started) + 4096 } },
+	};
+	const char *want[] = {
+		MALFORMED("start report", "568"),
+		MALFORMED("start report", "24"),
+		MALFORMED("start report", "4104"),
+	};
+
+	ck_assert_uint_eq(sizeof(f), 552);
+	for (size_t i = 0; i < 3; i++) {
+		osb_error err = { 0 };
+		bool got;
+		int r = spawn_answered(cases[i], 1, &err, &got);
+
+		ck_assert_msg(!got, "case %zu: a proc came back", i);
+		refused_as(r, &err, want[i]);
+	}
+	free(fl);
+	free(sl);
+	free(huge);
+}
+END_TEST
+
+/* A start report shorter than its kind, or of no kind, is refused too; an
+ * end of the channel with no report at all is the session's end. */
+START_TEST(test_a_start_report_shorter_than_its_kind_is_refused)
+{
+	struct session_failed f = { .type = SESSION_FAILED, .err = ENOENT, .stage = "exec",
+	                            .message = "forged" };
+	static const struct session_started bad_pid = { SESSION_STARTED, 0 };
+	static const uint32_t exit_type = SESSION_EXITED;
+	const struct packet cases[][1] = {
+		{ { &started, 4 } },
+		{ { &f, sizeof(f) - 1 } },
+		{ { &f, 40 } },
+		{ { &exit_type, sizeof(exit_type) } },
+		{ { &exited, sizeof(exited) } },
+		{ { &bad_pid, sizeof(bad_pid) } },
+	};
+	const char *want[] = {
+		MALFORMED("start report", "4"),
+		MALFORMED("start report", "551"),
+		MALFORMED("start report", "40"),
+		MALFORMED("start report", "4"),
+		MALFORMED("start report", "48"),
+		MALFORMED("start report", "8"),
+	};
+	osb_error err = { 0 };
+	bool got;
+	int r;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		r = spawn_answered(cases[i], 1, &err, &got);
+		ck_assert_msg(!got, "case %zu: a proc came back", i);
+		refused_as(r, &err, want[i]);
+	}
+	memset(&err, 0, sizeof(err));
+	r = spawn_answered(NULL, 0, &err, &got);
+	ck_assert(!got);
+	ck_assert_int_eq(r, -OSB_E_SANDBOX);
+	ck_assert_str_eq(err.message, "the session ended before the command started");
+}
+END_TEST
+
+/* osb_session_run against a broker that starts the command, then answers
+ * PKTS after the start: its return code and *ERR; *EXIT the result's exit
+ * code. */
+static int run_answered(bool shell_state, const struct packet *pkts, size_t n, osb_error *err,
+                        int *exit_code, char *next_cwd)
+{
+	int broker, link, r;
+	osb_session *s = attach_fake(shell_state, &broker, &link);
+	osb_exec *e = exec_true();
+	struct packet all[4] = { { &started, sizeof(started) } };
+	osb_result *res = NULL;
+	struct broker b;
+
+	ck_assert_uint_le(n, 3);
+	memcpy(all + 1, pkts, n * sizeof(*pkts));
+	broker_start(&b, broker, all, n + 1);
+	r = osb_session_run(s, e, &res, err);
+	broker_join(&b);
+	ck_assert_ptr_nonnull(res);
+	*exit_code = osb_result_exit_code(res);
+	osb_result_free(res);
+	/* The next command's request: where it would run. */
+	if (next_cwd) {
+		osb_error e2;
+
+		all[1] = (struct packet){ &exited, sizeof(exited) };
+		broker_start(&b, broker, all, 2);
+		ck_assert_msg(osb_session_run(s, e, NULL, &e2) == 0, "%s", e2.message);
+		broker_join(&b);
+		strcpy(next_cwd, b.cwd);
+	}
+	osb_exec_free(e);
+	osb_session_free(s);
+	close(broker);
+	close(link);
+	return r;
+}
+
+/* An exit report with bytes past its 48 is not read as the exit status its
+ * first 48 make; a short one is refused with the same words, not taken for
+ * the session's end. Through osb_proc_wait, the status is not known. */
+START_TEST(test_an_exit_report_not_of_its_size_is_refused)
+{
+	void *xl = longer(&exited, sizeof(exited), 8);
+	const struct packet cases[][1] = {
+		{ { xl, sizeof(exited) + 8 } },
+		{ { &exited, sizeof(exited) - 8 } },
+		{ { &started, sizeof(started) } },
+	};
+	const char *want[] = {
+		MALFORMED("exit report", "56"),
+		MALFORMED("exit report", "40"),
+		MALFORMED("exit report", "8"),
+	};
+
+	ck_assert_uint_eq(sizeof(exited), 48);
+	for (size_t i = 0; i < 3; i++) {
+		osb_error err = { 0 };
+		int code = 7, r = run_answered(false, cases[i], 1, &err, &code, NULL);
+
+		ck_assert_msg(code == -1, "case %zu: exit code %d read", i, code);
+		refused_as(r, &err, want[i]);
+	}
+	/* The same through the streaming API. */
+	for (size_t i = 0; i < 3; i++) {
+		struct packet all[2] = { { &started, sizeof(started) }, cases[i][0] };
+		osb_status st = { .exit_code = 7 };
+		osb_error err = { 0 };
+		int broker, link;
+		osb_session *s = attach_fake(false, &broker, &link);
+		osb_exec *e = exec_true();
+		osb_proc *pr = NULL;
+		struct broker b;
+
+		broker_start(&b, broker, all, 2);
+		ck_assert_msg(osb_session_spawn(s, e, &pr, &err) == 0, "%s", err.message);
+		broker_join(&b);
+		ck_assert_int_eq(osb_proc_pid(pr), 42);
+		ck_assert_msg(osb_proc_wait(pr, 5000, &st) == -OSB_E_SANDBOX, "case %zu: status read", i);
+		ck_assert_int_eq(st.exit_code, 7);
+		osb_proc_free(pr);
+		osb_exec_free(e);
+		osb_session_free(s);
+		close(broker);
+		close(link);
+	}
+	free(xl);
+}
+END_TEST
+
+/* A shell-state command's state that is cut to the reader's buffer, shorter
+ * than its header, or not the length its header says is refused: the
+ * command's status is not known, and the next command does not run from
+ * what its bytes would make (a cwd). A well-formed state is kept. */
+START_TEST(test_a_shell_state_not_of_its_size_is_refused_and_not_kept)
+{
+	static const char dump[] = "OSB1\0/forged\0A=1";
+	size_t cut = SESSION_MSG_MAX, big = cut + 16, dlen = sizeof(dump);
+	char *over = calloc(1, big), small[sizeof(struct session_state) + sizeof(dump)];
+	struct session_state h = { SESSION_STATE, (uint32_t)(cut - sizeof(h)) };
+	struct packet cases[][2] = {
+		{ { over, big }, { &exited, sizeof(exited) } },
+		{ { small, 6 }, { &exited, sizeof(exited) } },
+		{ { small, sizeof(small) - 1 }, { &exited, sizeof(exited) } },
+		{ { small, sizeof(small) }, { &exited, sizeof(exited) } },
+	};
+	const char *want[] = {
+		MALFORMED("shell state", "131088"),
+		MALFORMED("shell state", "6"),
+		MALFORMED("shell state", "24"),
+		NULL,
+	};
+
+	/* Its first SESSION_MSG_MAX bytes make a whole state: a header that
+	 * counts them, "OSB1", a cwd, a variable, and empty strings (which
+	 * name nothing) up to a final NUL there. */
+	ck_assert_ptr_nonnull(over);
+	memcpy(over, &h, sizeof(h));
+	memcpy(over + sizeof(h), dump, dlen);
+	h.len = (uint32_t)dlen;
+	memcpy(small, &h, sizeof(h));
+	memcpy(small + sizeof(h), dump, dlen);
+	for (size_t i = 0; i < 4; i++) {
+		osb_error err = { 0 };
+		char next[256] = "unset";
+		int code = 7, r = run_answered(true, cases[i], 2, &err, &code, next);
+
+		if (want[i]) {
+			ck_assert_msg(strcmp(next, "") == 0, "case %zu: the next command runs in \"%s\"",
+			              i, next);
+			ck_assert_msg(code == -1, "case %zu: exit code %d read", i, code);
+			refused_as(r, &err, want[i]);
+		} else {
+			ck_assert_msg(r == 0, "%s", err.message);
+			ck_assert_int_eq(code, 0);
+			ck_assert_str_eq(next, "/forged");
+		}
+	}
+	free(over);
+}
+END_TEST
+
+/* osb_session_services_json against a broker that lists PKT. */
+static int services_answered(const struct packet *pkt, char **json, osb_error *err)
+{
+	int broker, link, r;
+	osb_session *s = attach_fake(false, &broker, &link);
+	struct broker b;
+
+	broker_start(&b, broker, pkt, 1);
+	*json = NULL;
+	r = osb_session_services_json(s, json, err);
+	broker_join(&b);
+	ck_assert_uint_eq(b.type, SESSION_SERVICES);
+	osb_session_free(s);
+	close(broker);
+	close(link);
+	return r;
+}
+
+/* A services list longer than the most services a list has is not read
+ * as the list its first bytes make (which counts them all); one shorter
+ * than its header, or not of the size its count says, is refused alike. */
+START_TEST(test_a_services_list_not_of_its_size_is_refused)
+{
+	size_t most = sizeof(struct session_service_list) +
+	              SESSION_MAX_SERVICES * sizeof(struct session_service);
+	struct session_service_list h = { SESSION_SERVICE_LIST, SESSION_MAX_SERVICES };
+	char *over = calloc(1, most + sizeof(struct session_service)), two[8 + 256 * 2] = { 0 };
+	struct packet cases[] = {
+		{ over, most + sizeof(struct session_service) },
+		{ &h, 4 },
+		{ two, sizeof(two) - 256 },
+		{ two, sizeof(two) + 0 },
+	};
+	const char *want[] = {
+		MALFORMED("services list", "65800"),
+		MALFORMED("services list", "4"),
+		MALFORMED("services list", "264"),
+		NULL,
+	};
+
+	ck_assert_ptr_nonnull(over);
+	ck_assert_uint_eq(sizeof(struct session_service), 256);
+	memcpy(over, &h, sizeof(h));
+	h.count = 2;
+	memcpy(two, &h, sizeof(h));
+	for (size_t i = 0; i < 4; i++) {
+		osb_error err = { 0 };
+		char *json = NULL;
+		int r = services_answered(&cases[i], &json, &err);
+
+		if (want[i]) {
+			ck_assert_msg(json == NULL, "case %zu: listed %zu bytes of JSON", i,
+			              json ? strlen(json) : 0);
+			refused_as(r, &err, want[i]);
+		} else {
+			ck_assert_msg(r == 0, "%s", err.message);
+			ck_assert_str_eq(json, "[{\"pid\":0,\"command\":\"\",\"started_unix_ms\":0},"
+			                       "{\"pid\":0,\"command\":\"\",\"started_unix_ms\":0}]");
+		}
+		osb_free(json);
+	}
+	free(over);
+}
+END_TEST
+
+static Suite *reports_suite(void)
+{
+	Suite *su = suite_create("session-reports");
+	TCase *tc = tcase_create("reports");
+
+	tcase_add_checked_fixture(tc, setup_dir, teardown_dir);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_a_start_report_longer_than_its_kind_is_refused);
+	tcase_add_test(tc, test_a_start_report_shorter_than_its_kind_is_refused);
+	tcase_add_test(tc, test_an_exit_report_not_of_its_size_is_refused);
+	tcase_add_test(tc, test_a_shell_state_not_of_its_size_is_refused_and_not_kept);
+	tcase_add_test(tc, test_a_services_list_not_of_its_size_is_refused);
+	suite_add_tcase(su, tc);
+	return su;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(reports_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
