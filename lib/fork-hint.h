@@ -11,9 +11,10 @@
  * holds. Used on the way a session starts, by `osb-isolate session start`
  * and its janitor (helper/session-holder.c), the library when it spawns the
  * session's owner (lib/session-owner.c), and the owner when it forks bwrap
- * (helper/session-owner.c); and by lib/proc.c for each bwrap and helper it
+ * (helper/session-owner.c); by lib/proc.c for each bwrap and helper it
  * spawns (bwrap --help among them, which the capabilities probe reports
- * with fork_remedy, lib/caps-probe.c).
+ * with fork_remedy, lib/caps-probe.c); and by lib/supervise.c when bwrap
+ * itself cannot clone its namespaces.
  */
 #ifndef OSB_FORK_HINT_H
 #define OSB_FORK_HINT_H
