@@ -13,8 +13,9 @@
  * session's owner (lib/session-owner.c), and the owner when it forks bwrap
  * (helper/session-owner.c); by lib/proc.c for each bwrap and helper it
  * spawns (bwrap --help among them, which the capabilities probe reports
- * with fork_remedy, lib/caps-probe.c); and by lib/supervise.c when bwrap
- * itself cannot clone its namespaces.
+ * with fork_remedy, lib/caps-probe.c); by lib/supervise.c when bwrap itself
+ * cannot clone its namespaces; and by the session broker for each command
+ * it forks (helper/broker.c).
  */
 #ifndef OSB_FORK_HINT_H
 #define OSB_FORK_HINT_H
