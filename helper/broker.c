@@ -40,6 +40,7 @@
 #include "broker-services.h"
 #include "broker-overlay.h"
 #include "exec-path.h"
+#include "fork-hint.h"
 
 /* How long a forked command may take to reach execve before it is killed
  * (only a stopped child can take longer). */
@@ -414,6 +415,7 @@ static void start_command(struct broker *b, struct request *rq)
 		return;
 	}
 	pid = fork();
+	e = errno;
 	if (pid == 0) {
 		close(report[0]);
 		child_exec(b, rq, report[1], state_wr);
@@ -421,7 +423,7 @@ static void start_command(struct broker *b, struct request *rq)
 	close(report[1]);
 	close_fd(&state_wr);
 	if (pid < 0) {
-		reply_failed(rq->chan, "fork", errno, "cannot fork: %s", strerror(errno));
+		reply_failed(rq->chan, "fork", e, "cannot fork: %s%s", strerror(e), fork_hint(e));
 		close(report[0]);
 		shell_state_free(&st);
 		return;

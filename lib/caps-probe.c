@@ -16,6 +16,7 @@
 #include "caps-overlay.h"
 #include "cgroup.h"
 #include "filter.h"
+#include "fork-hint.h"
 #include "mountinfo.h"
 #include "proc.h"
 
@@ -159,7 +160,7 @@ static void probe_bwrap(osb_caps *c)
 {
 	const host_facts *h = &c->host;
 	osb_error err;
-	char reason[512], *out = NULL;
+	char reason[1024], remedy[256], *out = NULL;
 
 	if (h->bwrap_state == BWRAP_MISSING) {
 		bwrap_not_found(c);
@@ -175,6 +176,16 @@ static void probe_bwrap(osb_caps *c)
 		         "OSB_ISOLATE_BWRAP at one");
 		return;
 	}
+	if (h->bwrap_state == BWRAP_NO_HELP && h->bwrap_errno == EAGAIN) {
+		/* --help could not even be started: bwrap_why names the limit
+		 * that stopped it, and the binary is not what is wrong. */
+		c->at_limit = true;
+		caps_item_set(c, IT_BWRAP, OSB_CAPS_UNAVAILABLE,
+		         caps_fmt(reason, sizeof(reason), "%s", h->bwrap_why),
+		         caps_fmt(remedy, sizeof(remedy), "%s; bwrap itself is fine",
+		             fork_remedy(h->bwrap_errno)));
+		return;
+	}
 	if (h->bwrap_state == BWRAP_NO_HELP) {
 		/* bwrap_why names the binary and what went wrong. */
 		caps_item_set(c, IT_BWRAP, OSB_CAPS_UNAVAILABLE,
@@ -184,7 +195,9 @@ static void probe_bwrap(osb_caps *c)
 		return;
 	}
 	if (spawn_capture((const char *const[]){ h->bwrap, "--version", NULL }, 4096, &out,
-	                  &err) == 0) {
+	                  &err) < 0 && err.sys_errno == EAGAIN)
+		c->at_limit = true;   /* its version unknown only for now */
+	else if (out) {
 		const char *v = strncmp(out, "bubblewrap ", 11) == 0 ? out + 11 : out;
 
 		c->bwrap_version = first_line(v);
@@ -300,6 +313,7 @@ static void attempt_start(const osb_caps *c, attempt *a, int devnull)
 	if (spawn_with_fds((const char *const *)argv.v, envp, fds, 3, NULL, NULL, &a->pid, &a->pidfd,
 	                   &err) < 0) {
 		attempt_fail(a, err.message);
+		a->start_errno = err.sys_errno;
 		close(p[0]);
 	} else {
 		a->started = true;
@@ -502,6 +516,7 @@ static void direct_start(direct *d, const direct_in *in)
 	errno = e;
 	close(p[1]);
 	if (pid < 0 || (d->a.pidfd = pidfd_open_cloexec(pid)) < 0) {
+		d->a.start_errno = errno;
 		attempt_fail(&d->a, strerror(errno));
 		if (pid > 0)
 			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
@@ -918,6 +933,23 @@ static void probe_overlay(osb_caps *c)
 
 /* ---- the whole probe ----------------------------------------------------------- */
 
+/* Did a process of the probe fail to be created (EAGAIN), or bwrap fail
+ * to clone its namespaces for the same reason? Then the probe met a
+ * process limit, not a missing feature. */
+static bool met_process_limit(const osb_caps *c, const caps_probe *p)
+{
+	bool met = c->host.userns_errno == EAGAIN || p->d.a.start_errno == EAGAIN;
+
+	for (int m = 0; m < M__COUNT; m++) {
+		met = met || c->overlay_err[m] == EAGAIN;
+		for (int k = 0; k < A__COUNT; k++)
+			met = met || p->a[m][k].start_errno == EAGAIN ||
+			      (p->a[m][k].done && !p->a[m][k].ok &&
+			       strcmp(p->a[m][k].diag, BWRAP_CLONE_EAGAIN) == 0);
+	}
+	return met;
+}
+
 void caps_probe_run(osb_caps *c, caps_probe *p)
 {
 	_cleanup_free_ char *bpf = NULL;
@@ -937,4 +969,5 @@ void caps_probe_run(osb_caps *c, caps_probe *p)
 	probe_cgroup_limits(c);
 	probe_overlay(c);
 	finish_attempts(c, p);
+	c->at_limit = c->at_limit || met_process_limit(c, p);
 }

@@ -31,6 +31,7 @@ typedef struct attempt {
 	bool wanted, started, done, ok;
 	pid_t pid;
 	int pidfd, errfd, status;
+	int start_errno;        /* why it could not be started (0: it was) */
 	char diag[DIAG_MAX + 1];
 } attempt;
 

@@ -12,8 +12,9 @@
  * loads. Sysctls and /proc/self/status are read only to *name* what blocked
  * an attempt. Each item gets a status, a one-line reason and a remedy; the
  * summary says which identity modes can run which shipped policies. The
- * result is immutable, reference-counted and cached per process: launches
- * consult the cache (caps_check_policy) to refuse early, never to degrade.
+ * result is immutable, reference-counted and cached per process (unless the
+ * probe met a process limit): launches consult the cache (caps_check_policy)
+ * to refuse early, never to degrade.
  */
 #include "caps.h"
 #include "caps-judge.h"
@@ -208,7 +209,9 @@ static bool cache_fits(const osb_caps *c, const osb_config *cfg)
 }
 
 /* The cached probe, made anew (from GIVEN's facts when not NULL) when there
- * is none, it does not fit, or FLAGS ask for it. */
+ * is none, it does not fit, or FLAGS ask for it. A probe that met a process
+ * limit is handed out but not kept: the next call, the limit lifted, probes
+ * again (what it found is a moment, not the host). */
 static int probe_get(osb_caps **out, const osb_config *cfg, const host_facts *given,
                      unsigned flags, osb_error *err)
 {
@@ -220,6 +223,11 @@ static int probe_get(osb_caps **out, const osb_config *cfg, const host_facts *gi
 		if (!fresh) {
 			pthread_mutex_unlock(&cache_lock);
 			return -(err && err->code ? err->code : OSB_E_NOMEM);
+		}
+		if (fresh->at_limit) {
+			pthread_mutex_unlock(&cache_lock);
+			*out = fresh;
+			return 0;
 		}
 		old = cache;
 		cache = fresh;

@@ -111,6 +111,10 @@ struct osb_caps {
 	strv write_roots;                /* declared by the shipped policies */
 	uint64_t probe_ms;
 	bool oom;
+	/* A process of the probe could not be created (EAGAIN: a process
+	 * limit, lib/fork-hint.h): the answers describe that moment, not the
+	 * host, and the probe is not cached (caps.c). */
+	bool at_limit;
 };
 
 enum { SC_MAX_USERNS, SC_UNPRIV_CLONE, SC_APPARMOR };

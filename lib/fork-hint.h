@@ -8,29 +8,54 @@
  * raise, such as a cgroup's pids.max or the kernel's threads-max. A message
  * that says only "Resource temporarily unavailable" sends them looking
  * for the wrong thing, and trying again does not help while the limit
- * holds. Used on the way a session starts: by `osb-isolate session start`
+ * holds. Used on the way a session starts, by `osb-isolate session start`
  * and its janitor (helper/session-holder.c), the library when it spawns the
  * session's owner (lib/session-owner.c), and the owner when it forks bwrap
- * (helper/session-owner.c).
+ * (helper/session-owner.c); by lib/proc.c for each bwrap and helper it
+ * spawns (bwrap --help among them, which the capabilities probe reports
+ * with fork_remedy, lib/caps-probe.c); by lib/supervise.c when bwrap itself
+ * cannot clone its namespaces; and by the session broker for each command
+ * it forks (helper/broker.c).
  */
 #ifndef OSB_FORK_HINT_H
 #define OSB_FORK_HINT_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <unistd.h>
 #include <sys/resource.h>
+
+/* Is it RLIMIT_NPROC that a failed fork of this process met? Root is
+ * exempt from it, and an unlimited one cannot be met. */
+static inline bool fork_nproc_binds(void)
+{
+	struct rlimit rl;
+
+	return getuid() != 0 && getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+}
 
 /* What to do about fork's errno ERR, as " (...)" to follow strerror(ERR),
  * or "". */
 static inline const char *fork_hint(int err)
 {
-	struct rlimit rl;
-
 	if (err != EAGAIN)
 		return "";
-	if (getuid() != 0 && getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+	if (fork_nproc_binds())
 		return " (the process limit, ulimit -u, is reached: raise it or stop other processes)";
 	return " (a process limit, such as the cgroup's pids.max, is reached: stop other processes)";
+}
+
+/* The same advice as a remedy on its own line (a capabilities item, whose
+ * reason carries fork_hint), or NULL when ERR is not EAGAIN. */
+static inline const char *fork_remedy(int err)
+{
+	if (err != EAGAIN)
+		return NULL;
+	if (fork_nproc_binds())
+		return "raise the process limit (ulimit -u, RLIMIT_NPROC) or stop other processes of "
+		       "this user, then run again";
+	return "stop other processes (a process limit, such as the cgroup's pids.max or the "
+	       "kernel's threads-max, is reached), then run again";
 }
 
 #endif /* OSB_FORK_HINT_H */

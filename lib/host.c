@@ -231,6 +231,9 @@ static int bwrap_read_help(host_facts *h)
 		h->bwrap_help = NULL;
 		h->help_from = HELP_FROM_RUN;
 		if (spawn_capture(argv, 1 << 20, &h->bwrap_help, &e) < 0) {
+			/* Nothing is kept of a run that failed: one that could not
+			 * even be started at a process limit (bwrap_errno EAGAIN,
+			 * bwrap_why naming the limit) is run again by the next call. */
 			h->bwrap_state = BWRAP_NO_HELP;
 			h->bwrap_errno = e.sys_errno;
 			memcpy(h->bwrap_why, e.message, sizeof(h->bwrap_why));
@@ -259,15 +262,27 @@ static int bwrap_read_help(host_facts *h)
  * allocation range, which is what a security module or a sysctl limiting
  * unprivileged user namespaces sees. A real attempt, not a guess from
  * sysctls. */
-static pthread_once_t userns_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t userns_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool userns_known;
 static int userns_errno;
 
-static void userns_probe(void)
+/* The answer, asked once per process. EAGAIN (the child could not be
+ * created: a process limit) says nothing of user namespaces and is not
+ * kept: the next call asks again. */
+static int userns_probe(void)
 {
 	const spawn_cred range = { HOSTID_RANGE_BASE, HOSTID_RANGE_BASE };
-	int r = spawn_probe_userns(geteuid() == 0 ? &range : NULL);
+	int r, e;
 
-	userns_errno = r < 0 ? -r : 0;
+	pthread_mutex_lock(&userns_lock);
+	if (!userns_known) {
+		r = spawn_probe_userns(geteuid() == 0 ? &range : NULL);
+		userns_errno = r < 0 ? -r : 0;
+		userns_known = userns_errno != EAGAIN;
+	}
+	e = userns_errno;
+	pthread_mutex_unlock(&userns_lock);
+	return e;
 }
 
 static pthread_once_t landlock_once = PTHREAD_ONCE_INIT;
@@ -454,10 +469,9 @@ int host_facts_get(const host_paths *paths, host_facts *h, osb_error *err)
 	h->euid = geteuid();
 	h->egid = getegid();
 	h->root_caps = root_caps_ok();
-	pthread_once(&userns_once, userns_probe);
+	h->userns_errno = userns_probe();
 	pthread_once(&landlock_once, landlock_probe);
 	pthread_once(&proc_once, proc_scan);
-	h->userns_errno = userns_errno;
 	h->landlock_abi = landlock_abi;
 	h->landlock_errno = landlock_errno;
 	h->proc = proc_cache;

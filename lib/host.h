@@ -29,6 +29,12 @@ typedef struct bwrap_features {
 	bool remount_ro;
 } bwrap_features;
 
+/* What bwrap prints when it cannot clone its namespaces for want of a
+ * process (EAGAIN): a process limit was met (lib/fork-hint.h), nothing is
+ * wrong with namespaces. In the C locale, as bwrap always runs
+ * (spawn_fixed_env). */
+#define BWRAP_CLONE_EAGAIN "bwrap: Creating new namespace failed: Resource temporarily unavailable"
+
 /* How bwrap was looked for: the path the caller configured, the one fixed
  * at build time, or PATH. */
 enum bwrap_from { BWRAP_FROM_CONFIG, BWRAP_FROM_BUILD, BWRAP_FROM_PATH };
@@ -76,7 +82,8 @@ typedef struct host_facts {
 	char *bwrap;           /* the path (BWRAP_OK, SETUID, NO_HELP); else NULL */
 	char *bwrap_tried;     /* what was tried: a path, or PATH's value */
 	char *bwrap_origin;    /* BWRAP_FROM_CONFIG: who named it */
-	int bwrap_errno;
+	int bwrap_errno;       /* MISSING: why; NO_HELP: the errno of running --help
+	                        * (EAGAIN: a process limit, lib/fork-hint.h) */
 	char bwrap_why[1024];  /* BWRAP_NO_HELP: what running --help said */
 	char *bwrap_help;      /* its --help text (BWRAP_OK) */
 	enum help_from help_from;   /* where that text came from */

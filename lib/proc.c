@@ -15,6 +15,7 @@
  * bwrap on the host or the init before its filter.
  */
 #include "proc.h"
+#include "fork-hint.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -402,8 +403,11 @@ int spawn_with_fds(const char *const *argv, const char *const *envp, const int *
 	if (spawn_failure_whole(&f))
 		return osb_err_set(err, spawn_failure_code(&f), f.sys_errno, spawn_failure_stage(&f),
 		                   "%s", what);
+	/* A clone that fails names the limit it met: the program is not what
+	 * is wrong (bwrap --help at the process limit is no broken bwrap). */
 	return osb_err_set(err, spawn_failure_code(&f), f.sys_errno, spawn_failure_stage(&f),
-	                   "cannot start %s: %s", argv[0], what);
+	                   "cannot start %s: %s%s", argv[0], what,
+	                   f.step == SPAWN_STEP_CLONE ? fork_hint(f.sys_errno) : "");
 }
 
 /* Read RD into BUF (capacity *CAP, at most MAX bytes) until EOF or DEADLINE.

@@ -14,6 +14,7 @@
  */
 #include "supervise.h"
 #include "bwrap.h"
+#include "fork-hint.h"
 #include "init-proto.h"
 #include "proc.h"
 #include "session-owner.h"
@@ -429,6 +430,21 @@ static bool init_error(sup *s, osb_error *err)
 	return true;
 }
 
+void bwrap_failure(const char *diag, int bwrap_status, osb_error *err)
+{
+	/* That one says only "Resource temporarily unavailable": a process
+	 * limit was met, which the caller can do something about. */
+	if (diag && strcmp(diag, BWRAP_CLONE_EAGAIN) == 0)
+		osb_err_set(err, OSB_E_SANDBOX, EAGAIN, "bwrap", "sandbox setup failed: %s%s", diag,
+		            fork_hint(EAGAIN));
+	else if (diag && *diag)
+		osb_err_set(err, OSB_E_SANDBOX, 0, "bwrap", "sandbox setup failed: %s", diag);
+	else
+		osb_err_set(err, OSB_E_SANDBOX, 0, "bwrap",
+		            "sandbox setup failed before the command started (bwrap status %d)",
+		            WIFEXITED(bwrap_status) ? WEXITSTATUS(bwrap_status) : -1);
+}
+
 /* bwrap failed before the init said anything: its own words, if any. A
  * bwrap that refuses an option its --help listed when it was read is no
  * longer the binary that was read (host.c keeps the answer between runs):
@@ -442,12 +458,8 @@ static void bwrap_error(sup *s, int bwrap_status, osb_error *err)
 		osb_err_set(err, OSB_E_SANDBOX, 0, "bwrap", "sandbox setup failed: %s (%s refused an "
 		            "option its --help listed when it was read; that answer is dropped: run "
 		            "again to read it anew)", s->diag, s->bwrap);
-	} else if (s->diag_len)
-		osb_err_set(err, OSB_E_SANDBOX, 0, "bwrap", "sandbox setup failed: %s", s->diag);
-	else
-		osb_err_set(err, OSB_E_SANDBOX, 0, "bwrap",
-		            "sandbox setup failed before the command started (bwrap status %d)",
-		            WIFEXITED(bwrap_status) ? WEXITSTATUS(bwrap_status) : -1);
+	} else
+		bwrap_failure(s->diag_len ? s->diag : NULL, bwrap_status, err);
 }
 
 static void fill_result(sup *s, int bwrap_status, osb_result *res)

@@ -34,6 +34,11 @@ int stream_read(int *fd, int sink, capture *cap);
  * unless RES has one already. */
 int output_take(capture cap[2], bool capture_on, osb_result *res);
 
+/* The error of a bwrap that failed before the init said anything, from
+ * DIAG, its stderr (trimmed; NULL or "": it said nothing), and its wait
+ * status. Exposed for tests (tests/unit/check_supervise.c). */
+void bwrap_failure(const char *diag, int bwrap_status, osb_error *err);
+
 /* A running session sandbox: bwrap with the init serving on a socket. */
 typedef struct sandbox sandbox;
 

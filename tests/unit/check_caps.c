@@ -19,16 +19,19 @@
 #include "probe.h"
 #include "fd-count.h"
 #include "filter.h"
+#include "helpcache.h"
 #include "sha256.h"
 
 #include <check.h>
 #include <dirent.h>
 #include <glob.h>
+#include <grp.h>
 #include <json-c/json.h>
 #include <linux/landlock.h>
 #include <pthread.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -666,6 +669,100 @@ START_TEST(test_failed_wait_kills_and_reaps_every_attempt)
 }
 END_TEST
 
+/* ---- the process limit -------------------------------------------------------- */
+
+#define AT_LIMIT_WHY "clone: Resource temporarily unavailable (the process limit, ulimit -u, " \
+	"is reached: raise it or stop other processes)"
+#define AT_LIMIT_FIX "raise the process limit (ulimit -u, RLIMIT_NPROC) or stop other " \
+	"processes of this user, then run again; bwrap itself is fine"
+
+/* Does DIR hold a kept --help (helpcache.c's bwrap-help.DIGEST)? */
+static bool help_kept_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool kept = false;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		kept = kept || strncmp(e->d_name, "bwrap-help.", 11) == 0;
+	closedir(d);
+	return kept;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			ck_assert_int_eq(unlinkat(dirfd(d), e->d_name, 0), 0);
+	closedir(d);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+
+/* A caller at its process limit cannot start bwrap --help: the probe says
+ * so and what to do, not that bubblewrap needs reinstalling, and keeps
+ * nothing of that moment (no --help file, no cached probe, no user-namespace
+ * answer), so the next call, under a normal limit, finds a working bwrap.
+ * RLIMIT_NPROC 1 makes every fork fail however many processes the user has;
+ * root is exempt from it, so a root caller's case runs as nobody. */
+START_TEST(test_bwrap_that_cannot_be_forked_names_the_process_limit_and_keeps_nothing)
+{
+	osb_policy *p = policy("osb-policy 1\n");
+	char dir[] = "/tmp/osb-caps-nproc.XXXXXX", why[1024], msg[2048];
+	struct rlimit rl, one;
+	osb_error err = { 0 };
+	host_facts h;
+	unsigned runs;
+	osb_caps *c;
+	int b;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(dir, 65534, 65534), 0);
+		ck_assert_int_eq(setgroups(0, NULL), 0);
+		ck_assert_int_eq(setresgid(65534, 65534, 65534), 0);
+		ck_assert_int_eq(setresuid(65534, 65534, 65534), 0);
+	}
+	helpcache_set_dir(dir);
+	ck_assert_int_eq(getrlimit(RLIMIT_NPROC, &rl), 0);
+	one = (struct rlimit){ 1, rl.rlim_max };
+	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &one), 0);
+
+	c = probe(0);
+	b = item(c, "bwrap");
+	ck_assert_ptr_nonnull(osb_caps_bwrap_path(c));
+	snprintf(why, sizeof(why), "cannot start %s: " AT_LIMIT_WHY, osb_caps_bwrap_path(c));
+	ck_assert_int_eq(osb_caps_status(c, (size_t)b), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)b), why);
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)b), AT_LIMIT_FIX);
+	osb_caps_free(c);
+	/* A launch is refused with the same words. */
+	ck_assert_int_eq(check_policy(p, &err), -OSB_E_HOST);
+	snprintf(msg, sizeof(msg), "bwrap unavailable: %s; remedy: " AT_LIMIT_FIX, why);
+	ck_assert_str_eq(err.message, msg);
+	ck_assert(!help_kept_in(dir));
+
+	/* The limit is raised again: the next call probes anew and works. */
+	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &rl), 0);
+	runs = caps_probe_runs();
+	c = probe(0);
+	ck_assert_uint_eq(caps_probe_runs(), runs + 1);
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "bwrap")), OSB_CAPS_OK);
+	osb_caps_free(c);
+	ck_assert(help_kept_in(dir));
+	ck_assert_int_eq(host_facts_now(&h, NULL, &err), 0);
+	ck_assert_int_ne(h.userns_errno, EAGAIN);
+	host_facts_free(&h);
+	helpcache_set_dir(NULL);
+	remove_dir(dir);
+	osb_policy_free(p);
+}
+END_TEST
+
 /* ---- launches without a cached probe ------------------------------------------ */
 
 /* Each `osb-isolate run` is a fresh process: a host that passes the checks
@@ -1027,6 +1124,7 @@ static Suite *caps_suite(void)
 	tcase_add_test(sim, test_landlock_required_refused_without_landlock);
 	tcase_add_test(sim, test_filter_that_cannot_load_stops_every_mode_but_seccomp_none);
 	tcase_add_test(sim, test_failed_wait_kills_and_reaps_every_attempt);
+	tcase_add_test(sim, test_bwrap_that_cannot_be_forked_names_the_process_limit_and_keeps_nothing);
 	tcase_add_test(sim, test_table_shows_status_reason_and_remedy);
 	tcase_add_test(sim, test_launch_check_on_a_passing_host_starts_no_probe);
 	tcase_add_test(sim, test_launch_check_failure_probes_and_names_the_item);

@@ -654,6 +654,40 @@ START_TEST(test_session_bad_cwd_is_reported_and_relative_cwd_refused)
 }
 END_TEST
 
+/* A session whose processes are at their limit (the policy's "limit nproc
+ * 1": the broker itself is the one process) says that fork failed and what
+ * to do. Exact whatever else runs: the broker alone reaches the limit. */
+START_TEST(test_session_fork_at_the_process_limit_says_what_to_do)
+{
+	static const char text[] = "osb-policy 1\ninclude strict.policy\nlimit nproc 1\n";
+	const char *argv[] = { "true", NULL };
+	char name[PATH_MAX];
+	osb_session *s;
+	osb_policy *p;
+	osb_result *r;
+	osb_error err;
+	int rc;
+
+	snprintf(name, sizeof(name), "%s/nproc-test.policy", getenv("OSB_ISOLATE_POLICY_DIR"));
+	p = osb_policy_parse(text, sizeof(text) - 1, name, &err);
+	ck_assert_msg(p != NULL, "policy: %s", err.message);
+	ck_assert_int_eq(osb_policy_set_workspace(p, ws, &err), 0);
+	s = osb_session_start(p, &err);
+	ck_assert_msg(s != NULL, "session start: %s: %s", err.stage, err.message);
+	r = run_argv(s, argv, &rc);
+	ck_assert_int_eq(rc, -OSB_E_SANDBOX);
+	ck_assert_str_eq(osb_result_error(r)->stage, "fork");
+	ck_assert_int_eq(osb_result_error(r)->sys_errno, EAGAIN);
+	ck_assert_str_eq(osb_result_error(r)->message, "cannot fork: Resource temporarily "
+	                 "unavailable (the process limit, ulimit -u, is reached: raise it or stop "
+	                 "other processes)");
+	ck_assert_int_eq(osb_result_cli_status(r), 125);
+	osb_result_free(r);
+	osb_session_free(s);
+	osb_policy_free(p);
+}
+END_TEST
+
 START_TEST(test_session_proc_kill_signals_the_command)
 {
 	const char *argv[] = { "sleep", "30", NULL };
@@ -1179,6 +1213,7 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, test_session_exec_timeout_kills_its_process_group_not_the_session);
 	tcase_add_test(tc, test_session_missing_command_gives_127_and_session_stays_usable);
 	tcase_add_test(tc, test_session_bad_cwd_is_reported_and_relative_cwd_refused);
+	tcase_add_test(tc, test_session_fork_at_the_process_limit_says_what_to_do);
 	tcase_add_test(tc, test_session_proc_kill_signals_the_command);
 	tcase_add_test(tc, test_session_max_execs_refuses_beyond_the_maximum);
 	tcase_add_test(tc, test_session_exec_env_overrides_passed_env_and_denied_names_are_refused);
