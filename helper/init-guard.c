@@ -338,27 +338,17 @@ static int read_mountinfo(char **buf, size_t *len, struct guard_error *e)
 
 static int audit_table(const struct guard_opts *g, char *buf, size_t len, struct guard_error *e)
 {
+	struct mountinfo_table t = { .buf = buf, .len = len };
 	struct mountinfo_entry fs;
 	const char *why = NULL;
-	size_t pos = 0, lines = 0;
-	char *line;
-	int r = 0;
+	int n = 0, r = 0;
 
-	while (r == 0) {
-		line = mountinfo_next_line(buf, len, &pos, &why);
-		if (!line) {
-			lines += why != NULL;   /* the line that is cut short or has a NUL */
-			break;
-		}
-		lines++;
-		if (mountinfo_parse_line(line, &fs, &why) < 0)
-			break;
+	while (r == 0 && (n = mountinfo_next(&t, &fs, &why)) > 0)
 		r = check_fs(g, &fs, e);
-	}
-	if (r == 0 && why)
+	if (r == 0 && n < 0)
 		r = guard_err(e, EINVAL, "cannot parse /proc/self/mountinfo (line %zu: %s); the mounts "
-			 "cannot be audited, refusing to run the command", lines, why);
-	else if (r == 0 && lines == 0)
+			 "cannot be audited, refusing to run the command", t.line, why);
+	else if (r == 0 && t.line == 0)
 		r = guard_err(e, EINVAL, "cannot parse /proc/self/mountinfo (no entries); the mounts "
 			 "cannot be audited, refusing to run the command");
 	return r;

@@ -260,8 +260,11 @@ int mountinfo_next(struct mountinfo_table *t, struct mountinfo_entry *m, const c
 
 	*why = NULL;
 	line = mountinfo_next_line(t->buf, t->len, &t->pos, why);
-	if (!line)
+	if (!line) {
+		t->line += *why != NULL;   /* the line that is cut short or has a NUL */
 		return *why ? -EINVAL : 0;
+	}
+	t->line++;
 	return mountinfo_parse_line(line, m, why) < 0 ? -EINVAL : 1;
 }
 

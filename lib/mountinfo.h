@@ -46,14 +46,17 @@ int mountinfo_read(int fd, char **buf, size_t *len);
  * buffer ends without a newline: the table would be cut short. */
 char *mountinfo_next_line(char *buf, size_t len, size_t *pos, const char **why);
 
-/* A whole table, read at once, walked entry by entry (mountinfo_next). */
+/* A whole table, read at once, walked entry by entry (mountinfo_next).
+ * LINE is the number of the line mountinfo_next read last: the refused one
+ * after -EINVAL, the count of lines at the end. */
 struct mountinfo_table {
 	char *buf;
-	size_t len, pos;
+	size_t len, pos, line;
 };
 
 /* Reads the table at PATH (a mountinfo file: /proc/self/mountinfo). 0 or
- * -errno; free it with mountinfo_free. */
+ * -errno; free it with mountinfo_free. A table already read (mountinfo_read)
+ * is walked as { .buf = BUF, .len = LEN }. */
 int mountinfo_load(const char *path, struct mountinfo_table *t);
 
 /* 1 with *M the next entry (its strings valid until mountinfo_free), 0 at

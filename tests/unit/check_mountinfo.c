@@ -261,6 +261,7 @@ START_TEST(test_table_walk_agrees_with_libmount)
 	ck_assert_int_eq(mountinfo_next(&t, &m, &why), 0);
 	ck_assert_ptr_null(why);
 	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_eq(t.line, n);
 	mountinfo_free(&t);
 	ck_assert_ptr_null(t.buf);
 	mnt_free_iter(it);
@@ -292,7 +293,25 @@ START_TEST(test_table_walk_stops_at_a_refused_line)
 	ck_assert_str_eq(m.target, "/");
 	ck_assert_int_eq(mountinfo_next(&t, &m, &why), -EINVAL);
 	ck_assert_str_eq(why, "the file system type or the source is missing or badly escaped");
+	ck_assert_uint_eq(t.line, 2);   /* the init's refusal names it: "line 2" */
 	mountinfo_free(&t);
+}
+END_TEST
+
+/* A table read already (the init's, from its fd) is walked in place; a
+ * last line without its newline is refused as line 2 of 2. */
+START_TEST(test_table_walk_of_a_buffer_cut_short)
+{
+	char text[] = "1 0 0:1 / / rw - ext4 x rw\n2 1 0:2 / /a rw - tmpfs t rw";
+	struct mountinfo_table t = { .buf = text, .len = sizeof(text) - 1 };
+	struct mountinfo_entry m;
+	const char *why = NULL;
+
+	ck_assert_int_eq(mountinfo_next(&t, &m, &why), 1);
+	ck_assert_uint_eq(t.line, 1);
+	ck_assert_int_eq(mountinfo_next(&t, &m, &why), -EINVAL);
+	ck_assert_str_eq(why, "the last line has no newline: the table is cut short");
+	ck_assert_uint_eq(t.line, 2);
 }
 END_TEST
 
@@ -327,6 +346,7 @@ static Suite *mountinfo_suite(void)
 	tcase_add_test(tc, test_read_grows_to_the_end);
 	tcase_add_test(tc, test_table_walk_agrees_with_libmount);
 	tcase_add_test(tc, test_table_walk_stops_at_a_refused_line);
+	tcase_add_test(tc, test_table_walk_of_a_buffer_cut_short);
 	tcase_add_test(tc, test_option_found_whole);
 	suite_add_tcase(s, tc);
 	return s;
