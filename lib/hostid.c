@@ -18,6 +18,7 @@
 #include <pwd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 const char *hostid_kind_name(enum hostid_kind k)
 {
@@ -108,6 +109,69 @@ static int open_lock_file(osb_error *err)
 	return fd;
 }
 
+/* Does this process have one thread? Unknown counts as more. */
+static bool single_threaded(void)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	const char *t;
+
+	if (read_file_bounded("/proc/self/status", 16384, &text, &len) < 0)
+		return false;
+	t = strstr(text, "\nThreads:\t");
+	return t && strncmp(t + 10, "1\n", 2) == 0;
+}
+
+/* Is ID used by an account or a group (lookup errors count as used)? With
+ * APART, the lookups run in a child of this process: the name service's
+ * modules (libnss_systemd and the libraries it needs, 636 KiB resident on
+ * Debian 12) are loaded there and never into this process, which starts a
+ * session and lives as long as it. Only a single-threaded process forks for
+ * it (a fork of a multithreaded one may run nothing but async-signal-safe
+ * code); a fork the kernel refuses falls back to the lookups here, which
+ * give the same answer. A child that ends without an answer is an error:
+ * its lookups would have ended this process the same way. 1 used, 0 free,
+ * or -OSB_E_HOST. */
+static int id_in_use(uint32_t id, bool apart, osb_error *err)
+{
+	int fds[2], st = 0;
+	char c = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (!apart || pipe2(fds, O_CLOEXEC) < 0)
+		return hostid_uid_is_account(id) || hostid_gid_is_group(id);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return hostid_uid_is_account(id) || hostid_gid_is_group(id);
+	}
+	if (pid == 0) {
+		c = (char)('0' + (hostid_uid_is_account(id) ? 1 : 0) + (hostid_gid_is_group(id) ? 2 : 0));
+		_exit(write(fds[1], &c, 1) == 1 ? 0 : 1);
+	}
+	close(fds[1]);
+	do
+		n = read(fds[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n == 1 && c >= '0' && c <= '3')
+		return c != '0';
+	if (WIFSIGNALED(st))
+		return osb_err_set(err, OSB_E_HOST, EPROTO, "identity",
+		                   "the account lookup of host id %u (getpwuid_r and getgrgid_r, in a "
+		                   "child process) was killed by signal %d (%s); check the host's name "
+		                   "service (the passwd and group lines of /etc/nsswitch.conf)", id,
+		                   WTERMSIG(st), strsignal(WTERMSIG(st)));
+	return osb_err_set(err, OSB_E_HOST, EPROTO, "identity",
+	                   "the account lookup of host id %u (getpwuid_r and getgrgid_r, in a child "
+	                   "process) ended without an answer; check the host's name service (the "
+	                   "passwd and group lines of /etc/nsswitch.conf)", id);
+}
+
 /* TYPE F_WRLCK: 1 locked, 0 someone else holds it, -errno cannot lock at
  * all. F_UNLCK: gives the byte back. */
 static int lock_byte(int fd, uint32_t off, short type)
@@ -120,8 +184,9 @@ static int lock_byte(int fd, uint32_t off, short type)
 	return errno == EAGAIN || errno == EACCES ? 0 : -errno;
 }
 
-int hostid_allocate_from(int fd, hostid *out, osb_error *err)
+int hostid_allocate_from(int fd, bool session, hostid *out, osb_error *err)
 {
+	bool apart = session && single_threaded();
 	uint32_t start = 0;
 	int r;
 
@@ -137,8 +202,10 @@ int hostid_allocate_from(int fd, hostid *out, osb_error *err)
 			                   HOSTID_LOCK_FILE, strerror(-r));
 		if (r == 0)
 			continue;
-		if (hostid_uid_is_account(id) || hostid_gid_is_group(id)) {
+		if ((r = id_in_use(id, apart, err)) != 0) {
 			lock_byte(fd, off, F_UNLCK);
+			if (r < 0)
+				return r;
 			continue;
 		}
 		*out = (hostid){ HOSTID_ALLOCATED, id, id, fd };
@@ -150,7 +217,7 @@ int hostid_allocate_from(int fd, hostid *out, osb_error *err)
 	                   HOSTID_RANGE_BASE, HOSTID_RANGE_BASE + HOSTID_RANGE_SIZE - 1);
 }
 
-static int allocate(hostid *out, osb_error *err)
+static int allocate(bool session, hostid *out, osb_error *err)
 {
 	int fd, r;
 
@@ -163,13 +230,14 @@ static int allocate(hostid *out, osb_error *err)
 		                   HOSTID_RANGE_BASE, HOSTID_RANGE_BASE + HOSTID_RANGE_SIZE - 1);
 	if ((fd = open_lock_file(err)) < 0)
 		return fd;
-	r = hostid_allocate_from(fd, out, err);
+	r = hostid_allocate_from(fd, session, out, err);
 	if (r < 0)
 		close(fd);
 	return r;
 }
 
-int hostid_acquire(const osb_policy *p, uid_t euid, gid_t egid, hostid *out, osb_error *err)
+int hostid_acquire(const osb_policy *p, uid_t euid, gid_t egid, bool session, hostid *out,
+                   osb_error *err)
 {
 	const pol_set *pin = &p->host_ids_set;
 
@@ -191,7 +259,7 @@ int hostid_acquire(const osb_policy *p, uid_t euid, gid_t egid, hostid *out, osb
 		*out = (hostid){ HOSTID_PINNED, p->host_uid, p->host_gid, -1 };
 		return 0;
 	}
-	return allocate(out, err);
+	return allocate(session, out, err);
 }
 
 void hostid_release(hostid *h)

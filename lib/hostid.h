@@ -45,11 +45,15 @@ typedef struct hostid {
 /* Decide the host ids for POLICY run by a caller with effective ids
  * EUID/EGID (host facts): the caller's own when it is not root (pinned ids
  * are then refused: only root can choose), the pinned ones, or a fresh
- * locked pair from the range. 0 or -OSB_E_*. */
-int hostid_acquire(const osb_policy *p, uid_t euid, gid_t egid, hostid *out, osb_error *err);
+ * locked pair from the range. SESSION: for a session, whose starter lives
+ * as long as it: a single-threaded one then does the account lookups in a
+ * child of its own, so that the name service's modules never load into it
+ * (hostid.c, id_in_use). 0 or -OSB_E_*. */
+int hostid_acquire(const osb_policy *p, uid_t euid, gid_t egid, bool session, hostid *out,
+                   osb_error *err);
 /* The allocation walk over an open lock file FD (which *OUT then holds);
  * for tests, which must not contend with live sandboxes on the real one. */
-int hostid_allocate_from(int fd, hostid *out, osb_error *err);
+int hostid_allocate_from(int fd, bool session, hostid *out, osb_error *err);
 /* Release the lock (idempotent). */
 void hostid_release(hostid *h);
 /* Is ID used by a passwd entry (uid) or group entry (gid)? Lookup errors

@@ -28,7 +28,7 @@ int launch_prepare(const osb_policy *p, const plan_request *rq, plan *out, osb_e
 		return r;
 	if ((r = caps_check_policy(p, &h, err)) == 0 &&
 	    (r = plan_mode(p, &h, &userns, err)) == 0 &&
-	    (r = hostid_acquire(p, h.euid, h.egid, &ids, err)) == 0)
+	    (r = hostid_acquire(p, h.euid, h.egid, rq->session, &ids, err)) == 0)
 		r = plan_build(p, &h, &ids, rq, out, err);
 	if (r == 0 && (r = limits_prepare(p, &out->lim, err)) < 0)
 		plan_free(out);

@@ -52,6 +52,15 @@ test_need() {
 	test_have "$@" || exit 77
 }
 
+# probe_nss_module: looking up a uid no account has (one of the range root
+# callers' sandboxes get) loads a name-service module outside libc.
+probe_nss_module() {
+	WHY="the host's name service answers an unknown uid from libc alone (no module on the passwd line of /etc/nsswitch.conf)"
+	local trace
+	trace=$(LD_DEBUG=files getent passwd 1879048191 2>&1) # exits 2: no such account
+	[[ $trace == *file=libnss_* ]]
+}
+
 probe_root() {
 	WHY="needs root (run make check as root; CI does)"
 	[ "$(id -u)" -eq 0 ]

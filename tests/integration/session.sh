@@ -219,6 +219,23 @@ t_list() {
 	"$OSB" session list | grep -q "^$TAG-a " && ok "list shows the session" || not_ok "list shows the session"
 }
 
+# A root caller's session takes host ids no account uses, which asks the
+# name service about ids it does not know: a module outside libc answers
+# (libnss_systemd here). The holder starts the session and lives as long as
+# it, so those lookups run in a child of its own and no module is ever
+# mapped into the holder (lib/hostid.c, id_in_use).
+t_holder_no_nss() {
+	local pid mods
+	test_have root probe_root || return 0
+	test_have nss-module probe_nss_module || return 0
+	new_ws
+	start_session "$TAG-n" >/dev/null
+	pid=$(holder_pid "$TAG-n")
+	mods=$(grep -o '[^/]*libnss_[^ ]*' "/proc/$pid/maps" | sort -u | tr '\n' ' ')
+	expect_eq "a root session's holder maps no name-service module" "" "$mods"
+	"$OSB" session stop "$TAG-n" >/dev/null 2>&1
+}
+
 t_client_gone_kills_command() {
 	local marker="302.$$$RANDOM" cpid
 	"$OSB" session exec "$TAG-a" -- sleep "$marker" &
@@ -459,7 +476,7 @@ print(d["ok"], d["truncated"], d["stdout_bytes"], d["stderr_bytes"], len(d["stdo
 }
 
 echo "# session suite as $WHO (sockets in $RUNDIR)"
-for t in t_start_and_socket t_state_across_execs t_exit_codes t_timeout t_env_refused t_json_and_stdin t_list \
+for t in t_start_and_socket t_state_across_execs t_exit_codes t_timeout t_env_refused t_json_and_stdin t_list t_holder_no_nss \
 	t_client_gone_kills_command t_stop t_kill_holder t_stale_socket t_idle_timeout t_connection_flood \
 	t_killed_start t_janitor_fork_fails t_json_flood_memory; do
 	"$t"

@@ -10,7 +10,13 @@
 #include "../skip.h"
 
 #include <check.h>
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 static bool root(void)
@@ -31,6 +37,168 @@ static bool in_range(uint32_t id)
 	return id >= HOSTID_RANGE_BASE && id < HOSTID_RANGE_BASE + HOSTID_RANGE_SIZE;
 }
 
+/* The account lookups, seen from inside: the library in this program calls
+ * these, which note which process asked (in memory a child shares) and then
+ * ask the C library. */
+static struct lookups {
+	pid_t test;            /* the test's own process */
+	int asked_here, asked_apart;
+	bool kill_apart;       /* a lookup in a child kills it */
+} *seen;
+
+static void note_lookup(void)
+{
+	if (!seen)
+		return;
+	if (getpid() == seen->test) {
+		__atomic_add_fetch(&seen->asked_here, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
+	__atomic_add_fetch(&seen->asked_apart, 1, __ATOMIC_SEQ_CST);
+	if (seen->kill_apart)
+		raise(SIGKILL);
+}
+
+int getpwuid_r(uid_t uid, struct passwd *pw, char *buf, size_t len, struct passwd **res)
+{
+	int (*real)(uid_t, struct passwd *, char *, size_t, struct passwd **) =
+		(int (*)(uid_t, struct passwd *, char *, size_t, struct passwd **))dlsym(RTLD_NEXT, "getpwuid_r");
+
+	note_lookup();
+	return real(uid, pw, buf, len, res);
+}
+
+int getgrgid_r(gid_t gid, struct group *gr, char *buf, size_t len, struct group **res)
+{
+	int (*real)(gid_t, struct group *, char *, size_t, struct group **) =
+		(int (*)(gid_t, struct group *, char *, size_t, struct group **))dlsym(RTLD_NEXT, "getgrgid_r");
+
+	note_lookup();
+	return real(gid, gr, buf, len, res);
+}
+
+static void unwatch_lookups(void)
+{
+	munmap(seen, sizeof(*seen));
+	seen = NULL;
+}
+
+static void watch_lookups(bool kill_apart)
+{
+	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert(seen != MAP_FAILED);
+	*seen = (struct lookups){ .test = getpid(), .kill_apart = kill_apart };
+}
+
+/* A lock file of the test's own, so that live sandboxes are not contended with. */
+static int test_lock_file(void)
+{
+	char path[] = "/tmp/osb-hostid-lock.XXXXXX";
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	return fd;
+}
+
+/* A session's starter lives as long as the session (the CLI's holder): when
+ * it has one thread, the account lookups run in a child, so that the name
+ * service's modules never load into it; a one-shot launch asks itself. */
+START_TEST(test_session_lookups_run_in_a_child)
+{
+	osb_error err = { 0 };
+	hostid a = HOSTID_INIT, b = HOSTID_INIT;
+	int fd = test_lock_file(), fd2 = test_lock_file();
+
+	watch_lookups(false);
+	ck_assert_int_eq(hostid_allocate_from(fd, true, &a, &err), 0);
+	ck_assert_int_eq(a.kind, HOSTID_ALLOCATED);
+	ck_assert(in_range(a.uid));
+	ck_assert_int_eq(seen->asked_here, 0);
+	ck_assert_int_ge(seen->asked_apart, 2);   /* the uid and the gid, of each candidate */
+	/* The answer is the one a lookup here gives. */
+	ck_assert(!hostid_uid_is_account(a.uid) && !hostid_gid_is_group(a.gid));
+	*seen = (struct lookups){ .test = getpid() };
+	ck_assert_int_eq(hostid_allocate_from(fd2, false, &b, &err), 0);
+	ck_assert_int_ge(seen->asked_here, 2);
+	ck_assert_int_eq(seen->asked_apart, 0);
+	hostid_release(&a);
+	hostid_release(&b);
+	unwatch_lookups();
+}
+END_TEST
+
+static void *wait_for_end(void *arg)
+{
+	char c;
+
+	(void)!read(*(int *)arg, &c, 1);
+	return NULL;
+}
+
+/* A fork of a multithreaded process may run only async-signal-safe code:
+ * there the lookups stay in the process (execd's case). */
+START_TEST(test_multithreaded_starter_asks_itself)
+{
+	osb_error err = { 0 };
+	hostid a = HOSTID_INIT;
+	int fd = test_lock_file(), end[2];
+	pthread_t t;
+
+	ck_assert_int_eq(pipe(end), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, wait_for_end, &end[0]), 0);
+	watch_lookups(false);
+	ck_assert_int_eq(hostid_allocate_from(fd, true, &a, &err), 0);
+	ck_assert_int_ge(seen->asked_here, 2);
+	ck_assert_int_eq(seen->asked_apart, 0);
+	ck_assert_int_eq(write(end[1], "x", 1), 1);
+	pthread_join(t, NULL);
+	hostid_release(&a);
+	unwatch_lookups();
+}
+END_TEST
+
+/* A lookup child that ends without an answer (here killed, as a module that
+ * crashes would) is refused, not read as "no account has it". */
+START_TEST(test_lookup_child_without_answer_refused)
+{
+	osb_error err = { 0 };
+	hostid a = HOSTID_INIT;
+	int fd = test_lock_file();
+	char want[400];
+
+	watch_lookups(true);
+	ck_assert_int_eq(hostid_allocate_from(fd, true, &a, &err), -OSB_E_HOST);
+	ck_assert_int_eq(a.lock_fd, -1);
+	ck_assert_str_eq(err.stage, "identity");
+	ck_assert_int_eq(err.sys_errno, EPROTO);
+	ck_assert_int_eq(seen->asked_apart, 1);
+	ck_assert_int_eq(sscanf(err.message, "the account lookup of host id %u", &a.uid), 1);
+	ck_assert(in_range(a.uid));
+	snprintf(want, sizeof(want),
+	         "the account lookup of host id %u (getpwuid_r and getgrgid_r, in a child process) "
+	         "was killed by signal 9 (Killed); check the host's name service (the passwd and "
+	         "group lines of /etc/nsswitch.conf)", a.uid);
+	ck_assert_str_eq(err.message, want);
+	/* Its lock byte was given back: the id may be taken again. */
+	{
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+		                    .l_start = (off_t)(a.uid - HOSTID_RANGE_BASE), .l_len = 1 };
+		int other = dup(fd), fresh;
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", other);
+		fresh = open(path, O_RDWR | O_CLOEXEC);
+		ck_assert_int_ge(fresh, 0);
+		ck_assert_int_eq(fcntl(fresh, F_OFD_SETLK, &fl), 0);
+		close(fresh);
+		close(other);
+	}
+	close(fd);
+	unwatch_lookups();
+}
+END_TEST
+
 START_TEST(test_root_gets_allocated_ids_no_account_uses)
 {
 	osb_error err = { 0 };
@@ -40,8 +208,8 @@ START_TEST(test_root_gets_allocated_ids_no_account_uses)
 	if (!root())
 		return;
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), 0);
-	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &b, &err), 0);
+	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), false, &a, &err), 0);
+	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), false, &b, &err), 0);
 	ck_assert_int_eq(a.kind, HOSTID_ALLOCATED);
 	ck_assert(in_range(a.uid) && in_range(b.uid));
 	ck_assert_uint_eq(a.uid, a.gid);
@@ -74,14 +242,14 @@ START_TEST(test_every_id_locked_is_a_clear_refusal)
 	unlink(path);
 	/* Two open descriptions (two sandboxes, even of one process) hold two
 	 * different ids. */
-	ck_assert_int_eq(hostid_allocate_from(fd1, &a, &err), 0);
-	ck_assert_int_eq(hostid_allocate_from(fd2, &b, &err), 0);
+	ck_assert_int_eq(hostid_allocate_from(fd1, false, &a, &err), 0);
+	ck_assert_int_eq(hostid_allocate_from(fd2, false, &b, &err), 0);
 	ck_assert_uint_ne(a.uid, b.uid);
 	close(fd1);
 	close(fd2);
 	/* Every byte held elsewhere: no id, and the refusal says why. */
 	ck_assert_int_eq(fcntl(holder, F_OFD_SETLK, &fl), 0);
-	ck_assert_int_eq(hostid_allocate_from(fd3, &a, &err), -OSB_E_HOST);
+	ck_assert_int_eq(hostid_allocate_from(fd3, false, &a, &err), -OSB_E_HOST);
 	ck_assert_str_eq(err.stage, "identity");
 	ck_assert_ptr_nonnull(strstr(err.message, "all 65536 host ids of the range 1879048192-1879113727 "
 	                                          "are in use"));
@@ -99,7 +267,7 @@ START_TEST(test_lock_file_is_roots_only)
 
 	if (!root())
 		return;
-	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), 0);
+	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), false, &a, &err), 0);
 	hostid_release(&a);
 	ck_assert_int_eq(lstat(HOSTID_LOCK_DIR, &st), 0);
 	/* 0700: it is also root's session directory without XDG_RUNTIME_DIR
@@ -121,13 +289,13 @@ START_TEST(test_pinned_ids_used_as_given_by_root)
 
 	ck_assert_int_eq(osb_policy_set_host_ids(p, 1879300000, 1879300001, &err), 0);
 	if (geteuid() == 0) {
-		ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), 0);
+		ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), false, &a, &err), 0);
 		ck_assert_int_eq(a.kind, HOSTID_PINNED);
 		ck_assert_uint_eq(a.uid, 1879300000);
 		ck_assert_uint_eq(a.gid, 1879300001);
 		ck_assert_int_eq(a.lock_fd, -1);
 	} else {
-		ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), -OSB_E_POLICY);
+		ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), false, &a, &err), -OSB_E_POLICY);
 		ck_assert_str_eq(err.message, "api:0: host-ids 1879300000 1879300001: only root can "
 		                 "choose the host ids of a sandbox; an unprivileged caller's sandbox is "
 		                 "the caller itself");
@@ -164,7 +332,7 @@ START_TEST(test_unprivileged_caller_is_itself)
 		osb_policy_free(p);
 		return;
 	}
-	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), &a, &err), 0);
+	ck_assert_int_eq(hostid_acquire(p, geteuid(), getegid(), false, &a, &err), 0);
 	ck_assert_int_eq(a.kind, HOSTID_CALLER);
 	ck_assert_uint_eq(a.uid, geteuid());
 	ck_assert_int_eq(a.lock_fd, -1);
@@ -228,6 +396,9 @@ static Suite *hostid_suite(void)
 	Suite *s = suite_create("hostid");
 	TCase *tc = tcase_create("hostid");
 
+	tcase_add_test(tc, test_session_lookups_run_in_a_child);
+	tcase_add_test(tc, test_multithreaded_starter_asks_itself);
+	tcase_add_test(tc, test_lookup_child_without_answer_refused);
 	tcase_add_test(tc, test_root_gets_allocated_ids_no_account_uses);
 	tcase_add_test(tc, test_every_id_locked_is_a_clear_refusal);
 	tcase_add_test(tc, test_lock_file_is_roots_only);
