@@ -954,7 +954,12 @@ OSB_WARN_UNUSED osb_session *osb_session_attach(const char *dir, const char *id,
  * runs as a simple command of a /bin/sh wrapper: "cd DIR", "export N=V" and
  * "eval SCRIPT" change what the next command starts from; functions,
  * aliases, unexported variables and shell options do not carry. A carried
- * variable whose name an "env deny" pattern matches is not carried. */
+ * variable whose name an "env deny" pattern matches is not carried. A state
+ * the library cannot keep for want of memory fails that command with
+ * OSB_E_NOMEM (stage "session"; its status is its own all the same), and
+ * the session's shell state is lost: every later osb_session_spawn,
+ * osb_session_run and osb_session_detach is refused with OSB_E_SANDBOX,
+ * sys_errno ENOMEM, rather than start from an older state; destroy it. */
 int osb_session_opts_set_shell_state(osb_session_opts *opts, int on);
 
 /* ---- Services and large scripts (session commands) ------------------------------

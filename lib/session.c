@@ -65,6 +65,7 @@ typedef struct session_link {
 typedef struct session_shell {
 	bool on;
 	bool have;                /* a command has left a state */
+	bool lost;                /* one could not be kept (out of memory): commands refused */
 	char *cwd;
 	strv env;
 	uint64_t dropped;         /* carried variables refused by "env deny", in all */
@@ -427,6 +428,20 @@ static int session_usable(osb_session *s, osb_error *err)
 	                   code >= 0 ? "exit status" : "no status,", code);
 }
 
+/* With the lock held: the refusal of a shell-state session whose state is
+ * lost (take_state), or 0. A command would start from an older state than
+ * the one the last command left, which the caller did not ask for. */
+static int shell_state_lost(const osb_session *s, osb_error *err)
+{
+	if (!s->sh.lost)
+		return 0;
+	return osb_err_set(err, OSB_E_SANDBOX, ENOMEM, "session", "the session lost its shell "
+	                   "state: what an earlier command left (its working directory and "
+	                   "exported variables) could not be kept (out of memory), and a command "
+	                   "now would start from an older state; destroy the session and start a "
+	                   "new one");
+}
+
 /* Reserve a command slot and a reference for a new proc. */
 static int session_enter(osb_session *s, osb_error *err)
 {
@@ -434,6 +449,8 @@ static int session_enter(osb_session *s, osb_error *err)
 
 	pthread_mutex_lock(&s->lock);
 	r = session_usable(s, err);
+	if (r == 0)
+		r = shell_state_lost(s, err);
 	if (r == 0 && s->running >= s->max_execs)
 		r = osb_err_set(err, OSB_E_USAGE, EBUSY, "session",
 		                "the session already runs %u commands, its maximum; wait for one "
@@ -939,11 +956,27 @@ int osb_proc_take_fd(osb_proc *pr, int which)
 	return fd >= 0 ? fd : -OSB_E_USAGE;
 }
 
+/* A shell-state command's state that cannot be kept (out of memory): the
+ * session's is lost from now on, and its commands are refused
+ * (shell_state_lost) rather than started from the state before. ERR says
+ * so for this command, whose status still comes. */
+static void state_not_kept(osb_session *s, osb_error *err)
+{
+	pthread_mutex_lock(&s->lock);
+	s->sh.lost = true;
+	pthread_mutex_unlock(&s->lock);
+	osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "the shell state the command left (its "
+	            "working directory and exported variables) could not be kept: out of memory; "
+	            "the session refuses its next commands rather than start them from the state "
+	            "before: destroy it and start a new one");
+}
+
 /* A shell-state command's state (lib/init-proto.h, SESSION_STATE): it
  * becomes the session's for the next command. 0, or -OSB_E_SANDBOX (ERR
  * filled) for a packet cut to the buffer, shorter than its header or not
  * the length its header says; a dump that does not parse (the command
- * wrote it) is ignored. */
+ * wrote it) is ignored. One that cannot be kept for want of memory fills
+ * ERR (state_not_kept) and returns 0: the status is read all the same. */
 static int take_state(osb_proc *pr, osb_error *err)
 {
 	osb_session *s = pr->s;
@@ -952,9 +985,12 @@ static int take_state(osb_proc *pr, osb_error *err)
 	size_t dropped = 0;
 	ssize_t n = buf ? report_recv(pr->chan, buf, SESSION_MSG_MAX, MSG_DONTWAIT) : -1;
 	struct session_state h = { 0 };
+	int r = -EINVAL;
 
-	if (!buf) {   /* out of memory: the message must still go */
+	if (!buf) {   /* the message must still go, and the state with it */
 		(void)report_recv(pr->chan, &h, sizeof(h), MSG_DONTWAIT);
+		if (s->sh.on)
+			state_not_kept(s, err);
 		return 0;
 	}
 	if (n > 0)
@@ -964,8 +1000,11 @@ static int take_state(osb_proc *pr, osb_error *err)
 		free(buf);
 		return report_malformed(err, "shell state", n);
 	}
-	if (n > 0 && s->sh.on &&
-	    shell_state_parse(buf + sizeof(h), h.len, &s->deny, &cwd, &env, &dropped) == 0) {
+	if (n > 0 && s->sh.on)
+		r = shell_state_parse(buf + sizeof(h), h.len, &s->deny, &cwd, &env, &dropped);
+	if (r == -ENOMEM)
+		state_not_kept(s, err);
+	if (r == 0) {
 		pthread_mutex_lock(&s->lock);
 		free(s->sh.cwd);
 		strv_free(&s->sh.env);
@@ -986,10 +1025,12 @@ static int take_state(osb_proc *pr, osb_error *err)
 /* Take the exit report (or EOF) off the channel, and a shell-state
  * command's state before it. Returns 0 when the proc is done, 1 when
  * nothing was there yet. A malformed report loses the status, as EOF
- * does; pr->why says which. */
+ * does; pr->why says which. With a status, pr->why is what went wrong all
+ * the same: the state not kept (take_state), else the proxy's end. */
 static int read_exit(osb_proc *pr)
 {
 	struct session_exited x;
+	osb_error proxy = { 0 };
 	uint32_t type = 0;
 	ssize_t n = report_recv(pr->chan, &type, sizeof(type), MSG_DONTWAIT | MSG_PEEK);
 	int r = 0;
@@ -1013,9 +1054,14 @@ static int read_exit(osb_proc *pr)
 		pr->full = x.tmpfs_full;
 		/* Read once, with the status: later waits return the same, and
 		 * osb_session_run reports pr->why. */
-		pr->st.proxy_died = session_proxy_check(pr->s, &pr->why) < 0;
+		pr->st.proxy_died = session_proxy_check(pr->s, &proxy) < 0;
+		if (pr->st.proxy_died && !pr->why.code)
+			pr->why = proxy;
 	} else {
 		pr->lost = true;   /* EOF, or the broker cannot be trusted to report */
+		if (r == 0)
+			osb_err_set(&pr->why, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
+			            "the session ended before the command's status was known");
 	}
 	pr->done = true;
 	proc_uncount(pr);
@@ -1179,10 +1225,11 @@ static int run_fill(const osb_session *s, const osb_proc *pr, const osb_status *
 	return 0;
 }
 
-/* Spawn with pipes for stdout and stderr, then stream and wait. *PROXY: the
- * session's proxy's end when the command's status says it died. */
+/* Spawn with pipes for stdout and stderr, then stream and wait. *LATE: what
+ * went wrong although the status is known (read_exit's pr->why: a shell
+ * state not kept, the session's proxy's end). */
 static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *res,
-                    osb_error *proxy)
+                    osb_error *late)
 {
 	_cleanup_close_ int devnull = -1;
 	int wr[2] = { -1, -1 }, io[3], r;
@@ -1224,8 +1271,8 @@ static int run_exec(osb_session *s, const osb_exec *e, collect *c, osb_result *r
 	else if (r < 0)
 		r = osb_err_set(&res->error, r == -ENOMEM ? OSB_E_NOMEM : OSB_E_IO, -r, "session",
 		                "supervising the command failed: %s", strerror(-r));
-	else if ((r = run_fill(s, pr, &st, res)) == 0 && st.proxy_died)
-		*proxy = pr->why;
+	else if ((r = run_fill(s, pr, &st, res)) == 0 && pr->why.code)
+		*late = pr->why;
 out:
 	for (int i = 0; i < 2; i++)
 		if (wr[i] >= 0)
@@ -1249,13 +1296,13 @@ static void session_outcome(osb_session *s, cgroup_outcome *o)
  * refused forks, CPU and throttled time of this command's span (commands
  * that run at the same time share them); the peaks are the session's. */
 static int run_exec_limits(osb_session *s, const osb_exec *e, collect *c, osb_result *res,
-                           osb_error *proxy)
+                           osb_error *late)
 {
 	cgroup_outcome before, after;
 	int r;
 
 	session_outcome(s, &before);
-	r = run_exec(s, e, c, res, proxy);
+	r = run_exec(s, e, c, res, late);
 	session_outcome(s, &after);
 	after.known &= before.known;
 	after.oom_kills -= before.oom_kills;
@@ -1275,7 +1322,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 {
 	collect c = { .rd = { -1, -1 }, .sink = { -1, -1 } };
 	uint64_t start = now_ms(), lim;
-	osb_error proxy = { 0 };
+	osb_error late = { 0 };
 	osb_result *res;
 	long net_from;
 	int r;
@@ -1312,12 +1359,12 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	c.sink[0] = e->stdout_fd;
 	c.sink[1] = e->stderr_fd;
 	net_from = netproxy_log_size(&s->net);
-	r = run_exec_limits(s, e, &c, res, &proxy);
-	/* The proxy's end as the command's status read it (read_exit), not
-	 * asked a second time. */
-	if (r == 0 && proxy.code) {
-		res->error = proxy;
-		r = -proxy.code;
+	r = run_exec_limits(s, e, &c, res, &late);
+	/* What went wrong as the command's status was read (read_exit): the
+	 * proxy's end not asked a second time, a shell state not kept. */
+	if (r == 0 && late.code) {
+		res->error = late;
+		r = -late.code;
 	}
 	/* What the session's proxy decided while the command ran (result-net.c). */
 	if (s->net.port && result_set_network(res, &s->net, net_from) < 0 && r == 0)
@@ -1601,6 +1648,10 @@ int osb_session_detach(osb_session *s, const char *dir, const char *id, osb_erro
 		return r;
 	pthread_mutex_lock(&s->lock);
 	r = session_usable(s, err);
+	/* The state the attached handles would start from is not the one the
+	 * last command left. */
+	if (r == 0)
+		r = shell_state_lost(s, err);
 	if (r == 0 && (!s->sb || s->link.detached))
 		r = osb_err_set(err, OSB_E_USAGE, EALREADY, "session",
 		                "the session is detached already (by this process or the one it was "

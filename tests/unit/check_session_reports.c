@@ -8,6 +8,8 @@
  * session is attached (osb_session_attach) from a socket this process
  * serves (lib/owner-proto.h), and the broker socket the owner hands over is
  * one end of a socketpair whose other end the test answers on. No sandbox.
+ * It is linked with --wrap=malloc and --wrap=strdup (Makefile.am), so that
+ * the library's allocations can be made to fail on the test's thread.
  */
 #include "osb-isolate.h"
 #include "init-proto.h"
@@ -31,6 +33,40 @@
 	"the session is unusable; destroy it"
 
 static char dir[PATH_MAX];
+
+/* ---- out of memory, on the test's thread only ------------------------------------ */
+
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+char *__real_strdup(const char *s);
+char *__wrap_strdup(const char *s);
+
+/* The next malloc of FAIL_SIZE bytes, or strdup of FAIL_STR, on this thread
+ * fails (then both are disarmed). The fake broker's thread is never failed;
+ * on the test's, take_state's buffer is the only allocation of
+ * SESSION_MSG_MAX bytes. */
+static __thread size_t fail_size;
+static __thread const char *fail_str;
+
+void *__wrap_malloc(size_t size)
+{
+	if (fail_size && size == fail_size) {
+		fail_size = 0;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_malloc(size);
+}
+
+char *__wrap_strdup(const char *s)
+{
+	if (fail_str && strcmp(s, fail_str) == 0) {
+		fail_str = NULL;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_strdup(s);
+}
 
 static void setup_dir(void)
 {
@@ -456,6 +492,110 @@ START_TEST(test_a_shell_state_not_of_its_size_is_refused_and_not_kept)
 }
 END_TEST
 
+/* osb_session_run on S against a broker that starts the command, then
+ * answers PKTS: its return code and *ERR; *EXIT_CODE the result's. */
+static int run_on(osb_session *s, int broker, const struct packet *pkts, size_t n,
+                  osb_error *err, int *exit_code)
+{
+	struct packet all[4] = { { &started, sizeof(started) } };
+	osb_exec *e = exec_true();
+	osb_result *res = NULL;
+	struct broker b;
+	int r;
+
+	ck_assert_uint_le(n, 3);
+	memcpy(all + 1, pkts, n * sizeof(*pkts));
+	broker_start(&b, broker, all, n + 1);
+	r = osb_session_run(s, e, &res, err);
+	broker_join(&b);
+	ck_assert_ptr_nonnull(res);
+	*exit_code = osb_result_exit_code(res);
+	osb_result_free(res);
+	osb_exec_free(e);
+	return r;
+}
+
+static void error_is(int r, const osb_error *err, int code, int sys_errno, const char *want)
+{
+	ck_assert_str_eq(err->message, want);
+	ck_assert_int_eq(r, -code);
+	ck_assert_int_eq(err->code, code);
+	ck_assert_int_eq(err->sys_errno, sys_errno);
+	ck_assert_str_eq(err->stage, "session");
+}
+
+/* The next command on S, run and spawned, is refused with CODE, SYS_ERRNO
+ * and WANT before any request reaches the broker (which would start it). */
+static void next_refused(osb_session *s, int broker, int code, int sys_errno, const char *want)
+{
+	const struct packet all[2] = { { &started, sizeof(started) }, { &exited, sizeof(exited) } };
+	osb_exec *e = exec_true();
+	osb_error err = { 0 };
+	osb_proc *pr = NULL;
+	struct broker b;
+	int r;
+
+	broker_start(&b, broker, all, 2);
+	r = osb_session_run(s, e, NULL, &err);
+	error_is(r, &err, code, sys_errno, want);
+	memset(&err, 0, sizeof(err));
+	r = osb_session_spawn(s, e, &pr, &err);
+	ck_assert_ptr_null(pr);
+	error_is(r, &err, code, sys_errno, want);
+	/* Its end of the socket shut: the broker sees the end of requests. */
+	ck_assert_int_eq(shutdown(broker, SHUT_RD), 0);
+	broker_join(&b);
+	ck_assert_uint_eq(b.type, 0);
+	osb_exec_free(e);
+}
+
+#define STATE_NOT_KEPT "the shell state the command left (its working directory and exported " \
+	"variables) could not be kept: out of memory; the session refuses its next commands " \
+	"rather than start them from the state before: destroy it and start a new one"
+#define STATE_LOST "the session lost its shell state: what an earlier command left (its " \
+	"working directory and exported variables) could not be kept (out of memory), and a " \
+	"command now would start from an older state; destroy the session and start a new one"
+
+/* A shell-state command whose state cannot be kept for want of memory (its
+ * buffer, or the copy of its working directory) fails with its status
+ * known, saying so; the session then refuses every command, which would
+ * start from the state before (its working directory, its variables), and
+ * a detach, which would hand that state on. It can still be destroyed. */
+START_TEST(test_a_shell_state_not_kept_for_want_of_memory_fails_loudly)
+{
+	static const char dump[] = "OSB1\0/forged\0A=1";
+	char pkt[sizeof(struct session_state) + sizeof(dump)];
+	struct session_state h = { SESSION_STATE, (uint32_t)sizeof(dump) };
+	const struct packet pkts[2] = { { pkt, sizeof(pkt) }, { &exited, sizeof(exited) } };
+
+	memcpy(pkt, &h, sizeof(h));
+	memcpy(pkt + sizeof(h), dump, sizeof(dump));
+	for (int i = 0; i < 2; i++) {
+		int broker, link, code = 7, r;
+		osb_session *s = attach_fake(true, &broker, &link);
+		osb_error err = { 0 };
+
+		if (i == 0)
+			fail_size = SESSION_MSG_MAX;
+		else
+			fail_str = "/forged";
+		r = run_on(s, broker, pkts, 2, &err, &code);
+		ck_assert_msg(fail_size == 0 && fail_str == NULL, "case %d: nothing failed", i);
+		error_is(r, &err, OSB_E_NOMEM, ENOMEM, STATE_NOT_KEPT);
+		ck_assert_int_eq(code, 0);
+		next_refused(s, broker, OSB_E_SANDBOX, ENOMEM, STATE_LOST);
+		memset(&err, 0, sizeof(err));
+		r = osb_session_detach(s, dir, "again", &err);
+		error_is(r, &err, OSB_E_SANDBOX, ENOMEM, STATE_LOST);
+		/* The fake owner does not answer a stop: its link goes first. */
+		close(link);
+		ck_assert_msg(osb_session_destroy(s, &err) == 0, "%s", err.message);
+		osb_session_free(s);
+		close(broker);
+	}
+}
+END_TEST
+
 /* osb_session_services_json against a broker that lists PKT. */
 static int services_answered(const struct packet *pkt, char **json, osb_error *err)
 {
@@ -532,6 +672,7 @@ static Suite *reports_suite(void)
 	tcase_add_test(tc, test_a_start_report_shorter_than_its_kind_is_refused);
 	tcase_add_test(tc, test_an_exit_report_not_of_its_size_is_refused);
 	tcase_add_test(tc, test_a_shell_state_not_of_its_size_is_refused_and_not_kept);
+	tcase_add_test(tc, test_a_shell_state_not_kept_for_want_of_memory_fails_loudly);
 	tcase_add_test(tc, test_a_services_list_not_of_its_size_is_refused);
 	suite_add_tcase(su, tc);
 	return su;
