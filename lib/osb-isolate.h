@@ -784,8 +784,11 @@ int osb_session_fd(const osb_session *session);
  * "exec" and errno ENOENT/EACCES when the command cannot be executed (the
  * session stays usable), OSB_E_SANDBOX with stage "netproxy" once the
  * session's filtering proxy ("network allow") has ended (a command would
- * have no network; start a new session), OSB_E_USAGE after
- * osb_session_destroy or beyond the maximum of concurrent commands. */
+ * have no network; start a new session), OSB_E_SANDBOX with sys_errno
+ * EPROTO once its broker sent a malformed report (the session is unusable:
+ * "... sent a malformed exit report earlier (N bytes) ...; destroy it"),
+ * OSB_E_USAGE after osb_session_destroy or beyond the maximum of
+ * concurrent commands. */
 OSB_WARN_UNUSED int osb_session_spawn(osb_session *session, const osb_exec *exec,
                                       osb_proc **proc, osb_error *err);
 /* Convenience: spawn, stream output to the exec's stdout/stderr fds (if
@@ -841,7 +844,9 @@ int osb_proc_pid(const osb_proc *proc);
  * with *STATUS filled (again on later calls), 1 when it is still running,
  * -OSB_E_SANDBOX when the session ended before its status was known, or
  * its broker sent an exit report not of its size (never read as one; the
- * session is unusable then: osb_session_run names the report). A
+ * session is unusable then, and refuses every later spawn, run, services
+ * list, overlay call and detach with OSB_E_SANDBOX, sys_errno EPROTO,
+ * naming the report: destroy it; osb_session_run names the report). A
  * session's filtering proxy that ended while the command ran (or before
  * its status was read) is not an error here, so the command's status is
  * never lost: STATUS->proxy_died says so, and osb_session_run reports it

@@ -115,16 +115,30 @@ static int reply_error(const struct session_layer_reply *rp, osb_error *err)
 	                   "refused the layer request: %s", strerror(rp->err));
 }
 
-int session_layer_await(int chan, bool want_fd, int *fd, osb_error *err)
+/* A layer reply refused as malformed: HOW it is ("not exactly one fd"),
+ * and as the refusal says it ("without exactly one fd ..."). S is unusable
+ * from then on. */
+static int layer_malformed(osb_session *s, osb_error *err, const char *how, const char *said)
+{
+	if (s)
+		session_broken(s, "layer reply", how);
+	return osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "the session's broker answered "
+	                   "the layer request %s: the session is unusable; destroy it", said);
+}
+
+int session_layer_await(osb_session *s, int chan, bool want_fd, int *fd, osb_error *err)
 {
 	struct session_layer_reply rp = { 0 };
 	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } cm;
 	struct iovec iov = { .iov_base = &rp, .iov_len = sizeof(rp) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 	                     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
+	char longer[48], with_longer[56];
 	ssize_t n;
 	int r = 0;
 
+	snprintf(longer, sizeof(longer), "more than a reply's %zu bytes", sizeof(rp));
+	snprintf(with_longer, sizeof(with_longer), "with %s", longer);
 	do
 		n = recvmsg(chan, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
@@ -132,22 +146,18 @@ int session_layer_await(int chan, bool want_fd, int *fd, osb_error *err)
 	/* A packet longer than a reply comes cut to the reply's size: its first
 	 * bytes would read as a well-formed answer. */
 	if (n > 0 && (mh.msg_flags & MSG_TRUNC))
-		r = osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "the session's broker "
-		                "answered the layer request with more than a reply's %zu bytes: "
-		                "the session is unusable; destroy it", sizeof(rp));
+		r = layer_malformed(s, err, longer, with_longer);
 	else if (n > 0 && (mh.msg_flags & MSG_CTRUNC))
-		r = osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "the session's broker "
-		                "answered the layer request with more fds than fit a reply: the "
-		                "session is unusable; destroy it");
+		r = layer_malformed(s, err, "more fds than fit a reply",
+		                    "with more fds than fit a reply");
 	else if (n != (ssize_t)sizeof(rp) || rp.type != SESSION_LAYER_REPLY)
 		r = osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
 		                "the session ended before its broker answered");
 	else if (rp.err)
 		r = reply_error(&rp, err);
 	else if (want_fd && *fd < 0)
-		r = osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "the session's broker "
-		                "answered the layer request without exactly one fd (the upper "
-		                "directory): the session is unusable; destroy it");
+		r = layer_malformed(s, err, "not exactly one fd",
+		                    "without exactly one fd (the upper directory)");
 	/* A release's answer brings no fd: a stray one is closed, not kept. */
 	if ((r < 0 || !want_fd) && *fd >= 0) {
 		close(*fd);
@@ -168,7 +178,7 @@ int session_layer_call(osb_session *s, unsigned op, int *fd, osb_error *err)
 	r = session_send_control(s, &rq, sizeof(rq), ch[1], err);
 	close(ch[1]);
 	if (r == 0)
-		r = session_layer_await(ch[0], op != LAYER_RELEASE, fd, err);
+		r = session_layer_await(s, ch[0], op != LAYER_RELEASE, fd, err);
 	close(ch[0]);
 	return r;
 }

@@ -43,8 +43,9 @@ int session_layer_call(osb_session *s, unsigned op, int *fd, osb_error *err);
 
 /* Read the broker's one answer to a layer request on CHAN: 0 with *FD the
  * upper directory when WANT_FD (else -1), or -OSB_E_* with *FD -1. A
- * packet longer than a reply, or with more fds than fit, is refused. Every
+ * packet longer than a reply, or with more fds than fit, is refused, and
+ * SESSION (when not NULL) is unusable from then on (session_broken). Every
  * fd a refused answer brought is closed (tests/unit/check_overlay.c). */
-int session_layer_await(int chan, bool want_fd, int *fd, osb_error *err);
+int session_layer_await(osb_session *s, int chan, bool want_fd, int *fd, osb_error *err);
 
 #endif /* OSB_SESSION_OVERLAY_H */

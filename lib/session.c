@@ -71,6 +71,14 @@ typedef struct session_shell {
 	uint64_t dropped;         /* carried variables refused by "env deny", in all */
 } session_shell;
 
+/* The first malformed report the session's broker sent (session_broken):
+ * none while WHAT is NULL. From then on the broker cannot be trusted, and
+ * every request to it is refused (session_usable). */
+typedef struct session_fault {
+	const char *what;         /* "exit report", "layer reply", ... (static) */
+	char how[64];             /* "56 bytes" */
+} session_fault;
+
 struct osb_session_opts {
 	uint64_t idle_ms;
 	unsigned max_execs;
@@ -101,6 +109,7 @@ struct osb_session {
 	session_clock clock;      /* activity and idleness, for the getters */
 	session_link link;        /* detached or attached (lib/session-owner.h) */
 	session_shell sh;         /* shell-state sessions (lib/shell-state.h) */
+	session_fault broken;     /* its broker's first malformed report */
 	session_overlay ov;       /* an overlay workspace's (session-overlay.h) */
 	netproxy net;             /* "network allow": the plan's proxy, stopped with the sandbox */
 };
@@ -417,6 +426,10 @@ static int session_usable(osb_session *s, osb_error *err)
 	if (s->destroyed)
 		return osb_err_set(err, OSB_E_USAGE, 0, "session",
 		                   "the session was destroyed; start a new one");
+	if (s->broken.what)
+		return osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "the session's broker sent "
+		                   "a malformed %s earlier (%s): the session is unusable; destroy it",
+		                   s->broken.what, s->broken.how);
 	if (!sandbox_ended(s))
 		return 0;
 	code = session_exit_code(s);
@@ -772,6 +785,16 @@ int session_send_control(osb_session *s, const void *msg, size_t len, int fd, os
 
 /* ---- the broker's reports (lib/init-proto.h) ------------------------------------- */
 
+void session_broken(osb_session *s, const char *what, const char *how)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!s->broken.what) {
+		s->broken.what = what;
+		snprintf(s->broken.how, sizeof(s->broken.how), "%s", how);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* One packet of CHAN into BUF (SIZE bytes): its whole length, which exceeds
  * SIZE when a longer packet came cut to BUF (MSG_TRUNC), 0 at EOF, or -1
  * with errno. */
@@ -786,9 +809,14 @@ static ssize_t report_recv(int chan, void *buf, size_t size, int flags)
 }
 
 /* A report of N bytes that is no WHAT: refused, never read as the report
- * its first bytes make (tests/unit/check_session_reports.c). */
-static int report_malformed(osb_error *err, const char *what, ssize_t n)
+ * its first bytes make, and the session is unusable from then on
+ * (tests/unit/check_session_reports.c). */
+static int report_malformed(osb_session *s, osb_error *err, const char *what, ssize_t n)
 {
+	char how[32];
+
+	snprintf(how, sizeof(how), "%zd bytes", n);
+	session_broken(s, what, how);
 	return osb_err_set(err, OSB_E_SANDBOX, EPROTO, "session", "the session's broker sent a "
 	                   "malformed %s (%zd bytes): the session is unusable; destroy it", what, n);
 }
@@ -817,7 +845,7 @@ static int await_start(osb_proc *pr, osb_error *err)
 		return osb_err_set(err, stage_of(m.f.stage) == OSB_STAGE_REQUEST ? OSB_E_INTERNAL :
 		                   OSB_E_SANDBOX, m.f.err, m.f.stage, "%s", m.f.message);
 	}
-	return report_malformed(err, "start report", n);
+	return report_malformed(pr->s, err, "start report", n);
 }
 
 /* Start EXEC with IO as its fds 0, 1, 2 (the caller keeps its copies). */
@@ -998,7 +1026,7 @@ static int take_state(osb_proc *pr, osb_error *err)
 	if (n > 0 && (n < (ssize_t)sizeof(h) || n > (ssize_t)SESSION_MSG_MAX ||
 	              h.len != (size_t)n - sizeof(h))) {
 		free(buf);
-		return report_malformed(err, "shell state", n);
+		return report_malformed(s, err, "shell state", n);
 	}
 	if (n > 0 && s->sh.on)
 		r = shell_state_parse(buf + sizeof(h), h.len, &s->deny, &cwd, &env, &dropped);
@@ -1042,7 +1070,7 @@ static int read_exit(osb_proc *pr)
 		if (n < 0 && errno == EAGAIN)
 			return 1;
 		if (n > 0 && (n != (ssize_t)sizeof(x) || x.type != SESSION_EXITED))
-			r = report_malformed(&pr->why, "exit report", n);
+			r = report_malformed(pr->s, &pr->why, "exit report", n);
 	}
 	if (r == 0 && n > 0) {
 		pr->exited_ns = now_ns();
@@ -1740,7 +1768,7 @@ static int services_ask(osb_session *s, char **out, osb_error *err)
 		r = osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : EPROTO, "session",
 		                "the session ended before it listed its services");
 	else if (r == 0 && !services_whole(*out, (size_t)n, cap))
-		r = report_malformed(err, "services list", n);
+		r = report_malformed(s, err, "services list", n);
 	close(ch[0]);
 	if (r < 0) {
 		free(*out);

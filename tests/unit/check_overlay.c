@@ -632,7 +632,7 @@ START_TEST(test_refused_layer_reply_closes_every_fd_it_brought)
 		ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 		send_layer_reply(sv[0], cases[i].err, cases[i].len, cases[i].nfds);
 		before = fd_count();
-		r = session_layer_await(sv[1], cases[i].want_fd, &fd, &err);
+		r = session_layer_await(NULL, sv[1], cases[i].want_fd, &fd, &err);
 		ck_assert_msg(fd_count() == before, "case %zu: %d fds open after the reply, %d "
 		              "before", i, fd_count(), before);
 		ck_assert_msg(r == -cases[i].code, "case %zu: %d (%s)", i, r, err.message);
@@ -654,7 +654,7 @@ START_TEST(test_layer_reply_hands_over_exactly_the_upper_directory)
 
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 	send_layer_reply(sv[0], 0, sizeof(struct session_layer_reply), 1);
-	ck_assert_int_eq(session_layer_await(sv[1], true, &fd, &err), 0);
+	ck_assert_int_eq(session_layer_await(NULL, sv[1], true, &fd, &err), 0);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(fstat(fd, &st), 0);
 	ck_assert(S_ISCHR(st.st_mode));
@@ -662,7 +662,7 @@ START_TEST(test_layer_reply_hands_over_exactly_the_upper_directory)
 	close(fd);
 	send_layer_reply(sv[0], 0, sizeof(struct session_layer_reply), 1);
 	before = fd_count();
-	ck_assert_int_eq(session_layer_await(sv[1], false, &fd, &err), 0);
+	ck_assert_int_eq(session_layer_await(NULL, sv[1], false, &fd, &err), 0);
 	ck_assert_int_eq(fd, -1);
 	ck_assert_int_eq(fd_count(), before);
 	close(sv[0]);

@@ -4,7 +4,8 @@
  * reports (lib/session.c; the protocol: lib/init-proto.h): a report longer
  * than its kind (cut to the reader's buffer), shorter, or not of its kind's
  * size is refused, naming the report, never read as the report its first
- * bytes make. The test plays both the session's owner and its broker: a
+ * bytes make; from then on the session refuses every request to that
+ * broker, naming the report, until it is destroyed. The test plays both the session's owner and its broker: a
  * session is attached (osb_session_attach) from a socket this process
  * serves (lib/owner-proto.h), and the broker socket the owner hands over is
  * one end of a socketpair whose other end the test answers on. No sandbox.
@@ -14,6 +15,7 @@
 #include "osb-isolate.h"
 #include "init-proto.h"
 #include "owner-proto.h"
+#include "session-overlay.h"
 
 #include <check.h>
 #include <errno.h>
@@ -30,6 +32,9 @@
 #include <unistd.h>
 
 #define MALFORMED(what, n) "the session's broker sent a malformed " what " (" n " bytes): " \
+	"the session is unusable; destroy it"
+/* What every later request is refused with. */
+#define BROKEN(what, how) "the session's broker sent a malformed " what " earlier (" how "): " \
 	"the session is unusable; destroy it"
 
 static char dir[PATH_MAX];
@@ -350,11 +355,46 @@ START_TEST(test_a_start_report_shorter_than_its_kind_is_refused)
 }
 END_TEST
 
+static void error_is(int r, const osb_error *err, int code, int sys_errno, const char *want)
+{
+	ck_assert_str_eq(err->message, want);
+	ck_assert_int_eq(r, -code);
+	ck_assert_int_eq(err->code, code);
+	ck_assert_int_eq(err->sys_errno, sys_errno);
+	ck_assert_str_eq(err->stage, "session");
+}
+
+/* The next command on S, run and spawned, is refused with CODE, SYS_ERRNO
+ * and WANT before any request reaches the broker (which would start it). */
+static void next_refused(osb_session *s, int broker, int code, int sys_errno, const char *want)
+{
+	const struct packet all[2] = { { &started, sizeof(started) }, { &exited, sizeof(exited) } };
+	osb_exec *e = exec_true();
+	osb_error err = { 0 };
+	osb_proc *pr = NULL;
+	struct broker b;
+	int r;
+
+	broker_start(&b, broker, all, 2);
+	r = osb_session_run(s, e, NULL, &err);
+	error_is(r, &err, code, sys_errno, want);
+	memset(&err, 0, sizeof(err));
+	r = osb_session_spawn(s, e, &pr, &err);
+	ck_assert_ptr_null(pr);
+	error_is(r, &err, code, sys_errno, want);
+	/* Its end of the socket shut: the broker sees the end of requests. */
+	ck_assert_int_eq(shutdown(broker, SHUT_RD), 0);
+	broker_join(&b);
+	ck_assert_uint_eq(b.type, 0);
+	osb_exec_free(e);
+}
+
 /* osb_session_run against a broker that starts the command, then answers
  * PKTS after the start: its return code and *ERR; *EXIT the result's exit
- * code. */
+ * code. NEXT_CWD: where the next command's request would run it; or the
+ * next command is refused with NEXT_REFUSAL. */
 static int run_answered(bool shell_state, const struct packet *pkts, size_t n, osb_error *err,
-                        int *exit_code, char *next_cwd)
+                        int *exit_code, char *next_cwd, const char *next_refusal)
 {
 	int broker, link, r;
 	osb_session *s = attach_fake(shell_state, &broker, &link);
@@ -371,6 +411,8 @@ static int run_answered(bool shell_state, const struct packet *pkts, size_t n, o
 	ck_assert_ptr_nonnull(res);
 	*exit_code = osb_result_exit_code(res);
 	osb_result_free(res);
+	if (next_refusal)
+		next_refused(s, broker, OSB_E_SANDBOX, EPROTO, next_refusal);
 	/* The next command's request: where it would run. */
 	if (next_cwd) {
 		osb_error e2;
@@ -408,7 +450,7 @@ START_TEST(test_an_exit_report_not_of_its_size_is_refused)
 	ck_assert_uint_eq(sizeof(exited), 48);
 	for (size_t i = 0; i < 3; i++) {
 		osb_error err = { 0 };
-		int code = 7, r = run_answered(false, cases[i], 1, &err, &code, NULL);
+		int code = 7, r = run_answered(false, cases[i], 1, &err, &code, NULL, NULL);
 
 		ck_assert_msg(code == -1, "case %zu: exit code %d read", i, code);
 		refused_as(r, &err, want[i]);
@@ -442,8 +484,8 @@ END_TEST
 
 /* A shell-state command's state that is cut to the reader's buffer, shorter
  * than its header, or not the length its header says is refused: the
- * command's status is not known, and the next command does not run from
- * what its bytes would make (a cwd). A well-formed state is kept. */
+ * command's status is not known, and the next command does not run, from
+ * what its bytes would make (a cwd) or at all. A well-formed state is kept. */
 START_TEST(test_a_shell_state_not_of_its_size_is_refused_and_not_kept)
 {
 	static const char dump[] = "OSB1\0/forged\0A=1";
@@ -462,6 +504,12 @@ START_TEST(test_a_shell_state_not_of_its_size_is_refused_and_not_kept)
 		MALFORMED("shell state", "24"),
 		NULL,
 	};
+	const char *then[] = {
+		BROKEN("shell state", "131088 bytes"),
+		BROKEN("shell state", "6 bytes"),
+		BROKEN("shell state", "24 bytes"),
+		NULL,
+	};
 
 	/* Its first SESSION_MSG_MAX bytes make a whole state: a header that
 	 * counts them, "OSB1", a cwd, a variable, and empty strings (which
@@ -475,11 +523,10 @@ START_TEST(test_a_shell_state_not_of_its_size_is_refused_and_not_kept)
 	for (size_t i = 0; i < 4; i++) {
 		osb_error err = { 0 };
 		char next[256] = "unset";
-		int code = 7, r = run_answered(true, cases[i], 2, &err, &code, next);
+		int code = 7, r = run_answered(true, cases[i], 2, &err, &code, want[i] ? NULL : next,
+		                               then[i]);
 
 		if (want[i]) {
-			ck_assert_msg(strcmp(next, "") == 0, "case %zu: the next command runs in \"%s\"",
-			              i, next);
 			ck_assert_msg(code == -1, "case %zu: exit code %d read", i, code);
 			refused_as(r, &err, want[i]);
 		} else {
@@ -513,40 +560,6 @@ static int run_on(osb_session *s, int broker, const struct packet *pkts, size_t 
 	osb_result_free(res);
 	osb_exec_free(e);
 	return r;
-}
-
-static void error_is(int r, const osb_error *err, int code, int sys_errno, const char *want)
-{
-	ck_assert_str_eq(err->message, want);
-	ck_assert_int_eq(r, -code);
-	ck_assert_int_eq(err->code, code);
-	ck_assert_int_eq(err->sys_errno, sys_errno);
-	ck_assert_str_eq(err->stage, "session");
-}
-
-/* The next command on S, run and spawned, is refused with CODE, SYS_ERRNO
- * and WANT before any request reaches the broker (which would start it). */
-static void next_refused(osb_session *s, int broker, int code, int sys_errno, const char *want)
-{
-	const struct packet all[2] = { { &started, sizeof(started) }, { &exited, sizeof(exited) } };
-	osb_exec *e = exec_true();
-	osb_error err = { 0 };
-	osb_proc *pr = NULL;
-	struct broker b;
-	int r;
-
-	broker_start(&b, broker, all, 2);
-	r = osb_session_run(s, e, NULL, &err);
-	error_is(r, &err, code, sys_errno, want);
-	memset(&err, 0, sizeof(err));
-	r = osb_session_spawn(s, e, &pr, &err);
-	ck_assert_ptr_null(pr);
-	error_is(r, &err, code, sys_errno, want);
-	/* Its end of the socket shut: the broker sees the end of requests. */
-	ck_assert_int_eq(shutdown(broker, SHUT_RD), 0);
-	broker_join(&b);
-	ck_assert_uint_eq(b.type, 0);
-	osb_exec_free(e);
 }
 
 #define STATE_NOT_KEPT "the shell state the command left (its working directory and exported " \
@@ -661,6 +674,113 @@ START_TEST(test_a_services_list_not_of_its_size_is_refused)
 }
 END_TEST
 
+/* S's broker sent a malformed report: no request reaches it from then on.
+ * Commands, the services list, a layer request and a detach are refused,
+ * naming the first such report; the session can still be destroyed (and
+ * is, with its owner's LINK and BROKER closed). */
+static void unusable_after(osb_session *s, int broker, int link, const char *want)
+{
+	osb_error err = { 0 };
+	char *json = (char *)1;
+	int fd = 7, r;
+
+	next_refused(s, broker, OSB_E_SANDBOX, EPROTO, want);
+	r = osb_session_services_json(s, &json, &err);
+	ck_assert_ptr_null(json);
+	error_is(r, &err, OSB_E_SANDBOX, EPROTO, want);
+	memset(&err, 0, sizeof(err));
+	r = session_layer_call(s, LAYER_GET, &fd, &err);
+	ck_assert_int_eq(fd, -1);
+	error_is(r, &err, OSB_E_SANDBOX, EPROTO, want);
+	memset(&err, 0, sizeof(err));
+	r = osb_session_detach(s, dir, "again", &err);
+	error_is(r, &err, OSB_E_SANDBOX, EPROTO, want);
+	/* The fake owner does not answer a stop: its link goes first. */
+	close(link);
+	ck_assert_msg(osb_session_destroy(s, &err) == 0, "%s", err.message);
+	osb_session_free(s);
+	close(broker);
+}
+
+/* Whichever reader refuses a report (a start, an exit through
+ * osb_session_run or osb_proc_wait, a shell state, a services list, a
+ * layer reply), the session is unusable from then on. */
+START_TEST(test_a_malformed_report_leaves_the_session_unusable)
+{
+	void *xl = longer(&exited, sizeof(exited), 8);
+	struct session_layer_reply rp = { .type = SESSION_LAYER_REPLY };
+	void *ll = longer(&rp, sizeof(rp), 16);
+	struct session_service_list h = { SESSION_SERVICE_LIST, 0 };
+	struct session_state sh = { SESSION_STATE, 0 };
+	const struct packet start4 = { &started, 4 }, exit56 = { xl, sizeof(exited) + 8 },
+	                    list4 = { &h, 4 }, layer32 = { ll, sizeof(rp) + 16 };
+	const struct packet state6[2] = { { &sh, 6 }, { &exited, sizeof(exited) } };
+	osb_exec *e = exec_true();
+	int broker, link, code, fd = 7, r;
+	osb_error err = { 0 };
+	osb_session *s;
+	osb_proc *pr = NULL;
+	struct broker b;
+	char *json;
+
+	/* A start report. */
+	s = attach_fake(false, &broker, &link);
+	broker_start(&b, broker, &start4, 1);
+	r = osb_session_spawn(s, e, &pr, &err);
+	broker_join(&b);
+	refused_as(r, &err, MALFORMED("start report", "4"));
+	unusable_after(s, broker, link, BROKEN("start report", "4 bytes"));
+
+	/* An exit report, through osb_session_run. */
+	s = attach_fake(false, &broker, &link);
+	r = run_on(s, broker, &exit56, 1, &err, &code);
+	refused_as(r, &err, MALFORMED("exit report", "56"));
+	unusable_after(s, broker, link, BROKEN("exit report", "56 bytes"));
+
+	/* An exit report, through osb_proc_wait. */
+	s = attach_fake(false, &broker, &link);
+	{
+		const struct packet all[2] = { { &started, sizeof(started) }, exit56 };
+
+		broker_start(&b, broker, all, 2);
+		ck_assert_msg(osb_session_spawn(s, e, &pr, &err) == 0, "%s", err.message);
+		broker_join(&b);
+		ck_assert_int_eq(osb_proc_wait(pr, 5000, NULL), -OSB_E_SANDBOX);
+		osb_proc_free(pr);
+	}
+	unusable_after(s, broker, link, BROKEN("exit report", "56 bytes"));
+
+	/* A shell state. */
+	s = attach_fake(true, &broker, &link);
+	r = run_on(s, broker, state6, 2, &err, &code);
+	refused_as(r, &err, MALFORMED("shell state", "6"));
+	unusable_after(s, broker, link, BROKEN("shell state", "6 bytes"));
+
+	/* A services list. */
+	s = attach_fake(false, &broker, &link);
+	broker_start(&b, broker, &list4, 1);
+	r = osb_session_services_json(s, &json, &err);
+	broker_join(&b);
+	refused_as(r, &err, MALFORMED("services list", "4"));
+	unusable_after(s, broker, link, BROKEN("services list", "4 bytes"));
+
+	/* A layer reply longer than a reply's 16 bytes. */
+	s = attach_fake(false, &broker, &link);
+	broker_start(&b, broker, &layer32, 1);
+	r = session_layer_call(s, LAYER_GET, &fd, &err);
+	broker_join(&b);
+	ck_assert_uint_eq(b.type, SESSION_LAYER);
+	ck_assert_int_eq(fd, -1);
+	refused_as(r, &err, "the session's broker answered the layer request with more than a "
+	           "reply's 16 bytes: the session is unusable; destroy it");
+	unusable_after(s, broker, link, BROKEN("layer reply", "more than a reply's 16 bytes"));
+
+	osb_exec_free(e);
+	free(xl);
+	free(ll);
+}
+END_TEST
+
 static Suite *reports_suite(void)
 {
 	Suite *su = suite_create("session-reports");
@@ -674,6 +794,7 @@ static Suite *reports_suite(void)
 	tcase_add_test(tc, test_a_shell_state_not_of_its_size_is_refused_and_not_kept);
 	tcase_add_test(tc, test_a_shell_state_not_kept_for_want_of_memory_fails_loudly);
 	tcase_add_test(tc, test_a_services_list_not_of_its_size_is_refused);
+	tcase_add_test(tc, test_a_malformed_report_leaves_the_session_unusable);
 	suite_add_tcase(su, tc);
 	return su;
 }
