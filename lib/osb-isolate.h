@@ -846,12 +846,21 @@ int osb_proc_pid(const osb_proc *proc);
  * its broker sent an exit report not of its size (never read as one; the
  * session is unusable then, and refuses every later spawn, run, services
  * list, overlay call and detach with OSB_E_SANDBOX, sys_errno EPROTO,
- * naming the report: destroy it; osb_session_run names the report). A
+ * naming the report: destroy it; osb_proc_error names the report). A
  * session's filtering proxy that ended while the command ran (or before
  * its status was read) is not an error here, so the command's status is
  * never lost: STATUS->proxy_died says so, and osb_session_run reports it
  * as an error (stage "netproxy"). */
 OSB_WARN_UNUSED int osb_proc_wait(osb_proc *proc, int timeout_ms, osb_status *status);
+/* What went wrong with the command as osb_proc_wait read its end: the text
+ * osb_session_run would report for it. 0 (ERR cleared) while nothing did,
+ * and while it runs; otherwise ERR filled and its negative OSB_E_* code:
+ * OSB_E_SANDBOX when osb_proc_wait returned it (the malformed report,
+ * EPROTO, or "the session ended before the command's status was known"),
+ * and, with a status osb_proc_wait returned all the same, the proxy's end
+ * (stage "netproxy") or a shell state not kept (OSB_E_NOMEM). -OSB_E_USAGE
+ * for a NULL PROC. */
+int osb_proc_error(const osb_proc *proc, osb_error *err);
 /* Send SIG (1..64) to the command's process group. 0 also when it has
  * already finished; -OSB_E_USAGE for a bad signal. */
 int osb_proc_kill(osb_proc *proc, int sig);
@@ -961,7 +970,8 @@ OSB_WARN_UNUSED osb_session *osb_session_attach(const char *dir, const char *id,
  * aliases, unexported variables and shell options do not carry. A carried
  * variable whose name an "env deny" pattern matches is not carried. A state
  * the library cannot keep for want of memory fails that command with
- * OSB_E_NOMEM (stage "session"; its status is its own all the same), and
+ * OSB_E_NOMEM (stage "session"; its status is its own all the same, and
+ * osb_proc_error gives the error of a spawned one), and
  * the session's shell state is lost: every later osb_session_spawn,
  * osb_session_run and osb_session_detach is refused with OSB_E_SANDBOX,
  * sys_errno ENOMEM, rather than start from an older state; destroy it. */

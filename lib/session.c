@@ -1129,6 +1129,20 @@ int osb_proc_wait(osb_proc *pr, int timeout_ms, osb_status *st)
 	return 0;
 }
 
+/* What read_exit kept in pr->why: what osb_session_run reports for the
+ * same command. */
+int osb_proc_error(const osb_proc *pr, osb_error *err)
+{
+	osb_err_clear(err);
+	if (!pr)
+		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_proc_error needs a proc");
+	if (!pr->done || !pr->why.code)
+		return 0;
+	if (err)
+		*err = pr->why;
+	return -pr->why.code;
+}
+
 int osb_proc_kill(osb_proc *pr, int sig)
 {
 	struct session_kill k = { .type = SESSION_KILL, .sig = sig };

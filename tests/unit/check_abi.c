@@ -237,6 +237,7 @@ START_TEST(test_run_and_session_calls_refuse_null)
 	ck_assert_int_eq(osb_proc_take_fd(NULL, 1), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_proc_wait(NULL, 0, &st), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_proc_kill(NULL, 9), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_proc_error(NULL, &err), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_result_host_ids(NULL, NULL, NULL), -OSB_E_USAGE);
 }
 END_TEST

@@ -472,6 +472,9 @@ START_TEST(test_an_exit_report_not_of_its_size_is_refused)
 		ck_assert_int_eq(osb_proc_pid(pr), 42);
 		ck_assert_msg(osb_proc_wait(pr, 5000, &st) == -OSB_E_SANDBOX, "case %zu: status read", i);
 		ck_assert_int_eq(st.exit_code, 7);
+		/* What osb_session_run names, the proc names too. */
+		memset(&err, 0, sizeof(err));
+		refused_as(osb_proc_error(pr, &err), &err, want[i]);
 		osb_proc_free(pr);
 		osb_exec_free(e);
 		osb_session_free(s);
@@ -781,6 +784,101 @@ START_TEST(test_a_malformed_report_leaves_the_session_unusable)
 }
 END_TEST
 
+/* A spawned command's proc against a broker that answers PKTS after the
+ * start, in S; waited for: osb_proc_wait's return code, *ST. */
+static osb_proc *spawn_waited(osb_session *s, int broker, const struct packet *pkts, size_t n,
+                              int *wait_rc, osb_status *st)
+{
+	struct packet all[4] = { { &started, sizeof(started) } };
+	osb_exec *e = exec_true();
+	osb_error err = { 0 };
+	osb_proc *pr = NULL;
+	struct broker b;
+
+	ck_assert_uint_le(n, 3);
+	memcpy(all + 1, pkts, n * sizeof(*pkts));
+	broker_start(&b, broker, all, n + 1);
+	ck_assert_msg(osb_session_spawn(s, e, &pr, &err) == 0, "%s", err.message);
+	broker_join(&b);
+	/* Nothing read yet: no error to tell. */
+	err.code = 99;
+	ck_assert_int_eq(osb_proc_error(pr, &err), 0);
+	ck_assert_int_eq(err.code, 0);
+	*wait_rc = osb_proc_wait(pr, 5000, st);
+	osb_exec_free(e);
+	return pr;
+}
+
+/* osb_proc_error tells what osb_proc_wait's return code cannot: why the
+ * status was lost (a malformed report, the session's end), or what went
+ * wrong although it is known (a shell state not kept); 0, ERR cleared, for
+ * a command that exited as reported. */
+START_TEST(test_a_procs_error_says_what_its_wait_could_not)
+{
+	static const char dump[] = "OSB1\0/forged\0A=1";
+	char pkt[sizeof(struct session_state) + sizeof(dump)];
+	struct session_state h = { SESSION_STATE, (uint32_t)sizeof(dump) };
+	const struct packet exit_ok = { &exited, sizeof(exited) }, exit40 = { &exited, 40 };
+	const struct packet state[2] = { { pkt, sizeof(pkt) }, exit_ok };
+	osb_status st = { .exit_code = 7 };
+	int broker, link, rc;
+	osb_error err = { 0 };
+	osb_session *s;
+	osb_proc *pr;
+
+	memcpy(pkt, &h, sizeof(h));
+	memcpy(pkt + sizeof(h), dump, sizeof(dump));
+	/* Exited as reported. */
+	s = attach_fake(false, &broker, &link);
+	pr = spawn_waited(s, broker, &exit_ok, 1, &rc, &st);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(st.exit_code, 0);
+	err.code = 99;
+	ck_assert_int_eq(osb_proc_error(pr, &err), 0);
+	ck_assert_int_eq(err.code, 0);
+	ck_assert_str_eq(err.message, "");
+	osb_proc_free(pr);
+	/* A malformed exit report. */
+	pr = spawn_waited(s, broker, &exit40, 1, &rc, &st);
+	ck_assert_int_eq(rc, -OSB_E_SANDBOX);
+	refused_as(osb_proc_error(pr, &err), &err, MALFORMED("exit report", "40"));
+	osb_proc_free(pr);
+	osb_session_free(s);
+	close(broker);
+	close(link);
+
+	/* The session's end before the status (the channel closed). */
+	s = attach_fake(false, &broker, &link);
+	pr = spawn_waited(s, broker, NULL, 0, &rc, &st);
+	ck_assert_int_eq(rc, -OSB_E_SANDBOX);
+	memset(&err, 0, sizeof(err));
+	error_is(osb_proc_error(pr, &err), &err, OSB_E_SANDBOX, 0,
+	         "the session ended before the command's status was known");
+	osb_proc_free(pr);
+	osb_session_free(s);
+	close(broker);
+	close(link);
+
+	/* A shell state not kept: the status is the command's all the same. */
+	s = attach_fake(true, &broker, &link);
+	fail_size = SESSION_MSG_MAX;
+	pr = spawn_waited(s, broker, state, 2, &rc, &st);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(st.exit_code, 0);
+	memset(&err, 0, sizeof(err));
+	error_is(osb_proc_error(pr, &err), &err, OSB_E_NOMEM, ENOMEM, STATE_NOT_KEPT);
+	osb_proc_free(pr);
+	osb_session_free(s);
+	close(broker);
+	close(link);
+
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(osb_proc_error(NULL, &err), -OSB_E_USAGE);
+	ck_assert_str_eq(err.message, "osb_proc_error needs a proc");
+	ck_assert_int_eq(osb_proc_error(NULL, NULL), -OSB_E_USAGE);
+}
+END_TEST
+
 static Suite *reports_suite(void)
 {
 	Suite *su = suite_create("session-reports");
@@ -795,6 +893,7 @@ static Suite *reports_suite(void)
 	tcase_add_test(tc, test_a_shell_state_not_kept_for_want_of_memory_fails_loudly);
 	tcase_add_test(tc, test_a_services_list_not_of_its_size_is_refused);
 	tcase_add_test(tc, test_a_malformed_report_leaves_the_session_unusable);
+	tcase_add_test(tc, test_a_procs_error_says_what_its_wait_could_not);
 	suite_add_tcase(su, tc);
 	return su;
 }
