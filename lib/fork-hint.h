@@ -16,7 +16,8 @@
  * item an attempt of which could not start its process gets fork_remedy
  * (lib/caps-probe.c, lib/caps-judge.c, and lib/cgroup.c for cgroup_limits);
  * by lib/supervise.c when bwrap itself cannot clone its namespaces; and by
- * the session broker for each command it forks (helper/broker.c).
+ * the session broker for each command it forks, which names the sandbox's
+ * own limit instead where it can see it binding (helper/broker-limit.c).
  */
 #ifndef OSB_FORK_HINT_H
 #define OSB_FORK_HINT_H
