@@ -15,7 +15,8 @@
  * spawns (bwrap --help among them); by the capabilities probe, whose every
  * item an attempt of which could not start its process gets fork_remedy
  * (lib/caps-probe.c, lib/caps-judge.c, and lib/cgroup.c for cgroup_limits);
- * by lib/supervise.c when bwrap itself cannot clone its namespaces; and by
+ * by lib/supervise.c when bwrap itself cannot clone its namespaces; by
+ * lib/netallow-proxy.c when the filtering proxy cannot be started; and by
  * the session broker for each command it forks, which names the sandbox's
  * own limit instead where it can see it binding (helper/broker-limit.c).
  */
