@@ -39,8 +39,8 @@
 #include "broker-shell.h"
 #include "broker-services.h"
 #include "broker-overlay.h"
+#include "broker-limit.h"
 #include "exec-path.h"
-#include "fork-hint.h"
 
 /* How long a forked command may take to reach execve before it is killed
  * (only a stopped child can take longer). */
@@ -77,6 +77,7 @@ struct broker {
 	const char *const *watch;   /* --watch-full mounts */
 	size_t n_watch;
 	struct services services;   /* kept groups still running (broker-services.c) */
+	const struct rlimit *policy_nproc;   /* the policy's "limit nproc", or NULL */
 };
 
 /* A parsed exec request; the pointers point into broker.buf. */
@@ -423,7 +424,12 @@ static void start_command(struct broker *b, struct request *rq)
 	close(report[1]);
 	close_fd(&state_wr);
 	if (pid < 0) {
-		reply_failed(rq->chan, "fork", e, "cannot fork: %s%s", strerror(e), fork_hint(e));
+		struct fork_limits lim;
+		char hint[160];
+
+		fork_limits_read(&lim, b->policy_nproc);
+		reply_failed(rq->chan, "fork", e, "cannot fork: %s%s", strerror(e),
+		             fork_limits_hint(&lim, e, hint, sizeof(hint)));
 		close(report[0]);
 		shell_state_free(&st);
 		return;
@@ -719,10 +725,11 @@ static int serve_once(struct broker *b, struct pollfd *pfd)
 	return -1;
 }
 
-int broker_serve(int sock, uint64_t idle_ms, const char *const *watch, size_t n_watch)
+int broker_serve(int sock, uint64_t idle_ms, const char *const *watch, size_t n_watch,
+                 const struct rlimit *policy_nproc)
 {
 	struct broker b = { .sock = sock, .sigfd = -1, .idle_ms = idle_ms, .watch = watch,
-	                    .n_watch = n_watch };
+	                    .n_watch = n_watch, .policy_nproc = policy_nproc };
 	struct pollfd *pfd = NULL;
 	size_t pfd_cap = 0;
 	int status = -1;

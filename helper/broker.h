@@ -8,11 +8,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 /* Serve SOCK until EOF (returns 0) or IDLE_MS of idleness (returns
  * INIT_EXIT_IDLE; 0 means never). Runs after every init check. Each exit
  * report says which of the N_WATCH sized tmpfs mounts WATCH (--watch-full)
- * were full as the command ended. */
-int broker_serve(int sock, uint64_t idle_ms, const char *const *watch, size_t n_watch);
+ * were full as the command ended. POLICY_NPROC: the RLIMIT_NPROC the init
+ * applied from the policy's "limit nproc" (NULL: none), which a command
+ * that cannot be forked names (broker-limit.h). */
+int broker_serve(int sock, uint64_t idle_ms, const char *const *watch, size_t n_watch,
+                 const struct rlimit *policy_nproc);
 
 #endif /* OSB_BROKER_H */

@@ -704,6 +704,19 @@ static void apply_rlimits(const struct init_opts *o)
 	}
 }
 
+/* The RLIMIT_NPROC apply_rlimits set from the policy's "limit nproc", in
+ * *RL, or NULL when the policy sets none: the broker names it when a
+ * command cannot be forked (helper/broker-limit.c). */
+static const struct rlimit *policy_nproc(const struct init_opts *o, struct rlimit *rl)
+{
+	for (size_t i = 0; i < N_RLIMITS; i++)
+		if (rlimit_names[i].resource == RLIMIT_NPROC && o->rl_set[i]) {
+			*rl = (struct rlimit){ o->rl_val[i], o->rl_val[i] };
+			return rl;
+		}
+	return NULL;
+}
+
 /* The program is read whole into memory and its fd closed, so nothing the
  * command can reach refers to it; the kernel copies it again when loading. */
 static void read_filter(int fd, struct sock_fprog *prog)
@@ -1071,6 +1084,7 @@ __attribute__((noreturn))
 static void serve_session(const struct init_opts *o)
 {
 	const char r = INIT_MSG_READY;
+	struct rlimit nproc;
 	int type = 0;
 	socklen_t len = sizeof(type);
 
@@ -1087,7 +1101,8 @@ static void serve_session(const struct init_opts *o)
 		error_fd = -1;
 	}
 	layer_init(o->overlay.dest ? o->overlay.upper_fd : -1);
-	exit(broker_serve(o->session_fd, o->has_idle ? o->idle_ms : 0, o->watch_full, o->n_watch));
+	exit(broker_serve(o->session_fd, o->has_idle ? o->idle_ms : 0, o->watch_full, o->n_watch,
+	                  policy_nproc(o, &nproc)));
 }
 
 int main(int argc, char **argv)

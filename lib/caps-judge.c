@@ -5,8 +5,10 @@
  * Pure: from what caps-probe.c found (and the host facts), each item gets a
  * status, a one-line reason and, unless it is ok, a remedy a person can act
  * on; each identity mode is usable or stopped by its first failing item;
- * each shipped policy runs in the modes that give what it needs. A launch's
- * refusal (caps_check_policy) uses the same judgement. The blocker
+ * each shipped policy runs in the modes that give what it needs. An item
+ * whose attempt could not start its process (a process limit, fork-hint.h)
+ * says so, and its remedy is the process limit's, whatever the feature. A
+ * launch's refusal (caps_check_policy) uses the same judgement. The blocker
  * attribution for user namespaces is a table of known causes, driven by
  * unit tests with facts the test host cannot produce.
  */
@@ -90,6 +92,13 @@ static const char *where(enum mode m)
 	return m == M_USERNS ? "in a user namespace" : "as root, without a user namespace";
 }
 
+/* USUAL, the remedy for a feature that fails, unless attempt A met a
+ * process limit: then the process limit's (fork_remedy, lib/fork-hint.h). */
+static const char *remedy_of(const caps_probe *p, const attempt *a, const char *usual)
+{
+	return a->at_limit ? p->limit_remedy : usual;
+}
+
 static void judge_userns(osb_caps *c, const caps_probe *p)
 {
 	const direct_res *d = p->d.have_res ? &p->d.res : NULL;
@@ -109,10 +118,14 @@ static void judge_userns(osb_caps *c, const caps_probe *p)
 		return;
 	}
 	if (!d) {
+		const attempt *bw = &p->a[M_USERNS][A_NS];
+
 		caps_item_set(c, IT_USERNS, OSB_CAPS_UNAVAILABLE,
-		         caps_fmt(reason, sizeof(reason), "%s; the direct attempt did not report: %s",
-		             c->bwrap_usable ? p->a[M_USERNS][A_NS].diag : "no usable bwrap",
+		         caps_fmt(reason, sizeof(reason), "%s; %s%s",
+		             c->bwrap_usable ? bw->diag : "no usable bwrap",
+		             p->d.a.at_limit ? "" : "the direct attempt did not report: ",
 		             p->d.a.diag[0] ? p->d.a.diag : "no message"),
+		         p->d.a.at_limit || (c->bwrap_usable && bw->at_limit) ? p->limit_remedy :
 		         "check dmesg for a security-module denial and the sysctls "
 		         "user.max_user_namespaces and kernel.unprivileged_userns_clone");
 		return;
@@ -126,6 +139,8 @@ static void judge_userns(osb_caps *c, const caps_probe *p)
 	f.seccomp_filters = c->seccomp_filters;
 	f.root = c->euid == 0;
 	f.bwrap_diag = p->a[M_USERNS][A_NS].diag;
+	f.bwrap_limit_remedy = c->bwrap_usable && p->a[M_USERNS][A_NS].at_limit ? p->limit_remedy :
+	                       NULL;
 	caps_userns_blocker(&f, &c->blocker, reason, sizeof(reason), remedy, sizeof(remedy));
 	caps_item_set(c, IT_USERNS, OSB_CAPS_UNAVAILABLE, reason, remedy);
 }
@@ -146,6 +161,12 @@ static void judge_ns_step(osb_caps *c, const caps_probe *p, enum item_id id, int
 		         "make bwrap available first (see the bwrap item)");
 		return;
 	}
+	/* No sandbox at all, but this one was tried and could not start
+	 * its process: that, not the other items, is what stops it. */
+	if (m < 0 && p->a[M_USERNS][kind].at_limit)
+		m = M_USERNS;
+	else if (m < 0 && c->euid == 0 && p->a[M_ROOT][kind].at_limit)
+		m = M_ROOT;
 	if (m < 0) {
 		caps_item_set(c, id, OSB_CAPS_UNAVAILABLE,
 		         "not tried: no sandbox can be created here (see user_namespace and root)",
@@ -160,12 +181,12 @@ static void judge_ns_step(osb_caps *c, const caps_probe *p, enum item_id id, int
 		caps_item_set(c, id, OSB_CAPS_UNAVAILABLE,
 		         caps_fmt(reason, sizeof(reason), "bwrap cannot create %s (%s): %s", what[kind],
 		             where((enum mode)m), p->a[m][kind].diag),
-		         kind == A_NET ?
+		         remedy_of(p, &p->a[m][kind], kind == A_NET ?
 		         "the kernel or a security module refuses to configure loopback in a new "
 		         "network namespace; check dmesg, or use a policy with \"network host\"" :
 		         "a new /proc cannot be mounted where the host's /proc is partly masked (a "
 		         "container's masked paths): give the container an unmasked /proc (Docker: "
-		         "--security-opt systempaths=unconfined)");
+		         "--security-opt systempaths=unconfined)"));
 }
 
 static void judge_disable_userns(osb_caps *c, const caps_probe *p)
@@ -191,8 +212,9 @@ static void judge_disable_userns(osb_caps *c, const caps_probe *p)
 		caps_item_set(c, IT_DISABLE_USERNS, OSB_CAPS_UNAVAILABLE,
 		         caps_fmt(reason, sizeof(reason), "bwrap --disable-userns fails: %s",
 		             p->a[M_USERNS][A_DISABLE].diag),
-		         "the kernel must let a user namespace set user.max_user_namespaces for its "
-		         "children (Linux 4.9 or later); check dmesg");
+		         remedy_of(p, &p->a[M_USERNS][A_DISABLE], "the kernel must let a user namespace "
+		             "set user.max_user_namespaces for its children (Linux 4.9 or later); "
+		             "check dmesg"));
 }
 
 static bool cap_effective(cap_value_t v)
@@ -241,13 +263,16 @@ static void judge_root(osb_caps *c, const caps_probe *p)
 		caps_item_set(c, IT_ROOT, OSB_CAPS_OK,
 		         caps_fmt(reason, sizeof(reason), "running as root (capabilities: %s); bwrap "
 		             "created a sandbox without a user namespace", c->captext), NULL);
-	else
+	else {
+		const attempt *a = &p->a[M_ROOT][p->a[M_ROOT][A_NS].ok ? A_NONET : A_NS];
+
 		caps_item_set(c, IT_ROOT, OSB_CAPS_UNAVAILABLE,
 		         caps_fmt(reason, sizeof(reason), "running as root, but bwrap cannot create a "
-		             "sandbox without a user namespace: %s",
-		             p->a[M_ROOT][p->a[M_ROOT][A_NS].ok ? A_NONET : A_NS].diag),
-		         "check bwrap's message; a container may withhold mount or namespace "
-		         "privileges (Docker: --cap-add SYS_ADMIN, an unconfined AppArmor profile)");
+		             "sandbox without a user namespace: %s", a->diag),
+		         remedy_of(p, a, "check bwrap's message; a container may withhold mount or "
+		             "namespace privileges (Docker: --cap-add SYS_ADMIN, an unconfined AppArmor "
+		             "profile)"));
+	}
 }
 
 static void judge_seccomp(osb_caps *c, const caps_probe *p)
@@ -266,6 +291,10 @@ static void judge_seccomp(osb_caps *c, const caps_probe *p)
 		             seccomp_group_name(), c->seccomp_insns,
 		             c->seccomp_filters ? " on top of the filters already in place" : ""),
 		         NULL);
+	else if (!p->d.have_res && p->d.a.at_limit)
+		caps_item_set(c, IT_SECCOMP, OSB_CAPS_UNAVAILABLE,
+		         caps_fmt(reason, sizeof(reason), "loading the %s filter was not tried: %s",
+		             seccomp_group_name(), p->d.a.diag), p->limit_remedy);
 	else
 		caps_item_set(c, IT_SECCOMP, OSB_CAPS_UNAVAILABLE,
 		         caps_fmt(reason, sizeof(reason), "loading the %s filter fails: %s",
@@ -326,6 +355,10 @@ static void judge_landlock(osb_caps *c, const caps_probe *p)
 		caps_item_set(c, IT_LANDLOCK, OSB_CAPS_OK,
 		         caps_fmt(reason, sizeof(reason), "Landlock ABI %ld: a ruleset was enforced in a "
 		             "child process", abi), NULL);
+	else if (!p->d.have_res && p->d.a.at_limit)
+		caps_item_set(c, IT_LANDLOCK, OSB_CAPS_DEGRADED,
+		         caps_fmt(reason, sizeof(reason), "Landlock ABI %ld, but enforcing a ruleset was "
+		             "not tried: %s", abi, p->d.a.diag), p->limit_remedy);
 	else
 		caps_item_set(c, IT_LANDLOCK, OSB_CAPS_DEGRADED,
 		         caps_fmt(reason, sizeof(reason), "Landlock ABI %ld, but enforcing a ruleset fails: "
@@ -338,7 +371,10 @@ static void judge_overlay(osb_caps *c, const caps_probe *p)
 	char reason[400];
 	const direct_res *r = &p->d.res;
 
-	if (!p->d.have_res || r->userns != 0 || r->map != 0)
+	if (!p->d.have_res && p->d.a.at_limit)
+		caps_item_set(c, IT_OVERLAY, OSB_CAPS_UNAVAILABLE,
+		         caps_fmt(reason, sizeof(reason), "not tried: %s", p->d.a.diag), p->limit_remedy);
+	else if (!p->d.have_res || r->userns != 0 || r->map != 0)
 		caps_item_set(c, IT_OVERLAY, OSB_CAPS_UNAVAILABLE,
 		         "not tried: this process cannot create a user namespace (see user_namespace)",
 		         "make user namespaces available (see user_namespace); osb-isolate does not "
@@ -417,8 +453,8 @@ static bool mode_base(osb_caps *c, const caps_probe *p, enum mode m)
 		stop_set(c, &c->mode_stop[m], "sandbox", OSB_CAPS_UNAVAILABLE,
 		         caps_fmt(reason, sizeof(reason), "a sandbox with every namespace of a run fails "
 		             "(in a user namespace): %s", p->a[m][A_NONET].diag),
-		         "check bwrap's message; a step that works alone may fail combined with "
-		         "the others (see the items above)");
+		         remedy_of(p, &p->a[m][A_NONET], "check bwrap's message; a step that works "
+		             "alone may fail combined with the others (see the items above)"));
 		return false;
 	}
 	return true;
@@ -435,8 +471,9 @@ static void judge_modes(osb_caps *c, const caps_probe *p)
 			stop_set(c, &c->net_stop[m], caps_item_names[IT_NETNS], OSB_CAPS_UNAVAILABLE,
 			         caps_fmt(reason, sizeof(reason), "bwrap cannot create a network namespace "
 			             "with loopback up (%s): %s", where((enum mode)m), p->a[m][A_NET].diag),
-			         "the kernel or a security module refuses to configure loopback in a new "
-			         "network namespace; check dmesg, or use a policy with \"network host\"");
+			         remedy_of(p, &p->a[m][A_NET], "the kernel or a security module refuses to "
+			             "configure loopback in a new network namespace; check dmesg, or use a "
+			             "policy with \"network host\""));
 		/* A mode is usable when sandboxes under the default filter start. */
 		c->mode_ok[m] = c->base_ok[m] && c->items[IT_SECCOMP].status == OSB_CAPS_OK;
 		if (c->base_ok[m] && !c->mode_ok[m])
@@ -481,9 +518,12 @@ static void judge_profiles(osb_caps *c)
 			        !caps_policy_stopped(c, &c->profiles[i].nd, (enum mode)m, &w);
 }
 
-/* What to do when the overlay workspace cannot be mounted in mode M. */
-static const char *overlay_remedy(int e, enum mode m)
+/* What to do when the overlay workspace cannot be mounted in mode M (its
+ * attempt failed at STEP with E). */
+static const char *overlay_remedy(const caps_probe *p, int e, int step, enum mode m)
 {
+	if (caps_overlay_at_limit(e, step))
+		return p->limit_remedy;
 	if (e == ENODEV)
 		return "load overlayfs (modprobe overlay) or use a kernel built with CONFIG_OVERLAY_FS; "
 		       "until then use \"workspace ro\" or \"workspace rw\"";
@@ -500,7 +540,7 @@ static const char *overlay_remedy(int e, enum mode m)
 }
 
 /* "overlay": the init's overlay sequence, tried per mode (caps-overlay.c). */
-static void judge_overlay_ws(osb_caps *c)
+static void judge_overlay_ws(osb_caps *c, const caps_probe *p)
 {
 	char reason[600] = "", part[300], remedy[400] = "";
 	int ok = 0, tried = 0;
@@ -516,9 +556,11 @@ static void judge_overlay_ws(osb_caps *c)
 			snprintf(part, sizeof(part), "%s mode: overlayfs mounts over a private tmpfs%s",
 			         caps_mode_names[m], m == M_USERNS ? " (userxattr)" : "");
 		} else {
-			snprintf(part, sizeof(part), "%s mode: %s fails: %s", caps_mode_names[m],
-			         caps_overlay_try_steps[c->overlay_step[m] % OVT__COUNT], strerror(e));
-			snprintf(remedy, sizeof(remedy), "%s", overlay_remedy(e, (enum mode)m));
+			snprintf(part, sizeof(part), "%s mode: %s fails: %s%s", caps_mode_names[m],
+			         caps_overlay_try_steps[c->overlay_step[m] % OVT__COUNT], strerror(e),
+			         caps_overlay_at_limit(e, c->overlay_step[m]) ? p->limit_hint : "");
+			snprintf(remedy, sizeof(remedy), "%s",
+			         overlay_remedy(p, e, c->overlay_step[m], (enum mode)m));
 			stop_set(c, &c->overlay_stop[m], caps_item_names[IT_OVERLAY_WS],
 			         OSB_CAPS_UNAVAILABLE, part, remedy);
 		}
@@ -573,7 +615,7 @@ static void judge_all(osb_caps *c, const caps_probe *p)
 	judge_landlock(c, p);
 	judge_overlay(c, p);
 	judge_root(c, p);
-	judge_overlay_ws(c);
+	judge_overlay_ws(c, p);
 	caps_judge_overlay_ops(c);
 }
 
@@ -606,7 +648,8 @@ void caps_userns_blocker(const caps_userns_facts *f, const char **blocker,
 		blame(blocker, NULL, reason, rl,
 		      caps_fmt(r, sizeof(r), "this process can create a user namespace but bwrap cannot: %s",
 		          f->bwrap_diag && *f->bwrap_diag ? f->bwrap_diag : "no message"),
-		      remedy, ml, "a security module may confine bwrap itself (check dmesg for "
+		      remedy, ml, f->bwrap_limit_remedy ? f->bwrap_limit_remedy :
+		      "a security module may confine bwrap itself (check dmesg for "
 		      "AppArmor or SELinux denials naming bwrap), or OSB_ISOLATE_BWRAP names a "
 		      "wrapper that fails");
 	else if (e == ENOSPC && f->max_user_namespaces == 0)

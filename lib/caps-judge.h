@@ -35,6 +35,9 @@ typedef struct caps_userns_facts {
 	unsigned seccomp_filters;     /* Seccomp_filters in /proc/self/status */
 	bool root;                    /* effective uid 0 */
 	const char *bwrap_diag;       /* bwrap's message for the failed attempt, or NULL */
+	/* That attempt met a process limit (it could not be started): what to
+	 * do about it (fork_remedy); NULL when it did not. */
+	const char *bwrap_limit_remedy;
 } caps_userns_facts;
 
 /* Why user namespaces fail here. *BLOCKER is the name of the knob held

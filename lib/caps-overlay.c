@@ -27,9 +27,9 @@
 #include <linux/mount.h>
 
 const char *const caps_overlay_try_steps[OVT__COUNT] = {
-	"unshare(CLONE_NEWUSER)", "writing the uid/gid map", "unshare(CLONE_NEWNS)",
-	"fsopen(\"overlay\")", "creating the upper layer's tmpfs", "creating the layer directories",
-	"creating the overlay (fsconfig, fsmount)",
+	"forking the probe child", "unshare(CLONE_NEWUSER)", "writing the uid/gid map",
+	"unshare(CLONE_NEWNS)", "fsopen(\"overlay\")", "creating the upper layer's tmpfs",
+	"creating the layer directories", "creating the overlay (fsconfig, fsmount)",
 };
 
 typedef struct ovt_maps {
@@ -154,7 +154,7 @@ int caps_overlay_try(bool userns, enum ovt_step *step)
 	int p[2], e;
 	pid_t pid;
 
-	*step = OVT_USERNS;
+	*step = OVT_FORK;
 	snprintf(m.uid, sizeof(m.uid), "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
 	snprintf(m.gid, sizeof(m.gid), "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -172,5 +172,6 @@ int caps_overlay_try(bool userns, enum ovt_step *step)
 		close(p[0]);
 		return e;
 	}
+	*step = OVT_USERNS;
 	return collect(pid, p[0], step);
 }

@@ -9,10 +9,11 @@
 #ifndef OSB_CAPS_OVERLAY_H
 #define OSB_CAPS_OVERLAY_H
 
+#include <errno.h>
 #include <stdbool.h>
 
-enum ovt_step { OVT_USERNS, OVT_MAP, OVT_MNTNS, OVT_FSOPEN, OVT_TMPFS, OVT_DIRS, OVT_MOUNT,
-                OVT__COUNT };
+enum ovt_step { OVT_FORK, OVT_USERNS, OVT_MAP, OVT_MNTNS, OVT_FSOPEN, OVT_TMPFS, OVT_DIRS,
+                OVT_MOUNT, OVT__COUNT };
 /* What each step is called in a reason: "unshare(CLONE_NEWNS)", ... */
 extern const char *const caps_overlay_try_steps[OVT__COUNT];
 
@@ -20,7 +21,15 @@ extern const char *const caps_overlay_try_steps[OVT__COUNT];
  * mapping only the caller, then a mount namespace, fsopen("overlay"), a
  * detached tmpfs with the layer directories, and overlayfs created over them
  * (with userxattr in USERNS mode; root mode needs root's capabilities).
- * Returns 0 when it mounts, else the errno of the step *STEP failed at. */
+ * Returns 0 when it mounts, else the errno of the step *STEP failed at
+ * (OVT_FORK: the child could not be started). */
 int caps_overlay_try(bool userns, enum ovt_step *step);
+
+/* Did the attempt that returned ERR at STEP fail for want of a process (a
+ * process limit, lib/fork-hint.h) rather than for overlayfs? */
+static inline bool caps_overlay_at_limit(int err, int step)
+{
+	return err == EAGAIN && step == OVT_FORK;
+}
 
 #endif

@@ -312,8 +312,8 @@ static void attempt_start(const osb_caps *c, attempt *a, int devnull)
 	fds[0] = devnull; fds[1] = devnull; fds[2] = p[1];
 	if (spawn_with_fds((const char *const *)argv.v, envp, fds, 3, NULL, NULL, &a->pid, &a->pidfd,
 	                   &err) < 0) {
-		attempt_fail(a, err.message);
-		a->start_errno = err.sys_errno;
+		attempt_fail(a, err.message);   /* with fork_hint (spawn_with_fds) */
+		a->at_limit = err.sys_errno == EAGAIN;
 		close(p[0]);
 	} else {
 		a->started = true;
@@ -336,8 +336,11 @@ static void attempt_read_diag(attempt *a)
 	buf[n] = '\0';
 	line = buf + strspn(buf, "\n");
 	line[strcspn(line, "\n")] = '\0';
+	/* bwrap could not clone its namespaces for want of a process: say
+	 * which limit, as a launch does (lib/supervise.c). */
+	a->at_limit = strcmp(line, BWRAP_CLONE_EAGAIN) == 0;
 	if (*line)
-		snprintf(a->diag, sizeof(a->diag), "%s", line);
+		snprintf(a->diag, sizeof(a->diag), "%s%s", line, fork_hint(a->at_limit ? EAGAIN : 0));
 	else
 		snprintf(a->diag, sizeof(a->diag), "bwrap exited with status %d and no message",
 		         WIFEXITED(a->status) ? WEXITSTATUS(a->status) : 128 + WTERMSIG(a->status));
@@ -516,8 +519,13 @@ static void direct_start(direct *d, const direct_in *in)
 	errno = e;
 	close(p[1]);
 	if (pid < 0 || (d->a.pidfd = pidfd_open_cloexec(pid)) < 0) {
-		d->a.start_errno = errno;
-		attempt_fail(&d->a, strerror(errno));
+		char why[DIAG_MAX + 1];
+
+		e = errno;
+		d->a.at_limit = pid < 0 && e == EAGAIN;
+		snprintf(why, sizeof(why), "the probe child could not be started: %s: %s%s",
+		         pid < 0 ? "fork" : "pidfd_open", strerror(e), fork_hint(pid < 0 ? e : 0));
+		attempt_fail(&d->a, why);
 		if (pid > 0)
 			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 				;
@@ -784,6 +792,7 @@ static void probe_cgroup_limits(osb_caps *c)
 			first_why = why && *why ? why : "no hierarchy carries it";
 	}
 	caps_limits_set(c, n_ok, reason, sizeof(reason), first_why);
+	c->at_limit = c->at_limit || cgroup_host_at_limit(h);   /* not cached (caps.c) */
 	cgroup_host_free(h);
 }
 
@@ -938,14 +947,12 @@ static void probe_overlay(osb_caps *c)
  * process limit, not a missing feature. */
 static bool met_process_limit(const osb_caps *c, const caps_probe *p)
 {
-	bool met = c->host.userns_errno == EAGAIN || p->d.a.start_errno == EAGAIN;
+	bool met = c->host.userns_errno == EAGAIN || p->d.a.at_limit;
 
 	for (int m = 0; m < M__COUNT; m++) {
-		met = met || c->overlay_err[m] == EAGAIN;
+		met = met || caps_overlay_at_limit(c->overlay_err[m], c->overlay_step[m]);
 		for (int k = 0; k < A__COUNT; k++)
-			met = met || p->a[m][k].start_errno == EAGAIN ||
-			      (p->a[m][k].done && !p->a[m][k].ok &&
-			       strcmp(p->a[m][k].diag, BWRAP_CLONE_EAGAIN) == 0);
+			met = met || p->a[m][k].at_limit;
 	}
 	return met;
 }
@@ -955,6 +962,8 @@ void caps_probe_run(osb_caps *c, caps_probe *p)
 	_cleanup_free_ char *bpf = NULL;
 	direct_in in = { .landlock = false };
 
+	p->limit_hint = fork_hint(EAGAIN);
+	p->limit_remedy = fork_remedy(EAGAIN);
 	probe_host(c);
 	probe_bwrap(c);
 	/* The sandboxes start first; the parent's own work overlaps them. */

@@ -31,7 +31,10 @@ typedef struct attempt {
 	bool wanted, started, done, ok;
 	pid_t pid;
 	int pidfd, errfd, status;
-	int start_errno;        /* why it could not be started (0: it was) */
+	/* It met a process limit (lib/fork-hint.h): it could not be started
+	 * (EAGAIN), or bwrap could not clone its namespaces (BWRAP_CLONE_EAGAIN).
+	 * DIAG then carries fork_hint, and its item the remedy fork_remedy. */
+	bool at_limit;
 	char diag[DIAG_MAX + 1];
 } attempt;
 
@@ -64,6 +67,10 @@ typedef struct caps_probe {
 	int devnull;
 	uint64_t deadline;
 	osb_error seccomp_err;
+	/* What a process the probe could not start met, and what to do about
+	 * it (fork_hint, fork_remedy, as this caller's limits make them), for
+	 * every item so stopped. */
+	const char *limit_hint, *limit_remedy;
 } caps_probe;
 
 

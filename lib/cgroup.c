@@ -94,6 +94,7 @@
  * which owns the cgroup's files.
  */
 #include "cgroup.h"
+#include "fork-hint.h"
 #include "mountinfo.h"
 #include "proc.h"
 
@@ -140,6 +141,7 @@ typedef struct cg_mount {
 	unsigned usable;
 	bool has_kill, has_freeze;
 	char why[CG_WHY_MAX];
+	bool why_at_limit;       /* WHY: no process could be started (fork-hint.h) */
 } cg_mount;
 
 struct cgroup_host {
@@ -443,8 +445,9 @@ static int raw_attach_child(void *arg)
 #define RAW_STACK (64u * 1024u)
 
 /* The probe's real attempt: a child started the way lib/spawn.c starts
- * bwrap enters through FDS, then exits. 0 or -errno. */
-static int probe_attach(const int *fds, size_t n)
+ * bwrap enters through FDS, then exits. 0 or -errno; *STARTED: whether the
+ * child could be started at all. */
+static int probe_attach(const int *fds, size_t n, bool *started)
 {
 	raw_attach a = { fds, n };
 	char *stack = aligned_alloc(64, RAW_STACK);
@@ -452,6 +455,7 @@ static int probe_attach(const int *fds, size_t n)
 	int st = 0, e;
 	pid_t pid;
 
+	*started = false;
 	if (!stack)
 		return -ENOMEM;
 	/* Nothing of the caller's signal handlers may run in the child. */
@@ -464,6 +468,7 @@ static int probe_attach(const int *fds, size_t n)
 		free(stack);
 		return -e;
 	}
+	*started = true;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
 			st = W_EXITCODE(ECHILD, 0);
@@ -843,15 +848,18 @@ static unsigned probe_limit_files(const cg_dir *d, unsigned have, char *why, siz
 
 /* One candidate DIR of M: enable (v2), make a throw-away child, write its
  * limit files, let a child process enter it, remove it. *GOT: the controllers
- * that passed. */
+ * that passed; *AT_LIMIT: WHY is that the child process could not be
+ * started for a process limit (EAGAIN), which no cgroup setting explains. */
 static int probe_at(cg_mount *m, unsigned hide, const char *dir, bool may_enable,
-                    unsigned *got, char *why, size_t wl)
+                    unsigned *got, char *why, size_t wl, bool *at_limit)
 {
 	unsigned have = m->version == 1 ? m->ctrls : m->ctrls & CG_LIMIT_CTRLS;
 	cg_dir d = { .version = m->version, .fd = -1, .procs = -1 };
 	char name[48];
+	bool started;
 	int r;
 
+	*at_limit = false;
 	if (m->version == 2)
 		have = v2_enable(dir, have, may_enable, why, wl);
 	r = dir_make_fresh(&d, dir, name, sizeof(name));
@@ -860,10 +868,15 @@ static int probe_at(cg_mount *m, unsigned hide, const char *dir, bool may_enable
 		return r;
 	}
 	have = probe_limit_files(&d, have, why, wl);
-	r = probe_attach(&d.procs, 1);
-	if (r < 0)
+	r = probe_attach(&d.procs, 1, &started);
+	if (r < 0 && !started) {
+		*at_limit = r == -EAGAIN;
+		say(why, wl, "a process cannot be started to enter a cgroup made in %s: clone: %s%s",
+		         dir, strerror(-r), fork_hint(-r));
+	} else if (r < 0) {
 		say(why, wl, "a process cannot enter a cgroup made in %s: %s", dir,
 		         strerror(-r));
+	}
 	if (r == 0 && m->version == 2) {
 		m->has_kill = !(hide & CG_HIDE_KILLFILE) &&
 		              faccessat(d.fd, "cgroup.kill", W_OK, 0) == 0;
@@ -915,8 +928,10 @@ static void probe_mount(cgroup_host *h, cg_mount *m)
 		return;   /* fact_own said why */
 	snprintf(dir, sizeof(dir), "%s", m->configured ? m->configured : m->own);
 	m->why[0] = '\0';
+	m->why_at_limit = false;
 	for (bool own = !m->configured;;) {
 		unsigned got = 0;
+		bool at_limit;
 		int r;
 
 		why[0] = '\0';
@@ -925,7 +940,7 @@ static void probe_mount(cgroup_host *h, cg_mount *m)
 		 * cgroup delegated to the caller: never in an ancestor someone
 		 * else manages. */
 		r = probe_at(m, h->hide, dir, own || m->configured || v2_delegated(m, dir, h->uid),
-		             &got, why, sizeof(why));
+		             &got, why, sizeof(why), &at_limit);
 		/* WHY: the closest failure until a directory passes, then what
 		 * the chosen one lacks. */
 		if (r == 0 && (!m->parent || bits(got) > bits(m->usable))) {
@@ -933,8 +948,10 @@ static void probe_mount(cgroup_host *h, cg_mount *m)
 			m->parent = strdup(dir);
 			m->usable = m->parent ? got : 0;
 			say(m->why, sizeof(m->why), "%s", why);
+			m->why_at_limit = false;
 		} else if (!m->parent && !m->why[0]) {
 			say(m->why, sizeof(m->why), "%s", why);
+			m->why_at_limit = at_limit;
 		}
 		if (m->configured || (m->parent && m->usable == want) || strlen(dir) <= tl)
 			break;
@@ -960,20 +977,26 @@ static const cg_mount *v2_mount(const cgroup_host *h)
 	return NULL;
 }
 
-/* Why controller C cannot be used, and what to do. */
+/* Why controller C cannot be used, and what to do. A probe that could not
+ * start its process met a process limit: that limit's remedy, whatever the
+ * cgroups. */
 static void ctrl_why(cgroup_host *h, enum cg_ctrl c, const cg_mount *m)
 {
 	const char *name = cgroup_ctrl_names[c], *why;
+	const char *limit = m && m->why_at_limit ? fork_remedy(EAGAIN) : NULL;
 	char *out = h->ctrl_why[c];
 	const cg_mount *v2 = v2_mount(h);
 
 	why = !h->probed ? "not probed" : m && m->why[0] ? m->why : "no directory found";
 	if (m && m->version == 1)
 		say(out, CG_CTRL_WHY_MAX, "cgroup v1 %s hierarchy at %s: %s; remedy: %s", name,
-		         m->target, why, h->uid == 0 ? "configure a parent cgroup in it" :
+		         m->target, why, limit ? limit : h->uid == 0 ? "configure a parent cgroup in it" :
 		         "run as root, or have root create a parent cgroup owned by this uid in "
 		         "each v1 hierarchy (memory, pids, cpu) and name each in the host "
 		         "configuration (cgroup-parent DIR in /etc/osb-isolate/config)");
+	else if (m && limit)
+		say(out, CG_CTRL_WHY_MAX, "cgroup v2 at %s, for the %s controller: %s; remedy: %s",
+		         m->target, name, why, limit);
 	else if (m)
 		say(out, CG_CTRL_WHY_MAX, "cgroup v2 without the %s controller delegated to uid "
 		         "%u: %s; remedy: %s%s%s", name, (unsigned)h->uid, why,
@@ -1046,6 +1069,14 @@ void cgroup_host_free(cgroup_host *h)
 	for (size_t i = 0; i < h->n; i++)
 		mount_free(&h->m[i]);
 	free(h);
+}
+
+bool cgroup_host_at_limit(const cgroup_host *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->m[i].why_at_limit)
+			return true;
+	return false;
 }
 
 int cgroup_host_ctrl(const cgroup_host *h, enum cg_ctrl c, const char **parent,

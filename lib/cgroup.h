@@ -81,6 +81,11 @@ void cgroup_host_free(cgroup_host *h);
 int cgroup_host_ctrl(const cgroup_host *h, enum cg_ctrl c, const char **parent,
                      const char **why);
 
+/* Did the probe fail somewhere only because its child process could not be
+ * started (EAGAIN: a process limit, lib/fork-hint.h)? What it found then
+ * describes that moment, not the host. */
+bool cgroup_host_at_limit(const cgroup_host *h);
+
 /* One hierarchy as found, for diagnostics and tests. */
 typedef struct cgroup_hier {
 	int version;            /* 1 or 2 */

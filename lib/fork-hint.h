@@ -12,10 +12,13 @@
  * and its janitor (helper/session-holder.c), the library when it spawns the
  * session's owner (lib/session-owner.c), and the owner when it forks bwrap
  * (helper/session-owner.c); by lib/proc.c for each bwrap and helper it
- * spawns (bwrap --help among them, which the capabilities probe reports
- * with fork_remedy, lib/caps-probe.c); by lib/supervise.c when bwrap itself
- * cannot clone its namespaces; and by the session broker for each command
- * it forks (helper/broker.c).
+ * spawns (bwrap --help among them); by the capabilities probe, whose every
+ * item an attempt of which could not start its process gets fork_remedy
+ * (lib/caps-probe.c, lib/caps-judge.c, and lib/cgroup.c for cgroup_limits);
+ * by lib/supervise.c when bwrap itself cannot clone its namespaces; by
+ * lib/netallow-proxy.c when the filtering proxy cannot be started; and by
+ * the session broker for each command it forks, which names the sandbox's
+ * own limit instead where it can see it binding (helper/broker-limit.c).
  */
 #ifndef OSB_FORK_HINT_H
 #define OSB_FORK_HINT_H

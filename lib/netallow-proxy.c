@@ -14,6 +14,7 @@
  * here, and its connections die with it.
  */
 #include "netallow-proxy.h"
+#include "fork-hint.h"
 #include "netallow.h"
 
 #include <fcntl.h>
@@ -78,7 +79,8 @@ static int proxy_argv(const osb_policy *p, const host_facts *h, bool hosts, strv
 }
 
 /* A start that failed, said of the proxy (stage "netproxy"): the remedy
- * only when the program itself could not be executed. */
+ * only when the program itself could not be executed; a clone that failed
+ * names the process limit it met (fork_hint), as every spawn does. */
 static int spawn_failed(const netproxy *np, const char *prog, const spawn_failure *f,
                         osb_error *err)
 {
@@ -89,7 +91,8 @@ static int spawn_failed(const netproxy *np, const char *prog, const spawn_failur
 		return osb_err_set(err, spawn_failure_code(f), f->sys_errno, "netproxy",
 		                   "cannot start the filtering proxy %s: %s (%s)", np->name, what, remedy);
 	return osb_err_set(err, spawn_failure_code(f), f->sys_errno, "netproxy",
-	                   "cannot start the filtering proxy %s: %s", np->name, what);
+	                   "cannot start the filtering proxy %s: %s%s", np->name, what,
+	                   f->step == SPAWN_STEP_CLONE ? fork_hint(f->sys_errno) : "");
 }
 
 static int spawn_proxy(const osb_policy *p, const host_facts *h, const spawn_cred *cred,

@@ -155,6 +155,21 @@ else
 	bad "fork bomb under limit pids 30: status $rc, result $out"
 fi
 [ -z "$(leftovers)" ] && ok "no sandbox cgroup left after the fork bomb" || bad "left over: $(leftovers)"
+# A session command that cannot be forked names the limit that binds, as the
+# broker sees it: with the cgroups bound read-only, the sandbox cgroup's
+# pids.max, which bwrap and the broker (the sandbox's two processes) reach.
+policy $'limit pids 2\nro-bind /sys/fs/cgroup'
+sid=$("$OSB" session start --policy "$WS/p.policy" 2>&1); rc=$?
+if [ "$rc" = 0 ]; then
+	err=$("$OSB" session exec "$sid" -- true 2>&1); rc=$?
+	want="osb-isolate: fork: cannot fork: Resource temporarily unavailable (the cgroup's process limit, pids.max 2, is reached: raise it or stop other processes)"
+	[ "$rc" = 125 ] && [ "$err" = "$want" ] &&
+		ok "a session command at limit pids 2: exit 125, the message names pids.max 2" ||
+		bad "a session command at limit pids 2: status $rc: $err"
+	"$OSB" session stop "$sid"
+else
+	bad "session start under limit pids 2: status $rc: $sid"
+fi
 
 # ---- a memory bomb meets "limit memory" -------------------------------------------
 policy 'limit memory 64MiB'

@@ -671,10 +671,15 @@ END_TEST
 
 /* ---- the process limit -------------------------------------------------------- */
 
-#define AT_LIMIT_WHY "clone: Resource temporarily unavailable (the process limit, ulimit -u, " \
-	"is reached: raise it or stop other processes)"
-#define AT_LIMIT_FIX "raise the process limit (ulimit -u, RLIMIT_NPROC) or stop other " \
-	"processes of this user, then run again; bwrap itself is fine"
+#define AT_LIMIT_HINT "(the process limit, ulimit -u, is reached: raise it or stop other " \
+	"processes)"
+#define AT_LIMIT_WHY "clone: Resource temporarily unavailable " AT_LIMIT_HINT
+#define AT_LIMIT_REMEDY "raise the process limit (ulimit -u, RLIMIT_NPROC) or stop other " \
+	"processes of this user, then run again"
+#define AT_LIMIT_FIX AT_LIMIT_REMEDY "; bwrap itself is fine"
+/* The direct attempt's child (user namespace, overlayfs, Landlock, seccomp). */
+#define NO_CHILD "the probe child could not be started: fork: Resource temporarily " \
+	"unavailable " AT_LIMIT_HINT
 
 /* Does DIR hold a kept --help (helpcache.c's bwrap-help.DIGEST)? */
 static bool help_kept_in(const char *dir)
@@ -760,6 +765,109 @@ START_TEST(test_bwrap_that_cannot_be_forked_names_the_process_limit_and_keeps_no
 	helpcache_set_dir(NULL);
 	remove_dir(dir);
 	osb_policy_free(p);
+}
+END_TEST
+
+/* Item ID of C says REASON (exactly) and the process-limit remedy. */
+static void at_limit_item(const osb_caps *c, const char *id, int status, const char *reason)
+{
+	int i = item(c, id);
+
+	ck_assert_int_eq(osb_caps_status(c, (size_t)i), status);
+	if (reason)
+		ck_assert_str_eq(osb_caps_reason(c, (size_t)i), reason);
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)i), AT_LIMIT_REMEDY);
+}
+
+/* What the items of a probe at the limit say whether bwrap could be used
+ * or not: those whose own attempt could not start a process. */
+static void at_limit_direct_items(const osb_caps *c, long landlock_abi)
+{
+	char why[1024];
+
+	snprintf(why, sizeof(why), "loading the %s filter was not tried: " NO_CHILD,
+	         seccomp_group_name());
+	at_limit_item(c, "seccomp", OSB_CAPS_UNAVAILABLE, why);
+	if (landlock_abi > 0) {
+		snprintf(why, sizeof(why), "Landlock ABI %ld, but enforcing a ruleset was not tried: "
+		         NO_CHILD, landlock_abi);
+		at_limit_item(c, "landlock", OSB_CAPS_DEGRADED, why);
+	}
+	at_limit_item(c, "overlayfs", OSB_CAPS_UNAVAILABLE, "not tried: " NO_CHILD);
+	at_limit_item(c, "overlay", OSB_CAPS_UNAVAILABLE, "userns mode: forking the probe child "
+	              "fails: Resource temporarily unavailable " AT_LIMIT_HINT);
+	at_limit_item(c, "diff_supported", OSB_CAPS_UNAVAILABLE, NULL);
+	at_limit_item(c, "commit_supported", OSB_CAPS_UNAVAILABLE, NULL);
+	at_limit_item(c, "persist", OSB_CAPS_UNAVAILABLE, NULL);
+	/* No item whose reason is the limit sends anyone to the kernel. */
+	for (size_t i = 0; i < osb_caps_count(c); i++)
+		if (strstr(osb_caps_reason(c, i), "Resource temporarily unavailable"))
+			ck_assert_msg(strcmp(osb_caps_remedy(c, i), AT_LIMIT_REMEDY) == 0 ||
+			              strcmp(osb_caps_remedy(c, i), AT_LIMIT_FIX) == 0,
+			              "%s: %s", osb_caps_id(c, i), osb_caps_remedy(c, i));
+}
+
+/* At the process limit every item whose probe could not start its process
+ * says so and gives the process-limit remedy, not the one for a kernel or
+ * a security module that refuses the feature ("check dmesg",
+ * CONFIG_SECCOMP_FILTER, ...): first with no bwrap --help kept, so that no
+ * sandbox is tried; then with one kept from an earlier probe, so that bwrap
+ * counts as usable and its sandboxes are what cannot be started. As nobody
+ * under RLIMIT_NPROC 1, as above. */
+START_TEST(test_items_whose_process_cannot_start_give_the_process_limit_remedy)
+{
+	char dir[] = "/tmp/osb-caps-nproc.XXXXXX", why[2048], bwrap[256];
+	struct rlimit rl, one;
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	osb_caps *c;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(dir, 65534, 65534), 0);
+		ck_assert_int_eq(setgroups(0, NULL), 0);
+		ck_assert_int_eq(setresgid(65534, 65534, 65534), 0);
+		ck_assert_int_eq(setresuid(65534, 65534, 65534), 0);
+	}
+	helpcache_set_dir(dir);
+	ck_assert_int_eq(getrlimit(RLIMIT_NPROC, &rl), 0);
+	one = (struct rlimit){ 1, rl.rlim_max };
+
+	/* No --help: only the probe's own children are tried. */
+	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &one), 0);
+	c = probe(0);
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "bwrap")), OSB_CAPS_UNAVAILABLE);
+	at_limit_item(c, "user_namespace", OSB_CAPS_UNAVAILABLE, "no usable bwrap; " NO_CHILD);
+	at_limit_direct_items(c, abi);
+	osb_caps_free(c);
+
+	/* A --help kept from a probe under a normal limit: bwrap is usable,
+	 * its sandboxes cannot be started. */
+	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &rl), 0);
+	osb_caps_free(probe(0));
+	ck_assert(help_kept_in(dir));
+	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &one), 0);
+	c = probe(OSB_CAPS_REFRESH);
+	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "bwrap")), OSB_CAPS_OK);
+	ck_assert_ptr_nonnull(osb_caps_bwrap_path(c));
+	snprintf(bwrap, sizeof(bwrap), "%s", osb_caps_bwrap_path(c));
+	snprintf(why, sizeof(why), "cannot start %s: " AT_LIMIT_WHY "; " NO_CHILD, bwrap);
+	at_limit_item(c, "user_namespace", OSB_CAPS_UNAVAILABLE, why);
+	snprintf(why, sizeof(why), "bwrap cannot create a network namespace with loopback up (in a "
+	         "user namespace): cannot start %s: " AT_LIMIT_WHY, bwrap);
+	at_limit_item(c, "net_namespace", OSB_CAPS_UNAVAILABLE, why);
+	snprintf(why, sizeof(why), "bwrap cannot create a pid namespace with its own /proc (in a "
+	         "user namespace): cannot start %s: " AT_LIMIT_WHY, bwrap);
+	at_limit_item(c, "pid_namespace", OSB_CAPS_UNAVAILABLE, why);
+	at_limit_direct_items(c, abi);
+	/* The mode is stopped by that item, with its words. */
+	ck_assert_str_eq(c->mode_stop[M_USERNS].id, "user_namespace");
+	ck_assert_str_eq(c->mode_stop[M_USERNS].remedy, AT_LIMIT_REMEDY);
+	ck_assert_uint_eq(osb_caps_modes(c), 0);
+	osb_caps_free(c);
+
+	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &rl), 0);
+	helpcache_set_dir(NULL);
+	remove_dir(dir);
 }
 END_TEST
 
@@ -1084,6 +1192,20 @@ START_TEST(test_blocker_nesting_depth_and_bwrap_only)
 }
 END_TEST
 
+/* This process can create a user namespace, but bwrap's sandbox could not
+ * be started at a process limit: no security module is blamed. */
+START_TEST(test_blocker_bwrap_at_the_process_limit_is_not_a_security_module)
+{
+	caps_userns_facts f = facts(0);
+
+	f.map_errno = 0;
+	f.bwrap_diag = "cannot start /usr/bin/bwrap: " AT_LIMIT_WHY;
+	f.bwrap_limit_remedy = AT_LIMIT_REMEDY;
+	attribute(&f, NULL, "this process can create a user namespace but bwrap cannot: cannot "
+	          "start /usr/bin/bwrap: " AT_LIMIT_WHY, AT_LIMIT_REMEDY);
+}
+END_TEST
+
 START_TEST(test_status_names)
 {
 	ck_assert_str_eq(osb_caps_status_name(OSB_CAPS_OK), "ok");
@@ -1125,6 +1247,7 @@ static Suite *caps_suite(void)
 	tcase_add_test(sim, test_filter_that_cannot_load_stops_every_mode_but_seccomp_none);
 	tcase_add_test(sim, test_failed_wait_kills_and_reaps_every_attempt);
 	tcase_add_test(sim, test_bwrap_that_cannot_be_forked_names_the_process_limit_and_keeps_nothing);
+	tcase_add_test(sim, test_items_whose_process_cannot_start_give_the_process_limit_remedy);
 	tcase_add_test(sim, test_table_shows_status_reason_and_remedy);
 	tcase_add_test(sim, test_launch_check_on_a_passing_host_starts_no_probe);
 	tcase_add_test(sim, test_launch_check_failure_probes_and_names_the_item);
@@ -1134,6 +1257,7 @@ static Suite *caps_suite(void)
 	tcase_add_test(pure, test_blocker_apparmor_restriction_on_uid_map);
 	tcase_add_test(pure, test_blocker_seccomp_needs_a_filter);
 	tcase_add_test(pure, test_blocker_nesting_depth_and_bwrap_only);
+	tcase_add_test(pure, test_blocker_bwrap_at_the_process_limit_is_not_a_security_module);
 	tcase_add_test(pure, test_status_names);
 	suite_add_tcase(s, host);
 	suite_add_tcase(s, sim);

@@ -1495,6 +1495,76 @@ START_TEST(test_unprivileged_delegated_parent)
 }
 END_TEST
 
+/* A delegated parent probed at the caller's process limit (RLIMIT_NPROC 1,
+ * so that no process can be started however many the user has): each
+ * controller's reason says that the probe's process could not be started
+ * and which limit stopped it, and the remedy is that limit's, not a cgroup
+ * to be delegated (lib/fork-hint.h). */
+START_TEST(test_delegated_parent_at_the_process_limit_names_the_limit)
+{
+	static const char hint[] = "clone: Resource temporarily unavailable (the process limit, "
+		"ulimit -u, is reached: raise it or stop other processes); remedy: raise the process "
+		"limit (ulimit -u, RLIMIT_NPROC) or stop other processes of this user, then run again";
+	guard gd;
+	cgroup *deleg;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	int st;
+
+	if (!test_user(&uid, &gid) || !guard_make(&gd, 0))
+		return;
+	deleg = make(gd.inner, &(cgroup_limits){ 0 });
+	for (size_t i = 0; i < cgroup_dir_count(deleg); i++)
+		chown_cgroup(cgroup_dir_path(deleg, i), uid, gid);
+	pid = fork();
+	if (pid == 0) {
+		const char *parents[CG_MAX_DIRS + 1] = { NULL };
+		cgroup_probe_opts o = { .parents = parents };
+		struct rlimit one;
+		osb_error err = { 0 };
+		cgroup_host *h = NULL;
+		char want[PATH_MAX + 64];
+
+		for (size_t i = 0; i < cgroup_dir_count(deleg); i++)
+			parents[i] = cgroup_dir_path(deleg, i);
+		become(uid, gid);
+		if (getrlimit(RLIMIT_NPROC, &one) < 0)
+			_exit(80);
+		one.rlim_cur = 1;
+		if (setrlimit(RLIMIT_NPROC, &one) < 0)
+			_exit(80);
+		if (cgroup_host_probe(&o, &h, &err) < 0)
+			_exit(81);
+		for (int c = 0; c < CG__NCTRL; c++) {
+			const char *why = NULL, *at;
+			const char *dir = NULL;
+
+			if (cgroup_host_ctrl(h, (enum cg_ctrl)c, NULL, &why) != 0)
+				_exit(82);
+			for (size_t i = 0; !dir && i < cgroup_dir_count(deleg); i++)
+				if (strstr(why, cgroup_dir_path(deleg, i)))
+					dir = cgroup_dir_path(deleg, i);
+			if (!dir)
+				_exit(83);
+			snprintf(want, sizeof(want), ": a process cannot be started to enter a cgroup made "
+			         "in %s: ", dir);
+			at = strstr(why, want);
+			if (!at || strcmp(at + strlen(want), hint) != 0) {
+				fprintf(stderr, "%s: %s\n", cgroup_ctrl_names[c], why);
+				_exit(84);
+			}
+		}
+		cgroup_host_free(h);
+		_exit(0);
+	}
+	st = wait_status(pid, NULL);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	ck_assert_int_eq(cgroup_destroy(deleg, 5000), 0);
+	guard_end(&gd);
+}
+END_TEST
+
 /* A root caller whose own v2 cgroup holds processes (a service, under
  * systemd): the probe leaves that cgroup's cgroup.subtree_control as it
  * was (pids and cpu, threaded controllers, would be taken there and turn
@@ -1681,6 +1751,7 @@ static Suite *suite(void)
 	tcase_set_timeout(user, 60);
 	tcase_add_test(user, test_unprivileged_refused_with_reason);
 	tcase_add_test(user, test_unprivileged_delegated_parent);
+	tcase_add_test(user, test_delegated_parent_at_the_process_limit_names_the_limit);
 	tcase_add_test(user, test_unprivileged_v2_delegated_no_config);
 	suite_add_tcase(s, user);
 	return s;

@@ -27,6 +27,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <grp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -491,6 +493,38 @@ START_TEST(test_proxy_refused_as_root_ids_names_the_refusal_only)
 }
 END_TEST
 
+/* A caller at its process limit cannot start the proxy: the message says
+ * which limit and what to do, as every failed fork does (lib/fork-hint.h),
+ * without "reinstall". RLIMIT_NPROC 1 makes the clone fail however many
+ * processes the user has; root is exempt from it, so a root caller's case
+ * runs as nobody (Check's child of this test, which ends with it). */
+START_TEST(test_proxy_that_cannot_be_forked_names_the_process_limit)
+{
+	char *prog, want[1024];
+	osb_error err = { 0 };
+	struct rlimit rl;
+
+	if (geteuid() == 0) {
+		ck_assert_int_eq(setgroups(0, NULL), 0);
+		ck_assert_int_eq(setresgid(65534, 65534, 65534), 0);
+		ck_assert_int_eq(setresuid(65534, 65534, 65534), 0);
+	}
+	prog = bad_interpreter();   /* nobody's, so that it can remove it */
+	ck_assert_int_eq(getrlimit(RLIMIT_NPROC, &rl), 0);
+	rl.rlim_cur = 1;
+	ck_assert_int_eq(setrlimit(RLIMIT_NPROC, &rl), 0);
+	ck_assert_int_eq(start_with(prog, NULL, &err), -OSB_E_SPAWN);
+	ck_assert_int_eq(err.sys_errno, EAGAIN);
+	ck_assert_str_eq(err.stage, "netproxy");
+	snprintf(want, sizeof(want), "cannot start the filtering proxy %s: clone: Resource "
+	         "temporarily unavailable (the process limit, ulimit -u, is reached: raise it or "
+	         "stop other processes)", prog);
+	ck_assert_str_eq(err.message, want);
+	ck_assert_int_eq(unlink(prog), 0);
+	free(prog);
+}
+END_TEST
+
 /* ---- the proxy's control socket -------------------------------------------------- */
 
 /* A TCP connection on loopback: the accepted end (what the relay would
@@ -720,6 +754,7 @@ static Suite *netallow_suite(void)
 	tcase_set_tags(t, "sandbox");
 	tcase_add_test(t, test_proxy_that_cannot_be_executed_is_named_with_the_remedy);
 	tcase_add_test(t, test_proxy_refused_as_root_ids_names_the_refusal_only);
+	tcase_add_test(t, test_proxy_that_cannot_be_forked_names_the_process_limit);
 	tcase_add_test(t, test_a_control_message_cut_to_the_proxy_buffers_is_not_served);
 	suite_add_tcase(s, t);
 	t = tcase_create("hosts");

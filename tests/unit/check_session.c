@@ -655,8 +655,9 @@ START_TEST(test_session_bad_cwd_is_reported_and_relative_cwd_refused)
 END_TEST
 
 /* A session whose processes are at their limit (the policy's "limit nproc
- * 1": the broker itself is the one process) says that fork failed and what
- * to do. Exact whatever else runs: the broker alone reaches the limit. */
+ * 1": the broker itself is the one process) says that fork failed, that the
+ * policy's limit is what binds (not the caller's ulimit -u) and what to do.
+ * Exact whatever else runs: the broker alone reaches the limit. */
 START_TEST(test_session_fork_at_the_process_limit_says_what_to_do)
 {
 	static const char text[] = "osb-policy 1\ninclude strict.policy\nlimit nproc 1\n";
@@ -679,8 +680,8 @@ START_TEST(test_session_fork_at_the_process_limit_says_what_to_do)
 	ck_assert_str_eq(osb_result_error(r)->stage, "fork");
 	ck_assert_int_eq(osb_result_error(r)->sys_errno, EAGAIN);
 	ck_assert_str_eq(osb_result_error(r)->message, "cannot fork: Resource temporarily "
-	                 "unavailable (the process limit, ulimit -u, is reached: raise it or stop "
-	                 "other processes)");
+	                 "unavailable (the sandbox's process limit, \"limit nproc 1\" in the policy, "
+	                 "is reached: raise it or stop other processes)");
 	ck_assert_int_eq(osb_result_cli_status(r), 125);
 	osb_result_free(r);
 	osb_session_free(s);
