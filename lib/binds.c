@@ -123,7 +123,7 @@ static int plan_ro_binds(plan *pl, osb_error *err)
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		const pol_mount *m = &p->mounts[i];
 		struct stat st;
-		int fd;
+		int fd, r;
 
 		if (m->kind != MNT_RO_BIND)
 			continue;
@@ -132,9 +132,7 @@ static int plan_ro_binds(plan *pl, osb_error *err)
 		 * the sandbox gets this very inode — and never onto a kernel
 		 * interface. */
 		if (policy_origin_is_api(&m->o)) {
-			int r = path_open_caller_bind(m->path, &fd, err);
-
-			if (r < 0)
+			if ((r = path_open_caller_bind(m->path, &fd, err)) < 0)
 				return r;
 		} else if ((fd = open(m->path, O_PATH | O_CLOEXEC)) < 0) {
 			return osb_err_set(err, OSB_E_PATH, errno, "plan",
@@ -148,10 +146,10 @@ static int plan_ro_binds(plan *pl, osb_error *err)
 			                   "%s:%u: ro-bind %s: only directories and regular files can "
 			                   "be bound", m->o.file, m->o.line, m->path);
 		}
-		if (path_check_fs(fd, m->path, "plan", err) < 0) {
+		if ((r = path_check_fs(fd, m->path, "plan", err)) < 0) {
 			close(fd);
 			plan_err_origin(err, m->o, "ro-bind");
-			return -OSB_E_PATH;
+			return r;
 		}
 		if (add_bind(pl, fd, m->path, false, m->o) < 0) {
 			close(fd);

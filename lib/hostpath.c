@@ -25,6 +25,7 @@
 #include "policy.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -87,7 +88,8 @@ static const sysdir sysdirs[] = {
 
 /* Kernel interfaces that are file systems: writing one is changing the
  * kernel (sysctl, cgroups, tracing, BPF pins), and reading one shows the
- * host. devtmpfs has tmpfs's f_type; the mount table tells them apart. */
+ * host. devtmpfs has tmpfs's f_type; the mount table tells them apart, and
+ * where it cannot (fs_judge), the step is refused as the host's fault. */
 static const struct {
 	unsigned long magic;
 	const char *name;
@@ -257,50 +259,75 @@ static void hp_free(hp_walk *w)
 
 /* ---- judging one step -------------------------------------------------------- */
 
-/* The mount type of FD's mount, from the mount table (NULL: unknown). */
-static char *mount_type(int fd)
+/* The type of FD's mount as the mount table names it, into *TYPE
+ * (malloc'd); or -errno with why the table cannot say, into WHY. */
+static int mount_type(int fd, char **type, char *why, size_t size)
 {
 	struct mountinfo_table tb;
 	struct mountinfo_entry fs;
-	const char *why;
-	char *type = NULL;
+	const char *fault = NULL;
 	uint64_t id;
+	int r;
 
-	if (path_mount_id(fd, &id) < 0 || mountinfo_load("/proc/self/mountinfo", &tb) < 0)
-		return NULL;
-	while (mountinfo_next(&tb, &fs, &why) > 0) {
-		if ((uint64_t)fs.id == id) {
-			type = strdup(fs.fstype);
-			break;
-		}
+	*type = NULL;
+	if ((r = path_mount_id(fd, &id)) < 0) {
+		snprintf(why, size, "its mount id is unknown (statx STATX_MNT_ID, /proc/self/fdinfo): %s",
+		         strerror(-r));
+		return r;
 	}
+	if ((r = mountinfo_load("/proc/self/mountinfo", &tb)) < 0) {
+		snprintf(why, size, "cannot read /proc/self/mountinfo: %s", strerror(-r));
+		return r;
+	}
+	while ((r = mountinfo_next(&tb, &fs, &fault)) > 0 && (uint64_t)fs.id != id)
+		;
+	if (r > 0 && !(*type = strdup(fs.fstype)))
+		r = -ENOMEM;
+	else if (r < 0)
+		snprintf(why, size, "/proc/self/mountinfo line %zu: %s", tb.line, fault);
+	else if (r == 0)
+		snprintf(why, size, "/proc/self/mountinfo has no entry for its mount id %" PRIu64, id);
 	mountinfo_free(&tb);
-	return type;
+	return r > 0 ? 0 : r == 0 ? -ENOENT : r;
 }
 
-/* Why FD's file system is a kernel interface, into BUF; NULL if it is not. */
-static const char *fs_problem(int fd, char *buf, size_t size)
+enum fs_verdict { FS_PLAIN, FS_KERNEL, FS_UNKNOWN };
+
+/* Whether FD's file system is a kernel interface: FS_KERNEL with what it is
+ * in BUF, or FS_UNKNOWN with why it cannot be told in BUF and the errno in
+ * *E. devtmpfs is told from a plain tmpfs by the mount table alone: where
+ * the table cannot say, the answer is "unknown", never "plain". */
+static enum fs_verdict fs_judge(int fd, char *buf, size_t size, int *e)
 {
+	_cleanup_free_ char *type = NULL;
 	struct statfs sfs;
+	char why[320];
+	int r;
 
 	if (fstatfs(fd, &sfs) < 0)
-		return NULL;
+		return FS_PLAIN;
 	for (size_t i = 0; i < ARRAY_SIZE(pseudo_fs); i++) {
 		if ((unsigned long)sfs.f_type == pseudo_fs[i].magic) {
 			snprintf(buf, size, "%s (f_type 0x%lx)", pseudo_fs[i].name, pseudo_fs[i].magic);
-			return buf;
+			return FS_KERNEL;
 		}
 	}
-	if ((unsigned long)sfs.f_type == TMPFS_MAGIC) {
-		_cleanup_free_ char *type = mount_type(fd);
-
-		if (type && strcmp(type, "devtmpfs") == 0) {
-			snprintf(buf, size, "devtmpfs (f_type 0x%lx, mount type devtmpfs)",
-			         (unsigned long)TMPFS_MAGIC);
-			return buf;
-		}
+	if ((unsigned long)sfs.f_type != TMPFS_MAGIC)
+		return FS_PLAIN;
+	if ((r = mount_type(fd, &type, why, sizeof(why))) < 0) {
+		*e = -r;
+		if (r != -ENOMEM)
+			snprintf(buf, size, "on a file system with tmpfs's f_type (0x%lx), which devtmpfs "
+			         "(the host's devices) shares, and the mount table cannot tell which it "
+			         "is: %s; check that /proc is mounted (the host's procfs) and readable, "
+			         "or choose a path on another file system", (unsigned long)TMPFS_MAGIC,
+			         why);
+		return FS_UNKNOWN;
 	}
-	return NULL;
+	if (strcmp(type, "devtmpfs") != 0)
+		return FS_PLAIN;
+	snprintf(buf, size, "devtmpfs (f_type 0x%lx, mount type devtmpfs)", (unsigned long)TMPFS_MAGIC);
+	return FS_KERNEL;
 }
 
 static const char *mode_writers(mode_t m)
@@ -392,12 +419,31 @@ static int hp_grant(hp_walk *w, int fd, size_t len)
 	return 0;
 }
 
+/* The file system of the component FD (the path's first LEN bytes). */
+static int hp_fs(hp_walk *w, int fd, size_t len)
+{
+	char buf[640];
+	int e = 0;
+
+	switch (fs_judge(fd, buf, sizeof(buf), &e)) {
+	case FS_KERNEL:
+		return hp_fail(w, OSB_E_PATH, EPERM, "on %s; the sandbox must not write or read the "
+		               "host's kernel interfaces through it", buf);
+	case FS_UNKNOWN:
+		if (e == ENOMEM)
+			return hp_nomem(w);
+		return hp_fail(w, OSB_E_HOST, e, "%.*s is %s", (int)len, w->abs, buf);
+	case FS_PLAIN:
+		break;
+	}
+	return 0;
+}
+
 /* Judge the component NAME just opened as FD (the path's first LEN bytes;
  * the directory it is in ends at PARENT_LEN). */
 static int hp_judge(hp_walk *w, int fd, const char *name, size_t len, size_t parent_len, bool final)
 {
-	char owner[320], buf[96];
-	const char *why;
+	char owner[320];
 	int r;
 
 	if (fstat(fd, &w->st) < 0)
@@ -411,9 +457,8 @@ static int hp_judge(hp_walk *w, int fd, const char *name, size_t len, size_t par
 		return r;
 	if (w->r->tables && (r = hp_tables(w, name, len, final)) < 0)
 		return r;
-	if (w->r->tables && (why = fs_problem(fd, buf, sizeof(buf))))
-		return hp_fail(w, OSB_E_PATH, EPERM, "on %s; the sandbox must not write or read the "
-		               "host's kernel interfaces through it", why);
+	if (w->r->tables && (r = hp_fs(w, fd, len)) < 0)
+		return r;
 	if (w->roots)
 		for (size_t i = 0; i < w->r->roots->n && !w->beneath_root; i++)
 			w->beneath_root = same(&w->roots[i], &w->parent);
@@ -657,13 +702,21 @@ int path_open_config(const char *path, osb_error *err)
 
 int path_check_fs(int fd, const char *what, const char *stage, osb_error *err)
 {
-	char buf[96];
-	const char *why = fs_problem(fd, buf, sizeof(buf));
+	char buf[640];
+	int e = 0;
 
-	if (!why)
-		return 0;
-	return osb_err_set(err, OSB_E_PATH, EPERM, stage, "%s: on %s; the sandbox must not write or "
-	                   "read the host's kernel interfaces through it", what, why);
+	switch (fs_judge(fd, buf, sizeof(buf), &e)) {
+	case FS_KERNEL:
+		return osb_err_set(err, OSB_E_PATH, EPERM, stage, "%s: on %s; the sandbox must not "
+		                   "write or read the host's kernel interfaces through it", what, buf);
+	case FS_UNKNOWN:
+		if (e == ENOMEM)
+			return osb_err_set(err, OSB_E_NOMEM, ENOMEM, stage, "out of memory");
+		return osb_err_set(err, OSB_E_HOST, e, stage, "%s: %s", what, buf);
+	case FS_PLAIN:
+		break;
+	}
+	return 0;
 }
 
 const char *path_system_problem(const char *abs, char *buf, size_t size)

@@ -32,15 +32,17 @@ typedef struct path_roots {
  * sticky one only into an entry of root or the caller), no component is a
  * system directory or on a pseudo file system, DIR is not "/", /home, /tmp,
  * the caller's home or another shared directory, and lies strictly beneath
- * one of ROOTS (may be NULL). Refusals are OSB_E_PATH, stage "workspace",
- * naming the component and its owner. On success *FD_OUT is the fd and
+ * one of ROOTS (may be NULL). Refusals are OSB_E_PATH (OSB_E_HOST for a
+ * file system that cannot be told from devtmpfs, see path_check_fs), stage
+ * "workspace", naming the component and its owner. On success *FD_OUT is the fd and
  * *CANON the kernel's path for it (malloc'd). Returns 0 or -OSB_E_*. */
 int path_open_workspace(const char *dir, const path_roots *roots, int *fd_out, char **canon,
                         osb_error *err);
 
 /* Open a write-root or read-root: the walk above without the shared
  * directory table, a directory, itself not writable by group or others.
- * Returns 0 or -OSB_E_PATH (stage "paths"). */
+ * Returns 0 or -OSB_E_PATH (-OSB_E_HOST as path_check_fs says; stage
+ * "paths"). */
 int path_open_root(const char *abs, int *fd_out, osb_error *err);
 
 /* Open ABS, which must lie strictly beneath the root ROOT_FD (opened by
@@ -56,9 +58,12 @@ int path_open_caller_bind(const char *abs, int *fd_out, osb_error *err);
 
 /* Refuse (OSB_E_PATH, stage STAGE) when FD lies on a pseudo file system
  * (procfs, sysfs, devtmpfs, cgroupfs, debugfs, securityfs, bpffs, tracefs,
- * ...), judged by statfs f_type and, for tmpfs, the mount's type; WHAT
- * starts the message. For the binds a policy author names, which may
- * follow symlinks. Returns 0 or -OSB_E_*. */
+ * ...), judged by statfs f_type and, for tmpfs's f_type, the mount's type
+ * in /proc/self/mountinfo: OSB_E_HOST when that cannot be read (no table,
+ * a line the reader refuses, no entry for the mount), never "plain tmpfs".
+ * The walks above judge every component the same way. WHAT starts the
+ * message. For the binds a policy author names, which may follow symlinks.
+ * Returns 0 or -OSB_E_*. */
 int path_check_fs(int fd, const char *what, const char *stage, osb_error *err);
 
 /* Open the configuration file PATH for reading (O_RDONLY|O_CLOEXEC): every

@@ -15,12 +15,14 @@
  */
 #include "paths.h"
 #include "hostpath.h"
+#include "mountinfo.h"
 #include "probe.h"
 
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -32,8 +34,10 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <linux/magic.h>
 
 #define SUFFIX_ESC "(write paths may not contain symlinks)"
 
@@ -2078,6 +2082,252 @@ START_TEST(test_workspace_refuses_pseudo_fs_by_magic)
 }
 END_TEST
 
+/* ---- tmpfs or devtmpfs: what the mount table says ------------------------ */
+
+/* devtmpfs has tmpfs's f_type: only the mount table tells them apart, and it
+ * is read for such a file system alone. Where it cannot tell, the step is
+ * refused as the host's fault (OSB_E_HOST: exit 125), never judged a plain
+ * tmpfs. The cases run as root in a private mount namespace with a tmpfs at
+ * T/tm and devtmpfs at T/dv, first with the real table, then with a tmpfs
+ * over /proc: no table at all, then a self/mountinfo the case writes. */
+
+enum { TJ_CASES = 12 };
+
+typedef struct tmpfs_judged {
+	char feature[32], skip[256];   /* what this host lacks for the cases, and why */
+	uint64_t tm_id;                /* the mount id of T/tm */
+	char walk_at[PATH_MAX];        /* the first component of T/tm with tmpfs's f_type */
+	int r[TJ_CASES];
+	osb_error err[TJ_CASES];
+} tmpfs_judged;
+
+__attribute__((noreturn))
+static void tj_skip(tmpfs_judged *j, const char *feature, const char *what)
+{
+	snprintf(j->feature, sizeof(j->feature), "%s", feature);
+	snprintf(j->skip, sizeof(j->skip), "%s: %s", what, strerror(errno));
+	_exit(0);
+}
+
+/* Where the walk of PATH first reads the table: the first component after
+ * "/" (PATH itself at the latest) with tmpfs's f_type. */
+static void tj_first_tmpfs(const char *path, char *out, size_t size)
+{
+	char buf[PATH_MAX];
+	struct statfs sfs;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *s = buf + 1;; s++) {
+		char c = *s;
+
+		if (c && c != '/')
+			continue;
+		*s = '\0';
+		if (statfs(buf, &sfs) == 0 && (unsigned long)sfs.f_type == TMPFS_MAGIC)
+			break;
+		*s = c;
+		if (!c)
+			break;
+	}
+	snprintf(out, size, "%s", buf);
+}
+
+/* The line of TABLE for mount ID: [*START, *END), its newline included. */
+static bool tj_find(const char *table, uint64_t id, size_t *start, size_t *end)
+{
+	char key[32];
+	int n = snprintf(key, sizeof(key), "%" PRIu64 " ", id);
+
+	for (const char *l = table, *nl; (nl = strchr(l, '\n')) != NULL; l = nl + 1)
+		if (strncmp(l, key, (size_t)n) == 0) {
+			*start = (size_t)(l - table);
+			*end = (size_t)(nl + 1 - table);
+			return true;
+		}
+	return false;
+}
+
+/* The table the library reads next: LEN bytes of A, then B and C. */
+static bool tj_table(const char *a, size_t len, const char *b, const char *c)
+{
+	int fd = open("/proc/self/mountinfo", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	bool ok = fd >= 0 && write(fd, a, len) == (ssize_t)len &&
+	          write(fd, b, strlen(b)) == (ssize_t)strlen(b) &&
+	          write(fd, c, strlen(c)) == (ssize_t)strlen(c);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static void tj_check_fs(tmpfs_judged *j, int i, int fd, const char *what)
+{
+	osb_error err = { 0 };
+
+	j->r[i] = path_check_fs(fd, what, "plan", &err);
+	j->err[i] = err;
+}
+
+static void tj_caller_bind(tmpfs_judged *j, int i, const char *abs)
+{
+	osb_error err = { 0 };
+	int fd = -1;
+
+	j->r[i] = path_open_caller_bind(abs, &fd, &err);
+	j->err[i] = err;
+	if (fd >= 0)
+		close(fd);
+}
+
+static void tmpfs_cases(tmpfs_judged *j)
+{
+	static const char bad[] = "x 1 0:1 / / rw - ext4 /dev/x rw\n";
+	struct mountinfo_table tb;
+	struct statx stx;
+	const char *t, *dash;
+	size_t start, end;
+	int dv, tm;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		tj_skip(j, "root", "root cannot make a private mount namespace here");
+	if (mount("tmpfs", P("tm"), "tmpfs", 0, "mode=0755") < 0 ||
+	    mount("devtmpfs", P("dv"), "devtmpfs", 0, NULL) < 0)
+		tj_skip(j, "root", "root cannot mount tmpfs and devtmpfs here");
+	if (statx(AT_FDCWD, P("tm"), AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_MNT_ID)) {
+		errno = ENOSYS;
+		tj_skip(j, "root", "statx(STATX_MNT_ID) gives no mount id (Linux 5.8), and the one "
+		        "of /proc/self/fdinfo goes with /proc, which these cases cover");
+	}
+	j->tm_id = stx.stx_mnt_id;
+	tj_first_tmpfs(P("tm"), j->walk_at, sizeof(j->walk_at));
+	tm = open(P("tm"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dv = open(P("dv"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (tm < 0 || dv < 0 || mountinfo_load("/proc/self/mountinfo", &tb) < 0 ||
+	    !tj_find(tb.buf, j->tm_id, &start, &end))
+		_exit(3);
+	t = tb.buf;
+	tj_check_fs(j, 0, dv, P("dv"));
+	tj_check_fs(j, 1, tm, P("tm"));
+	if (mount("tmpfs", "/proc", "tmpfs", 0, "mode=0755") < 0)
+		tj_skip(j, "root", "root cannot mount a tmpfs over /proc here");
+	tj_check_fs(j, 2, dv, P("dv"));
+	tj_check_fs(j, 3, tm, P("tm"));
+	tj_caller_bind(j, 4, P("tm"));
+	dash = strstr(t + start, " - tmpfs ");
+	if (mkdir("/proc/self", 0755) < 0 || !dash || dash >= t + end)
+		_exit(4);
+	/* A line the reader refuses, before the entry of each mount. */
+	if (!tj_table(bad, strlen(bad), t, ""))
+		_exit(5);
+	tj_check_fs(j, 5, dv, P("dv"));
+	tj_caller_bind(j, 6, P("tm"));
+	/* Every line but T/tm's. */
+	if (!tj_table(t, start, "", t + end))
+		_exit(6);
+	tj_check_fs(j, 7, tm, P("tm"));
+	/* T/tm's line says devtmpfs: the table the cases wrote is the one read. */
+	if (!tj_table(t, (size_t)(dash - t), " - devtmpfs ", dash + strlen(" - tmpfs ")))
+		_exit(7);
+	tj_check_fs(j, 8, tm, P("tm"));
+	tj_caller_bind(j, 9, P("tm"));
+	/* The real table again: a plain tmpfs is accepted. */
+	if (!tj_table(t, strlen(t), "", ""))
+		_exit(8);
+	tj_check_fs(j, 10, tm, P("tm"));
+	tj_caller_bind(j, 11, P("tm"));
+	mountinfo_free(&tb);
+	_exit(0);
+}
+
+static void tj_expect(const tmpfs_judged *j, int i, int code, int e, const char *stage,
+                      const char *message)
+{
+	const osb_error *err = &j->err[i];
+
+	ck_assert_msg(j->r[i] == (code ? -code : 0), "case %d: returned %d: %s", i, j->r[i],
+	              err->message);
+	if (!code)
+		return;
+	ck_assert_msg(err->code == code && err->sys_errno == e && strcmp(err->stage, stage) == 0,
+	              "case %d: code %d, errno %d, stage %s", i, err->code, err->sys_errno,
+	              err->stage);
+	ck_assert_msg(strcmp(err->message, message) == 0, "case %d:\n got: %s\nwant: %s", i,
+	              err->message, message);
+}
+
+#define TJ_UNKNOWN "on a file system with tmpfs's f_type (0x1021994), which devtmpfs (the " \
+	"host's devices) shares, and the mount table cannot tell which it is: "
+#define TJ_TODO "; check that /proc is mounted (the host's procfs) and readable, or choose " \
+	"a path on another file system"
+#define TJ_KI "; the sandbox must not write or read the host's kernel interfaces through it"
+
+/* Finding: with /proc/self/mountinfo unreadable, or a line in it the reader
+ * refused, devtmpfs was judged a plain tmpfs and granted. */
+START_TEST(test_tmpfs_whose_mount_type_cannot_be_read_is_refused)
+{
+	tmpfs_judged *j;
+	char want[3 * PATH_MAX];
+	pid_t pid;
+	int status;
+
+	if (!test_have_root())
+		return;
+	setenv("HOME", P("home"), 1);
+	mk_dir("tm");
+	mk_dir("dv");
+	j = mmap(NULL, sizeof(*j), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(j, MAP_FAILED);
+	memset(j, 0, sizeof(*j));
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		tmpfs_cases(j);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	              "mount namespace child failed (status 0x%x)", status);
+	if (j->skip[0]) {
+		osb_test_have(j->feature, false, j->skip);
+		munmap(j, sizeof(*j));
+		return;
+	}
+	/* The real table: devtmpfs refused, a plain tmpfs accepted. */
+	snprintf(want, sizeof(want), "%s: on devtmpfs (f_type 0x1021994, mount type devtmpfs)%s",
+	         P("dv"), TJ_KI);
+	tj_expect(j, 0, OSB_E_PATH, EPERM, "plan", want);
+	tj_expect(j, 1, 0, 0, NULL, NULL);
+	/* No table: neither is judged. */
+	snprintf(want, sizeof(want), "%s: " TJ_UNKNOWN "cannot read /proc/self/mountinfo: No such "
+	         "file or directory" TJ_TODO, P("dv"));
+	tj_expect(j, 2, OSB_E_HOST, ENOENT, "plan", want);
+	snprintf(want, sizeof(want), "%s: " TJ_UNKNOWN "cannot read /proc/self/mountinfo: No such "
+	         "file or directory" TJ_TODO, P("tm"));
+	tj_expect(j, 3, OSB_E_HOST, ENOENT, "plan", want);
+	snprintf(want, sizeof(want), "%s: %s is " TJ_UNKNOWN "cannot read /proc/self/mountinfo: "
+	         "No such file or directory" TJ_TODO, P("tm"), j->walk_at);
+	tj_expect(j, 4, OSB_E_HOST, ENOENT, "paths", want);
+	/* A line the reader refuses before the entry. */
+	snprintf(want, sizeof(want), "%s: " TJ_UNKNOWN "/proc/self/mountinfo line 1: the mount ids "
+	         "are not decimal numbers" TJ_TODO, P("dv"));
+	tj_expect(j, 5, OSB_E_HOST, EINVAL, "plan", want);
+	snprintf(want, sizeof(want), "%s: %s is " TJ_UNKNOWN "/proc/self/mountinfo line 1: the "
+	         "mount ids are not decimal numbers" TJ_TODO, P("tm"), j->walk_at);
+	tj_expect(j, 6, OSB_E_HOST, EINVAL, "paths", want);
+	/* No entry for the mount. */
+	snprintf(want, sizeof(want), "%s: " TJ_UNKNOWN "/proc/self/mountinfo has no entry for its "
+	         "mount id %" PRIu64 TJ_TODO, P("tm"), j->tm_id);
+	tj_expect(j, 7, OSB_E_HOST, ENOENT, "plan", want);
+	/* The table written is the one read. */
+	snprintf(want, sizeof(want), "%s: on devtmpfs (f_type 0x1021994, mount type devtmpfs)%s",
+	         P("tm"), TJ_KI);
+	tj_expect(j, 8, OSB_E_PATH, EPERM, "plan", want);
+	tj_expect(j, 9, OSB_E_PATH, EPERM, "paths", want);
+	tj_expect(j, 10, 0, 0, NULL, NULL);
+	tj_expect(j, 11, 0, 0, NULL, NULL);
+	munmap(j, sizeof(*j));
+}
+END_TEST
+
 START_TEST(test_workspace_accepts_project_dir_and_reads_back_its_path)
 {
 	osb_error err = { 0 };
@@ -2281,6 +2531,7 @@ static Suite *paths_suite(void)
 	tcase_add_test(roots, test_workspace_sticky_directory_only_into_own_entries);
 	tcase_add_test(roots, test_workspace_must_lie_beneath_a_configured_root);
 	tcase_add_test(roots, test_workspace_refuses_pseudo_fs_by_magic);
+	tcase_add_test(roots, test_tmpfs_whose_mount_type_cannot_be_read_is_refused);
 	tcase_add_test(roots, test_workspace_accepts_project_dir_and_reads_back_its_path);
 	tcase_add_test(roots, test_granted_path_lies_strictly_beneath_its_root);
 	tcase_add_test(roots, test_caller_bind_refuses_system_and_shared_directories);
