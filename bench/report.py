@@ -149,12 +149,10 @@ def issue_notes(med, kv, verdicts):
                 "holder, the `osb-isolate session start` process that keeps the session, at "
                 "%.0f KiB, most of it file pages of the shared libraries the CLI links "
                 "(libc, libosb-isolate, libseccomp, libcap, json-c; no longer libmount, "
-                "libblkid, libselinux and libpcre2) and "
-                "of the NSS modules the host-id allocator's account lookups load "
-                "(libnss_systemd and libm), which VmHWM counts in full though every process "
-                "using them shares them; its own anonymous memory is a few hundred KiB. "
-                "A holder that execs a small libc-only program once the session is up "
-                "would meet the budget; this version keeps the CLI process." % (hwm[1], hwm[0]), ""]
+                "libblkid, libselinux and libpcre2; the host-id account lookups, which load "
+                "name-service modules, run in a child of the holder), which VmHWM counts in "
+                "full though every process using them shares them; its own anonymous memory "
+                "is a few hundred KiB." % (hwm[1], hwm[0]), ""]
     return out
 
 
