@@ -404,7 +404,8 @@ static int run_answered(bool shell_state, const struct packet *pkts, size_t n, o
 	struct broker b;
 
 	ck_assert_uint_le(n, 3);
-	memcpy(all + 1, pkts, n * sizeof(*pkts));
+	if (n > 0)   /* PKTS may be NULL when there is nothing after the start */
+		memcpy(all + 1, pkts, n * sizeof(*pkts));
 	broker_start(&b, broker, all, n + 1);
 	r = osb_session_run(s, e, &res, err);
 	broker_join(&b);
@@ -554,7 +555,8 @@ static int run_on(osb_session *s, int broker, const struct packet *pkts, size_t 
 	int r;
 
 	ck_assert_uint_le(n, 3);
-	memcpy(all + 1, pkts, n * sizeof(*pkts));
+	if (n > 0)   /* PKTS may be NULL when there is nothing after the start */
+		memcpy(all + 1, pkts, n * sizeof(*pkts));
 	broker_start(&b, broker, all, n + 1);
 	r = osb_session_run(s, e, &res, err);
 	broker_join(&b);
@@ -796,7 +798,8 @@ static osb_proc *spawn_waited(osb_session *s, int broker, const struct packet *p
 	struct broker b;
 
 	ck_assert_uint_le(n, 3);
-	memcpy(all + 1, pkts, n * sizeof(*pkts));
+	if (n > 0)   /* PKTS may be NULL when there is nothing after the start */
+		memcpy(all + 1, pkts, n * sizeof(*pkts));
 	broker_start(&b, broker, all, n + 1);
 	ck_assert_msg(osb_session_spawn(s, e, &pr, &err) == 0, "%s", err.message);
 	broker_join(&b);
