@@ -304,8 +304,14 @@ static enum fs_verdict fs_judge(int fd, char *buf, size_t size, int *e)
 	char why[320];
 	int r;
 
-	if (fstatfs(fd, &sfs) < 0)
-		return FS_PLAIN;
+	if (fstatfs(fd, &sfs) < 0) {
+		/* Kernel interfaces are told by f_type: without one, unknown. */
+		*e = errno;
+		snprintf(buf, size, "on a file system that cannot be identified (fstatfs: %s), so it "
+		         "may be one of the host's kernel interfaces; check the file system (dmesg) "
+		         "or choose a path on another one", strerror(*e));
+		return FS_UNKNOWN;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(pseudo_fs); i++) {
 		if ((unsigned long)sfs.f_type == pseudo_fs[i].magic) {
 			snprintf(buf, size, "%s (f_type 0x%lx)", pseudo_fs[i].name, pseudo_fs[i].magic);

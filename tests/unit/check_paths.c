@@ -44,6 +44,22 @@
 static char TOP[64];            /* this run's directory; main removes it */
 static char T[96];              /* this test's private tree, inside TOP */
 
+/* fstatfs fails with FSTATFS_FAIL (an errno) while it is set: linked with
+ * -Wl,--wrap=fstatfs (Makefile.am), for a file system the kernel cannot
+ * describe (EIO, EOVERFLOW, a filter's ENOSYS). */
+int __real_fstatfs(int fd, struct statfs *buf);
+int __wrap_fstatfs(int fd, struct statfs *buf);
+static int fstatfs_fail;
+
+int __wrap_fstatfs(int fd, struct statfs *buf)
+{
+	if (fstatfs_fail) {
+		errno = fstatfs_fail;
+		return -1;
+	}
+	return __real_fstatfs(fd, buf);
+}
+
 /* ---- fixture and helpers ---------------------------------------------- */
 
 /* Paths under T, from a ring of buffers so several fit in one call. */
@@ -2262,6 +2278,48 @@ static void tj_expect(const tmpfs_judged *j, int i, int code, int e, const char 
 	"a path on another file system"
 #define TJ_KI "; the sandbox must not write or read the host's kernel interfaces through it"
 
+/* Finding: a path whose file system fstatfs could not describe was judged
+ * a plain one and granted, as a workspace, a write path and a bind: the
+ * kernel interfaces are told by f_type, so unknown is refused (the host's
+ * fault, exit 125), never granted. */
+START_TEST(test_fs_that_fstatfs_cannot_describe_is_refused)
+{
+	static const char todo[] = "on a file system that cannot be identified (fstatfs: "
+	                           "Input/output error), so it may be one of the host's kernel "
+	                           "interfaces; check the file system (dmesg) or choose a path on "
+	                           "another one";
+	osb_error err = { 0 };
+	char want[2 * PATH_MAX], *canon = NULL;
+	int fd = -1, pfd;
+
+	setenv("HOME", P("home"), 1);
+	mk_dir("home");
+	mk_dir("home/proj");
+	pfd = open(P("home/proj"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(pfd, 0);
+	fstatfs_fail = EIO;
+	ck_assert_int_eq(path_check_fs(pfd, "ro-bind /x", "plan", &err), -OSB_E_HOST);
+	fstatfs_fail = 0;
+	ck_assert_int_eq(err.sys_errno, EIO);
+	ck_assert_str_eq(err.stage, "plan");
+	snprintf(want, sizeof(want), "ro-bind /x: %s", todo);
+	ck_assert_str_eq(err.message, want);
+
+	memset(&err, 0, sizeof(err));
+	fstatfs_fail = EIO;
+	ck_assert_int_eq(path_open_workspace(P("home/proj"), NULL, &fd, &canon, &err), -OSB_E_HOST);
+	fstatfs_fail = 0;
+	ck_assert_int_eq(fd, -1);
+	ck_assert_ptr_null(canon);
+	ck_assert_int_eq(err.sys_errno, EIO);
+	ck_assert_str_eq(err.stage, "workspace");
+	ck_assert_msg(strstr(err.message, todo) != NULL, "%s", err.message);
+	/* Described again, the same path is granted. */
+	expect_workspace_ok(P("home/proj"), NULL);
+	close(pfd);
+}
+END_TEST
+
 /* Finding: with /proc/self/mountinfo unreadable, or a line in it the reader
  * refused, devtmpfs was judged a plain tmpfs and granted. */
 START_TEST(test_tmpfs_whose_mount_type_cannot_be_read_is_refused)
@@ -2532,6 +2590,7 @@ static Suite *paths_suite(void)
 	tcase_add_test(roots, test_workspace_must_lie_beneath_a_configured_root);
 	tcase_add_test(roots, test_workspace_refuses_pseudo_fs_by_magic);
 	tcase_add_test(roots, test_tmpfs_whose_mount_type_cannot_be_read_is_refused);
+	tcase_add_test(roots, test_fs_that_fstatfs_cannot_describe_is_refused);
 	tcase_add_test(roots, test_workspace_accepts_project_dir_and_reads_back_its_path);
 	tcase_add_test(roots, test_granted_path_lies_strictly_beneath_its_root);
 	tcase_add_test(roots, test_caller_bind_refuses_system_and_shared_directories);
