@@ -23,8 +23,9 @@ typedef struct scan {
 	view_sockets *out;
 } scan;
 
-/* Kernel interfaces hold no sockets and can be huge (or endless). */
-static bool pseudo_fs(int fd)
+/* Kernel interfaces hold no sockets and can be huge (or endless): 1 for
+ * one, 0 for another file system, -1 where fstatfs cannot tell. */
+static int pseudo_fs(int fd)
 {
 	static const long magic[] = {
 		PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
@@ -33,11 +34,11 @@ static bool pseudo_fs(int fd)
 	struct statfs fs;
 
 	if (fstatfs(fd, &fs) != 0)
-		return true;
+		return -1;
 	for (size_t i = 0; i < sizeof(magic) / sizeof(magic[0]); i++)
 		if ((long)fs.f_type == magic[i])
-			return true;
-	return false;
+			return 1;
+	return 0;
 }
 
 /* Under root host-ro, a host path the sandbox does not see as the host's
@@ -79,12 +80,16 @@ typedef struct walker {
 } walker;
 
 /* Push the directory DFD (taken over) shown at PATH, unless it is a
- * pseudo file system. 0 or -ENOMEM. */
-static int push_dir(walker *w, int dfd, const char *path)
+ * pseudo file system; one that cannot be told or read makes the scan
+ * incomplete. 0 or -ENOMEM. */
+static int push_dir(scan *s, walker *w, int dfd, const char *path)
 {
 	frame *f = &w->st[w->n];
+	int pseudo = pseudo_fs(dfd);
 
-	if (pseudo_fs(dfd) || !(f->d = fdopendir(dfd))) {
+	if (pseudo != 0 || !(f->d = fdopendir(dfd))) {
+		if (pseudo != 1)
+			s->out->complete = false;
 		close(dfd);
 		return 0;
 	}
@@ -133,14 +138,14 @@ static int visit(scan *s, walker *w, const struct dirent *de)
 	/* Unreadable for the caller: for the sandbox too, which is never more
 	 * than the caller (a root caller's sandbox is less). */
 	fd = openat(dirfd(top->d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? 0 : push_dir(w, fd, child);
+	return fd < 0 ? 0 : push_dir(s, w, fd, child);
 }
 
 /* Walk the directory DFD (taken over) shown at PATH. */
 static int walk(scan *s, int dfd, const char *path)
 {
 	walker w = { .n = 0 };
-	int r = push_dir(&w, dfd, path);
+	int r = push_dir(s, &w, dfd, path);
 
 	while (r == 0 && w.n > 0) {
 		struct dirent *de = readdir(w.st[w.n - 1].d);

@@ -142,7 +142,8 @@ static void sockets_text(FILE *f, json_object *s)
 	if (more)
 		fprintf(f, "  ... and %lld more\n", (long long)more);
 	if (!json_object_get_boolean(get(s, "complete")))
-		fprintf(f, "%s(the walk stopped after %lld entries: there may be more)\n",
+		fprintf(f, "%s(the walk did not read every directory, %lld entries visited: there "
+		        "may be more)\n",
 		        n ? "  " : " ", (long long)json_object_get_int64(get(s, "entries")));
 	else if (!n)
 		fputc('\n', f);

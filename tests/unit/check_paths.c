@@ -17,6 +17,7 @@
 #include "hostpath.h"
 #include "mountinfo.h"
 #include "probe.h"
+#include "viewscan.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -2320,6 +2321,47 @@ START_TEST(test_fs_that_fstatfs_cannot_describe_is_refused)
 }
 END_TEST
 
+/* Finding: explain --host's socket scan skipped a directory whose file
+ * system fstatfs could not describe as if it were a kernel interface, and
+ * still called the scan complete: a socket beneath it went unlisted. */
+START_TEST(test_view_scan_is_incomplete_where_fstatfs_fails)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	osb_policy pol;
+	plan_bind b = { .dest = (char *)"/v" };
+	plan pl;
+	view_sockets v;
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&pol, 0, sizeof(pol));
+	pol.root = ROOT_NONE;
+	memset(&pl, 0, sizeof(pl));
+	pl.p = &pol;
+	pl.binds = &b;
+	pl.n_binds = 1;
+	mk_dir("v");
+	mk_dir("v/sub");
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", P("v/sub/s"));
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	b.fd = open(P("v"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(b.fd, 0);
+	ck_assert_int_eq(view_scan_sockets(&pl, &v), 0);
+	ck_assert(v.complete);
+	ck_assert_uint_eq(v.paths.n, 1);
+	ck_assert_str_eq(v.paths.v[0], "/v/sub/s");
+	view_sockets_free(&v);
+	fstatfs_fail = EIO;
+	ck_assert_int_eq(view_scan_sockets(&pl, &v), 0);
+	fstatfs_fail = 0;
+	ck_assert_msg(!v.complete, "a directory fstatfs could not describe was skipped, and the "
+	              "scan called complete");
+	ck_assert_uint_eq(v.paths.n, 0);
+	view_sockets_free(&v);
+	close(b.fd);
+	close(s);
+}
+END_TEST
+
 /* Finding: with /proc/self/mountinfo unreadable, or a line in it the reader
  * refused, devtmpfs was judged a plain tmpfs and granted. */
 START_TEST(test_tmpfs_whose_mount_type_cannot_be_read_is_refused)
@@ -2591,6 +2633,7 @@ static Suite *paths_suite(void)
 	tcase_add_test(roots, test_workspace_refuses_pseudo_fs_by_magic);
 	tcase_add_test(roots, test_tmpfs_whose_mount_type_cannot_be_read_is_refused);
 	tcase_add_test(roots, test_fs_that_fstatfs_cannot_describe_is_refused);
+	tcase_add_test(roots, test_view_scan_is_incomplete_where_fstatfs_fails);
 	tcase_add_test(roots, test_workspace_accepts_project_dir_and_reads_back_its_path);
 	tcase_add_test(roots, test_granted_path_lies_strictly_beneath_its_root);
 	tcase_add_test(roots, test_caller_bind_refuses_system_and_shared_directories);
