@@ -4,7 +4,8 @@
  *
  * fork fails with EAGAIN when a process limit is reached: most often the
  * caller's RLIMIT_NPROC (ulimit -u), which counts every process of the
- * user and from which root is exempt; otherwise one the caller cannot
+ * user and from which the host's root is exempt (a user namespace's is
+ * not); otherwise one the caller cannot
  * raise, such as a cgroup's pids.max or the kernel's threads-max. A message
  * that says only "Resource temporarily unavailable" sends them looking
  * for the wrong thing, and trying again does not help while the limit
@@ -24,17 +25,44 @@
 #define OSB_FORK_HINT_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <sys/resource.h>
 
-/* Is it RLIMIT_NPROC that a failed fork of this process met? Root is
- * exempt from it, and an unlimited one cannot be met. */
+/* Is uid 0 here the host's? The kernel exempts from RLIMIT_NPROC the
+ * host's uid 0 (and CAP_SYS_RESOURCE or CAP_SYS_ADMIN of the initial user
+ * namespace) only: uid 0 of a user namespace (a container's root) is an
+ * ordinary user to it. /proc/self/uid_map's first line tells: the host's
+ * namespace maps 0 to 0. Where it cannot be read, as before: the host's. */
+static inline bool fork_uid0_is_hosts(void)
+{
+	unsigned long in, out, len;
+	char buf[96];
+	ssize_t n;
+	int saved = errno;   /* callers may still read the fork's */
+	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	return sscanf(buf, "%lu %lu %lu", &in, &out, &len) != 3 || (in == 0 && out == 0);
+}
+
+/* Is it RLIMIT_NPROC that a failed fork of this process met? The host's
+ * root is exempt from it, and an unlimited one cannot be met. */
 static inline bool fork_nproc_binds(void)
 {
 	struct rlimit rl;
 
-	return getuid() != 0 && getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+	if (getrlimit(RLIMIT_NPROC, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return false;
+	return getuid() != 0 || !fork_uid0_is_hosts();
 }
 
 /* What to do about fork's errno ERR, as " (...)" to follow strerror(ERR),

@@ -18,6 +18,7 @@
 #include "caps-judge.h"
 #include "probe.h"
 #include "fd-count.h"
+#include "fork-hint.h"
 #include "filter.h"
 #include "helpcache.h"
 #include "sha256.h"
@@ -31,6 +32,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -708,6 +711,76 @@ static void remove_dir(const char *dir)
 	ck_assert_int_eq(rmdir(dir), 0);
 }
 
+/* Write TEXT to the file PATH; false where it cannot. */
+static bool put_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Finding: uid 0 of a user namespace was taken for the host's root, whom
+ * RLIMIT_NPROC does not bind, so its failed fork was blamed on the cgroup's
+ * pids.max. The kernel exempts the host's uid 0 (and CAP_SYS_RESOURCE or
+ * CAP_SYS_ADMIN of the initial namespace) only: a container's root meets
+ * the limit like anyone. The child maps nobody to uid 0 of a new user
+ * namespace and forks under a limit of 1. Exit: 0 right words, 1 wrong
+ * words (in *WORDS), 2 the fork worked, 77 no user namespace here. */
+static int nproc_child(char *words, size_t size)
+{
+	struct rlimit one = { 1, 1 };
+	pid_t pid;
+
+	if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+	                       setresuid(65534, 65534, 65534) < 0))
+		return 3;
+	/* A changed uid leaves the process undumpable: its /proc files root's. */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+		return 3;
+	if (unshare(CLONE_NEWUSER) < 0 || !put_file("/proc/self/setgroups", "deny") ||
+	    !put_file("/proc/self/uid_map", "0 65534 1") ||
+	    !put_file("/proc/self/gid_map", "0 65534 1"))
+		return 77;
+	if (getuid() != 0 || setrlimit(RLIMIT_NPROC, &one) < 0)
+		return 3;
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		return 2;
+	snprintf(words, size, "%s", fork_hint(errno));
+	return strcmp(words, " " AT_LIMIT_HINT) == 0 ? 0 : 1;
+}
+
+START_TEST(test_uid_0_of_a_user_namespace_meets_the_process_limit)
+{
+	char *words = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+	int status;
+
+	ck_assert_ptr_ne(words, MAP_FAILED);
+	words[0] = '\0';
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(nproc_child(words, 4096));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77) {
+		osb_test_have("userns", false, "no user namespace for nobody here (the host refuses "
+		              "unprivileged ones)");
+		munmap(words, 4096);
+		return;
+	}
+	ck_assert_msg(WEXITSTATUS(status) == 0, "child exit %d, hint \"%s\"", WEXITSTATUS(status),
+	              words);
+	munmap(words, 4096);
+}
+END_TEST
+
 /* A caller at its process limit cannot start bwrap --help: the probe says
  * so and what to do, not that bubblewrap needs reinstalling, and keeps
  * nothing of that moment (no --help file, no cached probe, no user-namespace
@@ -1247,6 +1320,7 @@ static Suite *caps_suite(void)
 	tcase_add_test(sim, test_filter_that_cannot_load_stops_every_mode_but_seccomp_none);
 	tcase_add_test(sim, test_failed_wait_kills_and_reaps_every_attempt);
 	tcase_add_test(sim, test_bwrap_that_cannot_be_forked_names_the_process_limit_and_keeps_nothing);
+	tcase_add_test(sim, test_uid_0_of_a_user_namespace_meets_the_process_limit);
 	tcase_add_test(sim, test_items_whose_process_cannot_start_give_the_process_limit_remedy);
 	tcase_add_test(sim, test_table_shows_status_reason_and_remedy);
 	tcase_add_test(sim, test_launch_check_on_a_passing_host_starts_no_probe);
