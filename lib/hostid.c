@@ -148,8 +148,13 @@ static int id_in_use(uint32_t id, bool apart, osb_error *err)
 		return hostid_uid_is_account(id) || hostid_gid_is_group(id);
 	}
 	if (pid == 0) {
+		/* None of the starter's descriptors (its sockets, its id locks) but
+		 * stdio and the answer's: the modules may take long, and a peer
+		 * waiting for an end must not wait for them. */
+		if (dup2(fds[1], 3) < 0 || close_range(4, ~0U, 0) < 0)
+			_exit(1);
 		c = (char)('0' + (hostid_uid_is_account(id) ? 1 : 0) + (hostid_gid_is_group(id) ? 2 : 0));
-		_exit(write(fds[1], &c, 1) == 1 ? 0 : 1);
+		_exit(write(3, &c, 1) == 1 ? 0 : 1);
 	}
 	close(fds[1]);
 	do

@@ -44,6 +44,8 @@ static struct lookups {
 	pid_t test;            /* the test's own process */
 	int asked_here, asked_apart;
 	bool kill_apart;       /* a lookup in a child kills it */
+	int marker;            /* an fd of the test's, and how often a child's */
+	int marker_apart;      /* lookup found it open */
 } *seen;
 
 static void note_lookup(void)
@@ -55,6 +57,8 @@ static void note_lookup(void)
 		return;
 	}
 	__atomic_add_fetch(&seen->asked_apart, 1, __ATOMIC_SEQ_CST);
+	if (seen->marker > 2 && fcntl(seen->marker, F_GETFD) != -1)
+		__atomic_add_fetch(&seen->marker_apart, 1, __ATOMIC_SEQ_CST);
 	if (seen->kill_apart)
 		raise(SIGKILL);
 }
@@ -125,6 +129,30 @@ START_TEST(test_session_lookups_run_in_a_child)
 	hostid_release(&a);
 	hostid_release(&b);
 	unwatch_lookups();
+}
+END_TEST
+
+/* The lookup child holds none of the starter's descriptors (a session's
+ * sockets, its id locks): the name service's modules run there for as long
+ * as they take, and must not keep a peer from seeing an end. */
+START_TEST(test_lookup_child_holds_none_of_the_starters_fds)
+{
+	osb_error err = { 0 };
+	hostid a = HOSTID_INIT;
+	int fd = test_lock_file(), marker = open("/dev/null", O_RDONLY);   /* no O_CLOEXEC either */
+
+	ck_assert_int_gt(marker, 2);
+	watch_lookups(false);
+	seen->marker = marker;
+	ck_assert_int_eq(hostid_allocate_from(fd, true, &a, &err), 0);
+	ck_assert_int_ge(seen->asked_apart, 2);
+	ck_assert_int_eq(seen->marker_apart, 0);
+	/* The starter's own are untouched. */
+	ck_assert_int_ne(fcntl(marker, F_GETFD), -1);
+	ck_assert_int_ne(fcntl(fd, F_GETFD), -1);
+	hostid_release(&a);
+	unwatch_lookups();
+	close(marker);
 }
 END_TEST
 
@@ -397,6 +425,7 @@ static Suite *hostid_suite(void)
 	TCase *tc = tcase_create("hostid");
 
 	tcase_add_test(tc, test_session_lookups_run_in_a_child);
+	tcase_add_test(tc, test_lookup_child_holds_none_of_the_starters_fds);
 	tcase_add_test(tc, test_multithreaded_starter_asks_itself);
 	tcase_add_test(tc, test_lookup_child_without_answer_refused);
 	tcase_add_test(tc, test_root_gets_allocated_ids_no_account_uses);
