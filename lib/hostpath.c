@@ -243,8 +243,13 @@ static int hp_setup(hp_walk *w)
 			id_of(&w->roots[i], roots->v[i]);
 	}
 	if (w->r->grant_fd >= 0) {
-		if (fstat(w->r->grant_fd, &st) < 0 || path_mount_id(w->r->grant_fd, &w->grant_mnt) < 0)
+		int r;
+
+		if (fstat(w->r->grant_fd, &st) < 0)
 			return hp_fail(w, OSB_E_PATH, errno, "cannot stat the root it must lie beneath");
+		if ((r = path_mount_id(w->r->grant_fd, &w->grant_mnt)) < 0)
+			return hp_fail(w, OSB_E_PATH, -r, "cannot tell the mount of the root it must lie "
+			               "beneath (statx STATX_MNT_ID, /proc/self/fdinfo): %s", strerror(-r));
 		w->grant = (idnode){ st.st_dev, st.st_ino, true };
 	}
 	return 0;
@@ -409,6 +414,7 @@ static int hp_tables(hp_walk *w, const char *name, size_t len, bool final)
 static int hp_grant(hp_walk *w, int fd, size_t len)
 {
 	uint64_t id;
+	int r;
 
 	if (w->r->grant_fd < 0)
 		return 0;
@@ -416,9 +422,9 @@ static int hp_grant(hp_walk *w, int fd, size_t len)
 		w->past_grant = same(&w->grant, &w->st);
 		return 0;
 	}
-	if (path_mount_id(fd, &id) < 0)
-		return hp_fail(w, OSB_E_PATH, errno, "cannot determine the mount of %.*s", (int)len,
-		               w->abs);
+	if ((r = path_mount_id(fd, &id)) < 0)
+		return hp_fail(w, OSB_E_PATH, -r, "cannot tell the mount of %.*s (statx STATX_MNT_ID, "
+		               "/proc/self/fdinfo): %s", (int)len, w->abs, strerror(-r));
 	if (id != w->grant_mnt)
 		return hp_fail(w, OSB_E_PATH, EXDEV, "%.*s is another mount; write paths may not cross "
 		               "mount points", (int)len, w->abs);

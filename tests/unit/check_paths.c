@@ -61,6 +61,21 @@ int __wrap_fstatfs(int fd, struct statfs *buf)
 	return __real_fstatfs(fd, buf);
 }
 
+/* While STATX_NO_MNT_ID is set, statx gives no mount id (as before Linux
+ * 5.8): -Wl,--wrap=statx (Makefile.am). */
+int __real_statx(int dfd, const char *path, int flags, unsigned mask, struct statx *stx);
+int __wrap_statx(int dfd, const char *path, int flags, unsigned mask, struct statx *stx);
+static bool statx_no_mnt_id;
+
+int __wrap_statx(int dfd, const char *path, int flags, unsigned mask, struct statx *stx)
+{
+	int r = __real_statx(dfd, path, flags, mask, stx);
+
+	if (r == 0 && statx_no_mnt_id)
+		stx->stx_mask &= ~(unsigned)STATX_MNT_ID;
+	return r;
+}
+
 /* ---- fixture and helpers ---------------------------------------------- */
 
 /* Paths under T, from a ring of buffers so several fit in one call. */
@@ -2445,6 +2460,69 @@ END_TEST
 
 /* ---- grants beneath a root, binds, configuration ------------------------ */
 
+/* Finding: a write-root whose mount id could not be told (no STATX_MNT_ID,
+ * and a /proc/self/fdinfo without mnt_id) was refused with whatever errno
+ * an earlier call had left, and said "cannot stat" of a root it had
+ * stated. The child covers /proc in a private mount namespace (root) and
+ * writes the root's fdinfo without the line. */
+START_TEST(test_granted_root_without_a_mount_id_names_why)
+{
+	struct { int r; osb_error err; bool skip; } *o;
+	pid_t pid;
+	int status;
+
+	if (!test_have_root())
+		return;
+	setenv("HOME", P("home"), 1);
+	mk_dir("jobs");
+	mk_dir("jobs/7");
+	ck_assert_int_eq(chmod(P("jobs"), 0755), 0);
+	o = mmap(NULL, sizeof(*o), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(o, MAP_FAILED);
+	memset(o, 0, sizeof(*o));
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		static const char no_mnt[] = "pos:\t0\nflags:\t02000000\n";
+		osb_error err = { 0 };
+		char info[64];
+		int root, fd = -1, f;
+
+		if (path_open_root(P("jobs"), &root, &err) < 0)
+			_exit(2);
+		if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("tmpfs", "/proc", "tmpfs", 0, "mode=0755") < 0) {
+			o->skip = true;
+			_exit(0);
+		}
+		snprintf(info, sizeof(info), "/proc/self/fdinfo/%d", root);
+		if (mkdir("/proc/self", 0755) < 0 || mkdir("/proc/self/fdinfo", 0755) < 0 ||
+		    (f = open(info, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0 ||
+		    write(f, no_mnt, strlen(no_mnt)) != (ssize_t)strlen(no_mnt))
+			_exit(3);
+		close(f);
+		statx_no_mnt_id = true;
+		errno = EBADMSG;   /* what an earlier call may have left */
+		o->r = path_open_granted(root, P("jobs/7"), &fd, &err);
+		o->err = err;
+		_exit(fd == -1 ? 0 : 4);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status 0x%x", status);
+	if (o->skip) {
+		osb_test_have("root", false, "root cannot cover /proc in a private mount namespace here");
+		munmap(o, sizeof(*o));
+		return;
+	}
+	ck_assert_int_eq(o->r, -OSB_E_PATH);
+	ck_assert_int_eq(o->err.sys_errno, ENOTSUP);
+	ck_assert_str_eq(o->err.message, P("jobs/7: cannot tell the mount of the root it must lie "
+	                                   "beneath (statx STATX_MNT_ID, /proc/self/fdinfo): "
+	                                   "Operation not supported"));
+	munmap(o, sizeof(*o));
+}
+END_TEST
+
 START_TEST(test_granted_path_lies_strictly_beneath_its_root)
 {
 	osb_error err = { 0 };
@@ -2634,6 +2712,7 @@ static Suite *paths_suite(void)
 	tcase_add_test(roots, test_tmpfs_whose_mount_type_cannot_be_read_is_refused);
 	tcase_add_test(roots, test_fs_that_fstatfs_cannot_describe_is_refused);
 	tcase_add_test(roots, test_view_scan_is_incomplete_where_fstatfs_fails);
+	tcase_add_test(roots, test_granted_root_without_a_mount_id_names_why);
 	tcase_add_test(roots, test_workspace_accepts_project_dir_and_reads_back_its_path);
 	tcase_add_test(roots, test_granted_path_lies_strictly_beneath_its_root);
 	tcase_add_test(roots, test_caller_bind_refuses_system_and_shared_directories);
