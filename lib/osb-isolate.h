@@ -846,7 +846,10 @@ int osb_proc_pid(const osb_proc *proc);
  * its broker sent an exit report not of its size (never read as one; the
  * session is unusable then, and refuses every later spawn, run, services
  * list, overlay call and detach with OSB_E_SANDBOX, sys_errno EPROTO,
- * naming the report: destroy it; osb_proc_error names the report). A
+ * naming the report: destroy it; osb_proc_error names the report). Any
+ * malformed report also stops the session's sandbox, with the commands in
+ * it, which the library could no longer track (OSB_SESSION_END_BROKEN):
+ * their waits return -OSB_E_SANDBOX, osb_proc_error saying so. A
  * session's filtering proxy that ended while the command ran (or before
  * its status was read) is not an error here, so the command's status is
  * never lost: STATUS->proxy_died says so, and osb_session_run reports it
@@ -856,7 +859,8 @@ OSB_WARN_UNUSED int osb_proc_wait(osb_proc *proc, int timeout_ms, osb_status *st
  * osb_session_run would report for it. 0 (ERR cleared) while nothing did,
  * and while it runs; otherwise ERR filled and its negative OSB_E_* code:
  * OSB_E_SANDBOX when osb_proc_wait returned it (the malformed report,
- * EPROTO, or "the session ended before the command's status was known"),
+ * EPROTO; another command's, which stopped the session, alike; or "the
+ * session ended before the command's status was known"),
  * and, with a status osb_proc_wait returned all the same, the proxy's end
  * (stage "netproxy") or a shell state not kept (OSB_E_NOMEM). -OSB_E_USAGE
  * for a NULL PROC. */
@@ -929,10 +933,12 @@ typedef enum osb_session_end {
 	OSB_SESSION_END_DESTROYED = 1, /* osb_session_destroy (or _free) */
 	OSB_SESSION_END_IDLE = 2,      /* its idle timeout */
 	OSB_SESSION_END_LOST = 3,      /* the sandbox ended otherwise: killed from outside, or failed */
+	OSB_SESSION_END_BROKEN = 4,    /* its broker sent a malformed report: the library stopped it */
 } osb_session_end;
 /* OSB_SESSION_RUNNING or OSB_SESSION_END_*, or -OSB_E_USAGE. */
 int osb_session_end_reason(const osb_session *session);
-/* "running", "destroyed", "idle", "lost"; NULL for another value. Static. */
+/* "running", "destroyed", "idle", "lost", "broken"; NULL for another value.
+ * Static. */
 const char *osb_session_end_name(int reason);
 
 /* ---- Sessions that outlive their process ------------------------------------

@@ -73,7 +73,8 @@ typedef struct session_shell {
 
 /* The first malformed report the session's broker sent (session_broken):
  * none while WHAT is NULL. From then on the broker cannot be trusted, and
- * every request to it is refused (session_usable). */
+ * every request to it is refused (session_usable); its sandbox is stopped,
+ * as the commands in it can no longer be tracked (OSB_SESSION_END_BROKEN). */
 typedef struct session_fault {
 	const char *what;         /* "exit report", "layer reply", ... (static) */
 	char how[64];             /* "56 bytes" */
@@ -91,6 +92,7 @@ struct osb_session {
 	pthread_mutex_t lock;
 	unsigned refs;            /* the caller's, plus one per proc */
 	bool destroyed;
+	bool stopped;             /* its sandbox was stopped (session_stop) */
 	int sock;                 /* requests to the broker; -1 once destroyed */
 	sandbox *sb;
 	unsigned running, max_execs;
@@ -785,12 +787,19 @@ int session_send_control(osb_session *s, const void *msg, size_t len, int fd, os
 
 /* ---- the broker's reports (lib/init-proto.h) ------------------------------------- */
 
+static void session_stop(osb_session *s);
+
+/* The broker's statuses cannot be trusted any more, and the commands that
+ * run in its sandbox not tracked: the sandbox is stopped, as destroy would
+ * (the handle stays; the commands' procs are lost, read_exit). */
 void session_broken(osb_session *s, const char *what, const char *how)
 {
 	pthread_mutex_lock(&s->lock);
 	if (!s->broken.what) {
 		s->broken.what = what;
 		snprintf(s->broken.how, sizeof(s->broken.how), "%s", how);
+		if (!s->destroyed)
+			session_stop(s);
 	}
 	pthread_mutex_unlock(&s->lock);
 }
@@ -1050,6 +1059,22 @@ static int take_state(osb_proc *pr, osb_error *err)
 	return 0;
 }
 
+/* Why a command's channel ended before its exit report (ERRNUM: recv's):
+ * the session's end, or its stop after another report was malformed
+ * (session_broken). */
+static void status_lost(osb_session *s, osb_error *why, int errnum)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->broken.what)
+		osb_err_set(why, OSB_E_SANDBOX, EPROTO, "session", "the session's broker sent a "
+		            "malformed %s earlier (%s): the session was stopped before the "
+		            "command's status was known; destroy it", s->broken.what, s->broken.how);
+	else
+		osb_err_set(why, OSB_E_SANDBOX, errnum, "session",
+		            "the session ended before the command's status was known");
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* Take the exit report (or EOF) off the channel, and a shell-state
  * command's state before it. Returns 0 when the proc is done, 1 when
  * nothing was there yet. A malformed report loses the status, as EOF
@@ -1088,8 +1113,7 @@ static int read_exit(osb_proc *pr)
 	} else {
 		pr->lost = true;   /* EOF, or the broker cannot be trusted to report */
 		if (r == 0)
-			osb_err_set(&pr->why, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
-			            "the session ended before the command's status was known");
+			status_lost(pr->s, &pr->why, n < 0 ? errno : 0);
 	}
 	pr->done = true;
 	proc_uncount(pr);
@@ -1424,6 +1448,21 @@ done:
 
 /* ---- teardown --------------------------------------------------------------------- */
 
+/* With the lock held: kill the sandbox and everything in it, once
+ * (osb_session_destroy, session_broken). A detached or attached session's
+ * owner ends it and removes what it made (its socket; without us, the
+ * cgroup); ours waits for it. */
+static void session_stop(osb_session *s)
+{
+	if (s->stopped)
+		return;
+	s->stopped = true;
+	if (s->link.fd >= 0 || s->link.detached)
+		owner_stop(s->link.fd >= 0 ? s->link.fd : sandbox_life(s->sb), 5000);
+	if (s->sb)
+		sandbox_stop(s->sb);
+}
+
 /* With the lock held. Closing the socket alone would let the broker kill its
  * commands and exit; SIGKILL to pid 1 does not depend on it. */
 /* Once the sandbox is gone (sandbox_stop waits for its pid 1), what it
@@ -1435,12 +1474,7 @@ static void session_teardown(osb_session *s)
 	if (s->sock >= 0)
 		close(s->sock);
 	s->sock = -1;
-	/* A detached or attached session's owner ends it and removes what it
-	 * made (its socket; without us, the cgroup); ours waits for it. */
-	if (s->link.fd >= 0 || s->link.detached)
-		owner_stop(s->link.fd >= 0 ? s->link.fd : sandbox_life(s->sb), 5000);
-	if (s->sb)
-		sandbox_stop(s->sb);
+	session_stop(s);
 	netproxy_free(&s->net);
 	placeholders_remove(&s->made);
 	hostid_release(&s->host);
@@ -1469,7 +1503,8 @@ void osb_session_free(osb_session *s)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	if (!s->destroyed && (s->link.detached || s->link.fd >= 0))
+	/* A session stopped (session_broken) does not live on: what it held goes. */
+	if (!s->destroyed && !s->stopped && (s->link.detached || s->link.fd >= 0))
 		s->link.kept = true;
 	else if (!s->destroyed)
 		session_teardown(s);
@@ -1503,6 +1538,8 @@ static int end_reason(osb_session *s)
 {
 	if (s->destroyed)
 		return OSB_SESSION_END_DESTROYED;
+	if (s->broken.what)
+		return OSB_SESSION_END_BROKEN;
 	if (!sandbox_ended(s))
 		return OSB_SESSION_RUNNING;
 	return session_exit_code(s) == INIT_EXIT_IDLE ? OSB_SESSION_END_IDLE : OSB_SESSION_END_LOST;
@@ -1553,6 +1590,7 @@ const char *osb_session_end_name(int reason)
 	case OSB_SESSION_END_DESTROYED: return "destroyed";
 	case OSB_SESSION_END_IDLE: return "idle";
 	case OSB_SESSION_END_LOST: return "lost";
+	case OSB_SESSION_END_BROKEN: return "broken";
 	}
 	return NULL;
 }

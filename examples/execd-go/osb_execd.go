@@ -138,7 +138,7 @@ func AttachSession(dir, id string) (*Session, error) {
 // Release frees the handle; a detached session lives on.
 func (s *Session) Release() { C.osb_session_free(s.s) }
 
-// EndReason is why the session ended ("running", "destroyed", "idle", "lost").
+// EndReason is why the session ended ("running", "destroyed", "idle", "lost", "broken").
 func (s *Session) EndReason() string {
 	return C.GoString(C.osb_session_end_name(C.osb_session_end_reason(s.s)))
 }

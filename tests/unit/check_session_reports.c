@@ -8,7 +8,8 @@
  * broker, naming the report, until it is destroyed. The test plays both the session's owner and its broker: a
  * session is attached (osb_session_attach) from a socket this process
  * serves (lib/owner-proto.h), and the broker socket the owner hands over is
- * one end of a socketpair whose other end the test answers on. No sandbox.
+ * one end of a socketpair whose other end the test answers on; a stop the
+ * library asks of the owner is counted and answered. No sandbox.
  * It is linked with --wrap=malloc and --wrap=strdup (Makefile.am), so that
  * the library's allocations can be made to fail on the test's thread.
  */
@@ -21,8 +22,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,9 @@
 
 #define MALFORMED(what, n) "the session's broker sent a malformed " what " (" n " bytes): " \
 	"the session is unusable; destroy it"
+/* What a command that was running then reports, once the session is stopped. */
+#define STOPPED(what, how) "the session's broker sent a malformed " what " earlier (" how "): " \
+	"the session was stopped before the command's status was known; destroy it"
 /* What every later request is refused with. */
 #define BROKEN(what, how) "the session's broker sent a malformed " what " earlier (" how "): " \
 	"the session is unusable; destroy it"
@@ -90,6 +97,16 @@ static void teardown_dir(void)
 
 /* ---- the fake owner: one attach ------------------------------------------------ */
 
+/* The stops the fake owner of the last attach_fake was asked for
+ * (OWNER_STOP on its link): it answers each as an owner does, ending the
+ * sandbox (OWNER_ENDED, a SIGKILL status) and hanging up. */
+static atomic_int owner_stops;
+
+static int stops(void)
+{
+	return atomic_load(&owner_stops);
+}
+
 struct owner {
 	int listener, link, broker;   /* broker: the end handed over */
 	const char *state;
@@ -121,13 +138,37 @@ static void *owner_serve(void *arg)
 	return NULL;
 }
 
+/* On a copy of the owner's link (the test closes its own): count a stop
+ * and answer it, or end with the library's end of the link. */
+static void *owner_answer(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	struct owner_msg h;
+	ssize_t n;
+
+	while ((n = recv(fd, &h, sizeof(h), 0)) > 0 || (n < 0 && errno == EINTR)) {
+		if (n == (ssize_t)sizeof(h) && h.type == OWNER_STOP) {
+			struct owner_msg end = { OWNER_ENDED, SIGKILL };
+
+			atomic_fetch_add(&owner_stops, 1);
+			(void)send(fd, &end, sizeof(end), MSG_NOSIGNAL);
+			shutdown(fd, SHUT_RDWR);
+			break;
+		}
+	}
+	close(fd);
+	return NULL;
+}
+
 /* An attached session whose broker is *BROKER, this process's end. The
  * owner's link stays open in *LINK: while it does, the session has not
- * ended. A shell-state session with SHELL_STATE. */
+ * ended. A shell-state session with SHELL_STATE. Its idle timeout is a
+ * minute. */
 static osb_session *attach_fake(bool shell_state, int *broker, int *link)
 {
-	static const char plain[] = "mode=userns\0ws_mode=none\0max_execs=8";
-	static const char shell[] = "mode=userns\0ws_mode=none\0max_execs=8\0shell_state=1";
+	static const char plain[] = "mode=userns\0ws_mode=none\0max_execs=8\0idle_ms=60000";
+	static const char shell[] = "mode=userns\0ws_mode=none\0max_execs=8\0idle_ms=60000"
+	                            "\0shell_state=1";
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct owner o = { .state = shell_state ? shell : plain,
 	                   .state_len = shell_state ? sizeof(shell) : sizeof(plain) };
@@ -153,6 +194,14 @@ static osb_session *attach_fake(bool shell_state, int *broker, int *link)
 	unlink(sa.sun_path);
 	*broker = sv[0];
 	*link = o.link;
+	atomic_store(&owner_stops, 0);
+	{
+		int fd = fcntl(o.link, F_DUPFD_CLOEXEC, 0);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(pthread_create(&t, NULL, owner_answer, (void *)(intptr_t)fd), 0);
+		ck_assert_int_eq(pthread_detach(t), 0);
+	}
 	return s;
 }
 
@@ -605,7 +654,6 @@ START_TEST(test_a_shell_state_not_kept_for_want_of_memory_fails_loudly)
 		memset(&err, 0, sizeof(err));
 		r = osb_session_detach(s, dir, "again", &err);
 		error_is(r, &err, OSB_E_SANDBOX, ENOMEM, STATE_LOST);
-		/* The fake owner does not answer a stop: its link goes first. */
 		close(link);
 		ck_assert_msg(osb_session_destroy(s, &err) == 0, "%s", err.message);
 		osb_session_free(s);
@@ -679,16 +727,22 @@ START_TEST(test_a_services_list_not_of_its_size_is_refused)
 }
 END_TEST
 
-/* S's broker sent a malformed report: no request reaches it from then on.
+/* S's broker sent a malformed report: the session was stopped (its owner
+ * asked once), and says so; no request reaches the broker from then on.
  * Commands, the services list, a layer request and a detach are refused,
  * naming the first such report; the session can still be destroyed (and
- * is, with its owner's LINK and BROKER closed). */
+ * is, with its owner's LINK and BROKER closed), without a second stop. */
 static void unusable_after(osb_session *s, int broker, int link, const char *want)
 {
 	osb_error err = { 0 };
 	char *json = (char *)1;
+	uint64_t ms = 7;
 	int fd = 7, r;
 
+	ck_assert_int_eq(stops(), 1);
+	ck_assert_int_eq(osb_session_end_reason(s), OSB_SESSION_END_BROKEN);
+	ck_assert_int_eq(osb_session_idle_remaining_ms(s, &ms), 0);
+	ck_assert_uint_eq(ms, 0);
 	next_refused(s, broker, OSB_E_SANDBOX, EPROTO, want);
 	r = osb_session_services_json(s, &json, &err);
 	ck_assert_ptr_null(json);
@@ -700,9 +754,10 @@ static void unusable_after(osb_session *s, int broker, int link, const char *wan
 	memset(&err, 0, sizeof(err));
 	r = osb_session_detach(s, dir, "again", &err);
 	error_is(r, &err, OSB_E_SANDBOX, EPROTO, want);
-	/* The fake owner does not answer a stop: its link goes first. */
 	close(link);
 	ck_assert_msg(osb_session_destroy(s, &err) == 0, "%s", err.message);
+	ck_assert_int_eq(stops(), 1);
+	ck_assert_int_eq(osb_session_end_reason(s), OSB_SESSION_END_DESTROYED);
 	osb_session_free(s);
 	close(broker);
 }
@@ -882,6 +937,59 @@ START_TEST(test_a_procs_error_says_what_its_wait_could_not)
 }
 END_TEST
 
+/* A malformed report stops the session (the library can no longer track
+ * what runs in it): a command running then is lost, saying why, through
+ * osb_proc_wait and osb_proc_error; the session ends "broken", with no
+ * idle time left. Until then it runs as any. */
+START_TEST(test_a_malformed_report_stops_the_session)
+{
+	const struct packet exit40 = { &exited, 40 };
+	osb_status st = { .exit_code = 7 };
+	int broker, link, rc;
+	osb_error err = { 0 };
+	osb_session *s = attach_fake(false, &broker, &link);
+	osb_proc *other = NULL, *pr;
+	uint64_t ms = 0;
+
+	/* Another command, started first: its status not read yet. */
+	{
+		const struct packet one = { &started, sizeof(started) };
+		osb_exec *e = exec_true();
+		struct broker b;
+
+		broker_start(&b, broker, &one, 1);
+		ck_assert_msg(osb_session_spawn(s, e, &other, &err) == 0, "%s", err.message);
+		broker_join(&b);
+		osb_exec_free(e);
+	}
+	ck_assert_int_eq(osb_session_end_reason(s), OSB_SESSION_RUNNING);
+	ck_assert_int_eq(osb_session_idle_remaining_ms(s, &ms), 0);
+	ck_assert_uint_eq(ms, 60000);
+	ck_assert_int_eq(stops(), 0);
+
+	pr = spawn_waited(s, broker, &exit40, 1, &rc, &st);
+	ck_assert_int_eq(rc, -OSB_E_SANDBOX);
+	refused_as(osb_proc_error(pr, &err), &err, MALFORMED("exit report", "40"));
+	osb_proc_free(pr);
+	ck_assert_int_eq(osb_session_end_reason(s), OSB_SESSION_END_BROKEN);
+	ck_assert_int_eq(stops(), 1);
+	ck_assert_str_eq(osb_session_end_name(OSB_SESSION_END_BROKEN), "broken");
+	ms = 7;
+	ck_assert_int_eq(osb_session_idle_remaining_ms(s, &ms), 0);
+	ck_assert_uint_eq(ms, 0);
+
+	/* The other command's status is lost with the sandbox. */
+	st.exit_code = 7;
+	ck_assert_int_eq(osb_proc_wait(other, 5000, &st), -OSB_E_SANDBOX);
+	ck_assert_int_eq(st.exit_code, 7);
+	memset(&err, 0, sizeof(err));
+	refused_as(osb_proc_error(other, &err), &err, STOPPED("exit report", "40 bytes"));
+	osb_proc_free(other);
+
+	unusable_after(s, broker, link, BROKEN("exit report", "40 bytes"));
+}
+END_TEST
+
 static Suite *reports_suite(void)
 {
 	Suite *su = suite_create("session-reports");
@@ -897,6 +1005,7 @@ static Suite *reports_suite(void)
 	tcase_add_test(tc, test_a_services_list_not_of_its_size_is_refused);
 	tcase_add_test(tc, test_a_malformed_report_leaves_the_session_unusable);
 	tcase_add_test(tc, test_a_procs_error_says_what_its_wait_could_not);
+	tcase_add_test(tc, test_a_malformed_report_stops_the_session);
 	suite_add_tcase(su, tc);
 	return su;
 }
