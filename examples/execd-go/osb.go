@@ -394,19 +394,19 @@ type Status struct {
 	ProxyDied bool `json:"proxy_died"`
 }
 
-var errSessionEnded = &Error{Code: int(C.OSB_E_SANDBOX), Stage: "session",
-	Message: "the session ended before the command's status was known"}
-
 // Wait blocks until the command has finished. The wait happens in C, so it
-// holds this goroutine's thread; the runtime starts others as needed.
+// holds this goroutine's thread; the runtime starts others as needed. A
+// status lost is told by osb_proc_error, in the library's words: the
+// session's end, or its stop after a malformed report (EPROTO).
 func (p *Proc) Wait() (Status, error) {
 	var st C.osb_status
 	rc := C.osb_proc_wait(p.p, -1, &st)
-	if rc == -C.OSB_E_SANDBOX {
-		return Status{}, errSessionEnded
-	}
-	if err := fromC(rc, nil, "osb_proc_wait"); err != nil {
-		return Status{}, err
+	if rc < 0 {
+		var e C.osb_error
+		if r := C.osb_proc_error(p.p, &e); r < 0 {
+			return Status{}, fromC(r, &e, "osb_proc_wait")
+		}
+		return Status{}, fromC(rc, nil, "osb_proc_wait")
 	}
 	return Status{ExitCode: int(st.exit_code), Signal: int(st.signal), TimedOut: st.timed_out != 0,
 		DurationMS: uint64(st.duration_ms), ProxyDied: st.proxy_died != 0}, nil

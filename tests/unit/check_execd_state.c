@@ -422,6 +422,7 @@ START_TEST(test_session_end_reason_running_idle_destroyed_lost)
 	ck_assert_str_eq(osb_session_end_name(OSB_SESSION_RUNNING), "running");
 	ck_assert_str_eq(osb_session_end_name(OSB_SESSION_END_DESTROYED), "destroyed");
 	ck_assert_str_eq(osb_session_end_name(OSB_SESSION_END_LOST), "lost");
+	ck_assert_str_eq(osb_session_end_name(OSB_SESSION_END_BROKEN), "broken");
 	ck_assert_ptr_null(osb_session_end_name(42));
 	ck_assert_int_eq(osb_session_end_reason(NULL), -OSB_E_USAGE);
 	osb_session_free(s);
