@@ -20,7 +20,12 @@
  * /proc/self/fd, so a symlink can never move a mount elsewhere. A mount
  * copied from bwrap's namespace keeps the flags the kernel locked on it
  * (nosuid, nodev, noexec, atime): a remount read-only must repeat them, so
- * they are read with fstatvfs and kept.
+ * they are read with fstatvfs and kept (lib/cover-flags.h).
+ *
+ * The capabilities probe replays this step in a forked child
+ * (lib/caps-cover.c, the item "proc_cover"), so that a host that refuses
+ * these mounts is reported, and a launch refused before the sandbox
+ * starts, rather than every run failing here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,9 +37,8 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 
+#include "cover-flags.h"
 #include "init-cover.h"
-
-#define COVER_FLAGS (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
 
 static void fd_path(int fd, char *buf, size_t size)
 {
@@ -42,24 +46,15 @@ static void fd_path(int fd, char *buf, size_t size)
 }
 
 /* The flags of FD's mount that a bind remount must repeat, in mount(2)'s
- * terms, plus the cover's own. The atime mode is always given: left out,
- * the kernel would ask for relatime and refuse a mount locked otherwise. */
+ * terms, plus the cover's own (cover-flags.h, shared with the probe that
+ * replays this step, lib/caps-cover.c). */
 static int remount_flags(int fd, unsigned long *flags)
 {
 	struct statvfs v;
-	unsigned long f = MS_BIND | MS_REMOUNT | COVER_FLAGS;
 
 	if (fstatvfs(fd, &v) != 0)
 		return -errno;
-	if (v.f_flag & ST_NOATIME)
-		f |= MS_NOATIME;
-	else if (v.f_flag & ST_RELATIME)
-		f |= MS_RELATIME;
-	else
-		f |= MS_STRICTATIME;
-	if (v.f_flag & ST_NODIRATIME)
-		f |= MS_NODIRATIME;
-	*flags = f;
+	*flags = cover_remount_flags(v.f_flag);
 	return 0;
 }
 

@@ -500,6 +500,8 @@ bool caps_policy_stopped(const osb_caps *c, const caps_needs *nd, enum mode m, c
 		why_item(c, IT_LANDLOCK, w);
 	else if (nd->overlay && c->overlay_err[m] != 0)
 		s = &c->overlay_stop[m];
+	else if (nd->cover && c->cover[m].err != 0)
+		s = &c->cover_stop[m];
 	else
 		return false;
 	if (s)
@@ -571,6 +573,56 @@ static void judge_overlay_ws(osb_caps *c, const caps_probe *p)
 	              OSB_CAPS_UNAVAILABLE, reason, ok == tried ? NULL : remedy);
 }
 
+/* What to do when the init cannot make the /proc cover in mode M (R). */
+static const char *cover_remedy(const caps_probe *p, const caps_cover_res *r, enum mode m)
+{
+	if (caps_cover_at_limit(r))
+		return p->limit_remedy;
+	if (r->step < CVT_INIT_USERNS)
+		return "the namespaces and the fresh procfs of every sandbox fail here: see the "
+		       "user_namespace, pid_namespace and root items";
+	if (m == M_USERNS && (r->step == CVT_INIT_USERNS || r->step == CVT_INIT_MAP))
+		return "bwrap's --disable-userns nests such a user namespace too: see the "
+		       "bwrap_disable_userns item; check user.max_user_namespaces";
+	return "the init makes the cover with mount(2) in a mount namespace of its own (binds and "
+	       "read-only remounts on O_PATH files through /proc/self/fd, a tmpfs): an enclosing "
+	       "container's seccomp profile or security module (AppArmor, SELinux) refuses them; "
+	       "allow mount(2) there, or run osb-isolate outside the container";
+}
+
+/* "proc_cover": bwrap's namespaces and procfs, then the init's cover of
+ * /proc, tried per mode (caps-cover.c). */
+static void judge_cover(osb_caps *c, const caps_probe *p)
+{
+	char reason[700] = "", part[320], remedy[400] = "";
+	int ok = 0, tried = 0;
+
+	for (int m = 0; m < M__COUNT; m++) {
+		const caps_cover_res *r = &c->cover[m];
+
+		if (r->err == CAPS_NOT_TRIED)
+			continue;
+		tried++;
+		if (r->err == 0) {
+			ok++;
+			snprintf(part, sizeof(part), "%s mode: the init covers a fresh procfs (read-only "
+			         "binds, /dev/null and tmpfs masks)", caps_mode_names[m]);
+		} else {
+			snprintf(part, sizeof(part), "%s mode: the init's /proc cover: %s%s%s fails: %s%s",
+			         caps_mode_names[m], caps_cover_try_steps[r->step % CVT__COUNT],
+			         r->path[0] ? " " : "", r->path, strerror(r->err),
+			         caps_cover_at_limit(r) ? p->limit_hint : "");
+			snprintf(remedy, sizeof(remedy), "%s", cover_remedy(p, r, (enum mode)m));
+			stop_set(c, &c->cover_stop[m], caps_item_names[IT_COVER], OSB_CAPS_UNAVAILABLE,
+			         part, remedy);
+		}
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason), "%s%s",
+		         tried > 1 ? "; " : "", part);
+	}
+	caps_item_set(c, IT_COVER, ok == tried ? OSB_CAPS_OK : ok ? OSB_CAPS_DEGRADED :
+	              OSB_CAPS_UNAVAILABLE, reason, ok == tried ? NULL : remedy);
+}
+
 /* "network_allowlist": what "network allow" needs besides a sandbox, a
  * network namespace (net_ok) and the filtering proxy's program
  * (docs/ARCHITECTURE.md, "Network allowlists"). */
@@ -617,6 +669,7 @@ static void judge_all(osb_caps *c, const caps_probe *p)
 	judge_root(c, p);
 	judge_overlay_ws(c, p);
 	caps_judge_overlay_ops(c);
+	judge_cover(c, p);
 }
 
 void caps_judge(osb_caps *c, const caps_probe *p)

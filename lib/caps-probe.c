@@ -940,6 +940,19 @@ static void probe_overlay(osb_caps *c)
 	}
 }
 
+/* ---- the /proc cover ---------------------------------------------------------------- */
+
+/* What bwrap and the init do for a cover, in each mode this process can
+ * run. */
+static void probe_cover(osb_caps *c)
+{
+	for (int m = 0; m < M__COUNT; m++) {
+		c->cover[m] = (caps_cover_res){ CAPS_NOT_TRIED, CVT_FORK, "" };
+		if (m == M_USERNS || c->euid == 0)
+			caps_cover_try(m == M_USERNS, &c->host.proc, &c->cover[m]);
+	}
+}
+
 /* ---- the whole probe ----------------------------------------------------------- */
 
 /* Did a process of the probe fail to be created (EAGAIN), or bwrap fail
@@ -950,7 +963,8 @@ static bool met_process_limit(const osb_caps *c, const caps_probe *p)
 	bool met = c->host.userns_errno == EAGAIN || p->d.a.at_limit;
 
 	for (int m = 0; m < M__COUNT; m++) {
-		met = met || caps_overlay_at_limit(c->overlay_err[m], c->overlay_step[m]);
+		met = met || caps_overlay_at_limit(c->overlay_err[m], c->overlay_step[m]) ||
+		      caps_cover_at_limit(&c->cover[m]);
 		for (int k = 0; k < A__COUNT; k++)
 			met = met || p->a[m][k].at_limit;
 	}
@@ -977,6 +991,7 @@ void caps_probe_run(osb_caps *c, caps_probe *p)
 	probe_cgroup(c);
 	probe_cgroup_limits(c);
 	probe_overlay(c);
+	probe_cover(c);
 	finish_attempts(c, p);
 	c->at_limit = c->at_limit || met_process_limit(c, p);
 }

@@ -31,7 +31,7 @@ const char *const caps_item_names[IT__COUNT] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
 	"overlayfs", "root", "overlay", "diff_supported", "commit_supported", "persist",
-	"network_allowlist",
+	"network_allowlist", "proc_cover",
 };
 
 const char *const caps_mode_names[M__COUNT] = { "userns", "root" };
@@ -107,12 +107,27 @@ bool caps_has_opt(const osb_caps *c, const char *name)
 	return false;
 }
 
+/* Does the init make POL's /proc cover (--make-cover)? As lib/bwrap.c's
+ * init_covers decides it for a proc mount: a "proc" mount and a "dev /dev"
+ * one, whose /dev/null the init binds. (A plan's identity masks without a
+ * proc mount are covered the same way, with the same mounts.) */
+static bool init_makes_cover(const osb_policy *pol)
+{
+	bool proc = false, dev = false;
+
+	for (size_t m = 0; m < pol->n_mounts; m++) {
+		proc = proc || pol->mounts[m].kind == MNT_PROC;
+		dev = dev || (pol->mounts[m].kind == MNT_DEV && strcmp(pol->mounts[m].path, "/dev") == 0);
+	}
+	return proc && dev;
+}
+
 caps_needs caps_needs_of(const osb_policy *pol)
 {
 	return (caps_needs){ .id = pol->id_mode, .netns = pol->net != NET_HOST,
 	                .seccomp = pol->sc_mode != SC_NONE,
 	                .landlock = pol->landlock == LL_REQUIRED,
-	                .overlay = pol->ws_mode == WS_OVERLAY };
+	                .overlay = pol->ws_mode == WS_OVERLAY, .cover = init_makes_cover(pol) };
 }
 
 /* ---- the probe -------------------------------------------------------------------- */
@@ -266,6 +281,8 @@ void osb_caps_free(osb_caps *c)
 		free(c->net_stop[m].remedy);
 		free(c->overlay_stop[m].reason);
 		free(c->overlay_stop[m].remedy);
+		free(c->cover_stop[m].reason);
+		free(c->cover_stop[m].remedy);
 	}
 	for (size_t i = 0; i < c->n_profiles; i++) {
 		free(c->profiles[i].name);
@@ -394,7 +411,9 @@ static osb_caps *cached(void)
 /* Does the host pass every check a launch of POLICY needs that costs no
  * sandbox: bwrap found, not setuid, its --help listing the options the plan
  * relies on, a user namespace for userns mode or root's capabilities for
- * root mode (the mode host_mode picks), Landlock when required? What only a
+ * root mode (the mode host_mode picks), Landlock when required, the overlay
+ * workspace and the init's /proc cover when the policy has them (each a
+ * forked child's attempt, caps-overlay.c, caps-cover.c)? What only a
  * sandbox shows (loopback in a network namespace, the filter loading, a
  * security module confining bwrap) is left to the launch, which fails
  * closed with bwrap's or the init's own message. False sends the caller to
@@ -410,6 +429,12 @@ static bool launch_checks_pass(const osb_policy *p, const host_facts *h)
 		enum ovt_step step;
 
 		if (caps_overlay_try(mode_of(p, h) == M_USERNS, &step) != 0)
+			return false;
+	}
+	if (init_makes_cover(p)) {
+		caps_cover_res r;
+
+		if (caps_cover_try(mode_of(p, h) == M_USERNS, &h->proc, &r) != 0)
 			return false;
 	}
 	return p->landlock != LL_REQUIRED || h->landlock_abi > 0;

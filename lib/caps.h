@@ -20,6 +20,7 @@
 #include "policy.h"
 #include "host.h"
 #include "sha256.h"
+#include "caps-cover.h"
 
 #define CAPS_NOT_TRIED (-1)
 
@@ -29,6 +30,7 @@ enum item_id {
 	IT_OVERLAY_WS,   /* "overlay": the overlay workspace, per identity mode */
 	IT_DIFF, IT_COMMIT, IT_PERSIST,   /* its layer: caps-overlay-ops.c */
 	IT_NET_ALLOW,    /* "network_allowlist": "network allow" (a netns and the proxy) */
+	IT_COVER,        /* "proc_cover": the init's cover of /proc, per identity mode */
 	IT__COUNT
 };
 
@@ -57,6 +59,7 @@ typedef struct caps_needs {
 	bool seccomp;      /* not "seccomp none" */
 	bool landlock;     /* "landlock required" */
 	bool overlay;      /* "workspace overlay" */
+	bool cover;        /* "proc" and "dev /dev": the init makes the /proc cover */
 } caps_needs;
 
 typedef struct caps_profile {
@@ -106,6 +109,10 @@ struct osb_caps {
 	int overlay_err[M__COUNT];
 	int overlay_step[M__COUNT];
 	caps_stop overlay_stop[M__COUNT];
+	/* The init's /proc cover per mode (caps-cover.h): err CAPS_NOT_TRIED
+	 * when the mode was not tried. */
+	caps_cover_res cover[M__COUNT];
+	caps_stop cover_stop[M__COUNT];
 	caps_profile *profiles; size_t n_profiles;
 	char *policy_dir;
 	strv write_roots;                /* declared by the shipped policies */

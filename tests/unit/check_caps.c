@@ -33,6 +33,7 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -46,7 +47,7 @@ static const char *const expected_ids[] = {
 	"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 	"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "cgroup", "cgroup_limits",
 	"overlayfs", "root", "overlay", "diff_supported", "commit_supported", "persist",
-	"network_allowlist",
+	"network_allowlist", "proc_cover",
 };
 #define N_IDS (sizeof(expected_ids) / sizeof(expected_ids[0]))
 
@@ -184,7 +185,7 @@ START_TEST(test_host_as_root_runs_both_modes)
 	static const char *const must_be_ok[] = {
 		"bwrap", "bwrap_options", "bwrap_bind_fd", "bwrap_disable_userns", "user_namespace",
 		"net_namespace", "pid_namespace", "seccomp", "nested", "landlock", "overlayfs", "root",
-		"overlay",
+		"overlay", "proc_cover",
 	};
 	osb_caps *c = probe(0);
 	char want[256];
@@ -204,6 +205,10 @@ START_TEST(test_host_as_root_runs_both_modes)
 	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "overlay")),
 	                 "userns mode: overlayfs mounts over a private tmpfs (userxattr); root mode: "
 	                 "overlayfs mounts over a private tmpfs");
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "proc_cover")),
+	                 "userns mode: the init covers a fresh procfs (read-only binds, /dev/null "
+	                 "and tmpfs masks); root mode: the init covers a fresh procfs (read-only "
+	                 "binds, /dev/null and tmpfs masks)");
 	ck_assert_int_eq(osb_caps_status(c, (size_t)item(c, "diff_supported")), OSB_CAPS_OK);
 	ck_assert_str_eq(osb_caps_reason(c, (size_t)item(c, "diff_supported")),
 	                 "an overlay session's changes are listed and exported as tar from its "
@@ -591,6 +596,67 @@ START_TEST(test_landlock_required_refused_without_landlock)
 	                 NO_LANDLOCK_FIX);
 	osb_caps_free(c);
 	osb_policy_free(p);
+}
+END_TEST
+
+/* The init's cover of /proc (helper/init-cover.c) refused the way a
+ * container's seccomp profile refuses it, and nothing else: the filter
+ * makes mount(2) fail with EPERM only for the flags of the cover's binds,
+ * MS_BIND | MS_REC (bwrap binds with MS_SILENT too), so every sandbox
+ * still starts and only a run whose cover the init makes ("proc" and
+ * "dev /dev") would fail, in the init, with 125. */
+static void deny_cover_binds(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_eq(seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0), 0);
+	ck_assert_int_eq(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mount), 1,
+	                                  SCMP_A3_64(SCMP_CMP_EQ, MS_BIND | MS_REC)), 0);
+	ck_assert_int_eq(seccomp_load(ctx), 0);
+	seccomp_release(ctx);
+}
+
+#define NO_COVER(mode) mode " mode: the init's /proc cover: bind mount over /proc/sys fails: " \
+	"Operation not permitted"
+#define NO_COVER_FIX "the init makes the cover with mount(2) in a mount namespace of its own " \
+	"(binds and read-only remounts on O_PATH files through /proc/self/fd, a tmpfs): an " \
+	"enclosing container's seccomp profile or security module (AppArmor, SELinux) refuses " \
+	"them; allow mount(2) there, or run osb-isolate outside the container"
+
+START_TEST(test_cover_refused_by_seccomp_names_the_step_and_refuses_the_launch)
+{
+	/* The simulation changes one thing of a host where both modes work. */
+	if (!(test_have_root() && test_have_userns()))
+		return;
+	osb_policy *plain = policy("osb-policy 1\n");
+	osb_policy *covered = policy("osb-policy 1\ndev /dev\nproc /proc\n");
+	osb_caps *c;
+	osb_error err;
+	int i;
+
+	deny_cover_binds();
+	/* The launch gate of a fresh process (no cached probe) tries it too. */
+	ck_assert_int_eq(check_policy(plain, &err), 0);
+	ck_assert_int_eq(check_policy(covered, &err), -OSB_E_HOST);
+	ck_assert_int_eq(err.code, OSB_E_HOST);
+	ck_assert_str_eq(err.stage, "probe");
+	ck_assert_str_eq(err.message, "proc_cover unavailable: " NO_COVER("userns") "; remedy: "
+	                 NO_COVER_FIX);
+	c = probe(OSB_CAPS_REFRESH);
+	i = item(c, "proc_cover");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)i), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)i), NO_COVER("userns") "; " NO_COVER("root"));
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)i), NO_COVER_FIX);
+	/* Sandboxes still start: only what the cover stops is refused. */
+	ck_assert_uint_eq(osb_caps_modes(c), OSB_CAPS_MODE_USERNS | OSB_CAPS_MODE_ROOT);
+	ck_assert_int_eq(check_policy(plain, &err), 0);
+	ck_assert_int_eq(check_policy(covered, &err), -OSB_E_HOST);
+	ck_assert_str_eq(err.message, "proc_cover unavailable: " NO_COVER("userns") "; remedy: "
+	                 NO_COVER_FIX);
+	osb_caps_free(c);
+	osb_policy_free(plain);
+	osb_policy_free(covered);
 }
 END_TEST
 
@@ -1317,6 +1383,7 @@ static Suite *caps_suite(void)
 	tcase_add_test(sim, test_userns_blocked_by_seccomp_named_and_root_mode_chosen);
 	tcase_add_test(sim, test_json_names_the_blocker);
 	tcase_add_test(sim, test_landlock_required_refused_without_landlock);
+	tcase_add_test(sim, test_cover_refused_by_seccomp_names_the_step_and_refuses_the_launch);
 	tcase_add_test(sim, test_filter_that_cannot_load_stops_every_mode_but_seccomp_none);
 	tcase_add_test(sim, test_failed_wait_kills_and_reaps_every_attempt);
 	tcase_add_test(sim, test_bwrap_that_cannot_be_forked_names_the_process_limit_and_keeps_nothing);
