@@ -24,8 +24,9 @@
  *
  * The capabilities probe replays this step in a forked child
  * (lib/caps-cover.c, the item "proc_cover"), so that a host that refuses
- * these mounts is reported, and a launch refused before the sandbox
- * starts, rather than every run failing here.
+ * these mounts is reported, and a launch with that probe's answer at hand
+ * refused before the sandbox starts (a fresh process leaves it to this
+ * step, which refuses with 125 and names the item).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,13 @@
 
 #include "cover-flags.h"
 #include "init-cover.h"
+
+/* What a refused mount of the cover asks for: the capability the init is
+ * given for this step, and mount(2) itself, which an enclosing container's
+ * filter or security module may refuse. */
+#define MOUNT_NEEDS "(the init needs CAP_SYS_ADMIN for this step, and mount(2) that an " \
+	"enclosing container's seccomp profile or security module does not refuse: see the " \
+	"proc_cover item of osb-isolate capabilities)"
 
 static void fd_path(int fd, char *buf, size_t size)
 {
@@ -96,8 +104,8 @@ static int remount_ro(const char *path, unsigned long flags, struct guard_error 
 		return fd;
 	fd_path(fd, at, sizeof(at));
 	if (mount(NULL, at, NULL, flags, NULL) != 0)
-		r = guard_err(e, errno, "cannot make the cover of %s read-only: %s (the init needs "
-			 "CAP_SYS_ADMIN for this step)", path, strerror(errno));
+		r = guard_err(e, errno, "cannot make the cover of %s read-only: %s " MOUNT_NEEDS, path,
+			      strerror(errno));
 	close(fd);
 	return r;
 }
@@ -127,8 +135,8 @@ static int bind_ro(const struct cover_src *src, int dest_fd, const char *path,
 	fd_path(src->fd, from, sizeof(from));
 	fd_path(dest_fd, dest, sizeof(dest));
 	if (mount(from, dest, NULL, MS_BIND | MS_REC, NULL) != 0)
-		return guard_err(e, errno, "cannot cover %s: bind mount: %s (the init needs "
-			    "CAP_SYS_ADMIN for this step)", path, strerror(errno));
+		return guard_err(e, errno, "cannot cover %s: bind mount: %s " MOUNT_NEEDS, path,
+				 strerror(errno));
 	return remount_ro(path, src->flags, e);
 }
 
@@ -163,8 +171,8 @@ static int cover_mask(const char *path, const struct cover_src *nul, struct guar
 	}
 	fd_path(fd, at, sizeof(at));
 	if (mount("tmpfs", at, "tmpfs", COVER_FLAGS, "mode=0555,size=4096") != 0)
-		r = guard_err(e, errno, "cannot cover %s: tmpfs: %s (the init needs CAP_SYS_ADMIN for "
-			 "this step)", path, strerror(errno));
+		r = guard_err(e, errno, "cannot cover %s: tmpfs: %s " MOUNT_NEEDS, path,
+			      strerror(errno));
 out:
 	close(fd);
 	return r;

@@ -412,11 +412,13 @@ static osb_caps *cached(void)
  * sandbox: bwrap found, not setuid, its --help listing the options the plan
  * relies on, a user namespace for userns mode or root's capabilities for
  * root mode (the mode host_mode picks), Landlock when required, the overlay
- * workspace and the init's /proc cover when the policy has them (each a
- * forked child's attempt, caps-overlay.c, caps-cover.c)? What only a
- * sandbox shows (loopback in a network namespace, the filter loading, a
- * security module confining bwrap) is left to the launch, which fails
- * closed with bwrap's or the init's own message. False sends the caller to
+ * workspace when the policy has one (a forked child's attempt,
+ * caps-overlay.c)? What only a sandbox shows (loopback in a network
+ * namespace, the filter loading, a security module confining bwrap, the
+ * init's /proc cover: caps-cover.c's attempt would add 0.5 ms to every
+ * launch of strict, and a cached probe's answer is used where there is one)
+ * is left to the launch, which fails closed with bwrap's or the init's own
+ * message. False sends the caller to
  * the full probe, whose items name the reason and the remedy. Pure. */
 static bool launch_checks_pass(const osb_policy *p, const host_facts *h)
 {
@@ -429,12 +431,6 @@ static bool launch_checks_pass(const osb_policy *p, const host_facts *h)
 		enum ovt_step step;
 
 		if (caps_overlay_try(mode_of(p, h) == M_USERNS, &step) != 0)
-			return false;
-	}
-	if (init_makes_cover(p)) {
-		caps_cover_res r;
-
-		if (caps_cover_try(mode_of(p, h) == M_USERNS, &h->proc, &r) != 0)
 			return false;
 	}
 	return p->landlock != LL_REQUIRED || h->landlock_abi > 0;

@@ -19,14 +19,14 @@ ensure_test_user
 test_need userns probe_userns
 test_need userns probe_userns user
 test_need python3-jsonschema probe_python_module jsonschema python3-jsonschema
-for f in tests/integration/nouserns tests/escape/dump-filter; do
+for f in tests/integration/nouserns tests/integration/nocover tests/escape/dump-filter; do
 	[ -x "$OSB_BUILDDIR/$f" ] || die "$OSB_BUILDDIR/$f is missing: build first (make check builds it)"
 done
 
 stage=$(stage_artifacts)
 trap 'rm -rf "$stage"' EXIT
-cp "$OSB_BUILDDIR/tests/integration/nouserns" "$OSB_SRCDIR/tests/integration/bwrap-no-bind-fd" \
-	"$stage/bin/"
+cp "$OSB_BUILDDIR/tests/integration/nouserns" "$OSB_BUILDDIR/tests/integration/nocover" \
+	"$OSB_SRCDIR/tests/integration/bwrap-no-bind-fd" "$stage/bin/"
 cp "$OSB_SRCDIR/docs/capabilities.schema.json" "$stage/"
 printf 'osb-policy 1\ninclude strict\nidentity userns\n' >"$stage/policy/userns-only.policy"
 printf 'osb-policy 1\ninclude strict\nwrite-root /srv/osb-jobs\nwrite-root /data\n' \
@@ -431,6 +431,29 @@ t_nouserns_user() {
 		as_user "$stage/bin/nouserns"
 }
 
+# ---- the init's /proc cover refused (tests/integration/nocover.c) -----------------------
+
+NO_COVER="the init's /proc cover: bind mount over /proc/sys fails: Operation not permitted"
+NO_COVER_FIX="the init makes the cover with mount(2) in a mount namespace of its own (binds and read-only remounts on O_PATH files through /proc/self/fd, a tmpfs): an enclosing container's seccomp profile or security module (AppArmor, SELinux) refuses them; allow mount(2) there, or run osb-isolate outside the container"
+NO_COVER_RUN="osb-isolate: init:mounts: cannot cover /proc/sys: bind mount: Operation not permitted (the init needs CAP_SYS_ADMIN for this step, and mount(2) that an enclosing container's seccomp profile or security module does not refuse: see the proc_cover item of osb-isolate capabilities)"
+
+# Capabilities tries the cover's mounts and says which one the host refuses;
+# a fresh process's run leaves the cover to the init, which refuses with 125
+# and sends the user to that item. WHO: as_root or as_user; MODES the reason.
+t_nocover() { # runner owner reason
+	local n="the /proc cover refused, $1" err rc
+	new_ws "$2"
+	EXTRA_ENV=()
+	probe "$1" "$stage/bin/nocover"
+	check_schema "$n"
+	expect_eq "$n: exit 0 (sandboxes still start)" 0 "$RC"
+	check_item "$n" proc_cover unavailable "$3" "$NO_COVER_FIX"
+	err=$("$1" "$stage/bin/nocover" "$OSB" run -- true 2>&1 >/dev/null)
+	rc=$?
+	expect_eq "$n: run refuses with 125" 125 "$rc"
+	expect_eq "$n: the init names the mount and the item" "$NO_COVER_RUN" "$err"
+}
+
 # ---- nested inside an osb-isolate sandbox ------------------------------------------------
 
 # WHO (as_root/as_user) runs the CLI inside `osb-isolate run --policy
@@ -479,6 +502,8 @@ t_help_kept_user
 t_help_stale
 t_nouserns_root
 t_nouserns_user
+t_nocover as_root root "userns mode: $NO_COVER; root mode: $NO_COVER"
+t_nocover as_user "$TEST_USER" "userns mode: $NO_COVER"
 t_nested as_root root
 t_nested as_user "$TEST_USER"
 finish_suite "$pass" "$fail"

@@ -28,7 +28,8 @@ if [ -z "${GUARD_STAGE:-}" ]; then
 	stage=$(mktemp -d /tmp/osb-guard.XXXXXX) || die "mktemp failed"
 	trap 'rm -rf "$stage"' EXIT
 	chmod 755 "$stage"
-	for f in helper/osb-isolate-init tests/integration/nolandlock tests/integration/nooverlay; do
+	for f in helper/osb-isolate-init tests/integration/nolandlock tests/integration/nooverlay \
+		tests/integration/nocover; do
 		[ -x "$OSB_BUILDDIR/$f" ] || die "$OSB_BUILDDIR/$f is missing: build first (make check builds it)"
 		install -m 755 "$OSB_BUILDDIR/$f" "$stage/"
 	done
@@ -50,6 +51,7 @@ PROTO=$("$INIT" --version | sed -n 's/.*(init protocol \([0-9][0-9]*\))$/\1/p')
 [ -n "$PROTO" ] || { echo "guard.sh: the init does not say its protocol version" >&2; exit 99; }
 NOLANDLOCK=$GUARD_STAGE/nolandlock
 NOOVERLAY=$GUARD_STAGE/nooverlay
+NOCOVER=$GUARD_STAGE/nocover
 WHO="$(id -un)"
 T=$(mktemp -d /tmp/osb-guard-run.XXXXXX) || { echo "mktemp failed" >&2; exit 99; }
 chmod 755 "$T"
@@ -528,6 +530,18 @@ for mode in "${modes[@]}"; do
 	sbx "$mode" nonet echo ran
 	expect "cover_missing_mask_refused_by_the_audit_$mode" 125 "$RC" "$T/efd" \
 		"$(printf 'Einit:proc\t1\tpolicy error: /proc/keys is not masked (its mount is writable)')"$'\n'
+
+	# A container whose filter refuses the cover's mounts: refused, and
+	# the message sends the user to the capabilities item that tries them.
+	XCAPS=(--cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP)
+	WRAP=("$NOCOVER")
+	IARGS=("${AUDIT[@]}" --make-cover "${COVER[@]}")
+	sbx "$mode" nonet echo ran
+	expect "cover_refused_by_a_filter_names_the_item_$mode" 125 "$RC" "$T/efd" \
+		"$(printf 'Einit:mounts\t1\tcannot cover /proc/sys: bind mount: Operation not permitted (the init needs CAP_SYS_ADMIN for this step, and mount(2) that an enclosing container'"'"'s seccomp profile or security module does not refuse: see the proc_cover item of osb-isolate capabilities)')"$'\n'
+	expect "cover_refused_by_a_filter_command_never_ran_$mode" 125 "$RC" "$T/out" ""
+	WRAP=()
+	XCAPS=()
 
 	IARGS=("${AUDIT[@]}" --make-cover "${COVER[@]}")
 	sbx "$mode" nonet echo ran
