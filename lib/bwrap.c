@@ -50,14 +50,9 @@ static const char *const cover_caps[] = { "CAP_SYS_ADMIN", "CAP_SETPCAP" };
 static bool init_covers(const plan *pl)
 {
 	const proc_facts *f = &pl->proc;
-	bool proc = false, dev = false;
+	bool proc, dev;
 
-	for (size_t m = 0; m < pl->p->n_mounts; m++) {
-		const pol_mount *pm = &pl->p->mounts[m];
-
-		proc = proc || pm->kind == MNT_PROC;
-		dev = dev || (pm->kind == MNT_DEV && strcmp(pm->path, "/dev") == 0);
-	}
+	policy_view_mounts(pl->p, &proc, &dev);
 	return dev && (pl->masks.n || (proc && (f->n_ro || f->n_mask_files || f->n_mask_dirs)));
 }
 

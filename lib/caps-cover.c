@@ -17,6 +17,7 @@
  * paths are written before the fork.
  */
 #include "caps-cover.h"
+#include "caps-child.h"
 #include "cover-flags.h"
 
 #include <fcntl.h>
@@ -51,30 +52,6 @@ typedef struct cvt_out {
 	int step;
 	char path[64];
 } cvt_out;
-
-static int child_write(const char *path, const char *data)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), e = 0;
-	size_t len = strlen(data);
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, data, len) != (ssize_t)len)
-		e = errno ? errno : EIO;
-	close(fd);
-	return e;
-}
-
-static int child_maps(const cvt_in *in)
-{
-	int e;
-
-	if ((e = child_write("/proc/self/setgroups", "deny")) != 0 ||
-	    (e = child_write("/proc/self/uid_map", in->uid)) != 0 ||
-	    (e = child_write("/proc/self/gid_map", in->gid)) != 0)
-		return e;
-	return 0;
-}
 
 static void set_step(cvt_out *o, enum cvt_step step, const char *path)
 {
@@ -199,7 +176,7 @@ static __attribute__((noreturn)) void pid1(int wfd, bool userns, const cvt_in *i
 		if (unshare(CLONE_NEWUSER) != 0)
 			report(wfd, o, errno);
 		set_step(o, CVT_INIT_MAP, NULL);
-		if ((e = child_maps(in)) != 0)
+		if ((e = caps_child_maps(in->uid, in->gid, NULL)) != 0)
 			report(wfd, o, e);
 	}
 	set_step(o, CVT_INIT_MNTNS, NULL);
@@ -219,7 +196,7 @@ static __attribute__((noreturn)) void child(int wfd, bool userns, const cvt_in *
 		if (unshare(CLONE_NEWUSER) != 0)
 			report(wfd, &o, errno);
 		set_step(&o, CVT_MAP, NULL);
-		if ((e = child_maps(in)) != 0)
+		if ((e = caps_child_maps(in->uid, in->gid, NULL)) != 0)
 			report(wfd, &o, e);
 	}
 	set_step(&o, CVT_NS, NULL);

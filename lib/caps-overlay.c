@@ -12,6 +12,7 @@
  * only system calls run; the map lines are written before the fork.
  */
 #include "caps-overlay.h"
+#include "caps-child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,19 +42,6 @@ typedef struct ovt_res {
 	int step;
 } ovt_res;
 
-static int child_write(const char *path, const char *data)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), e = 0;
-	size_t len = strlen(data);
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, data, len) != (ssize_t)len)
-		e = errno ? errno : EIO;
-	close(fd);
-	return e;
-}
-
 static int child_userns(const ovt_maps *m, enum ovt_step *step)
 {
 	int e;
@@ -62,9 +50,7 @@ static int child_userns(const ovt_maps *m, enum ovt_step *step)
 	if (unshare(CLONE_NEWUSER) < 0)
 		return errno;
 	*step = OVT_MAP;
-	if ((e = child_write("/proc/self/setgroups", "deny")) != 0 ||
-	    (e = child_write("/proc/self/uid_map", m->uid)) != 0 ||
-	    (e = child_write("/proc/self/gid_map", m->gid)) != 0)
+	if ((e = caps_child_maps(m->uid, m->gid, NULL)) != 0)
 		return e;
 	return 0;
 }

@@ -14,6 +14,7 @@
  */
 #include "caps-probe.h"
 #include "caps-overlay.h"
+#include "caps-child.h"
 #include "cgroup.h"
 #include "filter.h"
 #include "fork-hint.h"
@@ -411,32 +412,6 @@ static void wait_all(attempt **list, size_t n, uint64_t deadline)
 /* ---- the direct child: user namespace, overlayfs, Landlock, seccomp ----------- */
 
 
-/* Runs in the forked child: system calls only (async-signal-safe). */
-static int child_write(const char *path, const char *data)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), e = 0;
-	size_t len = strlen(data);
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, data, len) != (ssize_t)len)
-		e = errno ? errno : EIO;
-	close(fd);
-	return e;
-}
-
-static int child_maps(const direct_in *in, int *step)
-{
-	const char *data[] = { "deny", in->uid_map, in->gid_map };
-	const char *path[] = { "/proc/self/setgroups", "/proc/self/uid_map", "/proc/self/gid_map" };
-	int e;
-
-	for (*step = 0; *step < 3; (*step)++)
-		if ((e = child_write(path[*step], data[*step])) != 0)
-			return e;
-	return 0;
-}
-
 static int child_overlay(int *step)
 {
 	static const char *const dirs[] = { "/tmp/l", "/tmp/u", "/tmp/w", "/tmp/m" };
@@ -482,7 +457,7 @@ static __attribute__((noreturn)) void direct_child(int wfd, const direct_in *in)
 
 	r.userns = unshare(CLONE_NEWUSER) < 0 ? errno : 0;
 	if (r.userns == 0)
-		r.map = child_maps(in, &r.map_step);
+		r.map = caps_child_maps(in->uid_map, in->gid_map, &r.map_step);
 	if (r.userns == 0 && r.map == 0)
 		r.overlay = child_overlay(&r.overlay_step);
 	r.nnp = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? errno : 0;

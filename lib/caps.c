@@ -107,18 +107,15 @@ bool caps_has_opt(const osb_caps *c, const char *name)
 	return false;
 }
 
-/* Does the init make POL's /proc cover (--make-cover)? As lib/bwrap.c's
- * init_covers decides it for a proc mount: a "proc" mount and a "dev /dev"
- * one, whose /dev/null the init binds. (A plan's identity masks without a
- * proc mount are covered the same way, with the same mounts.) */
+/* Does the init make POL's /proc cover (--make-cover)? A "proc" mount and
+ * a "dev /dev" one, as lib/bwrap.c's init_covers decides it from the same
+ * policy_view_mounts. (A plan's identity masks without a proc mount are
+ * covered the same way, with the same mounts.) */
 static bool init_makes_cover(const osb_policy *pol)
 {
-	bool proc = false, dev = false;
+	bool proc, dev;
 
-	for (size_t m = 0; m < pol->n_mounts; m++) {
-		proc = proc || pol->mounts[m].kind == MNT_PROC;
-		dev = dev || (pol->mounts[m].kind == MNT_DEV && strcmp(pol->mounts[m].path, "/dev") == 0);
-	}
+	policy_view_mounts(pol, &proc, &dev);
 	return proc && dev;
 }
 

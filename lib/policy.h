@@ -182,6 +182,19 @@ static inline bool policy_origin_is_api(const osb_origin *o)
 	return o->file == policy_api_origin.file;
 }
 
+/* Does P mount a procfs (*PROC), and the sandbox's own devices at /dev
+ * (*DEV), whose null device the init binds over what it covers? What
+ * decides whether the init makes the /proc cover (lib/bwrap.c) and whether
+ * the capabilities item proc_cover concerns P (lib/caps.c). */
+static inline void policy_view_mounts(const osb_policy *p, bool *proc, bool *dev)
+{
+	*proc = *dev = false;
+	for (size_t m = 0; m < p->n_mounts; m++) {
+		*proc = *proc || p->mounts[m].kind == MNT_PROC;
+		*dev = *dev || (p->mounts[m].kind == MNT_DEV && strcmp(p->mounts[m].path, "/dev") == 0);
+	}
+}
+
 /* The declared write-root PATH lies strictly beneath, or NULL. */
 const pol_str *policy_root_of(const osb_policy *p, const char *path);
 
