@@ -830,6 +830,26 @@ static int report_malformed(osb_session *s, osb_error *err, const char *what, ss
 	                   "malformed %s (%zd bytes): the session is unusable; destroy it", what, n);
 }
 
+/* Why a command's channel ended before the report it awaited (ERRNUM:
+ * recv's; BEFORE: "the command started", "the command's status was
+ * known"): the session's end, or its stop after another report was
+ * malformed (session_broken). */
+static int report_lost(osb_session *s, osb_error *why, int errnum, const char *before)
+{
+	int r;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->broken.what)
+		r = osb_err_set(why, OSB_E_SANDBOX, EPROTO, "session", "the session's broker sent a "
+		                "malformed %s earlier (%s): the session was stopped before %s; "
+		                "destroy it", s->broken.what, s->broken.how, before);
+	else
+		r = osb_err_set(why, OSB_E_SANDBOX, errnum, "session", "the session ended before %s",
+		                before);
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
 /* The broker's answer to a request: started (the pid) or failed. EOF means
  * the sandbox ended before it answered. */
 static int await_start(osb_proc *pr, osb_error *err)
@@ -841,8 +861,7 @@ static int await_start(osb_proc *pr, osb_error *err)
 	ssize_t n = report_recv(pr->chan, &m, sizeof(m), 0);
 
 	if (n <= 0)
-		return osb_err_set(err, OSB_E_SANDBOX, n < 0 ? errno : 0, "session",
-		                   "the session ended before the command started");
+		return report_lost(pr->s, err, n < 0 ? errno : 0, "the command started");
 	if (n == (ssize_t)sizeof(m.st) && m.st.type == SESSION_STARTED && m.st.pid > 0) {
 		pr->pid = m.st.pid;
 		pr->started_ns = now_ns();
@@ -1059,22 +1078,6 @@ static int take_state(osb_proc *pr, osb_error *err)
 	return 0;
 }
 
-/* Why a command's channel ended before its exit report (ERRNUM: recv's):
- * the session's end, or its stop after another report was malformed
- * (session_broken). */
-static void status_lost(osb_session *s, osb_error *why, int errnum)
-{
-	pthread_mutex_lock(&s->lock);
-	if (s->broken.what)
-		osb_err_set(why, OSB_E_SANDBOX, EPROTO, "session", "the session's broker sent a "
-		            "malformed %s earlier (%s): the session was stopped before the "
-		            "command's status was known; destroy it", s->broken.what, s->broken.how);
-	else
-		osb_err_set(why, OSB_E_SANDBOX, errnum, "session",
-		            "the session ended before the command's status was known");
-	pthread_mutex_unlock(&s->lock);
-}
-
 /* Take the exit report (or EOF) off the channel, and a shell-state
  * command's state before it. Returns 0 when the proc is done, 1 when
  * nothing was there yet. A malformed report loses the status, as EOF
@@ -1113,7 +1116,7 @@ static int read_exit(osb_proc *pr)
 	} else {
 		pr->lost = true;   /* EOF, or the broker cannot be trusted to report */
 		if (r == 0)
-			status_lost(pr->s, &pr->why, n < 0 ? errno : 0);
+			report_lost(pr->s, &pr->why, n < 0 ? errno : 0, "the command's status was known");
 	}
 	pr->done = true;
 	proc_uncount(pr);

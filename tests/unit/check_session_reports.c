@@ -218,6 +218,8 @@ struct broker {
 	size_t n;
 	uint32_t type;               /* the request's */
 	char cwd[256];               /* an exec request's */
+	bool hold;                   /* keep the channel unanswered until a stop */
+	atomic_bool got;             /* the request was read */
 	pthread_t t;
 };
 
@@ -245,6 +247,10 @@ static void *broker_serve(void *arg)
 		memcpy(&b->type, buf, sizeof(b->type));
 	if (b->type == SESSION_EXEC && n > (ssize_t)sizeof(struct session_exec_req))
 		snprintf(b->cwd, sizeof(b->cwd), "%s", buf + sizeof(struct session_exec_req));
+	atomic_store(&b->got, true);
+	/* A sandbox stopped ends every channel unanswered (at most 10 s). */
+	for (int i = 0; b->hold && stops() == 0 && i < 10000; i++)
+		usleep(1000);
 	/* The command's stdio is not the broker's to keep: the library's
 	 * output pipes then end. */
 	for (int i = 1; i < nfds; i++)
@@ -261,6 +267,14 @@ static void *broker_serve(void *arg)
 static void broker_start(struct broker *b, int sock, const struct packet *pkts, size_t n)
 {
 	*b = (struct broker){ .sock = sock, .pkts = pkts, .n = n };
+	ck_assert_int_eq(pthread_create(&b->t, NULL, broker_serve, b), 0);
+}
+
+/* Read the next request on SOCK and answer nothing: its channel ends once
+ * the owner was asked to stop the sandbox, as a stopped sandbox's do. */
+static void broker_hold(struct broker *b, int sock)
+{
+	*b = (struct broker){ .sock = sock, .hold = true };
 	ck_assert_int_eq(pthread_create(&b->t, NULL, broker_serve, b), 0);
 }
 
@@ -990,6 +1004,59 @@ START_TEST(test_a_malformed_report_stops_the_session)
 }
 END_TEST
 
+struct spawner {
+	osb_session *s;
+	osb_proc *pr;
+	osb_error err;
+	int r;
+};
+
+static void *spawn_thread(void *arg)
+{
+	struct spawner *sp = arg;
+	osb_exec *e = exec_true();
+
+	sp->r = osb_session_spawn(sp->s, e, &sp->pr, &sp->err);
+	osb_exec_free(e);
+	return NULL;
+}
+
+/* A command whose start was not reported yet when another command's report
+ * was malformed (the session stopped then) is refused naming that report,
+ * not as a session that merely ended. */
+START_TEST(test_a_start_awaited_when_the_session_is_stopped_names_the_malformed_report)
+{
+	const struct packet exit40 = { &exited, 40 };
+	osb_status st;
+	int broker, link, rc;
+	osb_error err = { 0 };
+	osb_session *s = attach_fake(false, &broker, &link);
+	struct spawner sp = { .s = s };
+	struct broker held;
+	osb_proc *pr;
+	pthread_t t;
+
+	broker_hold(&held, broker);
+	ck_assert_int_eq(pthread_create(&t, NULL, spawn_thread, &sp), 0);
+	for (int i = 0; !atomic_load(&held.got) && i < 5000; i++)
+		usleep(1000);
+	ck_assert(atomic_load(&held.got));
+
+	pr = spawn_waited(s, broker, &exit40, 1, &rc, &st);
+	ck_assert_int_eq(rc, -OSB_E_SANDBOX);
+	refused_as(osb_proc_error(pr, &err), &err, MALFORMED("exit report", "40"));
+	osb_proc_free(pr);
+	pthread_join(t, NULL);
+	broker_join(&held);
+	ck_assert_int_eq(stops(), 1);
+	ck_assert_ptr_null(sp.pr);
+	refused_as(sp.r, &sp.err, "the session's broker sent a malformed exit report earlier "
+	           "(40 bytes): the session was stopped before the command started; destroy it");
+
+	unusable_after(s, broker, link, BROKEN("exit report", "40 bytes"));
+}
+END_TEST
+
 static Suite *reports_suite(void)
 {
 	Suite *su = suite_create("session-reports");
@@ -1006,6 +1073,7 @@ static Suite *reports_suite(void)
 	tcase_add_test(tc, test_a_malformed_report_leaves_the_session_unusable);
 	tcase_add_test(tc, test_a_procs_error_says_what_its_wait_could_not);
 	tcase_add_test(tc, test_a_malformed_report_stops_the_session);
+	tcase_add_test(tc, test_a_start_awaited_when_the_session_is_stopped_names_the_malformed_report);
 	suite_add_tcase(su, tc);
 	return su;
 }
