@@ -15,50 +15,31 @@
  * Run by root it loads the filter without no_new_privs (as a container
  * runtime does); run by anyone else the kernel requires no_new_privs.
  */
+#include "filter-wrap.h"
+
 #include <errno.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-static int load_filter(int err)
+static int landlock_err;
+
+static int rules(scmp_filter_ctx ctx)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	int nr = seccomp_syscall_resolve_name("landlock_create_ruleset"), r;
+	int nr = seccomp_syscall_resolve_name("landlock_create_ruleset");
 
-	if (!ctx)
-		return -ENOMEM;
-	if (nr == __NR_SCMP_ERROR) {
-		seccomp_release(ctx);
+	if (nr == __NR_SCMP_ERROR)
 		return -ENOSYS;
-	}
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, geteuid() == 0 ? 0 : 1);
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((unsigned)err), nr, 0);
-	if (r == 0)
-		r = seccomp_load(ctx);
-	seccomp_release(ctx);
-	return r;
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO((unsigned)landlock_err), nr, 0);
 }
 
 int main(int argc, char **argv)
 {
-	int first = 2, err, r;
+	static const char usage[] = "nolandlock ENOSYS|EOPNOTSUPP [--] CMD [ARG]...";
 
-	if (argc > 2 && strcmp(argv[2], "--") == 0)
-		first = 3;
-	if (argc <= first || (strcmp(argv[1], "ENOSYS") != 0 && strcmp(argv[1], "EOPNOTSUPP") != 0)) {
-		fputs("usage: nolandlock ENOSYS|EOPNOTSUPP [--] CMD [ARG]...\n", stderr);
+	if (argc < 2 || (strcmp(argv[1], "ENOSYS") != 0 && strcmp(argv[1], "EOPNOTSUPP") != 0)) {
+		fprintf(stderr, "usage: %s\n", usage);
 		return 125;
 	}
-	err = strcmp(argv[1], "ENOSYS") == 0 ? ENOSYS : EOPNOTSUPP;
-	r = load_filter(err);
-	if (r < 0) {
-		fprintf(stderr, "nolandlock: cannot load the seccomp filter: %s\n", strerror(-r));
-		return 125;
-	}
-	execvp(argv[first], &argv[first]);
-	err = errno;
-	fprintf(stderr, "nolandlock: %s: %s\n", argv[first], strerror(err));
-	return err == ENOENT ? 127 : 126;
+	landlock_err = strcmp(argv[1], "ENOSYS") == 0 ? ENOSYS : EOPNOTSUPP;
+	return filter_wrap_exec("nolandlock", usage, rules, argc - 2, argv + 2);
 }

@@ -19,45 +19,17 @@
  * is set. The filter covers the native ABI only (the tests run native
  * binaries).
  */
+#include "filter-wrap.h"
+
 #include <errno.h>
-#include <seccomp.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
-static int load_filter(void)
+static int rules(scmp_filter_ctx ctx)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	int r;
-
-	if (!ctx)
-		return -ENOMEM;
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, geteuid() == 0 ? 0 : 1);
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENODEV), SCMP_SYS(fsopen), 0);
-	if (r == 0)
-		r = seccomp_load(ctx);
-	seccomp_release(ctx);
-	return r;
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENODEV), SCMP_SYS(fsopen), 0);
 }
 
 int main(int argc, char **argv)
 {
-	int first = 1, r;
-
-	if (argc > 1 && strcmp(argv[1], "--") == 0)
-		first = 2;
-	if (first >= argc || (first == 1 && argv[1][0] == '-')) {
-		fprintf(stderr, "usage: nooverlay [--] CMD [ARG]...\n");
-		return 125;
-	}
-	r = load_filter();
-	if (r < 0) {
-		fprintf(stderr, "nooverlay: cannot load the seccomp filter: %s\n", strerror(-r));
-		return 125;
-	}
-	execvp(argv[first], argv + first);
-	r = errno;
-	fprintf(stderr, "nooverlay: %s: %s\n", argv[first], strerror(r));
-	return r == ENOENT ? 127 : 126;
+	return filter_wrap_exec("nooverlay", "nooverlay [--] CMD [ARG]...", rules, argc - 1,
+	                        argv + 1);
 }

@@ -17,12 +17,10 @@
  * anyone else the kernel requires no_new_privs and it is set. The filter
  * covers the native ABI only (the tests run native binaries).
  */
+#include "filter-wrap.h"
+
 #include <errno.h>
 #include <sched.h>
-#include <seccomp.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 static int deny_newuser(scmp_filter_ctx ctx, const char *name)
 {
@@ -34,43 +32,19 @@ static int deny_newuser(scmp_filter_ctx ctx, const char *name)
 	                        SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
 }
 
-static int load_filter(void)
+static int rules(scmp_filter_ctx ctx)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	int r;
+	int r = deny_newuser(ctx, "unshare");
 
-	if (!ctx)
-		return -ENOMEM;
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, geteuid() == 0 ? 0 : 1);
-	if (r == 0)
-		r = deny_newuser(ctx, "unshare");
 	if (r == 0)
 		r = deny_newuser(ctx, "clone");
 	if (r == 0)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-	if (r == 0)
-		r = seccomp_load(ctx);
-	seccomp_release(ctx);
 	return r;
 }
 
 int main(int argc, char **argv)
 {
-	int first = 1, r;
-
-	if (argc > 1 && strcmp(argv[1], "--") == 0)
-		first = 2;
-	if (first >= argc || (first == 1 && argv[1][0] == '-')) {
-		fprintf(stderr, "usage: nouserns [--] CMD [ARG]...\n");
-		return 125;
-	}
-	r = load_filter();
-	if (r < 0) {
-		fprintf(stderr, "nouserns: cannot load the seccomp filter: %s\n", strerror(-r));
-		return 125;
-	}
-	execvp(argv[first], argv + first);
-	r = errno;
-	fprintf(stderr, "nouserns: %s: %s\n", argv[first], strerror(r));
-	return r == ENOENT ? 127 : 126;
+	return filter_wrap_exec("nouserns", "nouserns [--] CMD [ARG]...", rules, argc - 1,
+	                        argv + 1);
 }
