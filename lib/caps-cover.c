@@ -39,7 +39,7 @@ const char *const caps_cover_try_steps[CVT__COUNT] = {
 	"the init's nested user namespace (unshare(CLONE_NEWUSER))",
 	"writing the nested user namespace's uid/gid map", "the init's unshare(CLONE_NEWNS)",
 	"opening", "fstatvfs of", "bind mount over", "read-only remount of", "opening",
-	"tmpfs over",
+	"tmpfs over", "the probe child's answer",
 };
 
 typedef struct cvt_in {
@@ -51,6 +51,7 @@ typedef struct cvt_out {
 	int err;
 	int step;
 	char path[64];
+	int status;
 } cvt_out;
 
 static void set_step(cvt_out *o, enum cvt_step step, const char *path)
@@ -187,9 +188,9 @@ static __attribute__((noreturn)) void pid1(int wfd, bool userns, const cvt_in *i
 
 static __attribute__((noreturn)) void child(int wfd, bool userns, const cvt_in *in)
 {
-	cvt_out o = { 0, CVT_USERNS, "" };
+	cvt_out o = { 0, CVT_USERNS, "", 0 };
 	pid_t pid;
-	int e;
+	int e, st = 0;
 
 	if (userns) {
 		set_step(&o, CVT_USERNS, NULL);
@@ -213,10 +214,14 @@ static __attribute__((noreturn)) void child(int wfd, bool userns, const cvt_in *
 		report(wfd, &o, errno);
 	if (pid == 0)
 		pid1(wfd, userns, in, &o);
-	close(wfd);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	_exit(0);
+	/* The first process _exits 0 only once it has answered; else the
+	 * answer is how it ended, which its parent alone can see. */
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		_exit(0);
+	o = (cvt_out){ EIO, CVT_ANSWER, "", st };
+	report(wfd, &o, EIO);
 }
 
 static void target(char *buf, size_t size, const char *name)
@@ -230,13 +235,13 @@ static void target(char *buf, size_t size, const char *name)
 int caps_cover_try(bool userns, const proc_facts *pf, caps_cover_res *res)
 {
 	cvt_in in;
-	cvt_out o = { EIO, CVT_FORK, "" };
+	cvt_out o = { EIO, CVT_FORK, "", 0 };
 	sigset_t all, old;
-	int p[2], e;
+	int p[2], e, st = 0;
 	ssize_t n;
 	pid_t pid;
 
-	*res = (caps_cover_res){ 0, CVT_FORK, "" };
+	*res = (caps_cover_res){ 0, CVT_FORK, "", 0 };
 	snprintf(in.uid, sizeof(in.uid), "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
 	snprintf(in.gid, sizeof(in.gid), "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
 	target(in.ro, sizeof(in.ro), pf->n_ro ? pf->ro[0] : NULL);
@@ -261,12 +266,13 @@ int caps_cover_try(bool userns, const proc_facts *pf, caps_cover_res *res)
 		n = read(p[0], &o, sizeof(o));
 	while (n < 0 && errno == EINTR);
 	close(p[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (n != (ssize_t)sizeof(o) || o.step < 0 || o.step >= CVT__COUNT)
-		o = (cvt_out){ EIO, CVT_USERNS, "" };
+		o = (cvt_out){ EIO, CVT_ANSWER, "", st };
 	res->err = o.err;
 	res->step = (enum cvt_step)o.step;
+	res->status = o.status;
 	snprintf(res->path, sizeof(res->path), "%.*s", (int)sizeof(o.path) - 1, o.path);
 	return res->err;
 }

@@ -17,7 +17,7 @@
 enum cvt_step {
 	CVT_FORK, CVT_USERNS, CVT_MAP, CVT_NS, CVT_PRIVATE, CVT_PID1, CVT_PROC, CVT_INIT_USERNS,
 	CVT_INIT_MAP, CVT_INIT_MNTNS, CVT_OPEN, CVT_STATVFS, CVT_BIND, CVT_REMOUNT, CVT_NULL,
-	CVT_TMPFS, CVT__COUNT
+	CVT_TMPFS, CVT_ANSWER, CVT__COUNT
 };
 /* What each step is called in a reason; the steps on a path (CVT_OPEN and
  * later) are followed by it: "bind mount over /proc/sys", ... */
@@ -27,6 +27,8 @@ typedef struct caps_cover_res {
 	int err;              /* 0: the cover was made; else the errno of STEP */
 	enum cvt_step step;
 	char path[64];        /* the path STEP worked on, or "" */
+	int status;           /* CVT_ANSWER (err EIO): a child ended without an
+	                       * answer, with this wait status */
 } caps_cover_res;
 
 /* In a forked child, what bwrap and then the init do for a cover: in

@@ -17,8 +17,10 @@
 #include "caps-overlay-ops.h"
 #include "filter.h"
 
+#include <signal.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 /* ---- bwrap's options ------------------------------------------------------------ */
 
@@ -97,6 +99,25 @@ static const char *where(enum mode m)
 static const char *remedy_of(const caps_probe *p, const attempt *a, const char *usual)
 {
 	return a->at_limit ? p->limit_remedy : usual;
+}
+
+/* Did the direct attempt's child end by itself without an answer? Its
+ * diag then says how (caps_no_answer). */
+static bool direct_no_answer(const caps_probe *p)
+{
+	return !p->d.have_res && p->d.a.done && !p->d.a.ok && !p->d.a.killed;
+}
+
+/* What to do when a probe child ended with wait STATUS without an answer.
+ * A seccomp filter's SIGSYS would end the sandbox the same way. */
+static const char *no_answer_remedy(int status)
+{
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+		return "an enclosing seccomp filter (a container's profile) kills the process at a "
+		       "system call the sandbox makes too: have it refuse the call with an errno "
+		       "instead, which the probe then names, or run osb-isolate outside the container";
+	return "check dmesg for what ended the probe child (the kernel's out-of-memory killer, a "
+	       "security module), then run osb-isolate capabilities again";
 }
 
 static void judge_userns(osb_caps *c, const caps_probe *p)
@@ -295,6 +316,10 @@ static void judge_seccomp(osb_caps *c, const caps_probe *p)
 		caps_item_set(c, IT_SECCOMP, OSB_CAPS_UNAVAILABLE,
 		         caps_fmt(reason, sizeof(reason), "loading the %s filter was not tried: %s",
 		             seccomp_group_name(), p->d.a.diag), p->limit_remedy);
+	else if (direct_no_answer(p))
+		caps_item_set(c, IT_SECCOMP, OSB_CAPS_UNAVAILABLE,
+		         caps_fmt(reason, sizeof(reason), "loading the %s filter: %s",
+		             seccomp_group_name(), p->d.a.diag), no_answer_remedy(p->d.a.status));
 	else
 		caps_item_set(c, IT_SECCOMP, OSB_CAPS_UNAVAILABLE,
 		         caps_fmt(reason, sizeof(reason), "loading the %s filter fails: %s",
@@ -359,6 +384,10 @@ static void judge_landlock(osb_caps *c, const caps_probe *p)
 		caps_item_set(c, IT_LANDLOCK, OSB_CAPS_DEGRADED,
 		         caps_fmt(reason, sizeof(reason), "Landlock ABI %ld, but enforcing a ruleset was "
 		             "not tried: %s", abi, p->d.a.diag), p->limit_remedy);
+	else if (direct_no_answer(p))
+		caps_item_set(c, IT_LANDLOCK, OSB_CAPS_DEGRADED,
+		         caps_fmt(reason, sizeof(reason), "Landlock ABI %ld, but enforcing a ruleset in "
+		             "a child process: %s", abi, p->d.a.diag), no_answer_remedy(p->d.a.status));
 	else
 		caps_item_set(c, IT_LANDLOCK, OSB_CAPS_DEGRADED,
 		         caps_fmt(reason, sizeof(reason), "Landlock ABI %ld, but enforcing a ruleset fails: "
@@ -374,6 +403,10 @@ static void judge_overlay(osb_caps *c, const caps_probe *p)
 	if (!p->d.have_res && p->d.a.at_limit)
 		caps_item_set(c, IT_OVERLAY, OSB_CAPS_UNAVAILABLE,
 		         caps_fmt(reason, sizeof(reason), "not tried: %s", p->d.a.diag), p->limit_remedy);
+	else if (direct_no_answer(p))
+		caps_item_set(c, IT_OVERLAY, OSB_CAPS_UNAVAILABLE,
+		         caps_fmt(reason, sizeof(reason), "mounting overlayfs in a user namespace: %s",
+		             p->d.a.diag), no_answer_remedy(p->d.a.status));
 	else if (!p->d.have_res || r->userns != 0 || r->map != 0)
 		caps_item_set(c, IT_OVERLAY, OSB_CAPS_UNAVAILABLE,
 		         "not tried: this process cannot create a user namespace (see user_namespace)",
@@ -521,11 +554,13 @@ static void judge_profiles(osb_caps *c)
 }
 
 /* What to do when the overlay workspace cannot be mounted in mode M (its
- * attempt failed at STEP with E). */
-static const char *overlay_remedy(const caps_probe *p, int e, int step, enum mode m)
+ * attempt failed at STEP with E, or ended with wait STATUS at OVT_ANSWER). */
+static const char *overlay_remedy(const caps_probe *p, int e, int step, int status, enum mode m)
 {
 	if (caps_overlay_at_limit(e, step))
 		return p->limit_remedy;
+	if (step == OVT_ANSWER)
+		return no_answer_remedy(status);
 	if (e == ENODEV)
 		return "load overlayfs (modprobe overlay) or use a kernel built with CONFIG_OVERLAY_FS; "
 		       "until then use \"workspace ro\" or \"workspace rw\"";
@@ -544,11 +579,11 @@ static const char *overlay_remedy(const caps_probe *p, int e, int step, enum mod
 /* "overlay": the init's overlay sequence, tried per mode (caps-overlay.c). */
 static void judge_overlay_ws(osb_caps *c, const caps_probe *p)
 {
-	char reason[600] = "", part[300], remedy[400] = "";
+	char reason[600] = "", part[300], remedy[400] = "", why[160];
 	int ok = 0, tried = 0;
 
 	for (int m = 0; m < M__COUNT; m++) {
-		int e = c->overlay_err[m];
+		int e = c->overlay_err[m], step = c->overlay_step[m];
 
 		if (e == CAPS_NOT_TRIED)
 			continue;
@@ -558,11 +593,16 @@ static void judge_overlay_ws(osb_caps *c, const caps_probe *p)
 			snprintf(part, sizeof(part), "%s mode: overlayfs mounts over a private tmpfs%s",
 			         caps_mode_names[m], m == M_USERNS ? " (userxattr)" : "");
 		} else {
-			snprintf(part, sizeof(part), "%s mode: %s fails: %s%s", caps_mode_names[m],
-			         caps_overlay_try_steps[c->overlay_step[m] % OVT__COUNT], strerror(e),
-			         caps_overlay_at_limit(e, c->overlay_step[m]) ? p->limit_hint : "");
+			if (step == OVT_ANSWER)
+				snprintf(part, sizeof(part), "%s mode: mounting the overlay workspace: %s",
+				         caps_mode_names[m], caps_no_answer(why, sizeof(why),
+				                                            c->overlay_status[m]));
+			else
+				snprintf(part, sizeof(part), "%s mode: %s fails: %s%s", caps_mode_names[m],
+				         caps_overlay_try_steps[step % OVT__COUNT], strerror(e),
+				         caps_overlay_at_limit(e, step) ? p->limit_hint : "");
 			snprintf(remedy, sizeof(remedy), "%s",
-			         overlay_remedy(p, e, c->overlay_step[m], (enum mode)m));
+			         overlay_remedy(p, e, step, c->overlay_status[m], (enum mode)m));
 			stop_set(c, &c->overlay_stop[m], caps_item_names[IT_OVERLAY_WS],
 			         OSB_CAPS_UNAVAILABLE, part, remedy);
 		}
@@ -578,6 +618,8 @@ static const char *cover_remedy(const caps_probe *p, const caps_cover_res *r, en
 {
 	if (caps_cover_at_limit(r))
 		return p->limit_remedy;
+	if (r->step == CVT_ANSWER)
+		return no_answer_remedy(r->status);
 	if (r->step < CVT_INIT_USERNS)
 		return "the namespaces and the fresh procfs of every sandbox fail here: see the "
 		       "user_namespace, pid_namespace and root items";
@@ -594,7 +636,7 @@ static const char *cover_remedy(const caps_probe *p, const caps_cover_res *r, en
  * /proc, tried per mode (caps-cover.c). */
 static void judge_cover(osb_caps *c, const caps_probe *p)
 {
-	char reason[700] = "", part[320], remedy[400] = "";
+	char reason[700] = "", part[320], remedy[400] = "", why[160];
 	int ok = 0, tried = 0;
 
 	for (int m = 0; m < M__COUNT; m++) {
@@ -608,10 +650,14 @@ static void judge_cover(osb_caps *c, const caps_probe *p)
 			snprintf(part, sizeof(part), "%s mode: the init covers a fresh procfs (read-only "
 			         "binds, /dev/null and tmpfs masks)", caps_mode_names[m]);
 		} else {
-			snprintf(part, sizeof(part), "%s mode: the init's /proc cover: %s%s%s fails: %s%s",
-			         caps_mode_names[m], caps_cover_try_steps[r->step % CVT__COUNT],
-			         r->path[0] ? " " : "", r->path, strerror(r->err),
-			         caps_cover_at_limit(r) ? p->limit_hint : "");
+			if (r->step == CVT_ANSWER)
+				snprintf(part, sizeof(part), "%s mode: the init's /proc cover: %s",
+				         caps_mode_names[m], caps_no_answer(why, sizeof(why), r->status));
+			else
+				snprintf(part, sizeof(part), "%s mode: the init's /proc cover: %s%s%s fails: "
+				         "%s%s", caps_mode_names[m], caps_cover_try_steps[r->step % CVT__COUNT],
+				         r->path[0] ? " " : "", r->path, strerror(r->err),
+				         caps_cover_at_limit(r) ? p->limit_hint : "");
 			snprintf(remedy, sizeof(remedy), "%s", cover_remedy(p, r, (enum mode)m));
 			stop_set(c, &c->cover_stop[m], caps_item_names[IT_COVER], OSB_CAPS_UNAVAILABLE,
 			         part, remedy);

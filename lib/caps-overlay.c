@@ -31,6 +31,7 @@ const char *const caps_overlay_try_steps[OVT__COUNT] = {
 	"forking the probe child", "unshare(CLONE_NEWUSER)", "writing the uid/gid map",
 	"unshare(CLONE_NEWNS)", "fsopen(\"overlay\")", "creating the upper layer's tmpfs",
 	"creating the layer directories", "creating the overlay (fsconfig, fsmount)",
+	"the probe child's answer",
 };
 
 typedef struct ovt_maps {
@@ -116,24 +117,24 @@ static __attribute__((noreturn)) void child(int wfd, bool userns, const ovt_maps
 	_exit(0);
 }
 
-static int collect(pid_t pid, int rfd, enum ovt_step *step)
+static int collect(pid_t pid, int rfd, enum ovt_step *step, int *status)
 {
-	ovt_res r = { EIO, OVT_USERNS };
+	ovt_res r = { EIO, OVT_ANSWER };
 	ssize_t n;
 
 	do
 		n = read(rfd, &r, sizeof(r));
 	while (n < 0 && errno == EINTR);
 	close(rfd);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
-	if (n != (ssize_t)sizeof(r) || r.step < 0 || r.step >= OVT__COUNT)
-		return EIO;
+	if (n != (ssize_t)sizeof(r) || r.step < 0 || r.step >= OVT_ANSWER)
+		r = (ovt_res){ EIO, OVT_ANSWER };
 	*step = (enum ovt_step)r.step;
 	return r.err;
 }
 
-int caps_overlay_try(bool userns, enum ovt_step *step)
+int caps_overlay_try(bool userns, enum ovt_step *step, int *status)
 {
 	ovt_maps m;
 	sigset_t all, old;
@@ -141,6 +142,7 @@ int caps_overlay_try(bool userns, enum ovt_step *step)
 	pid_t pid;
 
 	*step = OVT_FORK;
+	*status = 0;
 	snprintf(m.uid, sizeof(m.uid), "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
 	snprintf(m.gid, sizeof(m.gid), "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -158,6 +160,5 @@ int caps_overlay_try(bool userns, enum ovt_step *step)
 		close(p[0]);
 		return e;
 	}
-	*step = OVT_USERNS;
-	return collect(pid, p[0], step);
+	return collect(pid, p[0], step, status);
 }

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 
 enum ovt_step { OVT_FORK, OVT_USERNS, OVT_MAP, OVT_MNTNS, OVT_FSOPEN, OVT_TMPFS, OVT_DIRS,
-                OVT_MOUNT, OVT__COUNT };
+                OVT_MOUNT, OVT_ANSWER, OVT__COUNT };
 /* What each step is called in a reason: "unshare(CLONE_NEWNS)", ... */
 extern const char *const caps_overlay_try_steps[OVT__COUNT];
 
@@ -22,8 +22,10 @@ extern const char *const caps_overlay_try_steps[OVT__COUNT];
  * detached tmpfs with the layer directories, and overlayfs created over them
  * (with userxattr in USERNS mode; root mode needs root's capabilities).
  * Returns 0 when it mounts, else the errno of the step *STEP failed at
- * (OVT_FORK: the child could not be started). */
-int caps_overlay_try(bool userns, enum ovt_step *step);
+ * (OVT_FORK: the child could not be started), or EIO at OVT_ANSWER when
+ * the child ended without an answer (a seccomp filter's SIGSYS, say), its
+ * wait status in *STATUS. */
+int caps_overlay_try(bool userns, enum ovt_step *step, int *status);
 
 /* Did the attempt that returned ERR at STEP fail for want of a process (a
  * process limit, lib/fork-hint.h) rather than for overlayfs? */

@@ -356,14 +356,14 @@ static void attempt_finish(attempt *a, const char *killed_why)
 	if (pidfd_wait(a->pidfd, &a->status) < 0)
 		a->status = W_EXITCODE(255, 0);
 	a->done = true;
+	a->killed = killed_why != NULL;
 	a->ok = !killed_why && WIFEXITED(a->status) && WEXITSTATUS(a->status) == 0;
 	if (killed_why)
 		snprintf(a->diag, sizeof(a->diag), "%s", killed_why);
 	else if (!a->ok && a->errfd >= 0)
 		attempt_read_diag(a);
 	else if (!a->ok)
-		snprintf(a->diag, sizeof(a->diag), "the probe child ended with status 0x%x",
-		         (unsigned)a->status);
+		caps_no_answer(a->diag, sizeof(a->diag), a->status);
 	close(a->pidfd);
 	if (a->errfd >= 0)
 		close(a->errfd);
@@ -907,11 +907,13 @@ static void probe_overlay(osb_caps *c)
 {
 	for (int m = 0; m < M__COUNT; m++) {
 		enum ovt_step step = OVT_USERNS;
+		int status = 0;
 
 		c->overlay_err[m] = CAPS_NOT_TRIED;
 		if (m == M_USERNS || c->euid == 0)
-			c->overlay_err[m] = caps_overlay_try(m == M_USERNS, &step);
+			c->overlay_err[m] = caps_overlay_try(m == M_USERNS, &step, &status);
 		c->overlay_step[m] = (int)step;
+		c->overlay_status[m] = status;
 	}
 }
 
@@ -922,7 +924,7 @@ static void probe_overlay(osb_caps *c)
 static void probe_cover(osb_caps *c)
 {
 	for (int m = 0; m < M__COUNT; m++) {
-		c->cover[m] = (caps_cover_res){ CAPS_NOT_TRIED, CVT_FORK, "" };
+		c->cover[m] = (caps_cover_res){ CAPS_NOT_TRIED, CVT_FORK, "", 0 };
 		if (m == M_USERNS || c->euid == 0)
 			caps_cover_try(m == M_USERNS, &c->host.proc, &c->cover[m]);
 	}

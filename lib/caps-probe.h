@@ -29,6 +29,7 @@ enum { A_FULL, A_NS, A_NET, A_PID, A_NONET, A_DISABLE, A__COUNT };
 typedef struct attempt {
 	unsigned flags;
 	bool wanted, started, done, ok;
+	bool killed;      /* by the probe (its deadline, a failed wait): DIAG says why */
 	pid_t pid;
 	int pidfd, errfd, status;
 	/* It met a process limit (lib/fork-hint.h): it could not be started

@@ -24,6 +24,8 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <string.h>
+#include <sys/wait.h>
 
 /* ---- items ------------------------------------------------------------------ */
 
@@ -97,6 +99,18 @@ const char *caps_fmt(char *buf, size_t size, const char *f, ...)
 	vsnprintf(buf, size, f, ap);
 	va_end(ap);
 	return buf;
+}
+
+const char *caps_no_answer(char *buf, size_t size, int status)
+{
+	if (WIFSIGNALED(status)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(status));
+
+		return caps_fmt(buf, size, "the probe child ended without an answer: it was killed "
+		                "by signal %d (SIG%s)", WTERMSIG(status), abbrev ? abbrev : "?");
+	}
+	return caps_fmt(buf, size, "the probe child ended without an answer: it exited with "
+	                "status %d", WEXITSTATUS(status));
 }
 
 bool caps_has_opt(const osb_caps *c, const char *name)
@@ -426,8 +440,9 @@ static bool launch_checks_pass(const osb_policy *p, const host_facts *h)
 		return false;
 	if (p->ws_mode == WS_OVERLAY) {
 		enum ovt_step step;
+		int status;
 
-		if (caps_overlay_try(mode_of(p, h) == M_USERNS, &step) != 0)
+		if (caps_overlay_try(mode_of(p, h) == M_USERNS, &step, &status) != 0)
 			return false;
 	}
 	return p->landlock != LL_REQUIRED || h->landlock_abi > 0;

@@ -105,9 +105,12 @@ struct osb_caps {
 	bool net_ok[M__COUNT];           /* ... with a network namespace */
 	caps_stop mode_stop[M__COUNT], net_stop[M__COUNT];
 	/* The overlay workspace per mode (caps-overlay.h): the errno of the
-	 * attempt (0: it mounts; CAPS_NOT_TRIED), and what stops it. */
+	 * attempt (0: it mounts; CAPS_NOT_TRIED), its step (OVT_ANSWER: its
+	 * child ended without an answer, with wait status overlay_status), and
+	 * what stops it. */
 	int overlay_err[M__COUNT];
 	int overlay_step[M__COUNT];
+	int overlay_status[M__COUNT];
 	caps_stop overlay_stop[M__COUNT];
 	/* The init's /proc cover per mode (caps-cover.h): err CAPS_NOT_TRIED
 	 * when the mode was not tried. */
@@ -139,6 +142,10 @@ void caps_item_set(osb_caps *c, enum item_id id, int status, const char *reason,
 /* snprintf into BUF, returning BUF. */
 const char *caps_fmt(char *buf, size_t size, const char *f, ...)
 	__attribute__((format(printf, 3, 4)));
+/* How a probe child that wrote no answer ended, from its wait STATUS, into
+ * BUF: "the probe child ended without an answer: it was killed by signal 31
+ * (SIGSYS)" (or "it exited with status N"). Returns BUF. */
+const char *caps_no_answer(char *buf, size_t size, int status);
 /* What POL needs from the host, beyond a sandbox in its mode. */
 caps_needs caps_needs_of(const osb_policy *pol);
 /* Does this bwrap's --help list option NAME (one of caps_bwrap_opts)? */

@@ -1191,6 +1191,144 @@ START_TEST(test_json_names_the_blocker)
 }
 END_TEST
 
+/* ---- a probe child that ends without an answer ------------------------------ */
+
+/* Kill this (forked) test process, and the probe's children, with SIGSYS
+ * at system call NR when its N argument comparisons ARG hold: what an
+ * enclosing container's seccomp profile whose action kills does. No core
+ * file is left by the killed children. */
+static void kill_at(int nr, unsigned n, const struct scmp_arg_cmp *arg)
+{
+	struct rlimit none = { 0, 0 };
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	ck_assert_int_eq(setrlimit(RLIMIT_CORE, &none), 0);
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_eq(seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0), 0);
+	ck_assert_int_eq(seccomp_rule_add_array(ctx, SCMP_ACT_KILL_PROCESS, nr, n, arg), 0);
+	ck_assert_int_eq(seccomp_load(ctx), 0);
+	seccomp_release(ctx);
+}
+
+#define NO_ANSWER "the probe child ended without an answer: it was killed by signal 31 (SIGSYS)"
+#define NO_ANSWER_FIX "an enclosing seccomp filter (a container's profile) kills the process " \
+	"at a system call the sandbox makes too: have it refuse the call with an errno instead, " \
+	"which the probe then names, or run osb-isolate outside the container"
+#define COVER_NO_ANSWER(mode) mode " mode: the init's /proc cover: " NO_ANSWER
+
+/* Finding: the cover's child killed at its bind mount (its pid 1 in a pid
+ * namespace of its own, whose parent ended well) was reported as
+ * "unshare(CLONE_NEWUSER) fails: Input/output error", in root mode too,
+ * where no user namespace is made. */
+START_TEST(test_cover_child_killed_names_the_signal_not_a_user_namespace)
+{
+	/* The simulation changes one thing of a host where both modes work. */
+	if (!(test_have_root() && test_have_userns()))
+		return;
+	const struct scmp_arg_cmp binds = SCMP_A3_64(SCMP_CMP_EQ, MS_BIND | MS_REC);
+	osb_policy *covered = policy("osb-policy 1\nidentity root\ndev /dev\nproc /proc\n");
+	osb_caps *c;
+	osb_error err;
+	json_object *o, *it;
+	int i;
+
+	kill_at(SCMP_SYS(mount), 1, &binds);
+	c = probe(OSB_CAPS_REFRESH);
+	i = item(c, "proc_cover");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)i), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)i),
+	                 COVER_NO_ANSWER("userns") "; " COVER_NO_ANSWER("root"));
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)i), NO_ANSWER_FIX);
+	o = parse_json(c);
+	it = json_object_array_get_idx(get(o, "items"), (size_t)i);
+	ck_assert_str_eq(json_object_get_string(get(it, "reason")),
+	                 COVER_NO_ANSWER("userns") "; " COVER_NO_ANSWER("root"));
+	json_object_put(o);
+	/* Fail closed: with the probe's answer at hand, the gate refuses. */
+	ck_assert_int_eq(check_policy(covered, &err), -OSB_E_HOST);
+	ck_assert_str_eq(err.message, "proc_cover unavailable: " COVER_NO_ANSWER("root")
+	                 "; remedy: " NO_ANSWER_FIX);
+	osb_caps_free(c);
+	osb_policy_free(covered);
+}
+END_TEST
+
+#define OVERLAY_NO_ANSWER(mode) mode " mode: mounting the overlay workspace: " NO_ANSWER
+
+START_TEST(test_overlay_child_killed_names_the_signal_not_a_user_namespace)
+{
+	/* The simulation changes one thing of a host where both modes work. */
+	if (!(test_have_root() && test_have_userns()))
+		return;
+	osb_policy *p = policy("osb-policy 1\nidentity root\nworkspace overlay\n");
+	osb_caps *c;
+	osb_error err;
+	int i;
+
+	kill_at(SCMP_SYS(fsopen), 0, NULL);
+	/* The launch gate's own attempt ends the same way: it sends the launch
+	 * to the probe, whose item refuses it. */
+	ck_assert_int_eq(check_policy(p, &err), -OSB_E_HOST);
+	ck_assert_str_eq(err.message, "overlay unavailable: " OVERLAY_NO_ANSWER("root")
+	                 "; remedy: " NO_ANSWER_FIX);
+	c = probe(0);
+	i = item(c, "overlay");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)i), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)i),
+	                 OVERLAY_NO_ANSWER("userns") "; " OVERLAY_NO_ANSWER("root"));
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)i), NO_ANSWER_FIX);
+	osb_caps_free(c);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* The direct attempt's child (user namespace, overlayfs, Landlock, the
+ * filter) killed at its last steps answers none of them: the overlayfs
+ * item blamed a user namespace, the others named a raw wait status. */
+START_TEST(test_direct_child_killed_names_the_signal_in_each_item)
+{
+	if (!(test_have_root() && test_have_userns() && test_have_landlock()))
+		return;
+	char want[300];
+	osb_caps *c;
+	int i;
+
+	kill_at(SCMP_SYS(landlock_restrict_self), 0, NULL);
+	c = probe(0);
+	i = item(c, "overlayfs");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)i), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)i),
+	                 "mounting overlayfs in a user namespace: " NO_ANSWER);
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)i), NO_ANSWER_FIX);
+	i = item(c, "landlock");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)i), OSB_CAPS_DEGRADED);
+	snprintf(want, sizeof(want), "Landlock ABI %d, but enforcing a ruleset in a child "
+	         "process: " NO_ANSWER, osb_caps_landlock_abi(c));
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)i), want);
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)i), NO_ANSWER_FIX);
+	i = item(c, "seccomp");
+	ck_assert_int_eq(osb_caps_status(c, (size_t)i), OSB_CAPS_UNAVAILABLE);
+	ck_assert_str_eq(osb_caps_reason(c, (size_t)i),
+	                 "loading the osb-default-2 filter: " NO_ANSWER);
+	ck_assert_str_eq(osb_caps_remedy(c, (size_t)i), NO_ANSWER_FIX);
+	ck_assert_uint_eq(osb_caps_modes(c), 0);
+	osb_caps_free(c);
+}
+END_TEST
+
+/* How the other endings read (the probe cannot make them here). */
+START_TEST(test_no_answer_names_the_signal_or_the_exit_status)
+{
+	char buf[160];
+
+	ck_assert_str_eq(caps_no_answer(buf, sizeof(buf), W_EXITCODE(0, SIGKILL)),
+	                 "the probe child ended without an answer: it was killed by signal 9 "
+	                 "(SIGKILL)");
+	ck_assert_str_eq(caps_no_answer(buf, sizeof(buf), W_EXITCODE(1, 0)),
+	                 "the probe child ended without an answer: it exited with status 1");
+}
+END_TEST
+
 #define TABLE_HEAD "osb-isolate " OSB_ISOLATE_VERSION " capabilities: NOT available\n" \
 	"STATUS       ITEM                  REASON\n" \
 	"unavailable  bwrap                 OSB_ISOLATE_BWRAP=/nonexistent/bwrap is not " \
@@ -1386,6 +1524,9 @@ static Suite *caps_suite(void)
 	tcase_add_test(sim, test_landlock_required_refused_without_landlock);
 	tcase_add_test(sim, test_cover_refused_by_seccomp_names_the_step_and_refuses_the_launch);
 	tcase_add_test(sim, test_filter_that_cannot_load_stops_every_mode_but_seccomp_none);
+	tcase_add_test(sim, test_cover_child_killed_names_the_signal_not_a_user_namespace);
+	tcase_add_test(sim, test_overlay_child_killed_names_the_signal_not_a_user_namespace);
+	tcase_add_test(sim, test_direct_child_killed_names_the_signal_in_each_item);
 	tcase_add_test(sim, test_failed_wait_kills_and_reaps_every_attempt);
 	tcase_add_test(sim, test_bwrap_that_cannot_be_forked_names_the_process_limit_and_keeps_nothing);
 	tcase_add_test(sim, test_uid_0_of_a_user_namespace_meets_the_process_limit);
@@ -1401,6 +1542,7 @@ static Suite *caps_suite(void)
 	tcase_add_test(pure, test_blocker_nesting_depth_and_bwrap_only);
 	tcase_add_test(pure, test_blocker_bwrap_at_the_process_limit_is_not_a_security_module);
 	tcase_add_test(pure, test_status_names);
+	tcase_add_test(pure, test_no_answer_names_the_signal_or_the_exit_status);
 	suite_add_tcase(s, host);
 	suite_add_tcase(s, sim);
 	suite_add_tcase(s, pure);
