@@ -170,14 +170,16 @@ void log_append(int fd, size_t max, const char *line, size_t n)
 
 static void log_line(const proxy_conf *c, const char *action, const request *rq)
 {
-	char host[sizeof(rq->host) * 6], why[512] = "", line[2048];
+	char method[sizeof(rq->method) * 6], host[sizeof(rq->host) * 6], why[512] = "", line[2048];
 	int n;
 
+	/* The method and the host are the client's bytes. */
+	json_str(method, sizeof(method), rq->method);
 	json_str(host, sizeof(host), rq->host);
 	if (rq->reason)
 		json_str(why, sizeof(why), rq->reason);
 	n = snprintf(line, sizeof(line), "{\"action\":\"%s\",\"method\":\"%s\",\"host\":\"%s\","
-	             "\"port\":%u,\"address\":%s%s%s,\"reason\":%s%s%s}\n", action, rq->method, host,
+	             "\"port\":%u,\"address\":%s%s%s,\"reason\":%s%s%s}\n", action, method, host,
 	             rq->port, *rq->addr ? "\"" : "", *rq->addr ? rq->addr : "null",
 	             *rq->addr ? "\"" : "", rq->reason ? "\"" : "", rq->reason ? why : "null",
 	             rq->reason ? "\"" : "");

@@ -752,6 +752,31 @@ START_TEST(test_proxy_log_stops_at_its_cap_with_one_marker_counting_the_rest)
 }
 END_TEST
 
+/* The method is the client's too: a quote or a newline in it is escaped
+ * like the host's, so it cannot end the line's JSON string, or the line,
+ * and hide the refusal from the result's counts. */
+START_TEST(test_proxy_log_escapes_the_method)
+{
+	osb_policy *p = must_parse("osb-policy 1\nnetwork allow example.org:443\n");
+	static const char rq[] = "X\"\n{\" http://example.org/ HTTP/1.1\r\n\r\n";
+	char log[1024];
+	host_facts h;
+	osb_error err = { 0 };
+	netproxy np;
+
+	memset(&h, 0, sizeof(h));
+	h.netproxy = (char *)TEST_BUILDDIR "/helper/osb-isolate-netproxy";
+	ck_assert_msg(netproxy_start(p, &h, NULL, &np, &err) == 0, "%s", err.message);
+	flood_one(&np, rq, sizeof(rq) - 1);
+	log_since(&np, 0, log, sizeof(log));
+	ck_assert_str_eq(log, "{\"action\":\"refused\",\"method\":\"X\\u0022\\u000a{\\u0022\","
+	                 "\"host\":\"example.org\",\"port\":80,\"address\":null,"
+	                 "\"reason\":\"not in the allowlist\"}\n");
+	netproxy_free(&np);
+	osb_policy_free(p);
+}
+END_TEST
+
 /* ---- the proxy's hosts file ----------------------------------------------------- */
 
 static void hosts_refused_as(const char *text, unsigned want_line, const char *want)
@@ -838,6 +863,7 @@ static Suite *netallow_suite(void)
 	tcase_add_test(t, test_proxy_that_cannot_be_forked_names_the_process_limit);
 	tcase_add_test(t, test_a_control_message_cut_to_the_proxy_buffers_is_not_served);
 	tcase_add_test(t, test_proxy_log_stops_at_its_cap_with_one_marker_counting_the_rest);
+	tcase_add_test(t, test_proxy_log_escapes_the_method);
 	suite_add_tcase(s, t);
 	t = tcase_create("hosts");
 	tcase_add_test(t, test_hosts_file_lines_map_each_name_to_its_address);
