@@ -11,7 +11,8 @@
  * allowed name pointing at loopback, a private network or the metadata
  * address is refused unless the allowlist names that range. The proxy
  * connects to the address it checked, never to a name, so no second lookup
- * can differ from the first. Every decision is one JSON line in the log;
+ * can differ from the first. Every decision is one JSON line in the log,
+ * which is bounded (log_append);
  * a refusal answers 403 with the reason, so the client sees "blocked"
  * rather than a timeout. Each step has a deadline.
  */
@@ -30,6 +31,8 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct request {
@@ -98,26 +101,93 @@ static void json_str(char *out, size_t size, const char *s)
 	out[o] = '\0';
 }
 
+/* The whole-file write lock (F_WRLCK) or its release (F_UNLCK): a record
+ * lock belongs to a process, so the proxy and its connections' children,
+ * which share one open file description, exclude one another, and a
+ * writer killed while holding it releases it. */
+static void log_lock(int fd, short type)
+{
+	struct flock l = { .l_type = type, .l_whence = SEEK_SET };
+
+	while (fcntl(fd, F_SETLKW, &l) < 0 && errno == EINTR)
+		;
+}
+
+/* The count of the marker that ends a log of SIZE bytes, or -1 when it
+ * does not end with one. */
+static long long log_marked(int fd, size_t max, off_t size, size_t mark_len)
+{
+	char want[128], have[128], *end;
+	size_t head;
+	unsigned long long v;
+
+	snprintf(want, sizeof(want), NETPROXY_LOG_MARK, max, 0ULL);
+	head = (size_t)(strstr(want, "\"dropped\":") - want) + 10;
+	if (size < (off_t)mark_len ||
+	    pread(fd, have, mark_len, size - (off_t)mark_len) != (ssize_t)mark_len ||
+	    memcmp(have, want, head) != 0)
+		return -1;
+	have[mark_len] = '\0';
+	v = strtoull(have + head, &end, 10);
+	return end > have + head ? (long long)v : -1;
+}
+
+/* The marker, MARK_LEN bytes at OFF, rewritten to count DROPPED lines: an
+ * O_APPEND file's pwrite appends, so through a shared mapping. */
+static void log_recount(int fd, size_t max, off_t off, size_t mark_len, long long dropped)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	off_t base = off - off % (page > 0 ? page : 4096);
+	size_t span = (size_t)(off - base) + mark_len;
+	char text[128], *m;
+
+	snprintf(text, sizeof(text), NETPROXY_LOG_MARK, max, (unsigned long long)dropped);
+	m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED, fd, base);
+	if (m == MAP_FAILED)
+		return;
+	memcpy(m + (off - base), text, mark_len);
+	munmap(m, span);
+}
+
+void log_append(int fd, size_t max, const char *line, size_t n)
+{
+	char mark[128];
+	size_t mark_len = (size_t)snprintf(mark, sizeof(mark), NETPROXY_LOG_MARK, max, 1ULL);
+	struct stat st;
+	long long dropped;
+
+	log_lock(fd, F_WRLCK);
+	if (fstat(fd, &st) == 0) {
+		if ((dropped = log_marked(fd, max, st.st_size, mark_len)) >= 0)
+			log_recount(fd, max, st.st_size - (off_t)mark_len, mark_len, dropped + 1);
+		else if ((size_t)st.st_size + n + mark_len <= max)
+			(void)!write(fd, line, n);
+		else
+			(void)!write(fd, mark, mark_len);
+	}
+	log_lock(fd, F_UNLCK);
+}
+
 static void log_line(const proxy_conf *c, const char *action, const request *rq)
 {
-	char host[sizeof(rq->host) * 6], why[512] = "", line[2048];
+	char method[sizeof(rq->method) * 6], host[sizeof(rq->host) * 6], why[512] = "", line[2048];
 	int n;
 
+	/* The method and the host are the client's bytes. */
+	json_str(method, sizeof(method), rq->method);
 	json_str(host, sizeof(host), rq->host);
 	if (rq->reason)
 		json_str(why, sizeof(why), rq->reason);
 	n = snprintf(line, sizeof(line), "{\"action\":\"%s\",\"method\":\"%s\",\"host\":\"%s\","
-	             "\"port\":%u,\"address\":%s%s%s,\"reason\":%s%s%s}\n", action, rq->method, host,
+	             "\"port\":%u,\"address\":%s%s%s,\"reason\":%s%s%s}\n", action, method, host,
 	             rq->port, *rq->addr ? "\"" : "", *rq->addr ? rq->addr : "null",
 	             *rq->addr ? "\"" : "", rq->reason ? "\"" : "", rq->reason ? why : "null",
 	             rq->reason ? "\"" : "");
 	if (n <= 0 || (size_t)n >= sizeof(line))
 		return;
-	/* One write a line on an O_APPEND file: lines of concurrent
-	 * connections never interleave. */
-	(void)!write(c->log_fd, line, (size_t)n);
+	log_append(c->log_fd, c->log_max, line, (size_t)n);
 	if (c->copy_fd >= 0)
-		(void)!write(c->copy_fd, line, (size_t)n);
+		log_append(c->copy_fd, c->log_max, line, (size_t)n);
 }
 
 void conn_log_refused(const proxy_conf *c, const char *reason)

@@ -31,6 +31,7 @@ typedef struct proxy_conf {
 	const host_map *hosts;       /* consulted before the resolver, never after */
 	size_t n_hosts;
 	int log_fd, copy_fd;         /* one JSON line a decision; COPY_FD -1: none */
+	size_t log_max;              /* bytes each may hold: NETPROXY_LOG_MAX */
 } proxy_conf;
 
 /* Serve the client on FD (a connected TCP socket of the sandbox) to its end,
@@ -40,6 +41,12 @@ void conn_serve(const proxy_conf *c, int fd);
 /* Log a refusal that happens before a request is read (too many
  * connections, not a TCP socket). */
 void conn_log_refused(const proxy_conf *c, const char *reason);
+
+/* Append LINE (N bytes) to the log FD, which holds at most MAX bytes: the
+ * line if it leaves room for the marker (NETPROXY_LOG_MARK in netallow.h),
+ * else the marker counting 1, or, once the log ends with it, 1 more on its
+ * count. Each writer of the log holds a lock on it meanwhile. */
+void log_append(int fd, size_t max, const char *line, size_t n);
 
 /* Read an /etc/hosts-style text (ADDRESS NAME...; '#' comments) into *OUT.
  * Returns the number of entries, or -1 (out of memory, or a line that is

@@ -19,7 +19,10 @@
  * NETPROXY_READY, on the control socket: the library waits for it, with a
  * deadline, before the sandbox gets the other end, so that a proxy that
  * cannot start fails the launch instead of leaving a sandbox without a
- * network (lib/netallow-proxy.c). Its diagnostics go to fd 2, the log.
+ * network (lib/netallow-proxy.c). Its diagnostics go to fd 2, the log; it
+ * writes them only before it is ready. The log holds NETPROXY_LOG_MAX bytes
+ * at most (netproxy-conn.c, log_append), as does the copy, which must be
+ * open for reading and writing too.
  *
  * Usage: osb-isolate-netproxy --ctl-fd N --log-fd N [--life-fd N]
  *        [--hosts-fd N [--hosts-name NAME]] [--copy-fd N] -- ENTRY...
@@ -275,7 +278,8 @@ int main(int argc, char **argv)
 	if (fcntl(o.log_fd, F_SETFL, fcntl(o.log_fd, F_GETFL) | O_APPEND) < 0 ||
 	    (o.copy_fd >= 0 && fcntl(o.copy_fd, F_SETFL, fcntl(o.copy_fd, F_GETFL) | O_APPEND) < 0))
 		die("the log: %s", strerror(errno));
-	c = (proxy_conf){ allow, (size_t)o.n_entries, hosts, n_hosts, o.log_fd, o.copy_fd };
+	c = (proxy_conf){ allow, (size_t)o.n_entries, hosts, n_hosts, o.log_fd, o.copy_fd,
+	                   NETPROXY_LOG_MAX };
 	if (send(o.ctl_fd, &(char){ NETPROXY_READY }, 1, MSG_NOSIGNAL) != 1)
 		die("reporting ready on the control socket: %s", strerror(errno));
 	serve(&c, o.ctl_fd, o.life_fd);

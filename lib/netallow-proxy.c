@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#define LOG_READ_MAX ((size_t)64 << 20)
 #define DIAG_MAX 400    /* bytes of a proxy's last diagnostic a message quotes */
 
 static const char remedy[] = "reinstall osb-isolate, or name a working proxy with "
@@ -368,6 +367,39 @@ long netproxy_log_size(const netproxy *np)
 	return np->log_fd >= 0 && fstat(np->log_fd, &st) == 0 ? (long)st.st_size : 0;
 }
 
+/* The count of the marker that ends the log, read as one JSON object. */
+static long read_marker(const netproxy *np)
+{
+	char tail[128], *line;
+	long size = netproxy_log_size(np), from = size > 127 ? size - 127 : 0;
+	ssize_t n = size > from ? pread(np->log_fd, tail, (size_t)(size - from), from) : 0;
+	json_object *o, *a, *d;
+	long dropped = 0;
+
+	if (n <= 1 || tail[n - 1] != '\n')
+		return 0;
+	tail[n - 1] = '\0';
+	line = strrchr(tail, '\n') ? strrchr(tail, '\n') + 1 : tail;
+	if (!(o = json_tokener_parse(line)))
+		return 0;
+	if (json_object_object_get_ex(o, "action", &a) &&
+	    strcmp(json_object_get_string(a), "truncated") == 0 &&
+	    json_object_object_get_ex(o, "dropped", &d))
+		dropped = (long)json_object_get_int64(d);
+	json_object_put(o);
+	return dropped;
+}
+
+long netproxy_log_dropped(const netproxy *np)
+{
+	long a = read_marker(np), b;
+
+	/* The proxy rewrites the count in place: read until two reads agree. */
+	for (int i = 0; i < 8 && (b = read_marker(np)) != a; i++)
+		a = b;
+	return a;
+}
+
 int netproxy_read_log(const netproxy *np, long from, netproxy_refusal **out, size_t *n,
                       unsigned long *allowed)
 {
@@ -381,7 +413,8 @@ int netproxy_read_log(const netproxy *np, long from, netproxy_refusal **out, siz
 	*allowed = 0;
 	if (np->log_fd < 0 || fstat(np->log_fd, &st) < 0 || st.st_size <= from)
 		return 0;
-	len = (size_t)(st.st_size - from) < LOG_READ_MAX ? (size_t)(st.st_size - from) : LOG_READ_MAX;
+	len = (size_t)(st.st_size - from) < NETPROXY_LOG_MAX ? (size_t)(st.st_size - from)
+	                                                     : NETPROXY_LOG_MAX;
 	if (!(buf = malloc(len + 1)))
 		return -ENOMEM;
 	len = pread(np->log_fd, buf, len, from) > 0 ? len : 0;

@@ -19,7 +19,8 @@
 typedef struct netproxy {
 	int pidfd;            /* the proxy; -1: none running */
 	int ctl_fd;           /* the sandbox's end of the control socket; -1: none */
-	int log_fd;           /* memfd: one JSON line a connection; -1: none */
+	int log_fd;           /* memfd: one JSON line a connection, NETPROXY_LOG_MAX
+	                         bytes at most (netallow.h); -1: none */
 	int life_fd;          /* the write end of the proxy's lifeline; -1: none */
 	unsigned port;        /* NETPROXY_PORT, or 0 without a proxy */
 	pid_t pid;            /* the proxy, which leads a process group of its own */
@@ -60,6 +61,10 @@ void netproxy_free(netproxy *np);
 
 /* The log's size now: where a session command's part of it starts. */
 long netproxy_log_size(const netproxy *np);
+
+/* The lines the proxy did not log: the count of the marker that ends a
+ * full log (NETPROXY_LOG_MAX), 0 while it has room. */
+long netproxy_log_dropped(const netproxy *np);
 
 /* The refused destinations the log holds from byte FROM on (aggregated by
  * host and port, in first-seen order) and the number of allowed

@@ -25,6 +25,16 @@
  * (helper/netproxy.c); the launch waits for it (lib/netallow-proxy.c). */
 #define NETPROXY_READY 'R'
 
+/* The most the proxy's log holds, its last line included (osb-isolate(1),
+ * "RESULT"): it is a memfd of the caller's, outside the sandbox's memory
+ * limit, which a command could otherwise fill with requests it makes the
+ * proxy refuse. The lines that fit beside NETPROXY_LOG_MARK are kept; the
+ * first that does not makes the marker the last line, and its count ("%-20llu",
+ * a fixed width) grows in place with each line dropped after
+ * (helper/netproxy-conn.c, log_append). */
+#define NETPROXY_LOG_MAX ((size_t)1 << 20)
+#define NETPROXY_LOG_MARK "{\"action\":\"truncated\",\"limit\":%zu,\"dropped\":%-20llu}\n"
+
 enum na_kind {
 	NA_NAME,     /* an exact DNS name */
 	NA_SUFFIX,   /* "*.SUFFIX": any name with at least one label before SUFFIX */

@@ -1108,8 +1108,12 @@ const char *osb_session_workspace_mode(osb_session *session);
  * number of allowed connections, or -1 when the policy has no allowlist;
  * the number of refused destinations (host and port), or -1; and the I-th
  * of them (0 .. count-1): its host (owned by R), *PORT and *COUNT (the
- * times it was asked for; either may be NULL), or NULL. */
+ * times it was asked for; either may be NULL), or NULL. The counts are
+ * those of the proxy's log, which holds 1 MiB at most: the decisions it
+ * left out once full (a command may flood the proxy) are
+ * osb_result_network_dropped(), 0 when it holds every one, or -1. */
 long osb_result_network_allowed(const osb_result *r);
+long osb_result_network_dropped(const osb_result *r);
 int osb_result_network_refused_count(const osb_result *r);
 const char *osb_result_network_refused(const osb_result *r, size_t i, unsigned *port,
                                        unsigned long *count);

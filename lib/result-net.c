@@ -6,15 +6,16 @@
  * A user whose install failed should read "refused: pypi.org:443" rather
  * than a bare timeout: the proxy's decisions are read back from its log
  * once the sandbox has ended, the refusals counted by destination, and the
- * log itself kept (bounded) so that the result carries every decision.
+ * log itself kept so that the result carries every decision. The log is
+ * bounded (NETPROXY_LOG_MAX): one that was full says how many lines it
+ * dropped, and so does the result ("truncated", "dropped").
  */
 #include "result-net.h"
+#include "netallow.h"
 
 #include <sys/stat.h>
 
-#define NET_LOG_MAX ((size_t)1 << 20)   /* bytes of the log a result keeps */
-
-int result_set_network(osb_result *r, const netproxy *np, long from)
+int result_set_network(osb_result *r, const netproxy *np, long from, long dropped_from)
 {
 	struct stat st;
 	size_t len = 0;
@@ -25,11 +26,14 @@ int result_set_network(osb_result *r, const netproxy *np, long from)
 	if (netproxy_read_log(np, from, &r->net_refused, &r->n_net_refused, &r->net_allowed) < 0)
 		return -ENOMEM;
 	if (np->log_fd >= 0 && fstat(np->log_fd, &st) == 0 && st.st_size > from)
-		len = (size_t)(st.st_size - from) < NET_LOG_MAX ? (size_t)(st.st_size - from) : NET_LOG_MAX;
+		len = (size_t)(st.st_size - from) < NETPROXY_LOG_MAX ? (size_t)(st.st_size - from)
+		                                                     : NETPROXY_LOG_MAX;
 	if (!(r->net_log = malloc(len + 1)))
 		return -ENOMEM;
 	got = len ? pread(np->log_fd, r->net_log, len, from) : 0;
 	r->net_log[got > 0 ? got : 0] = '\0';
+	dropped_from = netproxy_log_dropped(np) - dropped_from;
+	r->net_dropped = dropped_from > 0 ? (unsigned long)dropped_from : 0;
 	return 0;
 }
 
@@ -41,6 +45,7 @@ void result_net_free(osb_result *r)
 	r->n_net_refused = 0;
 	r->net_log = NULL;
 	r->net_allowed = 0;
+	r->net_dropped = 0;
 	r->net_known = false;
 }
 
@@ -63,7 +68,17 @@ static json_object *refused_json(const osb_result *r)
 	return a;
 }
 
-/* The log's lines as objects: the proxy writes one JSON object a line. */
+/* Is O the marker of a full log rather than a decision? */
+static bool is_marker(json_object *o)
+{
+	json_object *a;
+
+	return json_object_object_get_ex(o, "action", &a) &&
+	       strcmp(json_object_get_string(a), "truncated") == 0;
+}
+
+/* The log's lines as objects: the proxy writes one JSON object a decision,
+ * and the marker, which the result says as "truncated" and "dropped". */
 static json_object *log_json(const osb_result *r)
 {
 	json_object *a = json_object_new_array();
@@ -76,7 +91,7 @@ static json_object *log_json(const osb_result *r)
 	for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; a && l; l = strtok_r(NULL, "\n", &save)) {
 		json_object *o = l[0] == '{' ? json_tokener_parse(l) : NULL;
 
-		if (o && json_object_array_add(a, o) < 0)
+		if (o && (is_marker(o) || json_object_array_add(a, o) < 0))
 			json_object_put(o);
 	}
 	free(copy);
@@ -101,12 +116,19 @@ json_object *result_net_json(const osb_result *r)
 	json_object_object_add(o, "allowed", json_object_new_uint64(r->net_allowed));
 	json_object_object_add(o, "refused", ref);
 	json_object_object_add(o, "connections", log);
+	json_object_object_add(o, "truncated", json_object_new_boolean(r->net_dropped > 0));
+	json_object_object_add(o, "dropped", json_object_new_uint64(r->net_dropped));
 	return o;
 }
 
 long osb_result_network_allowed(const osb_result *r)
 {
 	return r && r->net_known ? (long)r->net_allowed : -1;
+}
+
+long osb_result_network_dropped(const osb_result *r)
+{
+	return r && r->net_known ? (long)r->net_dropped : -1;
 }
 
 int osb_result_network_refused_count(const osb_result *r)

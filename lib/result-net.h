@@ -13,8 +13,9 @@
 #include <json-c/json.h>
 
 /* What the proxy of NP logged from byte FROM on goes into R (which then has
- * a "network" member). 0 or -ENOMEM. */
-int result_set_network(osb_result *r, const netproxy *np, long from);
+ * a "network" member), with the lines it dropped since its log's marker
+ * counted DROPPED_FROM (netproxy_log_dropped). 0 or -ENOMEM. */
+int result_set_network(osb_result *r, const netproxy *np, long from, long dropped_from);
 
 /* R's "network" member, or NULL when R has none (no allowlist). */
 json_object *result_net_json(const osb_result *r);

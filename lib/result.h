@@ -71,7 +71,7 @@ struct osb_result {
 	 * padding hole). */
 	bool net_known;
 	strv tmpfs_full;
-	unsigned long net_allowed;
+	unsigned long net_allowed, net_dropped;
 	struct netproxy_refusal *net_refused; size_t n_net_refused;
 	char *net_log;
 	/* When each stage began (CLOCK_MONOTONIC ns, now_ns(); 0: unknown),

@@ -58,7 +58,7 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 		r = netproxy_check(&pl.net, true, false, &res->error);
 	/* The proxy's decisions, once it is gone (result-net.c). */
 	netproxy_stop(&pl.net);
-	if (pl.net.port && result_set_network(res, &pl.net, 0) < 0 && r == 0)
+	if (pl.net.port && result_set_network(res, &pl.net, 0, 0) < 0 && r == 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	plan_free(&pl);
 done:

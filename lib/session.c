@@ -1393,7 +1393,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	uint64_t start = now_ms(), lim;
 	osb_error late = { 0 };
 	osb_result *res;
-	long net_from;
+	long net_from, net_dropped;
 	int r;
 
 	osb_err_clear(err);
@@ -1428,6 +1428,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	c.sink[0] = e->stdout_fd;
 	c.sink[1] = e->stderr_fd;
 	net_from = netproxy_log_size(&s->net);
+	net_dropped = netproxy_log_dropped(&s->net);
 	r = run_exec_limits(s, e, &c, res, &late);
 	/* What went wrong as the command's status was read (read_exit): the
 	 * proxy's end not asked a second time, a shell state not kept. */
@@ -1436,7 +1437,7 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 		r = -late.code;
 	}
 	/* What the session's proxy decided while the command ran (result-net.c). */
-	if (s->net.port && result_set_network(res, &s->net, net_from) < 0 && r == 0)
+	if (s->net.port && result_set_network(res, &s->net, net_from, net_dropped) < 0 && r == 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
 	if (output_take(c.cap, e->capture, res) < 0)
 		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");

@@ -16,7 +16,10 @@
 # servers also hold a package index and an npm registry built here: pip
 # download and npm pack (where npm is installed) fetch from allowed.test
 # into the workspace, in a run and in a session, and are refused
-# forbidden.test, listed in the result.
+# forbidden.test, listed in the result. A command flooding the proxy with
+# requests it refuses leaves its log (measured from the host, in the
+# proxy's fd table) within 1 MiB, ending with one marker that counts the
+# lines dropped, and the result says so; the session goes on.
 #
 # Run by `make check` as root: root in both identity modes, then the
 # unprivileged test user. Not root: skipped (ip netns needs root).
@@ -529,6 +532,104 @@ spawn_case() { # identity
 	expect_eq "$m: spawn: no proxy is left after the session" "" "$(proxies)"
 }
 
+# ---- the proxy's log: bounded, and says what it left out ---------------------------
+# The log is a memfd of the caller's, outside the sandbox's memory limit: a
+# command that floods the proxy with requests it refuses (each a line of
+# about 1.6 KB: a "host" of 250 control bytes, escaped sixfold) must not make
+# it grow past 1 MiB. It keeps as many lines as fit beside its marker, then
+# one marker line, {"action":"truncated","limit":1048576,"dropped":N}, N
+# counted on as more are dropped; the result says truncated and N; the
+# session goes on, its proxy alive; only the proxy and the caller hold the
+# log, no process of the sandbox.
+
+LOG_CAP=1048576
+FLOOD='import socket, sys
+n, got = int(sys.argv[1]), 0
+rq = b"CONNECT " + b"\x01" * 250 + b":1 HTTP/1.1\r\n\r\n"
+for i in range(n):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+    s.sendall(rq)
+    a = b""
+    while True:
+        b = s.recv(4096)
+        if not b:
+            break
+        a += b
+    s.close()
+    got += a.startswith(b"HTTP/1.1 403 ")
+print(n, got)'
+
+# The marker line of a log that dropped N lines.
+log_marker() { printf '{"action":"truncated","limit":%d,"dropped":%-20d}' "$LOG_CAP" "$1"; }
+
+# How many flood lines fit beside the marker.
+flood_kept() {
+	python3 -c 'import json, sys
+host = "".join("\\u%04x" % 1 for i in range(250))
+line = "{\"action\":\"refused\",\"method\":\"CONNECT\",\"host\":\"%s\",\"port\":1,\"address\":null,\"reason\":\"not a host name\"}\n" % host
+print((int(sys.argv[1]) - len(sys.argv[2]) - 1) // len(line))' "$LOG_CAP" "$(log_marker 0)"
+}
+
+# A flood's JSON result on stdin: what the command printed, then truncated,
+# dropped, the decisions kept, the refusals they count, the allowed count.
+flood_net() {
+	python3 -c 'import json, sys; r = json.load(sys.stdin); n = r["network"]
+print(r["stdout"].strip(), n.get("truncated"), n.get("dropped"), len(n["connections"]),
+      sum(x["count"] for x in n["refused"]), n["allowed"])'
+}
+
+# The log as the proxy PID holds it (its fd 4): within the cap or not, how
+# many lines before the last are decisions, and the last line.
+log_state() {
+	python3 -c 'import json, sys
+d = open("/proc/%s/fd/4" % sys.argv[1], "rb").read()
+lines = d.decode().split("\n")
+body, last = lines[:-2], lines[-2] if len(lines) > 1 else ""
+ok = all(json.loads(l)["action"] == "refused" for l in body) and lines[-1] == ""
+print("within" if len(d) <= int(sys.argv[2]) else "over:%d" % len(d), len(body) if ok else "bad", last[:100])' "$1" "$LOG_CAP"
+}
+
+# The processes holding the memfd the proxy PID logs to, by name.
+log_holders() {
+	local ino f p names=()
+	ino=$(stat -L -c %i "/proc/$1/fd/4") || return
+	for f in /proc/[0-9]*/fd/*; do
+		[[ $(readlink "$f" 2>/dev/null) == /memfd:osb-netlog* ]] || continue
+		[ "$(stat -L -c %i "$f" 2>/dev/null)" = "$ino" ] || continue
+		p=${f#/proc/}
+		names+=("$(cat "/proc/${p%%/*}/comm" 2>/dev/null)")
+	done
+	printf '%s\n' "${names[@]}" | sort -u | tr '\n' ' '
+}
+
+flood_case() { # identity
+	local pol m=$1 json name=naf$$-$1 out rc p k
+	pol=$(policy "$1")
+	k=$(flood_kept)
+	json=$(cd / && "$OSB" run --json -p "$pol" -- /usr/bin/python3 -c "$FLOOD" 2000 2>/dev/null)
+	expect_eq "$m: run: a flood of refused requests leaves a log of $k lines, reported truncated with the lines dropped" \
+		"2000 2000 True $((2000 - k)) $k $k 0" "$(flood_net <<<"$json")"
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" 2>&1); rc=$?
+	expect_eq "$m: flood session start" "0:$name" "$rc:$out"
+	p=$(proxies)
+	p=${p%% *}
+	json=$("$OSB" session exec "$name" --json -- /usr/bin/python3 -c "$FLOOD" 2500 2>/dev/null)
+	expect_eq "$m: session: the flood's result reports the log truncated with the lines dropped" \
+		"2500 2500 True $((2500 - k)) $k $k 0" "$(flood_net <<<"$json")"
+	expect_eq "$m: session: the log stays within $LOG_CAP bytes and ends with one marker naming the lines dropped" \
+		"within $k $(log_marker $((2500 - k)))" "$(log_state "$p")"
+	expect_eq "$m: session: only the proxy and its caller hold the log" \
+		"osb-isolate osb-isolate-net " "$(log_holders "$p")"
+	json=$("$OSB" session exec "$name" --json -- curl -sS -m 10 http://allowed.test:8080/marker 2>/dev/null)
+	expect_eq "$m: session: a command after the flood still reaches the allowed name; its line is counted dropped" \
+		"allowed-marker True 1 0 0 0" "$(flood_net <<<"$json")"
+	expect_eq "$m: session: the marker counts it, the log no longer" \
+		"within $k $(log_marker $((2501 - k)))" "$(log_state "$p")"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+	for t in $(seq 50); do [ -z "$(proxies)" ] && break; sleep 0.1; done
+	expect_eq "$m: no proxy is left after the flood session stops" "" "$(proxies)"
+}
+
 if [ "$(id -u)" -eq 0 ]; then
 	modes="userns root"
 else
@@ -545,6 +646,7 @@ for m in $modes; do
 	cases "$m"
 	lifecycle "$m"
 	session_case "$m"
+	flood_case "$m"
 	for t in $tools; do pkg_run_case "$m" "$t"; done
 	[ -n "$tools" ] && pkg_session_case "$m" $tools
 done

@@ -676,6 +676,107 @@ START_TEST(test_a_control_message_cut_to_the_proxy_buffers_is_not_served)
 }
 END_TEST
 
+/* ---- the proxy's log: bounded ---------------------------------------------------- */
+
+/* The log is the caller's memory, not the sandbox's: requests the proxy
+ * refuses, each logged as a line of 1.6 KB (a host of 250 control bytes,
+ * escaped sixfold), fill it to 1 MiB (NETPROXY_LOG_MAX, osb-isolate(1)) and
+ * no further: it keeps the lines that fit beside its marker, then one
+ * marker line whose count follows every line dropped, and the proxy still
+ * serves. */
+#define LOG_CAP ((long)1 << 20)
+#define FLOOD 1500
+
+static void flood_one(const netproxy *np, const char *rq, size_t len)
+{
+	char answer[64];
+	int peer, fd = tcp_conn(&peer);
+	struct pollfd p = { .fd = peer, .events = POLLIN };
+	ssize_t n;
+
+	send_fds(np->ctl_fd, 1, &fd, 1);
+	ck_assert_int_eq(write(peer, rq, len), (ssize_t)len);
+	ck_assert_int_eq(poll(&p, 1, 5000), 1);
+	n = read(peer, answer, sizeof(answer) - 1);
+	answer[n > 0 ? n : 0] = '\0';
+	ck_assert_msg(strncmp(answer, "HTTP/1.1 403 ", 13) == 0, "the client read \"%s\"", answer);
+	/* Its line is written before the answer: the next one comes after. */
+	while (read(peer, answer, sizeof(answer)) > 0)
+		;
+	close(peer);
+}
+
+START_TEST(test_proxy_log_stops_at_its_cap_with_one_marker_counting_the_rest)
+{
+	osb_policy *p = must_parse("osb-policy 1\nnetwork allow example.org:443\n");
+	char rq[300], host[1600], line[2048], marker[128], *log;
+	size_t len = 0, kept;
+	host_facts h;
+	osb_error err = { 0 };
+	netproxy np;
+	ssize_t got;
+
+	len = (size_t)snprintf(rq, sizeof(rq), "CONNECT ");
+	memset(rq + len, 1, 250);
+	len += 250;
+	len += (size_t)snprintf(rq + len, sizeof(rq) - len, ":1 HTTP/1.1\r\n\r\n");
+	host[0] = '\0';
+	for (int i = 0; i < 250; i++)
+		strcat(host, "\\u0001");
+	snprintf(line, sizeof(line), "{\"action\":\"refused\",\"method\":\"CONNECT\",\"host\":\"%s\","
+	         "\"port\":1,\"address\":null,\"reason\":\"not a host name\"}\n", host);
+	memset(&h, 0, sizeof(h));
+	h.netproxy = (char *)TEST_BUILDDIR "/helper/osb-isolate-netproxy";
+	ck_assert_msg(netproxy_start(p, &h, NULL, &np, &err) == 0, "%s", err.message);
+	for (int i = 0; i < FLOOD; i++)
+		flood_one(&np, rq, len);
+	snprintf(marker, sizeof(marker), "{\"action\":\"truncated\",\"limit\":%ld,\"dropped\":%-20d}\n",
+	         LOG_CAP, 0);
+	kept = (size_t)(LOG_CAP - (long)strlen(marker)) / strlen(line);
+	ck_assert_uint_lt(kept, FLOOD);
+	ck_assert_int_le(netproxy_log_size(&np), LOG_CAP);
+	snprintf(marker, sizeof(marker), "{\"action\":\"truncated\",\"limit\":%ld,\"dropped\":%-20zu}\n",
+	         LOG_CAP, FLOOD - kept);
+	ck_assert_int_eq(netproxy_log_size(&np), (long)(kept * strlen(line) + strlen(marker)));
+	ck_assert_ptr_nonnull(log = malloc((size_t)LOG_CAP + 1));
+	got = pread(np.log_fd, log, (size_t)LOG_CAP, 0);
+	ck_assert_int_eq(got, netproxy_log_size(&np));
+	log[got] = '\0';
+	for (size_t i = 0; i < kept; i++)
+		ck_assert_msg(strncmp(log + i * strlen(line), line, strlen(line)) == 0, "line %zu", i);
+	ck_assert_str_eq(log + kept * strlen(line), marker);
+	free(log);
+	ck_assert_msg(netproxy_check(&np, false, false, &err) == 0, "%s", err.message);
+	netproxy_free(&np);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* The method is the client's too: a quote or a newline in it is escaped
+ * like the host's, so it cannot end the line's JSON string, or the line,
+ * and hide the refusal from the result's counts. */
+START_TEST(test_proxy_log_escapes_the_method)
+{
+	osb_policy *p = must_parse("osb-policy 1\nnetwork allow example.org:443\n");
+	static const char rq[] = "X\"\n{\" http://example.org/ HTTP/1.1\r\n\r\n";
+	char log[1024];
+	host_facts h;
+	osb_error err = { 0 };
+	netproxy np;
+
+	memset(&h, 0, sizeof(h));
+	h.netproxy = (char *)TEST_BUILDDIR "/helper/osb-isolate-netproxy";
+	ck_assert_msg(netproxy_start(p, &h, NULL, &np, &err) == 0, "%s", err.message);
+	flood_one(&np, rq, sizeof(rq) - 1);
+	log_since(&np, 0, log, sizeof(log));
+	ck_assert_str_eq(log, "{\"action\":\"refused\",\"method\":\"X\\u0022\\u000a{\\u0022\","
+	                 "\"host\":\"example.org\",\"port\":80,\"address\":null,"
+	                 "\"reason\":\"not in the allowlist\"}\n");
+	netproxy_free(&np);
+	osb_policy_free(p);
+}
+END_TEST
+
 /* ---- the proxy's hosts file ----------------------------------------------------- */
 
 static void hosts_refused_as(const char *text, unsigned want_line, const char *want)
@@ -761,6 +862,8 @@ static Suite *netallow_suite(void)
 	tcase_add_test(t, test_proxy_refused_as_root_ids_names_the_refusal_only);
 	tcase_add_test(t, test_proxy_that_cannot_be_forked_names_the_process_limit);
 	tcase_add_test(t, test_a_control_message_cut_to_the_proxy_buffers_is_not_served);
+	tcase_add_test(t, test_proxy_log_stops_at_its_cap_with_one_marker_counting_the_rest);
+	tcase_add_test(t, test_proxy_log_escapes_the_method);
 	suite_add_tcase(s, t);
 	t = tcase_create("hosts");
 	tcase_add_test(t, test_hosts_file_lines_map_each_name_to_its_address);
