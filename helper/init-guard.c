@@ -135,22 +135,27 @@ static int paths_add(struct guard_paths *ps, const char *opt, const char *p, str
 	return 0;
 }
 
-/* "MAJ:MIN:INO:PATH" (PATH last: it may hold a colon). */
-static int bind_add(struct guard_opts *g, const char *v, struct guard_error *e)
+/* "MAJ:MIN:INO:PATH" (PATH last: it may hold a colon), for --expect-bind
+ * and --reprotect (OPT), added to *V. */
+static int bind_add(struct guard_bind **v, size_t *n_v, const char *opt, const char *val,
+		    struct guard_error *e)
 {
 	struct guard_bind b = { 0 }, *nb;
 	int n = -1;
 
-	if (sscanf(v, "%u:%u:%llu:%n", &b.maj, &b.min, &b.ino, &n) != 3 || n <= 0 ||
-	    !canonical_path(v + n))
-		return guard_err(e, EINVAL, "--expect-bind \"%s\": expected MAJOR:MINOR:INODE:PATH with a "
-			    "canonical absolute PATH", v);
-	b.path = v + n;
-	nb = realloc(g->binds, (g->n_binds + 1) * sizeof(*nb));
+	if (sscanf(val, "%u:%u:%llu:%n", &b.maj, &b.min, &b.ino, &n) != 3 || n <= 0 ||
+	    !canonical_path(val + n))
+		return guard_err(e, EINVAL, "%s \"%s\": expected MAJOR:MINOR:INODE:PATH with a "
+			    "canonical absolute PATH", opt, val);
+	b.path = val + n;
+	for (size_t i = 0; i < *n_v; i++)
+		if (strcmp((*v)[i].path, b.path) == 0)
+			return guard_err(e, EINVAL, "%s %s given twice", opt, b.path);
+	nb = realloc(*v, (*n_v + 1) * sizeof(*nb));
 	if (!nb)
-		return guard_err(e, ENOMEM, "out of memory parsing --expect-bind");
-	nb[g->n_binds++] = b;
-	g->binds = nb;
+		return guard_err(e, ENOMEM, "out of memory parsing %s", opt);
+	nb[(*n_v)++] = b;
+	*v = nb;
 	return 0;
 }
 
@@ -199,7 +204,9 @@ int guard_parse_option(struct guard_opts *g, const char *name, const char *value
 	else if (strcmp(name, "--landlock-rw") == 0)
 		r = paths_add(&g->ll_rw, name, value, e);
 	else if (strcmp(name, "--expect-bind") == 0)
-		r = bind_add(g, value, e);
+		r = bind_add(&g->binds, &g->n_binds, name, value, e);
+	else if (strcmp(name, "--reprotect") == 0)
+		r = bind_add(&g->reprotect, &g->n_reprotect, name, value, e);
 	else if (strcmp(name, "--proc-ro") == 0)
 		r = paths_add(&g->proc_ro, name, value, e);
 	else if (strcmp(name, "--proc-masked") == 0)
@@ -222,6 +229,11 @@ int guard_check_opts(const struct guard_opts *g, struct guard_error *e)
 	if ((g->writable.n || g->dev.n || g->n_binds) && !g->audit_mounts)
 		return guard_err(e, EINVAL, "--writable and --dev-mount only describe the mount audit: "
 			    "pass --audit-mounts too");
+	for (size_t i = 0; i < g->n_reprotect; i++)
+		if (!guard_reprotect_area(g, g->reprotect[i].path))
+			return guard_err(e, EINVAL, "--reprotect %s lies beneath no writable bind the audit "
+				    "verifies (a --writable PATH with an --expect-bind)",
+				    g->reprotect[i].path);
 	if (g->make_cover && !g->proc_ro.n && !g->proc_masked.n && !g->masked.n)
 		return guard_err(e, EINVAL, "--make-cover needs what to cover: --proc-ro, --proc-masked "
 			    "or --masked");
@@ -230,8 +242,6 @@ int guard_check_opts(const struct guard_opts *g, struct guard_error *e)
 	return 0;
 }
 
-/* ---- mount audit --------------------------------------------------------- */
-
 static bool paths_has(const struct guard_paths *ps, const char *p)
 {
 	for (size_t i = 0; i < ps->n; i++)
@@ -239,6 +249,30 @@ static bool paths_has(const struct guard_paths *ps, const char *p)
 			return true;
 	return false;
 }
+
+/* Is canonical A strictly beneath canonical B, component-wise? */
+static bool strictly_beneath(const char *a, const char *b)
+{
+	size_t n = strcmp(b, "/") == 0 ? 0 : strlen(b);
+
+	return strncmp(a, b, n) == 0 && a[n] == '/' && a[n + 1] != '\0';
+}
+
+const struct guard_bind *guard_reprotect_area(const struct guard_opts *g, const char *path)
+{
+	const struct guard_bind *best = NULL;
+
+	for (size_t i = 0; i < g->n_binds; i++) {
+		const struct guard_bind *b = &g->binds[i];
+
+		if (paths_has(&g->writable, b->path) && strictly_beneath(path, b->path) &&
+		    (!best || strlen(b->path) > strlen(best->path)))
+			best = b;
+	}
+	return best;
+}
+
+/* ---- mount audit --------------------------------------------------------- */
 
 /* The last component of `target` when `target` is exactly one component
  * below `dir` (both canonical), else NULL. */
@@ -305,7 +339,7 @@ static int check_fs(const struct guard_opts *g, const struct mountinfo_entry *fs
 	if (r <= 0)
 		return r;
 	if (paths_has(&g->writable, fs->target) || paths_has(&g->dev, fs->target) ||
-	    dev_child_ok(g, fs->target, fs->fstype, &sx))
+	    paths_has(&g->made, fs->target) || dev_child_ok(g, fs->target, fs->fstype, &sx))
 		return 0;
 	if (g->overlay && strcmp(fs->target, g->overlay) == 0 && fs->fstype &&
 	    strcmp(fs->fstype, "overlay") == 0)

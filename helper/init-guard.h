@@ -42,6 +42,13 @@ struct guard_opts {
 	struct guard_paths synth;    /* --synthesized PATH */
 	struct guard_bind *binds;    /* --expect-bind MAJ:MIN:INO:PATH */
 	size_t n_binds;
+	/* --reprotect MAJ:MIN:INO:PATH: a read-only rule inside a writable bind,
+	 * made by the init (helper/init-reprotect.h); and the directories
+	 * between such a bind and its rules that the init made mount points of
+	 * themselves, writable mounts the audit then expects. */
+	struct guard_bind *reprotect;
+	size_t n_reprotect;
+	struct guard_paths made;
 	/* The overlay workspace (helper/init-overlay.h), once mounted: the one
 	 * writable mount there may be at this path, and only of type overlay. */
 	const char *overlay;
@@ -69,6 +76,9 @@ int guard_err(struct guard_error *e, int err, const char *fmt, ...);
 int guard_parse_flag(struct guard_opts *g, const char *name, struct guard_error *e);
 int guard_parse_option(struct guard_opts *g, const char *name, const char *value,
 		       struct guard_error *e);
+/* The writable bind a --reprotect PATH lies in: the deepest --expect-bind
+ * PATH above it that is also a --writable PATH, or NULL. */
+const struct guard_bind *guard_reprotect_area(const struct guard_opts *g, const char *path);
 /* After all options: refuses combinations that would silently do nothing. */
 int guard_check_opts(const struct guard_opts *g, struct guard_error *e);
 

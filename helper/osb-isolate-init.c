@@ -6,7 +6,8 @@
  * of the file system, /lib or not, and loads nothing at start) against no
  * library but libc, and shares no code with the library. It first checks
  * that the launcher speaks its protocol version (--proto), then audits the
- * writable mounts (lib/mountinfo.c reads the table), mounts an overlay
+ * writable mounts (lib/mountinfo.c reads the table) once it has made the
+ * read-only rules inside a writable bind (helper/init-reprotect.c), mounts an overlay
  * workspace when asked (helper/init-overlay.c) and audits again, checks (or, in root
  * mode, switches) the uid/gid, verifies that no capability survived
  * (helper/init-caps.c), applies Landlock (helper/init-guard.c) and rlimits,
@@ -51,6 +52,7 @@
 #include "init-caps.h"
 #include "init-guard.h"
 #include "init-cover.h"
+#include "init-reprotect.h"
 #include "init-overlay.h"
 #include "owner-proto.h"
 #include "session-owner.h"
@@ -179,6 +181,10 @@ static void usage(void)
 	      "                      a --dev-mount included)\n"
 	      "  --writable PATH     a writable mount the plan expects (repeatable)\n"
 	      "  --dev-mount PATH    a bwrap --dev mount the plan expects (repeatable)\n"
+	      "  --expect-bind MAJ:MIN:INO:PATH  PATH is a bind of that inode (repeatable)\n"
+	      "  --reprotect MAJ:MIN:INO:PATH  make PATH, inside a writable bind, read-only\n"
+	      "                      and its parents there mount points (repeatable;\n"
+	      "                      needs CAP_SYS_ADMIN)\n"
 	      "  --overlay SIZE:user|trusted:DEST  mount the workspace bind at DEST as\n"
 	      "                      the lower layer of an overlay (upper layer: a private\n"
 	      "                      tmpfs of SIZE bytes)\n"
@@ -533,13 +539,13 @@ static void switch_ids(uid_t uid, gid_t gid)
 		     strerror(-r));
 }
 
-/* The mount steps of the init (the cover, the overlay) need a mount
+/* The mount steps of the init (the cover, the read-only rules, the overlay) need a mount
  * namespace of its own: with bwrap's --disable-userns the init sits in a
  * user namespace nested below the one that owns bwrap's, where its
  * CAP_SYS_ADMIN does not reach. */
 static bool mounts_own(const struct init_opts *o)
 {
-	return o->guard.make_cover || o->overlay.dest;
+	return o->guard.make_cover || o->guard.n_reprotect || o->overlay.dest;
 }
 
 static void own_mount_ns(const struct init_opts *o)
@@ -549,6 +555,10 @@ static void own_mount_ns(const struct init_opts *o)
 	if (o->guard.make_cover)
 		fail("init:mounts", errno, "cannot cover the host's files: unshare(CLONE_NEWNS): %s "
 		     "(the init needs CAP_SYS_ADMIN for this step)", strerror(errno));
+	if (o->guard.n_reprotect)
+		fail("init:mounts", errno, "cannot re-protect the read-only paths of the workspace: "
+		     "unshare(CLONE_NEWNS): %s (the init needs CAP_SYS_ADMIN for this step)",
+		     strerror(errno));
 	fail("init:overlay", errno, "cannot mount the overlay workspace: unshare(CLONE_NEWNS): %s "
 	     "(the init needs CAP_SYS_ADMIN for this step)", strerror(errno));
 }
@@ -1125,6 +1135,7 @@ int main(int argc, char **argv)
 		fail("init:caps", errno, "cannot set no_new_privs: %s", strerror(errno));
 	own_mount_ns(&o);
 	guard_or_fail("init:mounts", cover_make(&o.guard, &ge), &ge);
+	guard_or_fail("init:mounts", reprotect_make(&o.guard, &ge), &ge);
 	guard_or_fail("init:mounts", guard_audit_mounts(&o.guard, &ge), &ge);
 	mount_overlay(&o);
 	drop_step_caps(&o);

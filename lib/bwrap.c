@@ -56,11 +56,26 @@ static bool init_covers(const plan *pl)
 	return dev && (pl->masks.n || (proc && (f->n_ro || f->n_mask_files || f->n_mask_dirs)));
 }
 
+/* Read-only rules inside a writable bind (plan_bind.reprotect): made by the
+ * init (lib/init-proto.h, --reprotect), never given to bwrap, which would
+ * resolve them by path through a directory another sandbox of the same
+ * workspace can change during setup, and create what is missing there on
+ * the host (docs/ARCHITECTURE.md, "Read-only rules inside a writable
+ * bind"). */
+static bool init_reprotects(const plan *pl)
+{
+	for (size_t i = 0; i < pl->n_binds; i++)
+		if (pl->binds[i].reprotect)
+			return true;
+	return false;
+}
+
 static int segment_step_caps(const plan *pl, strv *argv)
 {
 	const char *const *caps = pl->overlay_size ? overlay_caps : cover_caps;
 	size_t n = pl->overlay_size ? sizeof(overlay_caps) / sizeof(overlay_caps[0]) :
-	           init_covers(pl) ? sizeof(cover_caps) / sizeof(cover_caps[0]) : 0;
+	           init_covers(pl) || init_reprotects(pl) ?
+	           sizeof(cover_caps) / sizeof(cover_caps[0]) : 0;
 
 	for (size_t i = 0; i < n; i++) {
 		PUSH("--cap-add"); PUSH(caps[i]);
@@ -286,7 +301,8 @@ static int segment_parents(const plan *pl, const char *dest, strv *argv, strv *m
 }
 
 /* SEG_LAYER: a persisted overlay layer (lib/layer.h), bound after the
- * hides into a directory bwrap has just made, for the init alone. */
+ * hides into a directory bwrap has just made, for the init alone.
+ * SEG_REPROTECT is the init's (init_reprotects): no bwrap option. */
 enum bind_segment { SEG_RO, SEG_RW, SEG_REPROTECT, SEG_LAYER };
 
 static enum bind_segment segment_of(const plan_bind *b)
@@ -350,11 +366,12 @@ static int segment_guards(const plan *pl, strv *argv)
 	}
 	/* Each bind must sit at its destination with the inode verified here:
 	 * a destination redirected during setup (a symlink swapped into its
-	 * path) fails the audit. */
+	 * path) fails the audit. The read-only rules inside a writable bind are
+	 * the init's to make, on that inode, before the audit. */
 	for (size_t i = 0; i < pl->n_binds; i++) {
 		const plan_bind *b = &pl->binds[i];
 
-		PUSH("--expect-bind");
+		PUSH(b->reprotect ? "--reprotect" : "--expect-bind");
 		PUSHF("%u:%u:%llu:%s", major(b->dev), minor(b->dev), (unsigned long long)b->ino,
 		      b->dest);
 	}
@@ -583,7 +600,6 @@ static int render(const plan *pl, const target *t, strv *argv, osb_error *err)
 	    segment_mounts(pl, argv, false) < 0 ||
 	    segment_binds(pl, argv, SEG_RO) < 0 ||
 	    segment_binds(pl, argv, SEG_RW) < 0 ||
-	    segment_binds(pl, argv, SEG_REPROTECT) < 0 ||
 	    segment_mounts(pl, argv, true) < 0 ||
 	    segment_binds(pl, argv, SEG_LAYER) < 0 ||
 	    segment_init(pl, t, argv) < 0) {

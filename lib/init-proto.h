@@ -81,6 +81,30 @@
  *                      the capability check below finds every set empty,
  *                      the bounding set included. The proc audit verifies
  *                      the result as without --make-cover.
+ *   --reprotect MAJ:MIN:INO:PATH  (protocol 9) repeatable: a read-only rule
+ *                      inside a writable bind (a workspace's .git/hooks),
+ *                      which bwrap is not given. PATH lies beneath a
+ *                      --writable PATH that has an --expect-bind (the
+ *                      deepest such is its bind); needs --audit-mounts. Right
+ *                      after --make-cover's mounts, shallowest PATH first,
+ *                      the init resolves PATH beneath that bind one component
+ *                      at a time with openat2(RESOLVE_BENEATH|
+ *                      RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS), creating
+ *                      nothing; makes every directory on the way that is not
+ *                      yet a mount root a mount point of itself (open_tree
+ *                      OPEN_TREE_CLONE|AT_RECURSIVE, move_mount onto the open
+ *                      directory), so that rename(2) and rmdir(2) of it fail
+ *                      with EBUSY; requires the leaf to be inode INO of device
+ *                      MAJ:MIN and binds it read-only onto itself
+ *                      (mount_setattr MOUNT_ATTR_RDONLY; the other flags are
+ *                      the bind's). Then it resolves every PATH again and
+ *                      requires a read-only mount root holding that inode. A
+ *                      symlink, a missing component, another inode: "policy
+ *                      error: cannot re-protect PATH read-only: ..." (stage
+ *                      "init:mounts", EPERM, ELOOP, ENOENT, ...). The mount
+ *                      audit then expects the directories made mount points
+ *                      as writable mounts. It needs the mount namespace and
+ *                      the capabilities of --make-cover (granted alike).
  *   --stderr-fd N      the command's stderr: dup2'd onto 2, then closed.
  *   --seccomp-fd N     a BPF program (struct sock_filter[]), loaded last.
  *   --rlimit NAME=V    NAME is cpu|as|nofile|fsize|nproc|core; soft = hard
@@ -256,7 +280,7 @@
 #include <stdint.h>
 
 /* The version of this contract; see --proto above for when to bump it. */
-#define INIT_PROTO_VERSION 8
+#define INIT_PROTO_VERSION 9
 
 #define INIT_MSG_EXEC 'X'
 #define INIT_MSG_ERROR 'E'

@@ -46,7 +46,8 @@ typedef struct plan_bind {
 	int target;           /* fd number in bwrap */
 	char *dest;
 	bool writable;
-	bool reprotect;       /* read-only rule inside a writable bind: bound after it */
+	bool reprotect;       /* read-only rule inside a writable bind: made by the init
+	                       * (--reprotect), never by bwrap, its fd kept outside */
 	bool layer;           /* the persisted overlay layer (layer.h): bound at a hidden
 	                       * place, last, and released by the init before the command */
 	dev_t dev;            /* the source's device and inode, which the init */

@@ -537,8 +537,12 @@ static int plan_fd_map(const plan *pl, const int *io, int extra_fd, int *fds, os
 	fds[PFD_PASSWD] = pl->passwd_fd;
 	fds[PFD_GROUP] = pl->group_fd;
 	fds[PFD_ENV] = pl->env_fd >= 0 ? pl->env_fd : pl->init_fd;
+	/* A read-only rule inside a writable bind is the init's to make, by its
+	 * path in the sandbox (lib/bwrap.c, init_reprotects): its host fd, whose
+	 * ".." leads out of the workspace, never reaches the sandbox. The slot
+	 * repeats the init's fd, as slot 7 may. */
 	for (size_t i = 0; i < pl->n_binds; i++)
-		fds[pl->binds[i].target] = pl->binds[i].fd;
+		fds[pl->binds[i].target] = pl->binds[i].reprotect ? pl->init_fd : pl->binds[i].fd;
 	for (size_t i = 0; i < pl->n_data; i++)
 		fds[PFD_FIRST_BIND + pl->n_binds + i] = pl->data[i].fd;
 	nfds = (size_t)plan_next_fd(pl);

@@ -90,7 +90,7 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--perms 0555 --size 4096 --tmpfs /srv --remount-ro /srv "
 		"--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 /etc/group "
 		"--remount-ro /dev "
-		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 8 --stderr-fd 4 --seccomp-fd 7 "
+		"--chdir / -- /proc/self/fd/6 --error-fd 5 --proto 9 --stderr-fd 4 --seccomp-fd 7 "
 		"--audit-mounts --writable /home/u/ws --writable /tmp --writable /proc --writable /dev/shm "
 		"--writable /run "
 		"--expect-bind 0:0:0:/usr --expect-bind 254:1:4242:/home/u/ws "
@@ -100,6 +100,55 @@ START_TEST(test_argv_segment_order_independent_of_file_order)
 		"--watch-full /run --env-fd 10 --deadline-ms=5000 -- id -u");
 	free(s);
 	strv_free(&argv);
+}
+END_TEST
+
+/* A read-only rule inside the writable workspace is never a bwrap
+ * destination (bwrap would resolve it by path through the workspace, which
+ * another sandbox can change during setup, and create it on the host): the
+ * init gets it (--reprotect, with the verified inode) and the capabilities
+ * for its mount step, in both identity modes. */
+START_TEST(test_read_only_rule_in_workspace_made_by_init_not_bwrap)
+{
+	osb_policy p = { 0 };
+	plan_bind binds[] = {
+		{ .fd = -1, .target = 11, .dest = "/ws", .writable = true, .dev = makedev(254, 1),
+		  .ino = 7 },
+		{ .fd = -1, .target = 12, .dest = "/ws/.git/hooks", .reprotect = true,
+		  .dev = makedev(254, 1), .ino = 8 },
+		{ .fd = -1, .target = 13, .dest = "/ws/.git/config", .reprotect = true,
+		  .dev = makedev(254, 1), .ino = 9 },
+	};
+	plan pl = { 0 };
+	strv argv = { 0 };
+	osb_error err;
+	char *s;
+
+	p.uid = p.gid = 1000;
+	p.ws_mode = WS_RW;
+	p.root = ROOT_HOST_RO;
+	pl.p = &p;
+	pl.bwrap = "bwrap";
+	pl.uid = pl.gid = 1000;
+	pl.binds = binds;
+	pl.n_binds = 3;
+	pl.cwd = "/ws";
+	for (int userns = 0; userns <= 1; userns++) {
+		pl.userns = userns;
+		ck_assert_int_eq(bwrap_argv_run(&pl, TRUE_CMD, &argv, &err), 0);
+		s = join(&argv);
+		ck_assert_ptr_null(strstr(s, "/ws/.git"
+		                          " --"));   /* as a bwrap destination */
+		ck_assert_ptr_null(strstr(s, "-fd 12 "));
+		ck_assert_ptr_null(strstr(s, "-fd 13 "));
+		ck_assert_ptr_nonnull(strstr(s, " --bind-fd 11 /ws --perms 0644 --ro-bind-data 8 "));
+		ck_assert_ptr_nonnull(strstr(s, " --expect-bind 254:1:7:/ws "
+		                             "--reprotect 254:1:8:/ws/.git/hooks "
+		                             "--reprotect 254:1:9:/ws/.git/config "));
+		ck_assert_ptr_nonnull(strstr(s, " --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP "));
+		free(s);
+		strv_free(&argv);
+	}
 }
 END_TEST
 
@@ -252,7 +301,7 @@ START_TEST(test_bind_parents_created_only_inside_fresh_tmpfs)
 	ck_assert_str_eq(from, "--proc /proc --perms 0755 --dir /tmp/a --perms 0755 --dir /tmp/a/b "
 	                 "--bind-fd 11 /tmp/a/b/ws --bind-fd 12 /srv/data/x "
 	                 "--perms 0644 --ro-bind-data 8 /etc/passwd --perms 0644 --ro-bind-data 9 "
-	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 8 --stderr-fd 4");
+	                 "/etc/group --chdir / -- /proc/self/fd/6 --error-fd 5 --proto 9 --stderr-fd 4");
 	free(s);
 	strv_free(&argv);
 }
@@ -597,6 +646,7 @@ static Suite *bwrap_suite(void)
 	tcase_add_test(tc, test_argv_segment_order_independent_of_file_order);
 	tcase_add_test(tc, test_overlay_workspace_bound_ro_and_mounted_by_init);
 	tcase_add_test(tc, test_persisted_layer_bound_last_at_a_hidden_place);
+	tcase_add_test(tc, test_read_only_rule_in_workspace_made_by_init_not_bwrap);
 	tcase_add_test(tc, test_help_parsing_needs_exact_option_names);
 	tcase_add_test(tc, test_bind_parents_created_only_inside_fresh_tmpfs);
 	tcase_add_test(tc, test_root_none_bind_parents_made_reachable);

@@ -1,0 +1,205 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
+# reprotect.sh — a read-only rule inside the writable workspace
+# (strict.policy's "read-only workspace:.git/hooks" and ".git/config") holds
+# against the two ways around it that a bind of the leaf alone left open
+# (osb-isolate.policy(5), "read-only"; docs/ARCHITECTURE.md, "Read-only rules
+# inside a writable bind"):
+#   - renaming an ancestor: the kernel moves a mount with its directory, so
+#     "mv .git .git-moved" and a fresh .git with a planted hook would run
+#     on the caller's next host git commit. The init makes every directory
+#     between the workspace and the leaf a mount point, which rename(2)
+#     refuses (EBUSY).
+#   - a concurrent sandbox on the same workspace swapping .git with a
+#     symlink into the host (/oldroot, where bwrap sees the host during its
+#     setup) while another sandbox starts: bwrap created the destinations it
+#     was given there, on the host. bwrap is now given none inside the
+#     workspace; the init resolves beneath it without following a symlink
+#     and refuses a changed path.
+# Over root callers on pinned ids owning the workspace (identity userns and
+# root) and the unprivileged test user (userns), runs and sessions.
+set -uo pipefail
+. "$OSB_SRCDIR/tests/integration/lib.sh"
+
+test_need root probe_root   # it plays both callers and gives workspaces to pinned ids
+ensure_test_user
+T=$(stage_artifacts)
+cleanup() {
+	local s
+	for s in $SESSIONS; do as_caller "${s%%=*}" "$T/bin/osb-isolate" session stop "${s#*=}" >/dev/null 2>&1; done
+	rm -rf "$T"
+}
+SESSIONS=
+trap cleanup EXIT
+mkdir -p "$T/pol" "$T/out"
+chmod 1777 "$T/out"
+chmod -R a+rX "$T/pol"
+PINNED=1879200003
+getent passwd $PINNED >/dev/null && die "uid $PINNED is an account here; the test pins it"
+BASE_ENV=(PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=/nonexistent
+	OSB_ISOLATE_INIT="$T/bin/osb-isolate-init" OSB_ISOLATE_POLICY_DIR="$T/policy")
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+not_ok() {
+	fail=$((fail + 1))
+	echo "not ok - $1"; shift
+	for l in "$@"; do echo "#   $l"; done
+}
+expect_eq() { if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected: $(printf %q "$2")" "actual:   $(printf %q "$3")"; fi; }
+
+as_caller() { # CALLER CMD...
+	local who=$1; shift
+	if [ "$who" = root ]; then env -i "${BASE_ENV[@]}" "$@"
+	else setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- env -i "${BASE_ENV[@]}" "$@"; fi
+}
+
+userns_ok() { # CALLER
+	WHY="the sandbox's bwrap cannot create a user namespace here (unshare -U fails as an unprivileged id)"
+	if [ "$1" = root ]; then setpriv --reuid=$PINNED --regid=$PINNED --clear-groups unshare -U true 2>/dev/null
+	else setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups unshare -U true 2>/dev/null; fi
+}
+
+# The policy of a row: strict in IDENT mode, on the pinned ids for root.
+policy_for() { # CALLER IDENT [NAME [SED]]
+	local f="$T/pol/$1-$2${3:+-$3}.policy"
+	{ sed "${4:-}" "$T/policy/strict.policy"
+	  printf 'identity %s\n' "$2"
+	  [ "$1" = root ] && printf 'host-ids %s %s\n' $PINNED $PINNED; } > "$f"
+	chmod a+r "$f"
+	echo "$f"
+}
+
+new_repo() { # CALLER [nogit]
+	local ws
+	ws=$(mktemp -d "$T/work.XXXXXX")
+	if [ "${2:-}" != nogit ]; then
+		git -C "$ws" init -q
+		git -C "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m init
+	fi
+	if [ "$1" = root ]; then chown -R $PINNED:$PINNED "$ws"; else chown -R "$TEST_USER:" "$ws"; fi
+	chmod 755 "$ws"
+	echo "$ws"
+}
+
+ATTACK_A='mv .git .git-moved; mkdir -p .git; cp -a .git-moved/. .git/; rm -rf .git/hooks; mkdir .git/hooks; printf "#!/bin/sh\necho PWNED > PROOF\n" > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit'
+
+in_sandbox() { # CALLER MODE WS POLICY CMD: run CMD there, its output and status
+	local who=$1 mode=$2 ws=$3 pol=$4 cmd=$5 name="rp-$$-$RANDOM" rc
+	if [ "$mode" = run ]; then
+		(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --policy "$pol" -- sh -c "$cmd" 2>&1)
+		return
+	fi
+	(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" session start --name "$name" --policy "$pol" >/dev/null 2>&1) ||
+		{ echo "session start failed"; return 125; }
+	SESSIONS="$SESSIONS $who=$name"
+	as_caller "$who" "$T/bin/osb-isolate" session exec "$name" -- sh -c "$cmd" 2>&1; rc=$?
+	as_caller "$who" "$T/bin/osb-isolate" session stop "$name" >/dev/null 2>&1
+	SESSIONS=${SESSIONS/ $who=$name/}
+	return $rc
+}
+
+# ---- ATTACK A: rename an ancestor of the read-only mount ---------------------------------
+row_rename() { # CALLER IDENT MODE
+	local who=$1 ident=$2 mode=$3 label="$1/$2/$3" ws pol out proof
+	pol=$(policy_for "$who" "$ident")
+	ws=$(new_repo "$who")
+	proof="$T/out/proof.$who.$ident.$mode"
+	out=$(in_sandbox "$who" "$mode" "$ws" "$pol" "${ATTACK_A//PROOF/$proof}")
+	expect_eq "$label: renaming .git fails (EBUSY)" \
+		"mv: cannot move '.git' to '.git-moved': Device or resource busy" \
+		"$(printf '%s\n' "$out" | grep '^mv:')"
+	[ ! -e "$ws/.git-moved" ] && [ ! -e "$ws/.git/hooks/pre-commit" ] \
+		&& ok "$label: no planted hook on the host" \
+		|| not_ok "$label: no planted hook on the host" "$(ls -la "$ws" "$ws/.git/hooks" 2>&1)" "$out"
+	if [ "$who" = root ]; then
+		git -C "$ws" -c safe.directory='*' -c user.email=t@t -c user.name=t commit -q --allow-empty -m host 2>&1
+	else
+		as_caller "$who" git -C "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m host 2>&1
+	fi
+	[ ! -e "$proof" ] && ok "$label: the caller's git commit runs nothing planted" \
+		|| not_ok "$label: the caller's git commit ran a planted hook" "$(cat "$proof")"
+	# Without .git the plan makes it (a placeholder): the same holds.
+	ws=$(new_repo "$who" nogit)
+	out=$(in_sandbox "$who" "$mode" "$ws" "$pol" "${ATTACK_A//PROOF/$proof}")
+	expect_eq "$label, no .git: renaming the placeholder fails (EBUSY)" \
+		"mv: cannot move '.git' to '.git-moved': Device or resource busy" \
+		"$(printf '%s\n' "$out" | grep '^mv:')"
+	[ -z "$(ls -A "$ws")" ] && ok "$label, no .git: nothing is left in the workspace" \
+		|| not_ok "$label, no .git: nothing is left in the workspace" "$(ls -laR "$ws" 2>&1)"
+	rm -f "$proof"
+}
+
+# ---- ATTACK B: a concurrent sandbox redirects a destination ------------------------------
+# Its session runs a policy without the read-only rules (so that it may
+# rename .git) and swaps .git with a symlink to a host directory no sandbox
+# sees; N sandboxes of the strict policy start meanwhile. Nothing may appear
+# in that directory, and each either ran with .git/hooks read-only or was
+# refused: by the plan (a symlink on the host), by the init resolving the
+# rule, or by the init's audit (the directory it made a mount point renamed
+# by the other sandbox before the audit: a writable mount at .gitlink).
+SWAP='import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+os.symlink(os.environ["TARGET"], ".gitlink")
+end = time.time() + 120
+n = 0
+while time.time() < end and not os.path.exists("stop"):
+    for hold in (0.0002, 0.0006):   # the link briefly, the directory longer
+        if libc.renameat2(-100, b".git", -100, b".gitlink", 2) != 0:
+            print("renameat2: errno", ctypes.get_errno(), flush=True); end = 0; break
+        time.sleep(hold)
+    n += 1
+libc.renameat2(-100, b".git", -100, b".gitlink", 2) if os.path.islink(".git") else None
+os.unlink(".gitlink")
+print("swaps", n, flush=True)'
+
+row_race() { # CALLER IDENT N
+	local who=$1 ident=$2 n=$3 label="$1/$2" ws pol nore target name="rp-swap-$$-$RANDOM" i out rc
+	local ran=0 refused=0 bad=0 swapper
+	pol=$(policy_for "$who" "$ident")
+	nore=$(policy_for "$who" "$ident" norules '/^read-only /d')
+	ws=$(new_repo "$who")
+	target=$(mktemp -d "$T/out/target.XXXXXX"); chmod 1777 "$target"
+	(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" session start --name "$name" --policy "$nore" >/dev/null 2>&1) ||
+		{ not_ok "$label race: the swapping session starts"; return; }
+	SESSIONS="$SESSIONS $who=$name"
+	as_caller "$who" "$T/bin/osb-isolate" session exec "$name" --env TARGET="/oldroot$target" -- python3 -c "$SWAP" > "$T/out/swap.$name" 2>&1 &
+	swapper=$!
+	sleep 0.5
+	for i in $(seq 1 "$n"); do
+		out=$(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --policy "$pol" -- \
+			sh -c 'if touch .git/hooks/x 2>/dev/null || touch .git/config 2>/dev/null; then echo WROTE; else echo kept; fi' 2>&1); rc=$?
+		if [ "$rc" -eq 0 ] && [ "$out" = kept ]; then ran=$((ran + 1))
+		elif [ "$rc" -eq 125 ] && [[ $out == *": read-only: $ws/.git"* ||
+			$out == *"init:mounts: policy error: cannot re-protect $ws/.git/"* ||
+			$out == *"init:mounts: policy error: writable mount at $ws/.gitlink "* ]]; then refused=$((refused + 1))
+		else bad=$((bad + 1)); [ "$bad" -le 3 ] && echo "# run $i: status $rc: $out"; fi
+	done
+	touch "$ws/stop" 2>/dev/null || as_caller "$who" touch "$ws/stop"
+	wait "$swapper"
+	as_caller "$who" "$T/bin/osb-isolate" session stop "$name" >/dev/null 2>&1
+	SESSIONS=${SESSIONS/ $who=$name/}
+	case "$(cat "$T/out/swap.$name")" in *"swaps "*) ok "$label race: the session swapped .git ($(tail -1 "$T/out/swap.$name"))";;
+		*) not_ok "$label race: the session swapped .git" "$(cat "$T/out/swap.$name")";; esac
+	expect_eq "$label race: nothing created in the host directory ($ran ran, $refused refused)" "" \
+		"$(ls -A "$target")"
+	expect_eq "$label race: each run kept .git read-only or was refused naming the rule" 0 "$bad"
+	[ ! -e "$ws/.git/hooks/x" ] && ok "$label race: no write reached .git/hooks" \
+		|| not_ok "$label race: no write reached .git/hooks"
+}
+
+echo "# read-only rules inside the workspace: callers x identity modes x run/session"
+for who in root "$TEST_USER"; do
+	for ident in userns root; do
+		[ "$who" != root ] && [ "$ident" = root ] && continue
+		if [ "$ident" = userns ] && ! test_have userns userns_ok "$who"; then continue; fi
+		for mode in run session; do
+			row_rename "$who" "$ident" "$mode"
+		done
+		row_race "$who" "$ident" "${OSB_RACE_LAUNCHES:-40}"
+	done
+done
+
+echo "# reprotect"
+finish_suite "$pass" "$fail"
