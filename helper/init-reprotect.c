@@ -49,7 +49,7 @@
 /* What a refused mount step asks for, as the cover's (helper/init-cover.c). */
 #define MOUNT_NEEDS "(the init needs CAP_SYS_ADMIN for this step, and open_tree(2), " \
 	"move_mount(2) and mount_setattr(2) that an enclosing container's seccomp profile or " \
-	"security module does not refuse)"
+	"security module does not refuse: see the proc_cover item of osb-isolate capabilities)"
 #define CHANGED "it was changed during setup (a symlink, or a rename by another sandbox of " \
 	"this workspace): refusing to run the command"
 

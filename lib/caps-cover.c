@@ -12,7 +12,9 @@
  * This file replays, in a forked child, what leads up to that step (the
  * namespaces bwrap makes and its fresh procfs) and the step itself on one
  * target of each kind; the mounts are those of init-cover.c, in its order,
- * with its flags. The child's namespaces, and every mount, die with it.
+ * with its flags, and then the system calls with which the init makes a
+ * read-only rule inside a writable workspace (helper/init-reprotect.c).
+ * The child's namespaces, and every mount, die with it.
  * Between fork and _exit only system calls run: the map lines and the
  * paths are written before the fork.
  */
@@ -30,7 +32,13 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/mount.h>
+
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
 
 const char *const caps_cover_try_steps[CVT__COUNT] = {
 	"forking the probe child", "unshare(CLONE_NEWUSER)", "writing the uid/gid map",
@@ -39,7 +47,8 @@ const char *const caps_cover_try_steps[CVT__COUNT] = {
 	"the init's nested user namespace (unshare(CLONE_NEWUSER))",
 	"writing the nested user namespace's uid/gid map", "the init's unshare(CLONE_NEWNS)",
 	"opening", "fstatvfs of", "bind mount over", "read-only remount of", "opening",
-	"tmpfs over", "the probe child's answer",
+	"tmpfs over", "open_tree(OPEN_TREE_CLONE) of", "mount_setattr(MOUNT_ATTR_RDONLY) of",
+	"move_mount onto", "the probe child's answer",
 };
 
 typedef struct cvt_in {
@@ -120,6 +129,40 @@ static int bind_ro(int src_fd, const char *path, cvt_out *o)
 	return e;
 }
 
+/* init-reprotect.c's mount_onto_self, read-only, on PATH: the tree cloned
+ * (open_tree), made read-only (mount_setattr) and moved onto the file it
+ * was cloned from (move_mount), as the init makes a read-only rule inside a
+ * writable workspace. */
+static int self_bind_ro(const char *path, cvt_out *o)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+	int fd, tree, e = 0;
+
+	if ((fd = open_path(path, o)) < 0)
+		return -fd;
+	set_step(o, CVT_TREE, path);
+	tree = (int)syscall(SYS_open_tree, fd, "",
+	                    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (tree < 0)
+		e = errno;
+	if (e == 0) {
+		set_step(o, CVT_SETATTR, path);
+		if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+		            sizeof(attr)) != 0)
+			e = errno;
+	}
+	if (e == 0) {
+		set_step(o, CVT_MOVE, path);
+		if (syscall(SYS_move_mount, tree, "", fd, "",
+		            MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+			e = errno;
+	}
+	if (tree >= 0)
+		close(tree);
+	close(fd);
+	return e;
+}
+
 /* init-cover.c's cover_make on one target of each kind: cover_ro,
  * open_null, cover_mask of a file and of a directory. */
 static int child_cover(const cvt_in *in, cvt_out *o)
@@ -152,8 +195,13 @@ static int child_cover(const cvt_in *in, cvt_out *o)
 		if (mount("tmpfs", at, "tmpfs", COVER_FLAGS, "mode=0555,size=4096") != 0)
 			e = errno;
 		close(fd);
+		if (e != 0)
+			return e;
 	}
-	return e;
+	/* Then a read-only rule's mounts, on the procfs (the workspace is not
+	 * this child's to touch): the same system calls, which a container's
+	 * profile may refuse while it allows mount(2). */
+	return self_bind_ro(in->ro[0] ? in->ro : "/proc", o);
 }
 
 static __attribute__((noreturn)) void report(int wfd, cvt_out *o, int err)

@@ -17,7 +17,7 @@
 enum cvt_step {
 	CVT_FORK, CVT_USERNS, CVT_MAP, CVT_NS, CVT_PRIVATE, CVT_PID1, CVT_PROC, CVT_INIT_USERNS,
 	CVT_INIT_MAP, CVT_INIT_MNTNS, CVT_OPEN, CVT_STATVFS, CVT_BIND, CVT_REMOUNT, CVT_NULL,
-	CVT_TMPFS, CVT_ANSWER, CVT__COUNT
+	CVT_TMPFS, CVT_TREE, CVT_SETATTR, CVT_MOVE, CVT_ANSWER, CVT__COUNT
 };
 /* What each step is called in a reason; the steps on a path (CVT_OPEN and
  * later) are followed by it: "bind mount over /proc/sys", ... */
@@ -39,8 +39,9 @@ typedef struct caps_cover_res {
  * as bwrap's --disable-userns puts it, so that the copied mounts are
  * locked), and init-cover.c's steps on the first of each of PF's tables: a
  * /proc tree bound read-only onto itself, /dev/null bound read-only over a
- * /proc file, an empty read-only tmpfs over a /proc directory. Returns
- * R->err. */
+ * /proc file, an empty read-only tmpfs over a /proc directory; then
+ * init-reprotect.c's read-only rule on the /proc tree (open_tree,
+ * mount_setattr, move_mount onto itself). Returns R->err. */
 int caps_cover_try(bool userns, const proc_facts *pf, caps_cover_res *r);
 
 /* Did the attempt fail for want of a process (a process limit,

@@ -19,14 +19,16 @@ ensure_test_user
 test_need userns probe_userns
 test_need userns probe_userns user
 test_need python3-jsonschema probe_python_module jsonschema python3-jsonschema
-for f in tests/integration/nouserns tests/integration/nocover tests/escape/dump-filter; do
+for f in tests/integration/nouserns tests/integration/nocover tests/integration/nomountapi \
+	tests/escape/dump-filter; do
 	[ -x "$OSB_BUILDDIR/$f" ] || die "$OSB_BUILDDIR/$f is missing: build first (make check builds it)"
 done
 
 stage=$(stage_artifacts)
 trap 'rm -rf "$stage"' EXIT
 cp "$OSB_BUILDDIR/tests/integration/nouserns" "$OSB_BUILDDIR/tests/integration/nocover" \
-	"$OSB_SRCDIR/tests/integration/bwrap-no-bind-fd" "$stage/bin/"
+	"$OSB_BUILDDIR/tests/integration/nomountapi" "$OSB_SRCDIR/tests/integration/bwrap-no-bind-fd" \
+	"$stage/bin/"
 cp "$OSB_SRCDIR/docs/capabilities.schema.json" "$stage/"
 printf 'osb-policy 1\ninclude strict\nidentity userns\n' >"$stage/policy/userns-only.policy"
 printf 'osb-policy 1\ninclude strict\nwrite-root /srv/osb-jobs\nwrite-root /data\n' \
@@ -454,6 +456,30 @@ t_nocover() { # runner owner reason
 	expect_eq "$n: the init names the mount and the item" "$NO_COVER_RUN" "$err"
 }
 
+# ---- the init's read-only rules refused (tests/integration/nomountapi.c) ----------------
+
+NO_TREE="the init's /proc cover: open_tree(OPEN_TREE_CLONE) of /proc/sys fails: Operation not permitted"
+NO_TREE_FIX="the init makes a policy's read-only rules inside a writable workspace (strict's .git/hooks and .git/config) with open_tree(2), mount_setattr(2) and move_mount(2): an enclosing container's seccomp profile or security module refuses them; allow them there, or run osb-isolate outside the container"
+
+# A container that allows mount(2) but not open_tree(2): the /proc cover is
+# made, strict's read-only .git rules are not. Capabilities says which call
+# is refused; a run in a writable workspace is refused by the init with 125,
+# naming the call and the item. WHO: as_root or as_user; MODES the reason.
+t_nomountapi() { # runner owner reason
+	local n="open_tree refused, $1" err rc want
+	new_ws "$2"
+	EXTRA_ENV=()
+	probe "$1" "$stage/bin/nomountapi"
+	check_schema "$n"
+	expect_eq "$n: exit 0 (sandboxes still start)" 0 "$RC"
+	check_item "$n" proc_cover unavailable "$3" "$NO_TREE_FIX"
+	err=$("$1" "$stage/bin/nomountapi" "$OSB" run -- true 2>&1 >/dev/null)
+	rc=$?
+	want="osb-isolate: init:mounts: cannot re-protect $WS/.git/config read-only: open_tree of a directory above it: Operation not permitted (the init needs CAP_SYS_ADMIN for this step, and open_tree(2), move_mount(2) and mount_setattr(2) that an enclosing container's seccomp profile or security module does not refuse: see the proc_cover item of osb-isolate capabilities)"
+	expect_eq "$n: run refuses with 125" 125 "$rc"
+	expect_eq "$n: the init names the call and the item" "$want" "$err"
+}
+
 # ---- nested inside an osb-isolate sandbox ------------------------------------------------
 
 # WHO (as_root/as_user) runs the CLI inside `osb-isolate run --policy
@@ -504,6 +530,8 @@ t_nouserns_root
 t_nouserns_user
 t_nocover as_root root "userns mode: $NO_COVER; root mode: $NO_COVER"
 t_nocover as_user "$TEST_USER" "userns mode: $NO_COVER"
+t_nomountapi as_root root "userns mode: $NO_TREE; root mode: $NO_TREE"
+t_nomountapi as_user "$TEST_USER" "userns mode: $NO_TREE"
 t_nested as_root root
 t_nested as_user "$TEST_USER"
 finish_suite "$pass" "$fail"
