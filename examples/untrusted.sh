@@ -15,14 +15,15 @@ printf 'read shadow:   '; (head -c 20 /etc/shadow >/dev/null 2>&1 && echo "READA
 printf 'sysctl write:  '
 v=$(cat /proc/sys/kernel/printk_ratelimit_burst 2>/dev/null)
 (echo "$v" > /proc/sys/kernel/printk_ratelimit_burst) 2>/dev/null && echo "WRITTEN" || echo "refused"
+# The workspace is a host directory: nosuid guards only the inside, and a
+# setuid file left there would run on the host with the sandbox's ids.
 printf 'setuid plant:  '
 if cp /bin/sh ./.plant 2>/dev/null && chmod 4755 ./.plant 2>/dev/null; then
-	u=$(./.plant -p -c 'id -u' 2>/dev/null)
-	[ "$u" = 0 ] && echo "ROOT" || echo "no effect (it runs as uid $u: nosuid, no_new_privs)"
-	rm -f ./.plant
+	echo "PLANTED (a setuid file in the workspace, which is setuid on the host too)"
 else
 	echo "refused"
 fi
+rm -f ./.plant
 echo "init env:      $( (tr '\0' ' ' < /proc/1/environ) 2>/dev/null || echo "unreadable (another uid's process)")"
 printf 'secrets:       '; env | grep -c -E 'TOKEN|SECRET|PASSWORD' || true
 printf 'mount:         '; (mount -t tmpfs none /tmp 2>&1 || true) | head -n1

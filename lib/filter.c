@@ -25,7 +25,15 @@
  * and every call libseccomp knows is allowed by name unless a rule denies
  * it. A kernel newer than libseccomp cannot open a hole. It also denies
  * modify_ldt, fanotify_init, memfd_secret, netlink sockets other than
- * NETLINK_ROUTE and MPTCP sockets.
+ * NETLINK_ROUTE and MPTCP sockets. osb-default-3, the default, also refuses
+ * set-user-ID and set-group-ID modes: the workspace is a host directory, and
+ * a program made setuid there runs, on the host, with the sandbox's host ids
+ * for whoever starts it (the nosuid mount guards only the inside). Every
+ * call that gives a file its mode refuses a mode with either bit (EPERM);
+ * openat2 keeps its flags and mode in memory and answers ENOSYS, so that
+ * programs fall back to openat. mkdir is left alone: the kernel keeps only
+ * the permission and sticky bits of its mode, so a setgid directory can
+ * only come from chmod, which is refused.
  *
  * Under a default of ENOSYS a rule that looks at arguments must spell out
  * both sides: libseccomp lets a call whose arguments match none of its
@@ -52,8 +60,9 @@
  * run time is not the one that compiled it.
  *
  * Limits a reviewer should know: argument rules look at registers only;
- * arguments passed in memory (clone3's flags, socketcall's arguments)
- * cannot be inspected, which is why clone3 and socketcall are denied whole.
+ * arguments passed in memory (clone3's flags, socketcall's arguments,
+ * openat2's flags and mode) cannot be inspected, which is why clone3,
+ * socketcall and (from osb-default-3) openat2 are denied whole.
  */
 #include "policy.h"
 #include "filter.h"
@@ -262,10 +271,101 @@ static const sc_rule group_v2[] = {
 	{ "memfd_secret", EPERM, SC_ARGS_ANY },
 };
 
+/* osb-default-3: osb-default-2's rules, for the same reasons, and: */
+static const sc_rule group_v3[] = {
+	{ "mount", EPERM, SC_ARGS_ANY },
+	{ "umount", EPERM, SC_ARGS_ANY },
+	{ "umount2", EPERM, SC_ARGS_ANY },
+	{ "pivot_root", EPERM, SC_ARGS_ANY },
+	{ "chroot", EPERM, SC_ARGS_ANY },
+	{ "fsopen", ENOSYS, SC_ARGS_ANY },
+	{ "fsconfig", ENOSYS, SC_ARGS_ANY },
+	{ "fsmount", ENOSYS, SC_ARGS_ANY },
+	{ "fspick", ENOSYS, SC_ARGS_ANY },
+	{ "move_mount", ENOSYS, SC_ARGS_ANY },
+	{ "open_tree", ENOSYS, SC_ARGS_ANY },
+	{ "mount_setattr", ENOSYS, SC_ARGS_ANY },
+	{ "unshare", EPERM, SC_ARGS_ANY },
+	{ "setns", EPERM, SC_ARGS_ANY },
+	{ "clone", EPERM, SC_ARGS_CLONE_NS },
+	{ "clone3", ENOSYS, SC_ARGS_ANY },
+	{ "ioctl", EPERM, SC_ARGS_TTY_INJECT },
+	{ "io_uring_setup", ENOSYS, SC_ARGS_ANY },
+	{ "io_uring_enter", ENOSYS, SC_ARGS_ANY },
+	{ "io_uring_register", ENOSYS, SC_ARGS_ANY },
+	{ "userfaultfd", EPERM, SC_ARGS_ANY },
+	{ "perf_event_open", EPERM, SC_ARGS_ANY },
+	{ "bpf", EPERM, SC_ARGS_ANY },
+	{ "ptrace", EPERM, SC_ARGS_ANY },
+	{ "process_vm_readv", EPERM, SC_ARGS_ANY },
+	{ "process_vm_writev", EPERM, SC_ARGS_ANY },
+	{ "kcmp", EPERM, SC_ARGS_ANY },
+	{ "pidfd_getfd", EPERM, SC_ARGS_ANY },
+	{ "keyctl", EPERM, SC_ARGS_ANY },
+	{ "add_key", EPERM, SC_ARGS_ANY },
+	{ "request_key", EPERM, SC_ARGS_ANY },
+	{ "kexec_load", EPERM, SC_ARGS_ANY },
+	{ "kexec_file_load", EPERM, SC_ARGS_ANY },
+	{ "init_module", EPERM, SC_ARGS_ANY },
+	{ "finit_module", EPERM, SC_ARGS_ANY },
+	{ "delete_module", EPERM, SC_ARGS_ANY },
+	{ "reboot", EPERM, SC_ARGS_ANY },
+	{ "swapon", EPERM, SC_ARGS_ANY },
+	{ "swapoff", EPERM, SC_ARGS_ANY },
+	{ "acct", EPERM, SC_ARGS_ANY },
+	{ "quotactl", EPERM, SC_ARGS_ANY },
+	{ "quotactl_fd", EPERM, SC_ARGS_ANY },
+	{ "clock_settime", EPERM, SC_ARGS_ANY },
+	{ "clock_settime64", EPERM, SC_ARGS_ANY },
+	{ "clock_adjtime", EPERM, SC_ARGS_ANY },
+	{ "clock_adjtime64", EPERM, SC_ARGS_ANY },
+	{ "settimeofday", EPERM, SC_ARGS_ANY },
+	{ "stime", EPERM, SC_ARGS_ANY },
+	{ "name_to_handle_at", EPERM, SC_ARGS_ANY },
+	{ "open_by_handle_at", EPERM, SC_ARGS_ANY },
+	{ "lookup_dcookie", EPERM, SC_ARGS_ANY },
+	{ "nfsservctl", EPERM, SC_ARGS_ANY },
+	{ "vhangup", EPERM, SC_ARGS_ANY },
+	{ "syslog", EPERM, SC_ARGS_ANY },
+	{ "socket", EPERM, SC_ARGS_SOCKET },
+	{ "socketpair", EPERM, SC_ARGS_SOCKETPAIR },
+	{ "socketcall", EPERM, SC_ARGS_ANY },
+	{ "personality", EPERM, SC_ARGS_PERSONALITY },
+	{ "modify_ldt", EPERM, SC_ARGS_ANY },
+	{ "fanotify_init", EPERM, SC_ARGS_ANY },
+	{ "memfd_secret", EPERM, SC_ARGS_ANY },
+	/* Set-user-ID and set-group-ID files: a workspace is a host directory,
+	 * and a file made setuid or setgid there runs on the host with the
+	 * sandbox's host ids (allocated ids later sandboxes get again, or an
+	 * unprivileged caller's own) for any user who starts it. Every call
+	 * that sets a mode refuses those bits. openat2's mode is in memory: it
+	 * answers ENOSYS and libc's callers fall back to openat. */
+	{ "chmod", EPERM, SC_ARGS_SETID_MODE },
+	{ "fchmod", EPERM, SC_ARGS_SETID_MODE },
+	{ "fchmodat", EPERM, SC_ARGS_SETID_MODE },
+	{ "fchmodat2", EPERM, SC_ARGS_SETID_MODE },
+	{ "creat", EPERM, SC_ARGS_SETID_MODE },
+	{ "open", EPERM, SC_ARGS_SETID_MODE },
+	{ "openat", EPERM, SC_ARGS_SETID_MODE },
+	{ "mknod", EPERM, SC_ARGS_SETID_MODE },
+	{ "mknodat", EPERM, SC_ARGS_SETID_MODE },
+	{ "openat2", ENOSYS, SC_ARGS_ANY },
+};
+
 static const sc_group groups[] = {
 	{ "osb-default-1", 1, group_v1, N_OF(group_v1), false },
 	{ "osb-default-2", 2, group_v2, N_OF(group_v2), true },
+	{ "osb-default-3", 3, group_v3, N_OF(group_v3), true },
 };
+
+/* A mode rule for a call libseccomp does not know (fchmodat2, Linux 6.6,
+ * in a libseccomp whose table predates it), in a group that answers ENOSYS
+ * to what it does not know: that default is its answer, and glibc falls
+ * back to fchmodat, which has the rule. */
+static bool setid_left_to_default(bool deny_unknown, const sc_rule *r)
+{
+	return deny_unknown && r->args == SC_ARGS_SETID_MODE;
+}
 
 typedef struct build {
 	scmp_filter_ctx ctx;
@@ -317,6 +417,9 @@ int osb_seccomp_group_denies(const char *group, const char *name, int *errnum)
 		return -OSB_E_USAGE;
 	for (size_t i = 0; i < g->n; i++)
 		if (strcmp(g->rules[i].name, name) == 0) {
+			if (setid_left_to_default(g->deny_unknown, &g->rules[i]) &&
+			    seccomp_syscall_resolve_name(name) == __NR_SCMP_ERROR)
+				break;
 			if (errnum)
 				*errnum = g->rules[i].errnum;
 			return g->rules[i].args == SC_ARGS_ANY ? 1 : 2;
@@ -804,6 +907,70 @@ static int add_personality(build *b, const sc_rule *r, int nr)
 	return add_in(b, r, nr, true, &no_pre, 0, LOW32, ok, N_OF(ok));
 }
 
+/* Where each call that sets a mode has it, and its open flags (-1: it
+ * always creates or changes the mode), as the kernel declares them. */
+static const struct setid_call {
+	const char *name;
+	int flags_arg;
+	unsigned mode_arg;
+} setid_calls[] = {
+	{ "chmod", -1, 1 }, { "fchmod", -1, 1 }, { "fchmodat", -1, 2 }, { "fchmodat2", -1, 2 },
+	{ "creat", -1, 1 }, { "mknod", -1, 1 }, { "mknodat", -1, 2 },
+	{ "open", 1, 2 }, { "openat", 2, 3 },
+};
+
+/* O_TMPFILE's own bit (the kernel's __O_TMPFILE, asm-generic/fcntl.h);
+ * glibc's O_TMPFILE and __O_TMPFILE also hold O_DIRECTORY. */
+#define TMPFILE_BIT 020000000
+
+/* A mode with S_ISUID, or S_ISGID without it (disjoint rules); with
+ * ALLOWING, a mode with neither. The kernel reads a mode as a 16-bit
+ * umode_t: the mask lies within it. */
+static int add_setid_rules(build *b, const sc_rule *r, int nr, bool allowing, const pre *p,
+                           unsigned mode_arg)
+{
+	int rc;
+
+	if (allowing)
+		return add_pre(b, r, nr, true, p, mode_arg, S_ISUID | S_ISGID, 0);
+	rc = add_pre(b, r, nr, false, p, mode_arg, S_ISUID, S_ISUID);
+	return rc < 0 ? rc : add_pre(b, r, nr, false, p, mode_arg, S_ISUID | S_ISGID, S_ISGID);
+}
+
+/* Each rule set is one of: a call that always sets its mode; an open with
+ * O_CREAT; an open with O_TMPFILE and without O_CREAT. An open with
+ * neither ignores its mode and is allowed (under an ENOSYS default). */
+static int add_setid_mode(build *b, const sc_rule *r, int nr)
+{
+	const struct setid_call *c = NULL;
+	const uint32_t creating = O_CREAT | TMPFILE_BIT;
+	pre sets[2];
+	size_t n_sets = 1;
+	int rc = 0;
+
+	for (size_t i = 0; i < N_OF(setid_calls) && !c; i++)
+		if (strcmp(setid_calls[i].name, r->name) == 0)
+			c = &setid_calls[i];
+	if (!c)
+		return fail(b, EINVAL, "rule for %s: the filter does not know where its mode is",
+		            r->name);
+	if (c->flags_arg < 0)
+		sets[0] = no_pre;
+	else {
+		sets[0] = pre_of((unsigned)c->flags_arg, O_CREAT, O_CREAT);
+		sets[1] = pre_of((unsigned)c->flags_arg, creating, TMPFILE_BIT);
+		n_sets = 2;
+	}
+	for (size_t i = 0; i < n_sets && rc == 0; i++) {
+		rc = add_setid_rules(b, r, nr, false, &sets[i], c->mode_arg);
+		if (rc == 0 && b->deny_unknown)
+			rc = add_setid_rules(b, r, nr, true, &sets[i], c->mode_arg);
+	}
+	if (rc < 0 || !b->deny_unknown || c->flags_arg < 0)
+		return rc;
+	return add_pre(b, r, nr, true, &no_pre, (unsigned)c->flags_arg, creating, 0);
+}
+
 static int add_group_rule(build *b, const sc_rule *r)
 {
 	int nr;
@@ -811,6 +978,8 @@ static int add_group_rule(build *b, const sc_rule *r)
 	if (!r->name)
 		return fail(b, EINVAL, "a rule has no syscall name");
 	nr = seccomp_syscall_resolve_name(r->name);
+	if (nr == __NR_SCMP_ERROR && setid_left_to_default(b->deny_unknown, r))
+		return 0;
 	if (nr == __NR_SCMP_ERROR) {
 		char ver[32];
 
@@ -836,6 +1005,8 @@ static int add_group_rule(build *b, const sc_rule *r)
 		return add_socket(b, r, nr);
 	case SC_ARGS_SOCKETPAIR:
 		return add_socketpair(b, r, nr);
+	case SC_ARGS_SETID_MODE:
+		return add_setid_mode(b, r, nr);
 	}
 	return fail(b, EINVAL, "rule for %s: unknown argument kind %d", r->name,
 	            (int)r->args);

@@ -37,6 +37,9 @@ enum sc_args {
 	                         * know (values the kernel refuses itself, such
 	                         * as families from 64, are left to ENOSYS) */
 	SC_ARGS_SOCKETPAIR,     /* socketpair outside AF_UNIX (likewise) */
+	SC_ARGS_SETID_MODE,     /* a mode with S_ISUID or S_ISGID: chmod, fchmod,
+	                         * fchmodat, fchmodat2, creat, mknod, mknodat, and
+	                         * open and openat with O_CREAT or O_TMPFILE */
 };
 
 typedef struct sc_rule {
@@ -51,8 +54,8 @@ typedef struct sc_rule {
  * ENOSYS, as for a kernel that lacks it; without, the default is to allow
  * (osb-default-1). */
 typedef struct sc_group {
-	const char *name;       /* "osb-default-2" */
-	unsigned version;       /* 2: what a policy's sc_group holds */
+	const char *name;       /* "osb-default-3" */
+	unsigned version;       /* 3: what a policy's sc_group holds */
 	const sc_rule *rules;
 	size_t n;
 	bool deny_unknown;
@@ -65,7 +68,7 @@ const sc_group *seccomp_group_find(const char *name);
 /* The group P loads: its "seccomp GROUP" choice, else (P NULL or no
  * choice) the default group. */
 const sc_group *seccomp_policy_group(const osb_policy *p);
-/* The default group's name ("osb-default-2"). */
+/* The default group's name ("osb-default-3"). */
 const char *seccomp_group_name(void);
 
 /* Compile POLICY's filter (NULL: the default group) into a memfd

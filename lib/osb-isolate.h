@@ -355,7 +355,7 @@ int osb_policy_rules(const osb_policy *policy, osb_rule_fn fn, void *arg);
 size_t osb_policy_file_count(const osb_policy *policy);
 const char *osb_policy_file(const osb_policy *policy, size_t i);
 /* The seccomp groups this library has, oldest first; the last is the
- * default ("osb-default-2"). *DENIES_UNKNOWN (may be NULL) says whether the
+ * default ("osb-default-3"). *DENIES_UNKNOWN (may be NULL) says whether the
  * group answers ENOSYS to every call its libseccomp does not know rather
  * than allowing it. NULL for I beyond the last. */
 const char *osb_seccomp_group(size_t i, int *denies_unknown);

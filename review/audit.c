@@ -379,16 +379,19 @@ static size_t effective_allows(const review_policy *p, const rv_origin **o, char
 
 /* A06: no filter; calls taken out of the group; a group older than the
  * newest, which allows every call its libseccomp did not know (a newer
- * kernel's). */
+ * kernel's), or which lets the sandbox give a workspace file a set-user-ID
+ * or set-group-ID bit (before osb-default-3: it allows every mode of
+ * chmod), a program that runs on the host with the sandbox's host ids. */
 static int audit_seccomp(const review_policy *p, audit_report *r)
 {
 	bool denies = false;
 	int g = p->sc_group ? rv_group_index(p->sc_group, &denies) : -1;
 	bool old = g >= 0 && g != rv_group_newest() && !denies;
+	bool setid = g >= 0 && osb_seccomp_group_denies(p->sc_group, "chmod", NULL) == 0;
 	const rv_origin *o = NULL;
-	char names[128], also[128] = "";
+	char names[128], also[192] = "";
 	size_t n = g >= 0 ? effective_allows(p, &o, names, sizeof(names)) : 0;
-	unsigned points = (unsigned)(3 * (n > 4 ? 4 : n)) + (old ? 4 : 0);
+	unsigned points = (unsigned)(3 * (n > 4 ? 4 : n)) + (old ? 4 : 0) + (setid ? 4 : 0);
 
 	if (p->sc_mode == SC_NONE)
 		return set_item(r, A_SECCOMP, 12, &p->sc_mode_set.o, "seccomp none: no syscall filter");
@@ -398,11 +401,16 @@ static int audit_seccomp(const review_policy *p, audit_report *r)
 	if (old)
 		snprintf(also, sizeof(also), "%s allows calls newer than its libseccomp table",
 		         p->sc_group);
+	if (setid)
+		snprintf(also + strlen(also), sizeof(also) - strlen(also), "%s%s lets the sandbox "
+		         "make set-user-ID files", old ? "; " : "", old ? "it" : p->sc_group);
+	if (points > 12)
+		points = 12;
 	if (n)
 		return set_item(r, A_SECCOMP, points, o, "%zu call%s the group denies let through "
 		                "(%s%s)%s%s", n, n == 1 ? "" : "s", names, n > 4 ? ", ..." : "",
-		                old ? "; " : "", also);
-	if (old)
+		                *also ? "; " : "", also);
+	if (*also)
 		return set_item(r, A_SECCOMP, points, &p->sc_mode_set.o, "%s", also);
 	return set_item(r, A_SECCOMP, 0, &p->sc_mode_set.o, "%s, complete: unknown calls get ENOSYS",
 	                p->sc_group);

@@ -99,7 +99,7 @@ typedef struct review_policy {
 	rv_str *writes; size_t n_writes;
 	rv_str *read_only; size_t n_read_only;
 	enum sc_mode sc_mode;          rv_set sc_mode_set;
-	char *sc_group;                /* "osb-default-2"; NULL under seccomp none */
+	char *sc_group;                /* "osb-default-3"; NULL under seccomp none */
 	rv_sc *sc_rules; size_t n_sc_rules;
 	enum ll_mode landlock;         rv_set landlock_set;
 	uint64_t limits[LIM__COUNT];   rv_set limit_set[LIM__COUNT];

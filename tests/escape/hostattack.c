@@ -9,9 +9,15 @@
  *                              already holds (so a broken build changes
  *                              nothing). Prints "sysctl writable N" and the
  *                              first few names that opened.
- *   hostattack plant FILE      copy /bin/true to FILE, chmod 4755, then a
- *                              copy FILE.g with 2755. Prints what chmod said;
- *                              the host checks the owners.
+ *   hostattack plant FILE      try every way to give a workspace file a
+ *                              set-user-ID or set-group-ID bit (FILE and
+ *                              FILE.* beside it: chmod, fchmod, fchmodat,
+ *                              fchmodat2, open/openat/creat/openat2 creating
+ *                              with the bits, O_TMPFILE, mknod, mknodat, a
+ *                              setgid directory) and a file capability
+ *                              (security.capability). One line per way:
+ *                              "plant WAY ok" or "plant WAY <strerror>"; the
+ *                              host looks at what was made.
  *   hostattack read FILE...    try to read each FILE (the host made them 0600,
  *                              of root or of an account). Prints "read FILE
  *                              ok|errno=E".
@@ -30,13 +36,16 @@
 #include <grp.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define SHOW_MAX 5
@@ -114,17 +123,91 @@ static int copy_file(const char *from, const char *to)
 	return close(out);
 }
 
+static char plant_buf[4096];
+
+/* FILE with SUFFIX, in a buffer of the caller's. */
+static const char *beside(const char *file, const char *suffix)
+{
+	snprintf(plant_buf, sizeof(plant_buf), "%s.%s", file, suffix);
+	return plant_buf;
+}
+
+static void said(const char *way, long r)
+{
+	printf("plant %s %s\n", way, r >= 0 ? "ok" : strerror(errno));
+}
+
+/* A created descriptor, closed; R is its result. */
+static long closed(long r)
+{
+	if (r >= 0)
+		close((int)r);
+	return r;
+}
+
+/* struct open_how (linux/openat2.h), spelled out for old headers. */
+struct plant_how {
+	unsigned long long flags, mode, resolve;
+};
+
+/* An O_TMPFILE file with MODE, linked in as TO. */
+static long tmpfile_linked(const char *to, mode_t mode)
+{
+	char proc[64];
+	int fd = open(".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	long r;
+
+	if (fd < 0)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	r = linkat(AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW);
+	close(fd);
+	return r;
+}
+
+/* A version 2 file capability granting CAP_SETUID (linux/capability.h's
+ * vfs_cap_data). */
+static long set_file_cap(const char *path)
+{
+	uint32_t cap[5] = { 0x02000001u, 1u << 7, 0, 0, 0 };   /* effective; CAP_SETUID */
+
+	return setxattr(path, "security.capability", cap, sizeof(cap), 0);
+}
+
 static int plant(const char *file)
 {
-	char g[4096];
+	struct plant_how how = { O_CREAT | O_WRONLY | O_CLOEXEC, 04755, 0 };
+	int fd;
 
-	snprintf(g, sizeof(g), "%s.g", file);
-	if (copy_file("/bin/true", file) != 0 || copy_file("/bin/true", g) != 0) {
+	if (copy_file("/bin/true", file) != 0) {
 		printf("plant copy errno=%d\n", errno);
 		return 0;
 	}
-	printf("plant chmod-4755 %s\n", chmod(file, 04755) == 0 ? "ok" : strerror(errno));
-	printf("plant chmod-2755 %s\n", chmod(g, 02755) == 0 ? "ok" : strerror(errno));
+	said("chmod-4755", chmod(file, 04755));
+	said("chmod-2755", copy_file("/bin/true", beside(file, "g")) ? -1 : chmod(plant_buf, 02755));
+	said("chmod-6755", copy_file("/bin/true", beside(file, "ug")) ? -1 : chmod(plant_buf, 06755));
+	fd = copy_file("/bin/true", beside(file, "f")) ? -1 : open(plant_buf, O_RDONLY | O_CLOEXEC);
+	said("fchmod-4755", fd < 0 ? -1 : fchmod(fd, 04755));
+	if (fd >= 0)
+		close(fd);
+	said("fchmodat-6755", copy_file("/bin/true", beside(file, "at")) ? -1 :
+	     fchmodat(AT_FDCWD, plant_buf, 06755, 0));
+	said("fchmodat2-4755", copy_file("/bin/true", beside(file, "at2")) ? -1 :
+	     syscall(452, AT_FDCWD, plant_buf, 04755, 0));
+	said("open-creat-4755", closed(open(beside(file, "o"), O_CREAT | O_WRONLY | O_CLOEXEC, 04755)));
+	said("openat-creat-2755", closed(openat(AT_FDCWD, beside(file, "oa"),
+	                                        O_CREAT | O_WRONLY | O_CLOEXEC, 02755)));
+	said("creat-6755", closed(creat(beside(file, "c"), 06755)));
+	said("openat2-creat-4755", closed(syscall(437, AT_FDCWD, beside(file, "o2"), &how, sizeof(how))));
+	said("tmpfile-4755", tmpfile_linked(beside(file, "t"), 04755));
+	said("mknod-4755", mknod(beside(file, "n"), S_IFREG | 04755, 0));
+	said("mknodat-2755", mknodat(AT_FDCWD, beside(file, "na"), S_IFREG | 02755, 0));
+	/* The kernel keeps only mkdir's permission and sticky bits: "ok", and
+	 * no setgid directory. */
+	said("mkdir-2755", mkdir(beside(file, "d"), 02755));
+	said("chmod-dir-2755", chmod(plant_buf, 02755));
+	said("setxattr-capability", copy_file("/bin/true", beside(file, "cap")) ? -1 :
+	     set_file_cap(plant_buf));
 	return 0;
 }
 

@@ -12,9 +12,15 @@
 #   - no file under /proc/sys opened for writing, the host's sensitive sysctls
 #     unchanged (the attack writes back the values it read, so even a broken
 #     build changes nothing on the machine running this);
-#   - setuid/setgid files planted in the workspace are not owned by host uid
-#     0 and belong to the sandbox's host ids (root callers: allocated ids no
-#     account uses; unprivileged: the caller);
+#   - no file in the workspace has a set-user-ID or set-group-ID bit or a
+#     file capability: every way to make one (chmod, fchmod, fchmodat, a
+#     creating open, openat or creat, O_TMPFILE, mknod, mknodat, chmod(1),
+#     install -m, Python's os.open, cp -p of a setuid program) was refused
+#     with EPERM, openat2 and fchmodat2 with ENOSYS (the seccomp filter,
+#     osb-isolate(1) "Identity on the host": such a file would run with the
+#     sandbox's host ids for any user of the host); the files it did write
+#     belong to the sandbox's host ids (root callers: allocated ids no
+#     account uses; unprivileged: the caller), never host uid 0;
 #   - a root-owned 0600 file and a 0600 file of an existing account are
 #     unreadable;
 #   - the sandbox's ids inside, and its host ids (the result's host_ids, and
@@ -41,6 +47,16 @@ trap 'rm -rf "$T"' EXIT
 cp "$OSB_BUILDDIR/tests/escape/hostattack" "$OSB_BUILDDIR/tests/integration/reqrun" "$T/bin/"
 cp "$OSB_BUILDDIR/tests/escape/.libs/osbmarker.so" "$T/bin/marker.so"
 cp "$OSB_BUILDDIR/tests/integration/nouserns" "$T/bin/" 2>/dev/null || true
+# The same plants by the tools a build or an installer would use.
+cat > "$T/bin/shplant.sh" <<'EOF'
+for m in 4755 2755 6755; do
+	cp /bin/true "sh$m"
+	echo "shplant chmod-$m $(chmod "$m" "sh$m" 2>&1)"
+done
+echo "shplant install-4755 $(install -m 4755 /bin/true inst 2>&1)"
+echo "shplant python-open-4755 $(python3 -c 'import os; os.open("py", os.O_CREAT | os.O_WRONLY, 0o4755)' 2>&1 | tail -n 1)"
+echo "shplant cp-p-setuid $(cp -p /usr/bin/passwd cpp 2>&1 | tr '\n' ' ')"
+EOF
 mkdir -p "$T/secret" "$T/pol" "$T/out"
 chmod 1777 "$T/out"
 printf 'ROOT-SECRET\n' > "$T/secret/root0600"
@@ -162,16 +178,41 @@ check_attack() { # LABEL CALLER MODE OUTPUT WS
 		"$(printf '%s\n' "$out" | grep "^read $T/secret/root0600")"
 	expect_eq "$label: another account's 0600 file is unreadable" "read $T/secret/acct0600 errno=13" \
 		"$(printf '%s\n' "$out" | grep "^read $T/secret/acct0600")"
-	local planted=0
-	for f in "$ws/suid" "$ws/suid.g"; do
-		[ -e "$f" ] || continue
-		planted=$((planted + 1))
-		owner=$(stat -c %u:%g "$f")
-		if [ "${owner%%:*}" = 0 ] || [ "${owner##*:}" = 0 ]; then not_ok "$label: a planted ${f##*/} is not owned by host root" "$(stat -c '%A %u:%g' "$f")"
-		elif [ "${owner%%:*}" != "$HOST_UID" ]; then not_ok "$label: a planted ${f##*/} belongs to the sandbox's host ids" "$(stat -c '%A %u:%g' "$f") (sandbox $HOST_UID)"
-		else ok "$label: a planted ${f##*/} belongs to the sandbox's host ids ($(stat -c '%A %u:%g' "$f"))"; fi
+	# Every way to set the bits is refused: EPERM, or ENOSYS where the
+	# filter cannot read the mode (openat2); fchmodat2 says EPERM, or ENOSYS
+	# where libseccomp or the kernel lacks it (the filter's default, then
+	# glibc falls back to fchmodat); mkdir keeps no such bit of its mode.
+	local way want got bad=
+	for way in chmod-4755 chmod-2755 chmod-6755 fchmod-4755 fchmodat-6755 fchmodat2-4755 \
+		open-creat-4755 openat-creat-2755 creat-6755 openat2-creat-4755 tmpfile-4755 mknod-4755 \
+		mknodat-2755 mkdir-2755 chmod-dir-2755 setxattr-capability; do
+		case $way in
+			openat2-*) want="Function not implemented";;
+			mkdir-*) want=ok;;
+			*) want="Operation not permitted";;
+		esac
+		got=$(printf '%s\n' "$out" | sed -n "s/^plant $way //p")
+		case "$way:$got" in fchmodat2-*:"Function not implemented") got=$want;; esac
+		[ "$got" = "$want" ] || bad="$bad $way:${got:-unreported}"
 	done
-	[ "$planted" -eq 2 ] || not_ok "$label: the plant ran" "$(printf '%s\n' "$out" | grep ^plant)"
+	[ -z "$bad" ] && ok "$label: every way to set a set-user-ID or set-group-ID bit or a file capability is refused" \
+		|| not_ok "$label: every way to set a set-user-ID or set-group-ID bit or a file capability is refused" "$bad"
+	bad=
+	for way in chmod-4755 chmod-2755 chmod-6755 install-4755 python-open-4755; do
+		case "$(printf '%s\n' "$out" | grep "^shplant $way ")" in *"Operation not permitted"*) ;;
+			*) bad="$bad $way:$(printf '%s\n' "$out" | grep "^shplant $way " | tr '\n' ' ')";; esac
+	done
+	[ -z "$bad" ] && ok "$label: chmod(1), install -m 4755 and os.open(O_CREAT, 0o4755) say EPERM" \
+		|| not_ok "$label: chmod(1), install -m 4755 and os.open(O_CREAT, 0o4755) say EPERM" "$bad"
+	expect_eq "$label: no set-user-ID or set-group-ID file in the workspace (find -perm /6000)" "" \
+		"$(find "$ws" -perm /6000 -printf '%M %u:%g %p\n' 2>&1)"
+	expect_eq "$label: no file capability in the workspace (getcap -r)" "" "$(getcap -r "$ws" 2>&1)"
+	f="$ws/suid"
+	owner=$(stat -c %u:%g "$f" 2>/dev/null)
+	if [ -z "$owner" ]; then not_ok "$label: the plant ran" "$(printf '%s\n' "$out" | grep ^plant)"
+	elif [ "${owner%%:*}" = 0 ] || [ "${owner##*:}" = 0 ]; then not_ok "$label: a written ${f##*/} is not owned by host root" "$(stat -c '%A %u:%g' "$f")"
+	elif [ "${owner%%:*}" != "$HOST_UID" ]; then not_ok "$label: a written ${f##*/} belongs to the sandbox's host ids" "$(stat -c '%A %u:%g' "$f") (sandbox $HOST_UID)"
+	else ok "$label: a written ${f##*/} belongs to the sandbox's host ids ($(stat -c '%A %u:%g' "$f"))"; fi
 	local want_uid=1000
 	[ "$mode" = root ] && want_uid=$HOST_UID
 	expect_eq "$label: ids inside (real, effective, saved, fs)" "uids $want_uid $want_uid $want_uid $want_uid" \
@@ -191,15 +232,15 @@ check_attack() { # LABEL CALLER MODE OUTPUT WS
 	[ -z "$bad" ] && ok "$label: /proc entries read-only or masked" || not_ok "$label: /proc entries read-only or masked" "$bad"
 }
 
-ATTACK='./hostattack sysctl; ./hostattack plant suid; ./hostattack read SECRETS; ./hostattack ids; ./hostattack procmask; sleep 1'
+ATTACK='./hostattack sysctl; ./hostattack plant suid; sh ./shplant.sh; ./hostattack read SECRETS; ./hostattack ids; ./hostattack procmask; sleep 1'
 
 row() { # CALLER IDENTITY POLICY MODE
 	local who=$1 ident=$2 pol=$3 mode=$4 label ws polfile plainpol out rc j attack
 	label="$who/$ident/$pol/$mode"
 	ws=$(mktemp -d "$T/work/ws.XXXXXX")
 	if [ "$who" = root ]; then chmod 1777 "$ws"; else chown "$TEST_USER:" "$ws"; chmod 755 "$ws"; fi
-	cp "$T/bin/hostattack" "$T/bin/marker.so" "$ws/"
-	chmod a+rx "$ws/hostattack" "$ws/marker.so"
+	cp "$T/bin/hostattack" "$T/bin/marker.so" "$T/bin/shplant.sh" "$ws/"
+	chmod a+rx "$ws/hostattack" "$ws/marker.so" "$ws/shplant.sh"
 	polfile="$T/pol/$who-$ident-$pol.policy"
 	plainpol="$T/pol/$who-$ident-$pol-plain.policy"
 	# The secrets are bound into the view on purpose: only the file

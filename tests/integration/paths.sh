@@ -256,7 +256,7 @@ t_planted_sibling() {
 	printf 'osb-policy 1\ninclude strict\n' >"$S/team/team.policy"
 	printf 'osb-policy 1\nroot host-ro\nproc /proc\nworkspace rw\nseccomp none\n' >"$S/team/strict.policy"
 	run_cli "$OSB" explain "$S/team/team.policy"
-	if [ "$RC" = 0 ] && grep -qx "seccomp osb-default-2  # default" <<<"$OUT" && grep -q "^limit wall 10m  # $stage/policy/strict.policy:" <<<"$OUT"
+	if [ "$RC" = 0 ] && grep -qx "seccomp osb-default-3  # default" <<<"$OUT" && grep -q "^limit wall 10m  # $stage/policy/strict.policy:" <<<"$OUT"
 	then pass "include strict ignores a planted sibling strict.policy"
 	else flunk "include strict ignores a planted sibling strict.policy" "$OUT" "$ERR"; fi
 	printf 'osb-policy 1\ninclude ./strict\n' >"$S/team/team.policy"

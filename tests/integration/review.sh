@@ -458,7 +458,7 @@ mkdir -p ws && chmod 777 ws
 run "$OSB" explain --host --workspace ws ./base.policy
 if [ "$rc" = 0 ] && grep -qx "workspace: $tmp/ws" "$tmp/out" && grep -q '^bwrap argv' "$tmp/out" &&
    grep -q '^  x86_64 (every call libseccomp [0-9.]* does not know: ENOSYS)' "$tmp/out" &&
-   grep -q '^seccomp: osb-default-2, per architecture:' "$tmp/out"; then
+   grep -q '^seccomp: osb-default-3, per architecture:' "$tmp/out"; then
 	ok "explain --host: workspace, seccomp per architecture, bwrap argv"
 else
 	not_ok "explain --host (exit $rc)"
@@ -479,7 +479,7 @@ rules = {r["syscall"]: r for r in x86["rules"]}
 assert rules["ptrace"]["action"] == "EPERM" and rules["clone3"]["action"] == "ENOSYS"
 assert rules["clone"]["by_args"] and rules["clone"]["action"] == "EPERM"
 assert x86["default"] == "ENOSYS" and rules["read"]["action"] == "ALLOW"
-assert h["seccomp"]["group"] == "osb-default-2"
+assert h["seccomp"]["group"] == "osb-default-3"
 assert d["rules"][0]["rule"] == "root host-ro"
 EOF
 then ok "explain --json --host: plan fields"; else not_ok "explain --json --host (exit $rc)"; fi

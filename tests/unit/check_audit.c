@@ -488,6 +488,8 @@ START_TEST(test_lint_include_widening_each_scalar)
 		  "W115 \"limit fsize unlimited\" widens \"limit fsize 1048576B\" of the included @:3\n" },
 		{ "seccomp osb-default-2\n", "seccomp osb-default-1\n",
 		  "W115 \"seccomp osb-default-1\" widens \"seccomp osb-default-2\" of the included @:3\n" },
+		{ "seccomp osb-default-3\n", "seccomp osb-default-2\n",
+		  "W115 \"seccomp osb-default-2\" widens \"seccomp osb-default-3\" of the included @:3\n" },
 		{ "seccomp osb-default-1\n", "seccomp default\n", "" },
 		{ "network host\n", "network none\n",
 		  "" },   /* narrowing is not flagged */
@@ -1060,14 +1062,18 @@ START_TEST(test_audit_weighs_the_seccomp_group)
 		unsigned points;
 		const char *detail;
 	} cases[] = {
-		{ "", 0, "osb-default-2, complete: unknown calls get ENOSYS" },
-		{ "seccomp osb-default-2\n", 0, "osb-default-2, complete: unknown calls get ENOSYS" },
-		{ "seccomp allow uname getpid\n", 0, "osb-default-2, complete: unknown calls get ENOSYS" },
-		{ "seccomp osb-default-1\n", 4, "osb-default-1 allows calls newer than its libseccomp table" },
-		{ "seccomp osb-default-1\nseccomp allow ptrace\n", 7, "1 call the group denies let "
-		  "through (ptrace); osb-default-1 allows calls newer than its libseccomp table" },
-		{ "seccomp osb-default-1\nseccomp allow modify_ldt\n", 4, "osb-default-1 allows calls "
-		  "newer than its libseccomp table" },
+		{ "", 0, "osb-default-3, complete: unknown calls get ENOSYS" },
+		{ "seccomp osb-default-3\n", 0, "osb-default-3, complete: unknown calls get ENOSYS" },
+		{ "seccomp allow uname getpid\n", 0, "osb-default-3, complete: unknown calls get ENOSYS" },
+		{ "seccomp osb-default-2\n", 4, "osb-default-2 lets the sandbox make set-user-ID files" },
+		{ "seccomp allow chmod\n", 3, "1 call the group denies let through (chmod)" },
+		{ "seccomp osb-default-1\n", 8, "osb-default-1 allows calls newer than its libseccomp "
+		  "table; it lets the sandbox make set-user-ID files" },
+		{ "seccomp osb-default-1\nseccomp allow ptrace\n", 11, "1 call the group denies let "
+		  "through (ptrace); osb-default-1 allows calls newer than its libseccomp table; it "
+		  "lets the sandbox make set-user-ID files" },
+		{ "seccomp osb-default-1\nseccomp allow modify_ldt\n", 8, "osb-default-1 allows calls "
+		  "newer than its libseccomp table; it lets the sandbox make set-user-ID files" },
 		{ "seccomp allow ptrace kcmp uname\n", 6, "2 calls the group denies let through (ptrace, "
 		  "kcmp)" },
 		{ "seccomp allow clone\n", 3, "1 call the group denies let through (clone)" },
@@ -1298,9 +1304,9 @@ START_TEST(test_diff_seccomp_groups_have_a_direction)
 	char *f = diff_of("osb-policy 1\nseccomp osb-default-1\n", "osb-policy 1\nseccomp default\n");
 	char *g = diff_of("osb-policy 1\nseccomp default\n", "osb-policy 1\n");
 
-	ck_assert_str_eq(d, "~ seccomp osb-default-2 => seccomp osb-default-1 wider default => t.policy:2\n");
+	ck_assert_str_eq(d, "~ seccomp osb-default-3 => seccomp osb-default-1 wider default => t.policy:2\n");
 	ck_assert_str_eq(e, "~ seccomp osb-default-1 => seccomp none wider t.policy:2 => t.policy:2\n");
-	ck_assert_str_eq(f, "~ seccomp osb-default-1 => seccomp osb-default-2 narrower t.policy:2 => "
+	ck_assert_str_eq(f, "~ seccomp osb-default-1 => seccomp osb-default-3 narrower t.policy:2 => "
 	                 "t.policy:2\n");
 	ck_assert_str_eq(g, "");
 	free(d);

@@ -661,7 +661,7 @@ START_TEST(test_cover_refused_by_seccomp_names_the_step_and_refuses_the_launch)
 }
 END_TEST
 
-#define NO_SECCOMP "loading the osb-default-2 filter fails: Operation not permitted"
+#define NO_SECCOMP "loading the osb-default-3 filter fails: Operation not permitted"
 #define NO_SECCOMP_FIX "use a kernel built with CONFIG_SECCOMP_FILTER=y; in a container, " \
 	"allow the seccomp(2) system call"
 
@@ -1140,7 +1140,7 @@ START_TEST(test_json_carries_compat_fields_and_every_item)
 	ck_assert_str_eq(json_object_get_string(get(get(o, "profiles_network"), "balanced")), "host");
 	ck_assert_str_eq(json_object_get_string(get(o, "seccomp_profile_sha256")),
 	                 osb_caps_seccomp_sha256(c));
-	ck_assert_str_eq(json_object_get_string(get(o, "seccomp_profile")), "osb-default-2");
+	ck_assert_str_eq(json_object_get_string(get(o, "seccomp_profile")), "osb-default-3");
 	items = get(o, "items");
 	ck_assert_uint_eq(json_object_array_length(items), N_IDS);
 	for (size_t i = 0; i < N_IDS; i++) {
@@ -1309,7 +1309,7 @@ START_TEST(test_direct_child_killed_names_the_signal_in_each_item)
 	i = item(c, "seccomp");
 	ck_assert_int_eq(osb_caps_status(c, (size_t)i), OSB_CAPS_UNAVAILABLE);
 	ck_assert_str_eq(osb_caps_reason(c, (size_t)i),
-	                 "loading the osb-default-2 filter: " NO_ANSWER);
+	                 "loading the osb-default-3 filter: " NO_ANSWER);
 	ck_assert_str_eq(osb_caps_remedy(c, (size_t)i), NO_ANSWER_FIX);
 	ck_assert_uint_eq(osb_caps_modes(c), 0);
 	osb_caps_free(c);

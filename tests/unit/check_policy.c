@@ -1205,7 +1205,7 @@ START_TEST(test_canonical_form_is_exact)
 		"env clear\n"
 		"user sandbox 1000 1000\n"
 		"identity auto\n"
-		"seccomp osb-default-2\n"
+		"seccomp osb-default-3\n"
 		"landlock auto\n"
 		"hostname sandbox\n"
 		"limit wall 10m\n"
@@ -1257,7 +1257,7 @@ START_TEST(test_explain_shows_origin_of_every_rule)
 		"env clear  # default\n"
 		"user sandbox 1000 1000  # default\n"
 		"identity auto  # default\n"
-		"seccomp osb-default-2  # default\n"
+		"seccomp osb-default-3  # default\n"
 		"landlock auto  # default\n"
 		"hostname sandbox  # default\n"
 		"limit wall 90s  # t.policy:5\n"
@@ -1278,20 +1278,21 @@ START_TEST(test_hash_of_default_policy_is_pinned)
 	uint8_t d[SHA256_DIGEST_LEN];
 	static const char canonical[] =
 		"osb-policy 1\nroot none\nworkspace none\nnetwork none\nenv clear\n"
-		"user sandbox 1000 1000\nidentity auto\nseccomp osb-default-2\nlandlock auto\n"
+		"user sandbox 1000 1000\nidentity auto\nseccomp osb-default-3\nlandlock auto\n"
 		"hostname sandbox\nlimit output 1MiB\n";
 	char want[OSB_POLICY_HASH_LEN] = "sha256:";
 
 	/* The hash is SHA-256 of the canonical text; pinning it means a change
 	 * of the canonical form (which changes every approved hash) is a
 	 * deliberate, visible decision. (It changed when the default seccomp
-	 * group became osb-default-2: the filter, so the meaning, changed.) */
+	 * group became osb-default-2, and again with osb-default-3: the filter,
+	 * so the meaning, changed.) */
 	hash_text("osb-policy 1\n", h);
 	sha256(canonical, strlen(canonical), d);
 	for (size_t i = 0; i < sizeof(d); i++)
 		snprintf(want + 7 + 2 * i, 3, "%02x", d[i]);
 	ck_assert_str_eq(h, want);
-	ck_assert_str_eq(h, "sha256:529759030f8bd79d8b879b916eecb1fcb93851c253bd0d74ecac306ac84815b3");
+	ck_assert_str_eq(h, "sha256:e58352f109615549deac4cf15243e00a545a9be759ef378a04bfca1553b9588f");
 }
 END_TEST
 
@@ -1722,7 +1723,7 @@ START_TEST(test_seccomp_rules_set_fields_with_origin)
 		expect_origin(p->sc_rules[i].o, "t.policy", want[i].line, 0);
 	}
 	ck_assert_int_eq(policy_canonical(p, &c), 0);
-	ck_assert_ptr_nonnull(strstr(c, "identity auto\nseccomp osb-default-2\nlandlock required\n"));
+	ck_assert_ptr_nonnull(strstr(c, "identity auto\nseccomp osb-default-3\nlandlock required\n"));
 	ck_assert_ptr_nonnull(strstr(c,
 		"limit output 1MiB\n"
 		"seccomp deny acct errno=EAGAIN\n"
@@ -1836,7 +1837,7 @@ START_TEST(test_new_directives_parse_back_and_explain_origins)
 	ck_assert_ptr_nonnull(e);
 	ck_assert_ptr_nonnull(strstr(e,
 		"identity auto  # default\n"
-		"seccomp osb-default-2  # default\n"
+		"seccomp osb-default-3  # default\n"
 		"landlock off  # t.policy:8\n"));
 	ck_assert_ptr_nonnull(strstr(e,
 		"write-root /data  # t.policy:2\n"

@@ -491,6 +491,39 @@ static int personality_top_bit(void) { return pers(0x80000000UL); }
 static int personality_all_but_bit0(void) { return pers(0xfffffffeUL); }
 static int personality_linux32_rie(void) { return pers(PER_LINUX32 | READ_IMPLIES_EXEC); }
 static int personality_linux(void) { return pers(PER_LINUX); }
+
+/* Modes on a path that does not exist: ENOENT unless the filter refuses
+ * the mode first. */
+#define MISSING "/nonexistent-osb-seccomp/f"
+static int chmod_setuid_missing(void) { return res(chmod(MISSING, 04755)); }
+static int chmod_setgid_missing(void) { return res(chmod(MISSING, 02755)); }
+static int chmod_plain_missing(void) { return res(chmod(MISSING, 0755)); }
+static int chmod_sticky_missing(void) { return res(chmod(MISSING, 01777)); }
+static int fchmod_setuid_bad_fd(void) { return res(fchmod(-1, 06755)); }
+static int fchmodat_setgid_missing(void) { return res(fchmodat(AT_FDCWD, MISSING, 02755, 0)); }
+static int open_creat_setuid_missing(void)
+{
+	return res_fd(open(MISSING, O_CREAT | O_WRONLY | O_CLOEXEC, 04755));
+}
+static int open_creat_plain_missing(void)
+{
+	return res_fd(open(MISSING, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+}
+static int open_setuid_mode_no_creat_missing(void)
+{
+	return res_fd(syscall(SYS_open, MISSING, O_RDONLY | O_CLOEXEC, 04755));
+}
+static int open_directory_root(void) { return res_fd(open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)); }
+static int openat_tmpfile_setgid_missing(void)
+{
+	return res_fd(openat(AT_FDCWD, "/nonexistent-osb-seccomp", O_TMPFILE | O_RDWR | O_CLOEXEC, 02755));
+}
+static int creat_setuid_missing(void) { return res_fd(creat(MISSING, 04755)); }
+static int mknod_setuid_missing(void) { return res(mknod(MISSING, S_IFREG | 04755, 0)); }
+static int mknodat_setgid_missing(void) { return res(mknodat(AT_FDCWD, MISSING, S_IFREG | 02755, 0)); }
+static int mknod_fifo_missing(void) { return res(mknod(MISSING, S_IFIFO | 0644, 0)); }
+static int mkdir_setgid_missing(void) { return res(mkdir(MISSING, 02755)); }
+static int openat2_size0(void) { return res_fd(syscall(437, AT_FDCWD, "/", NULL, 0)); }
 static int personality_query(void) { return pers(0xffffffffUL); }
 static int personality_query_high_bits(void) { return pers(HIGH | 0xffffffffUL); }
 static int personality_linux_high_bits(void) { return pers(HIGH | PER_LINUX); }
@@ -743,6 +776,23 @@ static const call calls[] = {
 	C(personality_all_but_bit0, ENOSYS, DENY),
 	C(personality_linux32_rie, EPERM, DENY),
 	C(personality_linux, 0, ALLOW),
+	C(chmod_setuid_missing, EPERM, DENY),
+	C(chmod_setgid_missing, EPERM, DENY),
+	C(chmod_plain_missing, ENOENT, ALLOW),
+	C(chmod_sticky_missing, ENOENT, ALLOW),
+	C(fchmod_setuid_bad_fd, EPERM, DENY),
+	C(fchmodat_setgid_missing, EPERM, DENY),
+	C(open_creat_setuid_missing, EPERM, DENY),
+	C(open_creat_plain_missing, ENOENT, ALLOW),
+	C(open_setuid_mode_no_creat_missing, ENOENT, ALLOW),
+	C(open_directory_root, 0, ALLOW),
+	C(openat_tmpfile_setgid_missing, EPERM, DENY),
+	C(creat_setuid_missing, EPERM, DENY),
+	C(mknod_setuid_missing, EPERM, DENY),
+	C(mknodat_setgid_missing, EPERM, DENY),
+	C(mknod_fifo_missing, ENOENT, ALLOW),
+	C(mkdir_setgid_missing, ENOENT, ALLOW),
+	C(openat2_size0, ENOSYS, DENY),
 	C(personality_query, 0, ALLOW),
 	C(personality_query_high_bits, 0, ALLOW),
 	C(personality_linux_high_bits, 0, ALLOW),
@@ -1063,7 +1113,7 @@ START_TEST(test_build_time_programs_equal_a_fresh_compile)
 	size_t n;
 	const sc_group *groups = seccomp_groups(&n);
 
-	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(n, 3);
 	for (size_t i = 0; i < n; i++) {
 		osb_policy *p = policy_of_group(&groups[i]);
 		osb_error err = { 0 };
@@ -1088,30 +1138,48 @@ START_TEST(test_build_time_programs_equal_a_fresh_compile)
 }
 END_TEST
 
-/* A released group keeps its program: osb-default-1 compiles to the very
- * bytes it compiled to when it was the default (libseccomp 2.5.4). */
-START_TEST(test_osb_default_1_program_never_changes)
+/* A released group keeps its program: osb-default-1 and osb-default-2
+ * compile to the very bytes they compiled to when each was the default
+ * (libseccomp 2.5.4). */
+static void expect_program(const char *group, const char *want, size_t insns)
 {
-	static const char want[] = "ec9f1467ecd3b3cadad6bcaf7e528e7e09ee0bcc6c111275384024e633d69b15";
 	const struct scmp_version *v = seccomp_version();
-	osb_policy *p = policy_of("osb-policy 1\nseccomp osb-default-1\n");
-	int fd = policy_fd(p);
+	char text[64];
+	osb_policy *p;
+	int fd;
 	size_t len;
-	char *bpf = read_fd(fd, &len), hex[2 * SHA256_DIGEST_LEN + 1];
+	char *bpf, hex[2 * SHA256_DIGEST_LEN + 1];
 	uint8_t digest[SHA256_DIGEST_LEN];
 
+	snprintf(text, sizeof(text), "osb-policy 1\nseccomp %s\n", group);
+	p = policy_of(text);
+	fd = policy_fd(p);
+	bpf = read_fd(fd, &len);
 	sha256(bpf, len, digest);
 	for (size_t i = 0; i < SHA256_DIGEST_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
 	if (v->major == 2 && v->minor == 5 && v->micro == 4)
 		ck_assert_str_eq(hex, want);
 	else
-		printf("SKIP: libseccomp-2.5.4: osb-default-1's recorded program hash is libseccomp "
-		       "2.5.4's; this is %u.%u.%u\n", v->major, v->minor, v->micro);
-	ck_assert_uint_eq(len / 8, 648);
+		printf("SKIP: libseccomp-2.5.4: %s's recorded program hash is libseccomp "
+		       "2.5.4's; this is %u.%u.%u\n", group, v->major, v->minor, v->micro);
+	ck_assert_uint_eq(len / 8, insns);
 	free(bpf);
 	close(fd);
 	osb_policy_free(p);
+}
+
+START_TEST(test_osb_default_1_program_never_changes)
+{
+	expect_program("osb-default-1", "ec9f1467ecd3b3cadad6bcaf7e528e7e09ee0bcc6c111275384024e633d69b15",
+	               648);
+}
+END_TEST
+
+START_TEST(test_osb_default_2_program_never_changes)
+{
+	expect_program("osb-default-2", "7e680894acd8088da1bb95a803bb0b0cb75bf830b8d2076f575211782aa46476",
+	               1891);
 }
 END_TEST
 
@@ -1364,17 +1432,20 @@ START_TEST(test_group_names_are_versioned)
 	size_t n;
 	const sc_group *groups = seccomp_groups(&n);
 
-	ck_assert_str_eq(seccomp_group_name(), "osb-default-2");
-	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(seccomp_group_name(), "osb-default-3");
+	ck_assert_uint_eq(n, 3);
 	ck_assert_str_eq(groups[0].name, "osb-default-1");
 	ck_assert_uint_eq(groups[0].version, 1);
 	ck_assert(!groups[0].deny_unknown);
 	ck_assert_str_eq(groups[1].name, "osb-default-2");
 	ck_assert_uint_eq(groups[1].version, 2);
 	ck_assert(groups[1].deny_unknown);
-	ck_assert_ptr_eq(seccomp_policy_group(NULL), &groups[1]);
+	ck_assert_str_eq(groups[2].name, "osb-default-3");
+	ck_assert_uint_eq(groups[2].version, 3);
+	ck_assert(groups[2].deny_unknown);
+	ck_assert_ptr_eq(seccomp_policy_group(NULL), &groups[2]);
 	ck_assert_ptr_eq(seccomp_group_find("osb-default-1"), &groups[0]);
-	ck_assert_ptr_null(seccomp_group_find("osb-default-3"));
+	ck_assert_ptr_null(seccomp_group_find("osb-default-4"));
 	ck_assert_ptr_null(seccomp_group_find("default"));
 }
 END_TEST
@@ -1401,7 +1472,12 @@ START_TEST(test_group_denies_answers_from_the_table)
 	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-2", "frobnicate", &e), 1);
 	ck_assert_int_eq(e, ENOSYS);   /* unknown to libseccomp: the group's default */
 	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-1", "frobnicate", &e), 0);
-	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-3", "ptrace", &e), -OSB_E_USAGE);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-3", "chmod", &e), 2);
+	ck_assert_int_eq(e, EPERM);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-3", "openat2", &e), 1);
+	ck_assert_int_eq(e, ENOSYS);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-2", "chmod", &e), 0);
+	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-4", "ptrace", &e), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_seccomp_group_denies(NULL, "ptrace", &e), -OSB_E_USAGE);
 	ck_assert_int_eq(osb_seccomp_group_denies("osb-default-2", NULL, &e), -OSB_E_USAGE);
 	/* Every rule of every group answers as its table says. */
@@ -1728,8 +1804,8 @@ START_TEST(test_allowing_every_group_rule_is_refused)
 	ck_assert_int_eq(seccomp_build_fd(p, &fd, &err), -OSB_E_SECCOMP);
 	ck_assert_int_eq(fd, -1);
 	ck_assert_int_eq(err.sys_errno, EINVAL);
-	ck_assert_str_eq(err.message, "seccomp group osb-default-2+policy: the policy's \"seccomp "
-	                 "allow\" rules remove every rule of osb-default-2, and an empty filter is "
+	ck_assert_str_eq(err.message, "seccomp group osb-default-3+policy: the policy's \"seccomp "
+	                 "allow\" rules remove every rule of osb-default-3, and an empty filter is "
 	                 "never built; write \"seccomp none\" to run without a filter");
 	osb_policy_free(p);
 }
@@ -1764,12 +1840,13 @@ START_TEST(test_policy_names_its_group)
 	ck_assert_uint_eq(v1->sc_group, 1);
 	ck_assert_uint_eq(v2->sc_group, 2);
 	/* No directive: the newest group, by name, in the canonical form. */
-	ck_assert_uint_eq(plain->sc_group, 2);
+	ck_assert_uint_eq(plain->sc_group, 3);
 	ck_assert_ptr_nonnull(strstr(t1, "\nseccomp osb-default-1  # t.policy:2\n"));
 	ck_assert_ptr_nonnull(strstr(t2, "\nseccomp osb-default-2  # t.policy:2\n"));
-	ck_assert_ptr_nonnull(strstr(tp, "\nseccomp osb-default-2  # default\n"));
+	ck_assert_ptr_nonnull(strstr(tp, "\nseccomp osb-default-3  # default\n"));
 	ck_assert_ptr_eq(seccomp_policy_group(v1), group_named("osb-default-1"));
-	ck_assert_ptr_eq(seccomp_policy_group(plain), group_named("osb-default-2"));
+	ck_assert_ptr_eq(seccomp_policy_group(v2), group_named("osb-default-2"));
+	ck_assert_ptr_eq(seccomp_policy_group(plain), group_named("osb-default-3"));
 	free(t1);
 	free(t2);
 	free(tp);
@@ -1782,18 +1859,21 @@ END_TEST
 /* The hash tells the groups apart; "default" is the newest group. */
 START_TEST(test_policy_hash_distinguishes_the_groups)
 {
-	char h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN], hd[OSB_POLICY_HASH_LEN], hn[OSB_POLICY_HASH_LEN], hnone[OSB_POLICY_HASH_LEN];
+	char h1[OSB_POLICY_HASH_LEN], h2[OSB_POLICY_HASH_LEN], h3[OSB_POLICY_HASH_LEN], hd[OSB_POLICY_HASH_LEN], hn[OSB_POLICY_HASH_LEN], hnone[OSB_POLICY_HASH_LEN];
 
 	hash_of("osb-policy 1\nseccomp osb-default-1\n", h1);
 	hash_of("osb-policy 1\nseccomp osb-default-2\n", h2);
+	hash_of("osb-policy 1\nseccomp osb-default-3\n", h3);
 	hash_of("osb-policy 1\nseccomp default\n", hd);
 	hash_of("osb-policy 1\n", hn);
 	hash_of("osb-policy 1\nseccomp none\n", hnone);
 	ck_assert_str_ne(h1, h2);
-	ck_assert_str_eq(h2, hd);
-	ck_assert_str_eq(h2, hn);
+	ck_assert_str_ne(h2, h3);
+	ck_assert_str_eq(h3, hd);
+	ck_assert_str_eq(h3, hn);
 	ck_assert_str_ne(h1, hnone);
 	ck_assert_str_ne(h2, hnone);
+	ck_assert_str_ne(h3, hnone);
 }
 END_TEST
 
@@ -1808,9 +1888,9 @@ static void expect_policy_error(const char *text, const char *message)
 
 START_TEST(test_policy_unknown_group_is_refused)
 {
-	expect_policy_error("osb-policy 1\nseccomp osb-default-3\n", "t.policy:2:9: unknown seccomp "
-	                    "group \"osb-default-3\" (this osb-isolate has osb-default-1 and "
-	                    "osb-default-2)");
+	expect_policy_error("osb-policy 1\nseccomp osb-default-4\n", "t.policy:2:9: unknown seccomp "
+	                    "group \"osb-default-4\" (this osb-isolate has osb-default-1, "
+	                    "osb-default-2 and osb-default-3)");
 	expect_policy_error("osb-policy 1\nseccomp osb-default-1 extra\n", "t.policy:2:23: "
 	                    "unexpected argument \"extra\" (usage is \"seccomp default|none|GROUP\")");
 	expect_policy_error("osb-policy 1\nseccomp osb-default-1\nseccomp none\n", "t.policy:3:1: "
@@ -1951,6 +2031,28 @@ static const char *ret_name(uint32_t r, char *buf, size_t size)
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
                   CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME)
 
+/* A mode call's answer (the kernel's signatures, not the filter's table):
+ * EPERM for a mode with S_ISUID or S_ISGID, where open and openat look at
+ * their mode only with O_CREAT or O_TMPFILE. */
+static int setid_errno(const char *name, const uint64_t *a)
+{
+	static const struct { const char *name; int flags, mode; } mode_calls[] = {
+		{ "chmod", -1, 1 }, { "fchmod", -1, 1 }, { "fchmodat", -1, 2 }, { "fchmodat2", -1, 2 },
+		{ "creat", -1, 1 }, { "mknod", -1, 1 }, { "mknodat", -1, 2 }, { "open", 1, 2 },
+		{ "openat", 2, 3 },
+	};
+
+	for (size_t i = 0; i < N(mode_calls); i++) {
+		if (strcmp(mode_calls[i].name, name) != 0)
+			continue;
+		if (mode_calls[i].flags >= 0 && !(a[mode_calls[i].flags] & (O_CREAT | (O_TMPFILE & ~O_DIRECTORY))))
+			return 0;
+		return (a[mode_calls[i].mode] & (S_ISUID | S_ISGID)) ? EPERM : 0;
+	}
+	ck_abort_msg("no mode argument known for %s", name);
+	return 0;
+}
+
 /* R's answer to a call with arguments A: RET_ALLOW, its errno, or the
  * group's default where the rule leaves values to it. */
 static uint32_t rule_answer(const sc_group *g, const sc_rule *r, const uint64_t *a)
@@ -1972,6 +2074,9 @@ static uint32_t rule_answer(const sc_group *g, const sc_rule *r, const uint64_t 
 	case SC_ARGS_SOCKET:
 	case SC_ARGS_SOCKETPAIR:
 		e = socket_errno(r->args, g->deny_unknown ? ENOSYS : 0, a[0], a[1], a[2]);
+		break;
+	case SC_ARGS_SETID_MODE:
+		e = setid_errno(r->name, a);
 		break;
 	default:
 		ck_abort_msg("unknown argument kind %d", (int)r->args);
@@ -2082,6 +2187,50 @@ static const uint32_t nrs[][3] = {
 	[NR_PERSONALITY] = { 135, 136, 135 },
 };
 
+/* The calls that set a mode (x86_64, i386, x32): chmod, fchmod,
+ * fchmodat, fchmodat2, creat, mknod, mknodat, open, openat. */
+static const uint32_t mode_nrs[][3] = {
+	{ 90, 15, 90 }, { 91, 94, 91 }, { 268, 306, 268 }, { 452, 452, 452 }, { 85, 8, 85 },
+	{ 133, 14, 133 }, { 259, 297, 259 }, { 2, 5, 2 }, { 257, 295, 257 },
+};
+
+/* Flags and modes in every argument a mode call reads, with and without
+ * the bits the kernel ignores, O_DIRECTORY (glibc's O_TMPFILE holds it)
+ * and random values. */
+static void sweep_modes(const prog *p, const sc_group *g, const abi_desc *abi, uint32_t nr)
+{
+	static const uint64_t flags[] = {
+		0, O_RDONLY, O_CREAT | O_WRONLY, O_TMPFILE | O_RDWR, O_DIRECTORY, O_TMPFILE & ~O_DIRECTORY,
+		O_CREAT | O_TMPFILE, O_CREAT | O_EXCL | O_CLOEXEC, 0xffffffff, ~(uint64_t)O_CREAT,
+		(1ULL << 32) | O_CREAT, 0xffffffff00000000ULL,
+	};
+	static const uint64_t modes[] = {
+		0, 0755, 01777, 04755, 02755, 06755, 07777, S_IFREG | 04755, S_IFIFO | 0644, 0xffff,
+		0xffffffff & ~(uint64_t)(S_ISUID | S_ISGID), (1ULL << 32) | 04000, (1ULL << 40) | 0755,
+	};
+	uint64_t x = 0x0123456789abcdefULL;
+
+	for (size_t f = 0; f < N(flags); f++)
+		for (size_t m = 0; m < N(modes); m++)
+			for (unsigned k = 0; k < 4; k++) {
+				uint64_t a[6] = { modes[m], modes[m], modes[m], modes[m] };
+
+				a[k] = flags[f];
+				expect_model(p, g, abi, nr, a);
+			}
+	for (int i = 0; i < 2000; i++) {
+		uint64_t a[6];
+
+		for (int k = 0; k < 6; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			a[k] = x;
+		}
+		expect_model(p, g, abi, nr, a);
+	}
+}
+
 START_TEST(test_offline_argument_rules_match_the_kernels_32_bit_view)
 {
 	/* The call, and which argument its rule reads. */
@@ -2096,6 +2245,8 @@ START_TEST(test_offline_argument_rules_match_the_kernels_32_bit_view)
 
 	sweep_socket(&p, g, abi, nrs[NR_SOCKET][ai]);
 	sweep_socket(&p, g, abi, nrs[NR_SOCKETPAIR][ai]);
+	for (size_t k = 0; k < N(mode_nrs); k++)
+		sweep_modes(&p, g, abi, mode_nrs[k][ai]);
 	for (size_t k = 0; k < N(scalar); k++) {
 		uint32_t nr = nrs[scalar[k][0]][ai];
 		int arg = scalar[k][1];
@@ -2131,7 +2282,7 @@ typedef struct known_answer {
 	const char *what;
 	unsigned abi;          /* index in abis[] */
 	uint32_t nr;
-	uint64_t args[3];
+	uint64_t args[4];
 	uint32_t want;
 } known_answer;
 
@@ -2139,6 +2290,7 @@ typedef struct known_answer {
 #define I386 1
 #define X32 2
 #define KA(what, abi, nr, a0, a1, a2, want) { what, abi, nr, { a0, a1, a2 }, want }
+#define KA4(what, abi, nr, a0, a1, a2, a3, want) { what, abi, nr, { a0, a1, a2, a3 }, want }
 #define DENIED RET_ERRNO(EPERM)
 #define NOSYS RET_ERRNO(ENOSYS)
 
@@ -2236,7 +2388,7 @@ static const known_answer known_answers[] = {
 
 static void expect_known(const prog *p, const known_answer *k, const char *group)
 {
-	uint64_t a[6] = { k->args[0], k->args[1], k->args[2] };
+	uint64_t a[6] = { k->args[0], k->args[1], k->args[2], k->args[3] };
 	uint32_t got = eval(p, &abis[k->abi], k->nr, a);
 	char gb[64], wb[64];
 
@@ -2249,7 +2401,105 @@ START_TEST(test_offline_default_program_known_answers)
 	prog p = prog_of_policy(NULL);
 
 	for (size_t i = 0; i < N(known_answers); i++)
-		expect_known(&p, &known_answers[i], "osb-default-2");
+		expect_known(&p, &known_answers[i], seccomp_group_name());
+	free(p.insn);
+}
+END_TEST
+
+/* Set-user-ID and set-group-ID modes, from the kernel's tables (x86_64,
+ * i386, x32): a workspace file with either bit would run with the
+ * sandbox's host ids for any host user (osb-isolate(1), "Identity on the
+ * host"). Every call that sets a mode refuses them with EPERM, creating
+ * opens only when they create; openat2 (its mode in memory) and fchmodat2
+ * answer ENOSYS, so programs fall back to the calls above. */
+#define CREAT_RW (O_CREAT | O_WRONLY)
+#define TMPFILE_RW (O_TMPFILE | O_RDWR)
+#define HI (1ULL << 32)
+static const known_answer setid_answers[] = {
+	KA("chmod 04755", X86_64, 90, 0, 04755, 0, DENIED), KA("chmod 04755", I386, 15, 0, 04755, 0, DENIED),
+	KA("chmod 04755", X32, 90, 0, 04755, 0, DENIED),
+	KA("chmod 02755", X86_64, 90, 0, 02755, 0, DENIED), KA("chmod 02755", I386, 15, 0, 02755, 0, DENIED),
+	KA("chmod 02755", X32, 90, 0, 02755, 0, DENIED),
+	KA("chmod 06755", X86_64, 90, 0, 06755, 0, DENIED), KA("chmod 06755", I386, 15, 0, 06755, 0, DENIED),
+	KA("chmod 06755", X32, 90, 0, 06755, 0, DENIED),
+	KA("chmod 0755", X86_64, 90, 0, 0755, 0, RET_ALLOW), KA("chmod 0755", I386, 15, 0, 0755, 0, RET_ALLOW),
+	KA("chmod 0755", X32, 90, 0, 0755, 0, RET_ALLOW),
+	KA("chmod 01777", X86_64, 90, 0, 01777, 0, RET_ALLOW), KA("chmod 01777", I386, 15, 0, 01777, 0, RET_ALLOW),
+	KA("chmod 01777", X32, 90, 0, 01777, 0, RET_ALLOW),
+	KA("chmod 04755, high bits", X86_64, 90, 0, HI | 04755, 0, DENIED),
+	KA("chmod 0755, high bits", X86_64, 90, 0, HI | 0755, 0, RET_ALLOW),
+	KA("chmod 07777", X32, 90, 0, 07777, 0, DENIED),
+	KA("fchmod 04755", X86_64, 91, 3, 04755, 0, DENIED), KA("fchmod 02755", I386, 94, 3, 02755, 0, DENIED),
+	KA("fchmod 06755", X32, 91, 3, 06755, 0, DENIED),
+	KA("fchmod 0755", X86_64, 91, 3, 0755, 0, RET_ALLOW), KA("fchmod 01777", I386, 94, 3, 01777, 0, RET_ALLOW),
+	KA("fchmod 0755", X32, 91, 3, 0755, 0, RET_ALLOW),
+	KA("fchmodat 04755", X86_64, 268, -100, 0, 04755, DENIED),
+	KA("fchmodat 02755", I386, 306, -100, 0, 02755, DENIED),
+	KA("fchmodat 06755", X32, 268, -100, 0, 06755, DENIED),
+	KA("fchmodat 0755", X86_64, 268, -100, 0, 0755, RET_ALLOW),
+	KA("fchmodat 01777", I386, 306, -100, 0, 01777, RET_ALLOW),
+	KA("fchmodat 0755", X32, 268, -100, 0, 0755, RET_ALLOW),
+	/* open, openat: the mode counts only with O_CREAT or O_TMPFILE. */
+	KA("open creat 04755", X86_64, 2, 0, CREAT_RW, 04755, DENIED),
+	KA("open creat 02755", I386, 5, 0, CREAT_RW, 02755, DENIED),
+	KA("open creat 06755", X32, 2, 0, CREAT_RW, 06755, DENIED),
+	KA("open creat 0755", X86_64, 2, 0, CREAT_RW, 0755, RET_ALLOW),
+	KA("open creat 01777", I386, 5, 0, CREAT_RW, 01777, RET_ALLOW),
+	KA("open creat 0644", X32, 2, 0, CREAT_RW, 0644, RET_ALLOW),
+	KA("open no creat 04755", X86_64, 2, 0, O_RDONLY, 04755, RET_ALLOW),
+	KA("open no creat 06755", I386, 5, 0, O_WRONLY | O_TRUNC, 06755, RET_ALLOW),
+	KA("open directory 04755", X86_64, 2, 0, O_RDONLY | O_DIRECTORY, 04755, RET_ALLOW),
+	KA("open tmpfile 04755", X86_64, 2, 0, TMPFILE_RW, 04755, DENIED),
+	KA("open tmpfile 02755", I386, 5, 0, TMPFILE_RW, 02755, DENIED),
+	KA("open tmpfile 0600", X32, 2, 0, TMPFILE_RW, 0600, RET_ALLOW),
+	KA("open creat 04755, high bits", X86_64, 2, 0, HI | O_CREAT, HI | 04755, DENIED),
+	KA4("openat creat 04755", X86_64, 257, -100, 0, CREAT_RW, 04755, DENIED),
+	KA4("openat creat 02755", I386, 295, -100, 0, CREAT_RW, 02755, DENIED),
+	KA4("openat creat 06755", X32, 257, -100, 0, CREAT_RW, 06755, DENIED),
+	KA4("openat creat 0755", X86_64, 257, -100, 0, CREAT_RW, 0755, RET_ALLOW),
+	KA4("openat creat 01777", I386, 295, -100, 0, CREAT_RW, 01777, RET_ALLOW),
+	KA4("openat no creat 04755", X32, 257, -100, 0, O_RDWR, 04755, RET_ALLOW),
+	KA4("openat tmpfile 06755", X86_64, 257, -100, 0, TMPFILE_RW, 06755, DENIED),
+	KA4("openat tmpfile 0600", I386, 295, -100, 0, TMPFILE_RW, 0600, RET_ALLOW),
+	KA("creat 04755", X86_64, 85, 0, 04755, 0, DENIED), KA("creat 02755", I386, 8, 0, 02755, 0, DENIED),
+	KA("creat 06755", X32, 85, 0, 06755, 0, DENIED),
+	KA("creat 0755", X86_64, 85, 0, 0755, 0, RET_ALLOW), KA("creat 0644", I386, 8, 0, 0644, 0, RET_ALLOW),
+	KA("openat2", X86_64, 437, -100, 0, 0, NOSYS), KA("openat2", I386, 437, -100, 0, 0, NOSYS),
+	KA("openat2", X32, 437, -100, 0, 0, NOSYS),
+	/* mknod makes regular files too. */
+	KA("mknod reg 04755", X86_64, 133, 0, S_IFREG | 04755, 0, DENIED),
+	KA("mknod reg 02755", I386, 14, 0, S_IFREG | 02755, 0, DENIED),
+	KA("mknod reg 06755", X32, 133, 0, S_IFREG | 06755, 0, DENIED),
+	KA("mknod fifo 0644", X86_64, 133, 0, S_IFIFO | 0644, 0, RET_ALLOW),
+	KA("mknod reg 0755", I386, 14, 0, S_IFREG | 0755, 0, RET_ALLOW),
+	KA4("mknodat reg 04755", X86_64, 259, -100, 0, S_IFREG | 04755, 0, DENIED),
+	KA4("mknodat reg 02755", I386, 297, -100, 0, S_IFREG | 02755, 0, DENIED),
+	KA4("mknodat reg 06755", X32, 259, -100, 0, S_IFREG | 06755, 0, DENIED),
+	KA4("mknodat fifo 01777", X32, 259, -100, 0, S_IFIFO | 01777, 0, RET_ALLOW),
+	/* mkdir: the kernel keeps only the permission and sticky bits of its
+	 * mode, so it is not filtered. */
+	KA("mkdir 02755", X86_64, 83, 0, 02755, 0, RET_ALLOW), KA("mkdir 02755", I386, 39, 0, 02755, 0, RET_ALLOW),
+	KA4("mkdirat 06755", X32, 258, -100, 0, 06755, 0, RET_ALLOW),
+};
+
+START_TEST(test_offline_default_program_refuses_setid_modes)
+{
+	/* fchmodat2 (452 on all three): its rule where libseccomp knows it,
+	 * else the group's ENOSYS, which makes glibc fall back to fchmodat. */
+	uint32_t setid = seccomp_syscall_resolve_name("fchmodat2") >= 0 ? DENIED : NOSYS;
+	const known_answer fchmodat2[] = {
+		KA("fchmodat2 04755", X86_64, 452, -100, 0, 04755, setid),
+		KA("fchmodat2 02755", I386, 452, -100, 0, 02755, setid),
+		KA("fchmodat2 06755", X32, 452, -100, 0, 06755, setid),
+		KA("fchmodat2 0755", X86_64, 452, -100, 0, 0755, setid == DENIED ? RET_ALLOW : NOSYS),
+		KA("fchmodat2 01777", X32, 452, -100, 0, 01777, setid == DENIED ? RET_ALLOW : NOSYS),
+	};
+	prog p = prog_of_policy(NULL);
+
+	for (size_t i = 0; i < N(setid_answers); i++)
+		expect_known(&p, &setid_answers[i], seccomp_group_name());
+	for (size_t i = 0; i < N(fchmodat2); i++)
+		expect_known(&p, &fchmodat2[i], seccomp_group_name());
 	free(p.insn);
 }
 END_TEST
@@ -2315,7 +2565,7 @@ START_TEST(test_offline_policy_edits_cover_every_abi)
 	                        "seccomp allow socketcall ptrace\n");
 
 	for (size_t i = 0; i < N(edits); i++)
-		expect_known(&p, &edits[i], "osb-default-2+policy");
+		expect_known(&p, &edits[i], "osb-default-3+policy");
 	free(p.insn);
 }
 END_TEST
@@ -2502,6 +2752,7 @@ static Suite *seccomp_suite(void)
 	tcase_add_test(shape, test_build_fd_is_deterministic);
 	tcase_add_test(shape, test_build_time_programs_equal_a_fresh_compile);
 	tcase_add_test(shape, test_osb_default_1_program_never_changes);
+	tcase_add_test(shape, test_osb_default_2_program_never_changes);
 	tcase_add_test(shape, test_pfc_gives_x86_64_x86_and_x32_the_same_rules);
 	tcase_add_test(shape, test_pfc_default_group_denies_what_it_does_not_know);
 	tcase_add_test(shape, test_pfc_denies_socketcall_and_32bit_clock_setters_on_x86);
@@ -2552,6 +2803,7 @@ static Suite *seccomp_suite(void)
 	tcase_add_loop_test(offline, test_offline_argument_rules_match_the_kernels_32_bit_view, 0,
 	                    (int)(n_groups * N(abis)));
 	tcase_add_test(offline, test_offline_default_program_known_answers);
+	tcase_add_test(offline, test_offline_default_program_refuses_setid_modes);
 	tcase_add_test(offline, test_offline_pinned_group_keeps_its_meaning);
 	tcase_add_test(offline, test_offline_other_architectures_are_killed);
 	tcase_add_test(offline, test_offline_policy_edits_cover_every_abi);
