@@ -2,7 +2,7 @@
 /* Copyright The osb-isolate authors */
 /* init-reprotect.c — read-only rules inside a writable bind, made by the init.
  *
- * A policy's "read-only workspace:.git/hooks" keeps read-only what the host
+ * A policy's "read-only workspace:.git" keeps read-only what the host
  * executes from a checkout. The plan resolves the path beneath the writable
  * bind's fd on the host and makes it exist (lib/binds.c); the launcher then
  * passes it here as --reprotect with the device and inode it verified, and

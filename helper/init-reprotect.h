@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright The osb-isolate authors */
 /* init-reprotect.h — read-only rules inside a writable bind (a workspace's
- * .git/hooks and .git/config), made by the sandbox's trusted init (stage
+ * .git), made by the sandbox's trusted init (stage
  * "init:mounts", lib/init-proto.h, --reprotect) rather than by bwrap, which
  * would resolve their destinations by path through a directory the sandbox
  * can write (docs/ARCHITECTURE.md, "Read-only rules inside a writable bind").

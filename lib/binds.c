@@ -417,7 +417,7 @@ static int make_missing(int root, const char *rel, placeholders *made)
 }
 
 /* read-only rules re-protect a path inside a writable area (a workspace's
- * .git/hooks and .git/config, shell rc files): resolved beneath the
+ * .git, shell rc files): resolved beneath the
  * writable bind's own fd with the same no-symlink walk, and bound read-only
  * after it. A path that does not exist is made an empty directory for the
  * run (removed afterwards when still empty): otherwise the sandbox could

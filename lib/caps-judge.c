@@ -628,7 +628,7 @@ static const char *cover_remedy(const caps_probe *p, const caps_cover_res *r, en
 		       "bwrap_disable_userns item; check user.max_user_namespaces";
 	if (r->step == CVT_TREE || r->step == CVT_SETATTR || r->step == CVT_MOVE)
 		return "the init makes a policy's read-only rules inside a writable workspace (strict's "
-		       ".git/hooks and .git/config) with open_tree(2), mount_setattr(2) and "
+		       ".git) with open_tree(2), mount_setattr(2) and "
 		       "move_mount(2): an enclosing container's seccomp profile or security module "
 		       "refuses them; allow them there, or run osb-isolate outside the container";
 	return "the init makes the cover with mount(2) in a mount namespace of its own (binds and "

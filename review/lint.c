@@ -239,11 +239,11 @@ static int lint_writes(const review_policy *p, lint_report *r)
 			return -ENOMEM;
 	}
 	/* A writable workspace is a checkout the caller's git will run from. */
-	if (p->ws_mode == WS_RW &&
-	    (!has_read_only(p, "workspace:.git/hooks") || !has_read_only(p, "workspace:.git/config")) &&
-	    lint_add_finding(r, "W105", &p->ws_set.o, "\"workspace rw\" leaves the workspace's .git/hooks "
-	                "or .git/config writable (add \"read-only workspace:.git/hooks\" and "
-	                "\"read-only workspace:.git/config\")") < 0)
+	/* Hooks and config are not enough: git takes both from a commondir,
+	 * .git/modules and the nested repositories of the index's gitlinks. */
+	if (p->ws_mode == WS_RW && !has_read_only(p, "workspace:.git") &&
+	    lint_add_finding(r, "W105", &p->ws_set.o, "\"workspace rw\" leaves the workspace's .git "
+	                "writable (add \"read-only workspace:.git\")") < 0)
 		return -ENOMEM;
 	/* A write-root is where a request (execd, --rw) may later add writes:
 	 * declaring one over host configuration or a home pre-approves them. */

@@ -459,7 +459,7 @@ t_nocover() { # runner owner reason
 # ---- the init's read-only rules refused (tests/integration/nomountapi.c) ----------------
 
 NO_TREE="the init's /proc cover: open_tree(OPEN_TREE_CLONE) of /proc/sys fails: Operation not permitted"
-NO_TREE_FIX="the init makes a policy's read-only rules inside a writable workspace (strict's .git/hooks and .git/config) with open_tree(2), mount_setattr(2) and move_mount(2): an enclosing container's seccomp profile or security module refuses them; allow them there, or run osb-isolate outside the container"
+NO_TREE_FIX="the init makes a policy's read-only rules inside a writable workspace (strict's .git) with open_tree(2), mount_setattr(2) and move_mount(2): an enclosing container's seccomp profile or security module refuses them; allow them there, or run osb-isolate outside the container"
 
 # A container that allows mount(2) but not open_tree(2): the /proc cover is
 # made, strict's read-only .git rules are not. Capabilities says which call
@@ -475,7 +475,7 @@ t_nomountapi() { # runner owner reason
 	check_item "$n" proc_cover unavailable "$3" "$NO_TREE_FIX"
 	err=$("$1" "$stage/bin/nomountapi" "$OSB" run -- true 2>&1 >/dev/null)
 	rc=$?
-	want="osb-isolate: init:mounts: cannot re-protect $WS/.git/config read-only: open_tree of a directory above it: Operation not permitted (the init needs CAP_SYS_ADMIN for this step, and open_tree(2), move_mount(2) and mount_setattr(2) that an enclosing container's seccomp profile or security module does not refuse: see the proc_cover item of osb-isolate capabilities)"
+	want="osb-isolate: init:mounts: cannot re-protect $WS/.git read-only: open_tree of the path: Operation not permitted (the init needs CAP_SYS_ADMIN for this step, and open_tree(2), move_mount(2) and mount_setattr(2) that an enclosing container's seccomp profile or security module does not refuse: see the proc_cover item of osb-isolate capabilities)"
 	expect_eq "$n: run refuses with 125" 125 "$rc"
 	expect_eq "$n: the init names the call and the item" "$want" "$err"
 }

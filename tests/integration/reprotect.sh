@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright The osb-isolate authors
 # reprotect.sh — a read-only rule inside the writable workspace
-# (strict.policy's "read-only workspace:.git/hooks" and ".git/config") holds
-# against the two ways around it that a bind of the leaf alone left open
+# (strict.policy's "read-only workspace:.git") holds against the ways
+# around it that a bind of .git/hooks and .git/config alone left open
 # (osb-isolate.policy(5), "read-only"; docs/ARCHITECTURE.md, "Read-only rules
 # inside a writable bind"):
 #   - renaming an ancestor: the kernel moves a mount with its directory, so
@@ -17,6 +17,9 @@
 #     was given there, on the host. bwrap is now given none inside the
 #     workspace; the init resolves beneath it without following a symlink
 #     and refuses a changed path.
+#   - the rest of .git: a commondir, a gitlink in the index, a submodule's
+#     .git/modules config, from which the caller's git takes config and
+#     hooks as well.
 # Over root callers on pinned ids owning the workspace (identity userns and
 # root) and the unprivileged test user (userns), runs and sessions.
 set -uo pipefail
@@ -131,6 +134,45 @@ row_rename() { # CALLER IDENT MODE
 	rm -f "$proof"
 }
 
+# ---- ATTACK C: what else in .git the caller's next git command reads -------------------
+# A commondir names the repository's common directory, whose config and hooks
+# git then takes; a gitlink in the index makes git status run git in the
+# nested repository it names, with that repository's config; so does an
+# existing submodule's .git/modules/NAME/config. All of .git is read-only:
+# none can be written, and the caller's git status on the host runs nothing.
+ATTACK_C='fsm="echo PWNED > PROOF; false #"
+mkdir -p evil/hooks && printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"%s\"\n" "$fsm" > evil/config
+printf "#!/bin/sh\necho PWNED > PROOF\n" > evil/hooks/pre-commit; chmod +x evil/hooks/pre-commit
+cp -r .git/HEAD .git/refs .git/objects evil/ 2>/dev/null
+echo "$PWD/evil" > .git/commondir 2>/dev/null && echo wrote-commondir
+mkdir -p sub && cd sub && git init -q . && git config core.fsmonitor "$fsm" &&
+git -c user.email=a@b -c user.name=a commit -q --allow-empty -m s && sha=$(git rev-parse HEAD) && cd .. &&
+git update-index --add --cacheinfo "160000,$sha,sub" 2>/dev/null && echo wrote-gitlink
+mkdir -p .git/modules/m 2>/dev/null && echo wrote-modules
+echo done'
+
+row_redirect() { # CALLER IDENT MODE
+	local who=$1 ident=$2 mode=$3 label="$1/$2/$3" ws pol out proof
+	pol=$(policy_for "$who" "$ident")
+	ws=$(new_repo "$who")
+	proof="$T/out/proof-c.$who.$ident.$mode"
+	out=$(in_sandbox "$who" "$mode" "$ws" "$pol" "${ATTACK_C//PROOF/$proof}")
+	expect_eq "$label: commondir, gitlink and .git/modules cannot be written" "done" \
+		"$(printf '%s\n' "$out" | grep -E '^(wrote-|done)' | tr '\n' ' ' | sed 's/ $//')"
+	if [ "$who" = root ]; then
+		git -C "$ws" -c safe.directory='*' status >/dev/null 2>&1
+		git -C "$ws" -c safe.directory='*' -c user.email=t@t -c user.name=t commit -q --allow-empty -m host >/dev/null 2>&1
+	else
+		as_caller "$who" git -C "$ws" status >/dev/null 2>&1
+		as_caller "$who" git -C "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m host >/dev/null 2>&1
+	fi
+	[ ! -e "$proof" ] && ok "$label: the caller's git status and commit run nothing the sandbox wrote" \
+		|| not_ok "$label: the caller's git ran what the sandbox wrote" "$(cat "$proof")" "$out"
+	[ ! -e "$ws/.git/commondir" ] && ok "$label: no commondir on the host" \
+		|| not_ok "$label: no commondir on the host" "$(cat "$ws/.git/commondir")"
+	rm -f "$proof"
+}
+
 # ---- ATTACK B: a concurrent sandbox redirects a destination ------------------------------
 # Its session runs a policy without the read-only rules (so that it may
 # rename .git) and swaps .git with a symlink to a host directory no sandbox
@@ -172,7 +214,7 @@ row_race() { # CALLER IDENT N
 			sh -c 'if touch .git/hooks/x 2>/dev/null || touch .git/config 2>/dev/null; then echo WROTE; else echo kept; fi' 2>&1); rc=$?
 		if [ "$rc" -eq 0 ] && [ "$out" = kept ]; then ran=$((ran + 1))
 		elif [ "$rc" -eq 125 ] && [[ $out == *": read-only: $ws/.git"* ||
-			$out == *"init:mounts: policy error: cannot re-protect $ws/.git/"* ||
+			$out == *"init:mounts: policy error: cannot re-protect $ws/.git"* ||
 			$out == *"init:mounts: policy error: writable mount at $ws/.gitlink "* ]]; then refused=$((refused + 1))
 		else bad=$((bad + 1)); [ "$bad" -le 3 ] && echo "# run $i: status $rc: $out"; fi
 	done
@@ -196,6 +238,7 @@ for who in root "$TEST_USER"; do
 		if [ "$ident" = userns ] && ! test_have userns userns_ok "$who"; then continue; fi
 		for mode in run session; do
 			row_rename "$who" "$ident" "$mode"
+			row_redirect "$who" "$ident" "$mode"
 		done
 		row_race "$who" "$ident" "${OSB_RACE_LAUNCHES:-40}"
 	done

@@ -288,8 +288,8 @@ env pass PATH
 env deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_*
 env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG
 limit wall 10m
-read-only workspace:.git/hooks
-read-only workspace:.git/config'
+read-only workspace:.git
+# all of .git: hooks, config, a commondir, .git/modules'
 printf '%s\n' "$SAFE" >safe.policy
 expect "lint: safe policy has no findings" 0 "./safe.policy: 0 findings, 0 waived"$'\n' -- "$OSB" lint ./safe.policy
 expect "check: safe policy is clean" 0 "" -- "$OSB" check --strict ./safe.policy

@@ -114,7 +114,7 @@ static review_policy *load(const char *path)
 	"env deny *_TOKEN *_API_KEY *_SECRET_KEY *_SECRET *_PASSWORD AWS_* AZURE_* VAULT_*\n" \
 	"env deny GOOGLE_APPLICATION_CREDENTIALS PGPASSWORD MYSQL_PWD SSH_AUTH_SOCK KUBECONFIG\n" \
 	"limit wall 10m\nlimit nofile 1024\nlimit fsize 1GiB\n" \
-	"read-only workspace:.git/hooks\nread-only workspace:.git/config\n"
+	"read-only workspace:.git\n"
 
 static const rv_origin test_origin = { "t.policy", 99, 0, NULL };
 
@@ -420,8 +420,8 @@ static const struct lint_case {
 	  "E102 the policy mounts no /proc (\"proc /proc\" is missing)\n" },
 	{ "writable workspace, git unprotected", NULL,
 	  "osb-policy 1\nproc /proc\nworkspace rw\nread-only workspace:.git/hooks\nlimit wall 1m\n", NULL,
-	  "W105 \"workspace rw\" leaves the workspace's .git/hooks or .git/config writable (add "
-	  "\"read-only workspace:.git/hooks\" and \"read-only workspace:.git/config\")\n" },
+	  "W105 \"workspace rw\" leaves the workspace's .git writable (add "
+	  "\"read-only workspace:.git\")\n" },
 	{ "read-only workspace", NULL, "osb-policy 1\nproc /proc\nworkspace ro\nlimit wall 1m\n", NULL, "" },
 	{ "host-ids of an account", NULL, "osb-policy 1\nproc /proc\nhost-ids 1 1879300000\nlimit wall 1m\n",
 	  NULL, "W116 \"host-ids 1 1879300000\" is the uid of an account of this host\n" },
@@ -476,7 +476,7 @@ START_TEST(test_lint_include_widening_each_scalar)
 		  "W111 \"env inherit\" passes credential-shaped variables no env deny pattern removes "
 		  "(OPENAI_API_KEY, ANTHROPIC_API_KEY, STRIPE_SECRET_KEY, AWS_ACCESS_KEY_ID, ...)\n"
 		  "W115 \"env inherit\" widens \"env clear\" of the included @:3\n" },
-		{ "workspace ro\n", "workspace rw\nread-only workspace:.git/hooks\nread-only workspace:.git/config\n",
+		{ "workspace ro\n", "workspace rw\nread-only workspace:.git\n",
 		  "W115 \"workspace rw\" widens \"workspace ro\" of the included @:3\n" },
 		{ "root none\n", "root host-ro\ntmpfs /tmp\ntmpfs /run\ndev /dev\n",
 		  "W115 \"root host-ro\" widens \"root none\" of the included @:3\n"
