@@ -79,6 +79,10 @@ static int ask(const char *id, unsigned type, unsigned flags, int fd_out)
 	r = r < 0 ? session_fail("cannot send the request to session %s: %s", id, strerror(-r)) :
 	    relay(fd, id);
 	close(fd);
+	/* A discarded session has ended, as a stopped one: return once its
+	 * name is free. */
+	if (r == 0 && type == CLI_DISCARD)
+		session_wait_gone(&w, 3000);
 	return r;
 }
 

@@ -415,7 +415,6 @@ static int session_stop(int argc, char **argv)
 	struct replies rp = { .err_len = 0 };
 	struct where w;
 	int fd = -1, r;
-	uint64_t waited = 0;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		printf("Usage: %s session stop ID\n", SESSION_PROG);
@@ -429,11 +428,7 @@ static int session_stop(int argc, char **argv)
 	close(fd);
 	if (r != 0)
 		return session_fail("cannot stop session %s", argv[1]);
-	/* Return once the janitor has removed the files: the name is free. */
-	while ((access(w.lock, F_OK) == 0 || access(w.sock, F_OK) == 0) && waited < 3000) {
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-		waited += 10;
-	}
+	session_wait_gone(&w, 3000);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -180,6 +181,13 @@ int session_connect(const struct where *w)
 		return -e;
 	}
 	return fd;
+}
+
+void session_wait_gone(const struct where *w, unsigned ms)
+{
+	for (unsigned waited = 0; (access(w->lock, F_OK) == 0 || access(w->sock, F_OK) == 0) &&
+	     waited < ms; waited += 10)
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
 }
 
 /* Connect to session ID, cleaning up after a dead holder. */

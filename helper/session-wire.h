@@ -47,6 +47,10 @@ int session_connect(const struct where *w);
 /* Connect to session ID, cleaning up after a dead holder. 0 or OSB_EXIT_SETUP
  * (the reason printed). */
 int session_open(const char *id, struct where *w, int *fd);
+/* After a request that ends the session (stop, discard): wait, at most MS
+ * milliseconds, until its janitor has removed W's lock and socket, so that
+ * the name is free and a later request says "no session named ID". */
+void session_wait_gone(const struct where *w, unsigned ms);
 
 /* ---- packets ----------------------------------------------------------------- */
 
