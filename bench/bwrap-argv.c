@@ -155,12 +155,27 @@ static int data_fd(const char *dir, const char *dest)
 	return file_fd(dir, name);
 }
 
+/* The lowest fd number a --ro-bind-fd or --bind-fd names: the first bind's
+ * slot (the binds take consecutive slots, in the order of the binds file). */
+static int first_bind_slot(char **args)
+{
+	int first = MAX_SLOTS;
+
+	for (size_t i = 0; args[i] && args[i + 1]; i++)
+		if ((!strcmp(args[i], "--ro-bind-fd") || !strcmp(args[i], "--bind-fd")) &&
+		    slot_of(args[i + 1]) < first)
+			first = slot_of(args[i + 1]);
+	return first;
+}
+
 /* Fill FDS from the option each fd number in ARGS follows; returns the
- * highest slot + 1. */
+ * highest slot + 1. A read-only rule inside a writable bind is the init's
+ * (--reprotect): bwrap names no fd for it, and its slot repeats the init's
+ * fd, as the library fills it (lib/bwrap.c). */
 static int fill_slots(const char *dir, char **args, char **binds, size_t n_binds,
                       const char *init, int *fds)
 {
-	size_t bi = 0;
+	int first = first_bind_slot(args);
 	int top = 3, null_w = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 	if (null_w < 0)
@@ -180,10 +195,12 @@ static int fill_slots(const char *dir, char **args, char **binds, size_t n_binds
 		} else if (!strcmp(a, "--stderr-fd")) {
 			fds[k = slot_of(args[++i])] = 2;
 		} else if (!strcmp(a, "--ro-bind-fd") || !strcmp(a, "--bind-fd")) {
+			size_t bi;
+
 			k = slot_of(args[++i]);
+			bi = (size_t)(k - first);
 			if (bi >= n_binds || (fds[k] = open(binds[bi], O_PATH | O_CLOEXEC)) < 0)
 				die("cannot open the bind source", bi < n_binds ? binds[bi] : "(missing)");
-			bi++;
 		} else if (!strcmp(a, "--ro-bind-data") && args[i + 2]) {
 			k = slot_of(args[++i]);
 			fds[k] = data_fd(dir, args[i + 1]);
@@ -195,6 +212,11 @@ static int fill_slots(const char *dir, char **args, char **binds, size_t n_binds
 		if (k >= top)
 			top = k + 1;
 	}
+	for (int k = first; k < first + (int)n_binds && k < MAX_SLOTS; k++)
+		if (fds[k] < 0 && (fds[k] = open(init, O_PATH | O_CLOEXEC)) < 0)
+			die("cannot open the init", init);
+		else if (k >= top)
+			top = k + 1;
 	for (int k = 3; k < top; k++)
 		if (fds[k] < 0) {
 			fprintf(stderr, "bwrap-argv: the argv needs fd %d, which follows no option "
