@@ -194,146 +194,93 @@ static const sc_rule group_v1[] = {
 	 * further, and nested sandboxes need them. */
 };
 
+/* osb-default-2's rules, shared with osb-default-3 (a released group never
+ * changes: osb-default-3 adds rules after them). */
+#define GROUP_V2_RULES \
+	{ "mount", EPERM, SC_ARGS_ANY }, \
+	{ "umount", EPERM, SC_ARGS_ANY }, \
+	{ "umount2", EPERM, SC_ARGS_ANY }, \
+	{ "pivot_root", EPERM, SC_ARGS_ANY }, \
+	{ "chroot", EPERM, SC_ARGS_ANY }, \
+	{ "fsopen", ENOSYS, SC_ARGS_ANY }, \
+	{ "fsconfig", ENOSYS, SC_ARGS_ANY }, \
+	{ "fsmount", ENOSYS, SC_ARGS_ANY }, \
+	{ "fspick", ENOSYS, SC_ARGS_ANY }, \
+	{ "move_mount", ENOSYS, SC_ARGS_ANY }, \
+	{ "open_tree", ENOSYS, SC_ARGS_ANY }, \
+	{ "mount_setattr", ENOSYS, SC_ARGS_ANY }, \
+	{ "unshare", EPERM, SC_ARGS_ANY }, \
+	{ "setns", EPERM, SC_ARGS_ANY }, \
+	{ "clone", EPERM, SC_ARGS_CLONE_NS }, \
+	{ "clone3", ENOSYS, SC_ARGS_ANY }, \
+	{ "ioctl", EPERM, SC_ARGS_TTY_INJECT }, \
+	{ "io_uring_setup", ENOSYS, SC_ARGS_ANY }, \
+	{ "io_uring_enter", ENOSYS, SC_ARGS_ANY }, \
+	{ "io_uring_register", ENOSYS, SC_ARGS_ANY }, \
+	{ "userfaultfd", EPERM, SC_ARGS_ANY }, \
+	{ "perf_event_open", EPERM, SC_ARGS_ANY }, \
+	{ "bpf", EPERM, SC_ARGS_ANY }, \
+	{ "ptrace", EPERM, SC_ARGS_ANY }, \
+	{ "process_vm_readv", EPERM, SC_ARGS_ANY }, \
+	{ "process_vm_writev", EPERM, SC_ARGS_ANY }, \
+	{ "kcmp", EPERM, SC_ARGS_ANY }, \
+	{ "pidfd_getfd", EPERM, SC_ARGS_ANY }, \
+	{ "keyctl", EPERM, SC_ARGS_ANY }, \
+	{ "add_key", EPERM, SC_ARGS_ANY }, \
+	{ "request_key", EPERM, SC_ARGS_ANY }, \
+	{ "kexec_load", EPERM, SC_ARGS_ANY }, \
+	{ "kexec_file_load", EPERM, SC_ARGS_ANY }, \
+	{ "init_module", EPERM, SC_ARGS_ANY }, \
+	{ "finit_module", EPERM, SC_ARGS_ANY }, \
+	{ "delete_module", EPERM, SC_ARGS_ANY }, \
+	{ "reboot", EPERM, SC_ARGS_ANY }, \
+	{ "swapon", EPERM, SC_ARGS_ANY }, \
+	{ "swapoff", EPERM, SC_ARGS_ANY }, \
+	{ "acct", EPERM, SC_ARGS_ANY }, \
+	{ "quotactl", EPERM, SC_ARGS_ANY }, \
+	{ "quotactl_fd", EPERM, SC_ARGS_ANY }, \
+	{ "clock_settime", EPERM, SC_ARGS_ANY }, \
+	{ "clock_settime64", EPERM, SC_ARGS_ANY }, \
+	{ "clock_adjtime", EPERM, SC_ARGS_ANY }, \
+	{ "clock_adjtime64", EPERM, SC_ARGS_ANY }, \
+	{ "settimeofday", EPERM, SC_ARGS_ANY }, \
+	{ "stime", EPERM, SC_ARGS_ANY }, \
+	{ "name_to_handle_at", EPERM, SC_ARGS_ANY }, \
+	{ "open_by_handle_at", EPERM, SC_ARGS_ANY }, \
+	{ "lookup_dcookie", EPERM, SC_ARGS_ANY }, \
+	{ "nfsservctl", EPERM, SC_ARGS_ANY }, \
+	{ "vhangup", EPERM, SC_ARGS_ANY }, \
+	{ "syslog", EPERM, SC_ARGS_ANY }, \
+	/* Netlink beyond NETLINK_ROUTE (what getaddrinfo and ip need) reaches \
+	 * audit, uevents, netfilter, xfrm, socket diagnostics...; MPTCP is a \
+	 * recent and large protocol. Both are kernel surface a command rarely \
+	 * needs. */ \
+	{ "socket", EPERM, SC_ARGS_SOCKET }, \
+	/* Only AF_UNIX has socket pairs; the other families create sockets \
+	 * (loading their modules) before saying EOPNOTSUPP. */ \
+	{ "socketpair", EPERM, SC_ARGS_SOCKETPAIR }, \
+	{ "socketcall", EPERM, SC_ARGS_ANY }, \
+	{ "personality", EPERM, SC_ARGS_PERSONALITY }, \
+	/* 16-bit code segments and a source of kernel bugs; nothing 64-bit \
+	 * needs its own LDT (Wine and DOS emulators do). */ \
+	{ "modify_ldt", EPERM, SC_ARGS_ANY }, \
+	/* Watching file-system events of whole mounts and file systems. */ \
+	{ "fanotify_init", EPERM, SC_ARGS_ANY }, \
+	/* Memory the kernel itself cannot read: hides what a command does \
+	 * from inspection. */ \
+	{ "memfd_secret", EPERM, SC_ARGS_ANY }, \
+	/* end of GROUP_V2_RULES */
+
 /* osb-default-2: default ENOSYS (every call libseccomp does not know), and
- * osb-default-1's rules, for the same reasons, with these changes: */
+ * osb-default-1's rules, for the same reasons, with the changes that
+ * GROUP_V2_RULES above spells out. */
 static const sc_rule group_v2[] = {
-	{ "mount", EPERM, SC_ARGS_ANY },
-	{ "umount", EPERM, SC_ARGS_ANY },
-	{ "umount2", EPERM, SC_ARGS_ANY },
-	{ "pivot_root", EPERM, SC_ARGS_ANY },
-	{ "chroot", EPERM, SC_ARGS_ANY },
-	{ "fsopen", ENOSYS, SC_ARGS_ANY },
-	{ "fsconfig", ENOSYS, SC_ARGS_ANY },
-	{ "fsmount", ENOSYS, SC_ARGS_ANY },
-	{ "fspick", ENOSYS, SC_ARGS_ANY },
-	{ "move_mount", ENOSYS, SC_ARGS_ANY },
-	{ "open_tree", ENOSYS, SC_ARGS_ANY },
-	{ "mount_setattr", ENOSYS, SC_ARGS_ANY },
-	{ "unshare", EPERM, SC_ARGS_ANY },
-	{ "setns", EPERM, SC_ARGS_ANY },
-	{ "clone", EPERM, SC_ARGS_CLONE_NS },
-	{ "clone3", ENOSYS, SC_ARGS_ANY },
-	{ "ioctl", EPERM, SC_ARGS_TTY_INJECT },
-	{ "io_uring_setup", ENOSYS, SC_ARGS_ANY },
-	{ "io_uring_enter", ENOSYS, SC_ARGS_ANY },
-	{ "io_uring_register", ENOSYS, SC_ARGS_ANY },
-	{ "userfaultfd", EPERM, SC_ARGS_ANY },
-	{ "perf_event_open", EPERM, SC_ARGS_ANY },
-	{ "bpf", EPERM, SC_ARGS_ANY },
-	{ "ptrace", EPERM, SC_ARGS_ANY },
-	{ "process_vm_readv", EPERM, SC_ARGS_ANY },
-	{ "process_vm_writev", EPERM, SC_ARGS_ANY },
-	{ "kcmp", EPERM, SC_ARGS_ANY },
-	{ "pidfd_getfd", EPERM, SC_ARGS_ANY },
-	{ "keyctl", EPERM, SC_ARGS_ANY },
-	{ "add_key", EPERM, SC_ARGS_ANY },
-	{ "request_key", EPERM, SC_ARGS_ANY },
-	{ "kexec_load", EPERM, SC_ARGS_ANY },
-	{ "kexec_file_load", EPERM, SC_ARGS_ANY },
-	{ "init_module", EPERM, SC_ARGS_ANY },
-	{ "finit_module", EPERM, SC_ARGS_ANY },
-	{ "delete_module", EPERM, SC_ARGS_ANY },
-	{ "reboot", EPERM, SC_ARGS_ANY },
-	{ "swapon", EPERM, SC_ARGS_ANY },
-	{ "swapoff", EPERM, SC_ARGS_ANY },
-	{ "acct", EPERM, SC_ARGS_ANY },
-	{ "quotactl", EPERM, SC_ARGS_ANY },
-	{ "quotactl_fd", EPERM, SC_ARGS_ANY },
-	{ "clock_settime", EPERM, SC_ARGS_ANY },
-	{ "clock_settime64", EPERM, SC_ARGS_ANY },
-	{ "clock_adjtime", EPERM, SC_ARGS_ANY },
-	{ "clock_adjtime64", EPERM, SC_ARGS_ANY },
-	{ "settimeofday", EPERM, SC_ARGS_ANY },
-	{ "stime", EPERM, SC_ARGS_ANY },
-	{ "name_to_handle_at", EPERM, SC_ARGS_ANY },
-	{ "open_by_handle_at", EPERM, SC_ARGS_ANY },
-	{ "lookup_dcookie", EPERM, SC_ARGS_ANY },
-	{ "nfsservctl", EPERM, SC_ARGS_ANY },
-	{ "vhangup", EPERM, SC_ARGS_ANY },
-	{ "syslog", EPERM, SC_ARGS_ANY },
-	/* Netlink beyond NETLINK_ROUTE (what getaddrinfo and ip need) reaches
-	 * audit, uevents, netfilter, xfrm, socket diagnostics...; MPTCP is a
-	 * recent and large protocol. Both are kernel surface a command rarely
-	 * needs. */
-	{ "socket", EPERM, SC_ARGS_SOCKET },
-	/* Only AF_UNIX has socket pairs; the other families create sockets
-	 * (loading their modules) before saying EOPNOTSUPP. */
-	{ "socketpair", EPERM, SC_ARGS_SOCKETPAIR },
-	{ "socketcall", EPERM, SC_ARGS_ANY },
-	{ "personality", EPERM, SC_ARGS_PERSONALITY },
-	/* 16-bit code segments and a source of kernel bugs; nothing 64-bit
-	 * needs its own LDT (Wine and DOS emulators do). */
-	{ "modify_ldt", EPERM, SC_ARGS_ANY },
-	/* Watching file-system events of whole mounts and file systems. */
-	{ "fanotify_init", EPERM, SC_ARGS_ANY },
-	/* Memory the kernel itself cannot read: hides what a command does
-	 * from inspection. */
-	{ "memfd_secret", EPERM, SC_ARGS_ANY },
+	GROUP_V2_RULES
 };
 
 /* osb-default-3: osb-default-2's rules, for the same reasons, and: */
 static const sc_rule group_v3[] = {
-	{ "mount", EPERM, SC_ARGS_ANY },
-	{ "umount", EPERM, SC_ARGS_ANY },
-	{ "umount2", EPERM, SC_ARGS_ANY },
-	{ "pivot_root", EPERM, SC_ARGS_ANY },
-	{ "chroot", EPERM, SC_ARGS_ANY },
-	{ "fsopen", ENOSYS, SC_ARGS_ANY },
-	{ "fsconfig", ENOSYS, SC_ARGS_ANY },
-	{ "fsmount", ENOSYS, SC_ARGS_ANY },
-	{ "fspick", ENOSYS, SC_ARGS_ANY },
-	{ "move_mount", ENOSYS, SC_ARGS_ANY },
-	{ "open_tree", ENOSYS, SC_ARGS_ANY },
-	{ "mount_setattr", ENOSYS, SC_ARGS_ANY },
-	{ "unshare", EPERM, SC_ARGS_ANY },
-	{ "setns", EPERM, SC_ARGS_ANY },
-	{ "clone", EPERM, SC_ARGS_CLONE_NS },
-	{ "clone3", ENOSYS, SC_ARGS_ANY },
-	{ "ioctl", EPERM, SC_ARGS_TTY_INJECT },
-	{ "io_uring_setup", ENOSYS, SC_ARGS_ANY },
-	{ "io_uring_enter", ENOSYS, SC_ARGS_ANY },
-	{ "io_uring_register", ENOSYS, SC_ARGS_ANY },
-	{ "userfaultfd", EPERM, SC_ARGS_ANY },
-	{ "perf_event_open", EPERM, SC_ARGS_ANY },
-	{ "bpf", EPERM, SC_ARGS_ANY },
-	{ "ptrace", EPERM, SC_ARGS_ANY },
-	{ "process_vm_readv", EPERM, SC_ARGS_ANY },
-	{ "process_vm_writev", EPERM, SC_ARGS_ANY },
-	{ "kcmp", EPERM, SC_ARGS_ANY },
-	{ "pidfd_getfd", EPERM, SC_ARGS_ANY },
-	{ "keyctl", EPERM, SC_ARGS_ANY },
-	{ "add_key", EPERM, SC_ARGS_ANY },
-	{ "request_key", EPERM, SC_ARGS_ANY },
-	{ "kexec_load", EPERM, SC_ARGS_ANY },
-	{ "kexec_file_load", EPERM, SC_ARGS_ANY },
-	{ "init_module", EPERM, SC_ARGS_ANY },
-	{ "finit_module", EPERM, SC_ARGS_ANY },
-	{ "delete_module", EPERM, SC_ARGS_ANY },
-	{ "reboot", EPERM, SC_ARGS_ANY },
-	{ "swapon", EPERM, SC_ARGS_ANY },
-	{ "swapoff", EPERM, SC_ARGS_ANY },
-	{ "acct", EPERM, SC_ARGS_ANY },
-	{ "quotactl", EPERM, SC_ARGS_ANY },
-	{ "quotactl_fd", EPERM, SC_ARGS_ANY },
-	{ "clock_settime", EPERM, SC_ARGS_ANY },
-	{ "clock_settime64", EPERM, SC_ARGS_ANY },
-	{ "clock_adjtime", EPERM, SC_ARGS_ANY },
-	{ "clock_adjtime64", EPERM, SC_ARGS_ANY },
-	{ "settimeofday", EPERM, SC_ARGS_ANY },
-	{ "stime", EPERM, SC_ARGS_ANY },
-	{ "name_to_handle_at", EPERM, SC_ARGS_ANY },
-	{ "open_by_handle_at", EPERM, SC_ARGS_ANY },
-	{ "lookup_dcookie", EPERM, SC_ARGS_ANY },
-	{ "nfsservctl", EPERM, SC_ARGS_ANY },
-	{ "vhangup", EPERM, SC_ARGS_ANY },
-	{ "syslog", EPERM, SC_ARGS_ANY },
-	{ "socket", EPERM, SC_ARGS_SOCKET },
-	{ "socketpair", EPERM, SC_ARGS_SOCKETPAIR },
-	{ "socketcall", EPERM, SC_ARGS_ANY },
-	{ "personality", EPERM, SC_ARGS_PERSONALITY },
-	{ "modify_ldt", EPERM, SC_ARGS_ANY },
-	{ "fanotify_init", EPERM, SC_ARGS_ANY },
-	{ "memfd_secret", EPERM, SC_ARGS_ANY },
+	GROUP_V2_RULES
 	/* Set-user-ID and set-group-ID files: a workspace is a host directory,
 	 * and a file made setuid or setgid there runs on the host with the
 	 * sandbox's host ids (allocated ids later sandboxes get again, or an

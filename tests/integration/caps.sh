@@ -439,21 +439,26 @@ NO_COVER="the init's /proc cover: bind mount over /proc/sys fails: Operation not
 NO_COVER_FIX="the init makes the cover with mount(2) in a mount namespace of its own (binds and read-only remounts on O_PATH files through /proc/self/fd, a tmpfs): an enclosing container's seccomp profile or security module (AppArmor, SELinux) refuses them; allow mount(2) there, or run osb-isolate outside the container"
 NO_COVER_RUN="osb-isolate: init:mounts: cannot cover /proc/sys: bind mount: Operation not permitted (the init needs CAP_SYS_ADMIN for this step, and mount(2) that an enclosing container's seccomp profile or security module does not refuse: see the proc_cover item of osb-isolate capabilities)"
 
-# Capabilities tries the cover's mounts and says which one the host refuses;
-# a fresh process's run leaves the cover to the init, which refuses with 125
-# and sends the user to that item. WHO: as_root or as_user; MODES the reason.
-t_nocover() { # runner owner reason
-	local n="the /proc cover refused, $1" err rc
-	new_ws "$2"
+# A container's filter (WRAPPER, tests/integration/*.c) refuses one of the
+# init's mount steps: capabilities tries them and names the refused one in
+# proc_cover (REASON, per mode; FIX); a fresh process's run leaves the step to
+# the init, which refuses with 125 and sends the user to that item (RUN, with
+# @WS@ for the workspace). RUNNER: as_root or as_user.
+t_mount_refused() { # wrapper label fix run runner owner reason
+	local n="$2, $5" err rc
+	new_ws "$6"
 	EXTRA_ENV=()
-	probe "$1" "$stage/bin/nocover"
+	probe "$5" "$stage/bin/$1"
 	check_schema "$n"
 	expect_eq "$n: exit 0 (sandboxes still start)" 0 "$RC"
-	check_item "$n" proc_cover unavailable "$3" "$NO_COVER_FIX"
-	err=$("$1" "$stage/bin/nocover" "$OSB" run -- true 2>&1 >/dev/null)
+	check_item "$n" proc_cover unavailable "$7" "$3"
+	err=$("$5" "$stage/bin/$1" "$OSB" run -- true 2>&1 >/dev/null)
 	rc=$?
 	expect_eq "$n: run refuses with 125" 125 "$rc"
-	expect_eq "$n: the init names the mount and the item" "$NO_COVER_RUN" "$err"
+	expect_eq "$n: the init names the refused step and the item" "${4//@WS@/$WS}" "$err"
+}
+t_nocover() { # runner owner reason
+	t_mount_refused nocover "the /proc cover refused" "$NO_COVER_FIX" "$NO_COVER_RUN" "$@"
 }
 
 # ---- the init's read-only rules refused (tests/integration/nomountapi.c) ----------------
@@ -462,22 +467,10 @@ NO_TREE="the init's /proc cover: open_tree(OPEN_TREE_CLONE) of /proc/sys fails: 
 NO_TREE_FIX="the init makes a policy's read-only rules inside a writable workspace (strict's .git) with open_tree(2), mount_setattr(2) and move_mount(2): an enclosing container's seccomp profile or security module refuses them; allow them there, or run osb-isolate outside the container"
 
 # A container that allows mount(2) but not open_tree(2): the /proc cover is
-# made, strict's read-only .git rules are not. Capabilities says which call
-# is refused; a run in a writable workspace is refused by the init with 125,
-# naming the call and the item. WHO: as_root or as_user; MODES the reason.
+# made, strict's read-only .git is not.
+NO_TREE_RUN="osb-isolate: init:mounts: cannot re-protect @WS@/.git read-only: open_tree of the path: Operation not permitted (the init needs CAP_SYS_ADMIN for this step, and open_tree(2), move_mount(2) and mount_setattr(2) that an enclosing container's seccomp profile or security module does not refuse: see the proc_cover item of osb-isolate capabilities)"
 t_nomountapi() { # runner owner reason
-	local n="open_tree refused, $1" err rc want
-	new_ws "$2"
-	EXTRA_ENV=()
-	probe "$1" "$stage/bin/nomountapi"
-	check_schema "$n"
-	expect_eq "$n: exit 0 (sandboxes still start)" 0 "$RC"
-	check_item "$n" proc_cover unavailable "$3" "$NO_TREE_FIX"
-	err=$("$1" "$stage/bin/nomountapi" "$OSB" run -- true 2>&1 >/dev/null)
-	rc=$?
-	want="osb-isolate: init:mounts: cannot re-protect $WS/.git read-only: open_tree of the path: Operation not permitted (the init needs CAP_SYS_ADMIN for this step, and open_tree(2), move_mount(2) and mount_setattr(2) that an enclosing container's seccomp profile or security module does not refuse: see the proc_cover item of osb-isolate capabilities)"
-	expect_eq "$n: run refuses with 125" 125 "$rc"
-	expect_eq "$n: the init names the call and the item" "$want" "$err"
+	t_mount_refused nomountapi "open_tree refused" "$NO_TREE_FIX" "$NO_TREE_RUN" "$@"
 }
 
 # ---- nested inside an osb-isolate sandbox ------------------------------------------------

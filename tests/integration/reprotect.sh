@@ -86,6 +86,14 @@ new_repo() { # CALLER [nogit]
 	echo "$ws"
 }
 
+# The caller's own git on the host, in WS: root's (the repository is the
+# pinned ids', so safe.directory) or the test user's.
+host_git() { # CALLER WS ARG...
+	local who=$1 ws=$2; shift 2
+	if [ "$who" = root ]; then git -C "$ws" -c safe.directory='*' "$@"
+	else as_caller "$who" git -C "$ws" "$@"; fi
+}
+
 ATTACK_A='mv .git .git-moved; mkdir -p .git; cp -a .git-moved/. .git/; rm -rf .git/hooks; mkdir .git/hooks; printf "#!/bin/sh\necho PWNED > PROOF\n" > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit'
 
 in_sandbox() { # CALLER MODE WS POLICY CMD: run CMD there, its output and status
@@ -116,11 +124,7 @@ row_rename() { # CALLER IDENT MODE
 	[ ! -e "$ws/.git-moved" ] && [ ! -e "$ws/.git/hooks/pre-commit" ] \
 		&& ok "$label: no planted hook on the host" \
 		|| not_ok "$label: no planted hook on the host" "$(ls -la "$ws" "$ws/.git/hooks" 2>&1)" "$out"
-	if [ "$who" = root ]; then
-		git -C "$ws" -c safe.directory='*' -c user.email=t@t -c user.name=t commit -q --allow-empty -m host 2>&1
-	else
-		as_caller "$who" git -C "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m host 2>&1
-	fi
+	host_git "$who" "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m host 2>&1
 	[ ! -e "$proof" ] && ok "$label: the caller's git commit runs nothing planted" \
 		|| not_ok "$label: the caller's git commit ran a planted hook" "$(cat "$proof")"
 	# Without .git the plan makes it (a placeholder): the same holds.
@@ -159,13 +163,8 @@ row_redirect() { # CALLER IDENT MODE
 	out=$(in_sandbox "$who" "$mode" "$ws" "$pol" "${ATTACK_C//PROOF/$proof}")
 	expect_eq "$label: commondir, gitlink and .git/modules cannot be written" "done" \
 		"$(printf '%s\n' "$out" | grep -E '^(wrote-|done)' | tr '\n' ' ' | sed 's/ $//')"
-	if [ "$who" = root ]; then
-		git -C "$ws" -c safe.directory='*' status >/dev/null 2>&1
-		git -C "$ws" -c safe.directory='*' -c user.email=t@t -c user.name=t commit -q --allow-empty -m host >/dev/null 2>&1
-	else
-		as_caller "$who" git -C "$ws" status >/dev/null 2>&1
-		as_caller "$who" git -C "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m host >/dev/null 2>&1
-	fi
+	host_git "$who" "$ws" status >/dev/null 2>&1
+	host_git "$who" "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m host >/dev/null 2>&1
 	[ ! -e "$proof" ] && ok "$label: the caller's git status and commit run nothing the sandbox wrote" \
 		|| not_ok "$label: the caller's git ran what the sandbox wrote" "$(cat "$proof")" "$out"
 	[ ! -e "$ws/.git/commondir" ] && ok "$label: no commondir on the host" \
