@@ -180,6 +180,8 @@ static pid_t find_broker(void)
 static void report_memory(const char *when, pid_t broker)
 {
 	printf("self_rss_%s_kib=%ld\n", when, status_kib(getpid(), "VmRSS"));
+	printf("self_anon_%s_kib=%ld\n", when, status_kib(getpid(), "RssAnon"));
+	printf("self_file_%s_kib=%ld\n", when, status_kib(getpid(), "RssFile"));
 	printf("self_fds_%s=%ld\n", when, open_fds());
 	if (broker > 0) {
 		printf("broker_rss_%s_kib=%ld\n", when, status_kib(broker, "VmRSS"));
