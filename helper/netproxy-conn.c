@@ -309,7 +309,17 @@ static const uint8_t *addr_bytes(const struct sockaddr *sa)
 	return (const uint8_t *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
 }
 
-/* Connect to SA (its port set to PORT) within the deadline: the fd or -1. */
+/* FD's receive and send buffers bounded (NETPROXY_SOCKBUF). */
+static bool bound_buffers(int fd)
+{
+	int size = NETPROXY_SOCKBUF;
+
+	return setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) == 0 &&
+	       setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) == 0;
+}
+
+/* Connect to SA (its port set to PORT) within the deadline: the fd or -1.
+ * The buffers are bounded first: the window the SYN offers follows them. */
 static int connect_to(struct sockaddr_storage *ss, socklen_t len, uint16_t port)
 {
 	struct sockaddr *sa = (struct sockaddr *)ss;
@@ -323,7 +333,7 @@ static int connect_to(struct sockaddr_storage *ss, socklen_t len, uint16_t port)
 	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
-	if (connect(fd, sa, len) < 0 && errno != EINPROGRESS)
+	if (!bound_buffers(fd) || (connect(fd, sa, len) < 0 && errno != EINPROGRESS))
 		goto fail;
 	if (wait_fd(fd, POLLOUT, mono_ms() + CONN_CONNECT_MS) <= 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err != 0)
@@ -509,6 +519,12 @@ void conn_serve(const proxy_conf *c, int fd)
 	request rq = { .method = "-" };
 	int up;
 
+	if (!bound_buffers(fd)) {
+		rq.reason = "cannot bound the connection's socket buffers";
+		log_line(c, "refused", &rq);
+		close(fd);
+		return;
+	}
 	if (!read_head(fd, head, &len, &head_end) || !parse_request(head, &rq)) {
 		rq.reason = "not a CONNECT or an absolute http:// request";
 		log_line(c, "refused", &rq);

@@ -18,6 +18,21 @@
 #define CONN_IDLE_MS 300000      /* a relayed connection with no byte either way */
 #define CONN_HEAD_MAX 16384      /* bytes of request line and headers */
 
+/* The receive and the send buffer of each of a connection's two sockets
+ * (toward the destination, toward the sandbox), set before connecting and
+ * on the socket the relay sends: the kernel doubles the value set for its
+ * bookkeeping, and no longer tunes a buffer once it is set. The proxy's
+ * sockets are the caller's memory, outside the sandbox's limit memory, and
+ * untuned a connection whose reader stops holds up to net.ipv4.tcp_rmem's
+ * maximum on one side and tcp_wmem's on the other (6 and 4 MiB by default):
+ * hundreds of MB over MAX_CONNS (netproxy.c) connections. Set, a connection
+ * queues at most 2 sockets x 2 buffers x 2 x NETPROXY_SOCKBUF = 2 MiB, and
+ * MAX_CONNS = 64 connections 128 MiB, half that when the bytes flow one way
+ * (docs/ARCHITECTURE.md, "Network allowlists"). A window of 512 KiB keeps a
+ * connection at loopback speed, and at 5 to 10 MB/s over a path of 50 ms
+ * round trip (a window over the round trip). */
+#define NETPROXY_SOCKBUF (256 * 1024)
+
 /* A name the caller's hosts file maps, and one of its addresses. */
 typedef struct host_map {
 	char name[NETALLOW_NAME_MAX + 1];
