@@ -103,14 +103,10 @@ const char *caps_fmt(char *buf, size_t size, const char *f, ...)
 
 const char *caps_no_answer(char *buf, size_t size, int status)
 {
-	if (WIFSIGNALED(status)) {
-		const char *abbrev = sigabbrev_np(WTERMSIG(status));
+	char how[48];
 
-		return caps_fmt(buf, size, "the probe child ended without an answer: it was killed "
-		                "by signal %d (SIG%s)", WTERMSIG(status), abbrev ? abbrev : "?");
-	}
-	return caps_fmt(buf, size, "the probe child ended without an answer: it exited with "
-	                "status %d", WEXITSTATUS(status));
+	return caps_fmt(buf, size, "the probe child ended without an answer: it %s",
+	                wait_status_text(status, how, sizeof(how)));
 }
 
 bool caps_has_opt(const osb_caps *c, const char *name)

@@ -141,19 +141,6 @@ static void last_diag(const netproxy *np, char *buf, size_t size)
 	}
 }
 
-/* "exited with status N" or "was killed by signal N (SIGX)". */
-static void status_text(int status, char *buf, size_t size)
-{
-	if (WIFSIGNALED(status)) {
-		const char *abbrev = sigabbrev_np(WTERMSIG(status));
-
-		snprintf(buf, size, "was killed by signal %d (SIG%s)", WTERMSIG(status),
-		         abbrev ? abbrev : "?");
-	} else {
-		snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
-	}
-}
-
 /* The proxy's wait status if it has ended, without reaping it (its pid and
  * process group stay ours until netproxy_stop). 1 and *STATUS, or 0. */
 static int peek_exit(int pidfd, int *status)
@@ -180,7 +167,7 @@ static int start_died(const netproxy *np, osb_error *err)
 	if (!peek_exit(np->pidfd, &status))
 		return osb_err_set(err, OSB_E_SANDBOX, 0, "netproxy", "the filtering proxy %s closed its "
 		                   "control socket before it was ready: %s", np->name, remedy);
-	status_text(status, how, sizeof(how));
+	wait_status_text(status, how, sizeof(how));
 	last_diag(np, diag, sizeof(diag));
 	return osb_err_set(err, OSB_E_SANDBOX, 0, "netproxy", "the filtering proxy %s %s before it "
 	                   "was ready: %s", np->name, how, diag[0] ? diag : remedy);
@@ -286,7 +273,7 @@ int netproxy_check(const netproxy *np, bool after_end, bool session, osb_error *
 	 * EOF and it exits 0 by itself: that is the end it is meant to have. */
 	if (after_end && WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
-	status_text(status, how, sizeof(how));
+	wait_status_text(status, how, sizeof(how));
 	return osb_err_set(err, OSB_E_SANDBOX, 0, "netproxy", "%s filtering proxy %s %s while the "
 	                   "sandbox ran: connections through it failed from then on%s",
 	                   session ? "the session's" : "the", np->name, how,

@@ -466,6 +466,7 @@ static int capture_wait(int pidfd, uint64_t deadline, int *status)
 static int capture_fail(const char *const *argv, int r, int status, size_t max, osb_error *err)
 {
 	const char *arg = argv[1] ? argv[1] : "";
+	char how[48];
 
 	if (r == -ETIMEDOUT)
 		return osb_err_set(err, OSB_E_SPAWN, ETIMEDOUT, "spawn",
@@ -479,14 +480,8 @@ static int capture_fail(const char *const *argv, int r, int status, size_t max, 
 	if (r < 0)
 		return osb_err_set(err, OSB_E_IO, -r, "spawn", "%s %s: reading its output: %s",
 		                   argv[0], arg, strerror(-r));
-	if (WIFSIGNALED(status)) {
-		const char *abbrev = sigabbrev_np(WTERMSIG(status));
-
-		return osb_err_set(err, OSB_E_SPAWN, 0, "spawn", "%s %s was killed by signal %d (SIG%s)",
-		                   argv[0], arg, WTERMSIG(status), abbrev ? abbrev : "?");
-	}
-	return osb_err_set(err, OSB_E_SPAWN, 0, "spawn", "%s %s exited with status %d",
-	                   argv[0], arg, WEXITSTATUS(status));
+	return osb_err_set(err, OSB_E_SPAWN, 0, "spawn", "%s %s %s", argv[0], arg,
+	                   wait_status_text(status, how, sizeof(how)));
 }
 
 int spawn_capture(const char *const *argv, size_t max, char **out, osb_error *err)

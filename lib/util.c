@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 const char *osb_version(void)
 {
@@ -205,4 +206,17 @@ void *array_grow(void *arr, size_t *cap, size_t n, size_t size)
 	if (arr)
 		*cap = ncap;
 	return arr;
+}
+
+const char *wait_status_text(int status, char *buf, size_t size)
+{
+	if (WIFSIGNALED(status)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(status));
+
+		snprintf(buf, size, "was killed by signal %d (SIG%s)", WTERMSIG(status),
+		         abbrev ? abbrev : "?");
+	} else {
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
+	}
+	return buf;
 }

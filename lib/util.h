@@ -53,4 +53,8 @@ void *array_grow(void *arr, size_t *cap, size_t n, size_t size);
 /* Read a whole file (bounded by MAX bytes) into a NUL-terminated buffer. */
 int read_file_bounded(const char *path, size_t max, char **out, size_t *len);
 
+/* A wait status in words, "exited with status N" or "was killed by signal
+ * N (SIGX)", in BUF (48 bytes hold either); returns BUF. */
+const char *wait_status_text(int status, char *buf, size_t size);
+
 #endif /* OSB_UTIL_H */
