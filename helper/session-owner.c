@@ -18,6 +18,7 @@
 #include "session-owner.h"
 #include "fork-hint.h"
 #include "owner-proto.h"
+#include "phrecord.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,7 +50,7 @@ struct owner {
 	int held;            /* the first of NHELD shared locks */
 	int ph;              /* the first of NPH placeholder directories */
 	char **dirs;
-	char **phs;          /* NAME DEV INO, NPH times */
+	char **phs;          /* NAME DEV INO KEY, NPH times */
 	char **bwrap_argv;
 	pid_t bwrap;
 	int bwrap_pidfd, status;
@@ -117,7 +118,7 @@ static void parse(struct owner *o, int argc, char **argv)
 	bool lock;
 
 	if (argc < 12)
-		die("usage: %s NFDS UID GID OOM NCG LOCK NHELD NDIRS DIR... NPH (NAME DEV INO)... -- "
+		die("usage: %s NFDS UID GID OOM NCG LOCK NHELD NDIRS DIR... NPH (NAME DEV INO KEY)... -- "
 		    "BWRAP-ARGV", OWNER_ARG);
 	o->nfds = (int)number(argv[i++], 4096);
 	o->uid = (uint32_t)number(argv[i++], 4294967294L);
@@ -132,10 +133,10 @@ static void parse(struct owner *o, int argc, char **argv)
 	o->dirs = argv + i;
 	i += o->ndirs;
 	o->nph = (int)number(argv[i++], 4096);
-	if (argc < i + 3 * o->nph + 2)
+	if (argc < i + 4 * o->nph + 2)
 		die("missing placeholders or bwrap's command line");
 	o->phs = argv + i;
-	i += 3 * o->nph;
+	i += 4 * o->nph;
 	if (strcmp(argv[i], "--") != 0 || argv[i + 1] == NULL || argv[i + 1][0] != '/')
 		die("expected -- and bwrap's absolute path after the placeholders");
 	o->bwrap_argv = argv + i + 1;
@@ -437,26 +438,22 @@ static void reap_all(struct owner *o)
 	o->ended = true;
 }
 
-/* The placeholders, last made first, as lib/binds.c removes them: only
- * the empty directory made, and only if no other sandbox binds it (it holds
- * a shared lock on it). Our own copies of such locks go first. */
+/* The placeholders, last found first, as lib/binds.c removes them
+ * (lib/phrecord.h): only the empty directory found, with its record when it
+ * has one, and only if no other sandbox binds it (it holds a shared lock on
+ * it, and the last of them removes it). Our own copies of such locks go
+ * first. */
 static void remove_placeholders(const struct owner *o)
 {
 	for (int i = 0; i < o->nheld; i++)
 		close(o->held + i);
 	for (int i = o->nph; i-- > 0;) {
-		const char *name = o->phs[3 * i];
-		unsigned long long dev = strtoull(o->phs[3 * i + 1], NULL, 10);
-		unsigned long long ino = strtoull(o->phs[3 * i + 2], NULL, 10);
-		int fd = openat(o->ph + i, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		struct stat st;
+		const char *name = o->phs[4 * i], *key = o->phs[4 * i + 3];
+		unsigned long long dev = strtoull(o->phs[4 * i + 1], NULL, 10);
+		unsigned long long ino = strtoull(o->phs[4 * i + 2], NULL, 10);
 
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) == 0 && (unsigned long long)st.st_dev == dev &&
-		    (unsigned long long)st.st_ino == ino && flock(fd, LOCK_EX | LOCK_NB) == 0)
-			(void)unlinkat(o->ph + i, name, AT_REMOVEDIR);   /* ENOTEMPTY: keep */
-		close(fd);
+		(void)phrec_remove(NULL, o->ph + i, name, (dev_t)dev, (ino_t)ino,
+		                   strcmp(key, "-") == 0 ? "" : key);
 	}
 }
 

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* A root caller's sandbox runs as host ids that are not the owner of what it
  * is given (docs/ARCHITECTURE.md, "Identity"): the host directory it may write must be
@@ -303,20 +304,13 @@ const plan_bind *binds_writable_for(const plan *pl, const char *d)
 	return best;
 }
 
-/* Remove one placeholder if it is still the empty directory made and no
- * other sandbox binds it: another plan on the same workspace found it and
- * holds a shared lock on it, and a removed directory would take that
- * sandbox's read-only mount with it. */
+/* Remove one placeholder if it is still the empty directory found and no
+ * other sandbox binds it: another plan on the same workspace holds a shared
+ * lock on it, and a removed directory would take that sandbox's read-only
+ * mount with it; the last of them removes it (lib/phrecord.h). */
 static void placeholder_remove(const placeholder *p)
 {
-	_cleanup_close_ int fd = openat(p->parent_fd, p->name,
-	                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != p->dev || st.st_ino != p->ino ||
-	    flock(fd, LOCK_EX | LOCK_NB) < 0)
-		return;
-	(void)unlinkat(p->parent_fd, p->name, AT_REMOVEDIR);   /* ENOTEMPTY: keep */
+	(void)phrec_remove(NULL, p->parent_fd, p->name, p->dev, p->ino, p->key);
 }
 
 void placeholders_remove(placeholders *ph)
@@ -333,21 +327,16 @@ void placeholders_remove(placeholders *ph)
 	*ph = (placeholders){ NULL, 0, NULL, 0 };
 }
 
-/* A shared lock on the path a read-only rule binds, for the plan's life:
- * a concurrent sandbox that made it a placeholder leaves it in place while
- * this one binds it. (Directories and regular files only reach here.) */
-static int hold_shared(placeholders *ph, int path_fd)
+/* A shared lock on FD (taken over, closed on failure), for the plan's life. */
+static int hold_fd(placeholders *ph, int fd)
 {
-	char self[64];
-	int *v = realloc(ph->held, (ph->n_held + 1) * sizeof(*v)), fd;
+	int *v = realloc(ph->held, (ph->n_held + 1) * sizeof(*v));
 
-	if (!v)
+	if (!v) {
+		close(fd);
 		return -ENOMEM;
+	}
 	ph->held = v;
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", path_fd);
-	fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	if (flock(fd, LOCK_SH) < 0) {
 		int e = errno;
 
@@ -358,18 +347,32 @@ static int hold_shared(placeholders *ph, int path_fd)
 	return 0;
 }
 
-static int placeholder_add(placeholders *ph, int parent, const char *name)
+/* A shared lock on the path a read-only rule binds, for the plan's life:
+ * a concurrent sandbox's plan leaves its placeholder in place while this
+ * one binds it. (Directories and regular files only reach here.) */
+static int hold_shared(placeholders *ph, int path_fd)
+{
+	char self[64];
+	int fd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", path_fd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return hold_fd(ph, fd);
+}
+
+static int placeholder_add(placeholders *ph, int parent, const char *name, const struct stat *st,
+                           const char *key)
 {
 	placeholder *v = realloc(ph->v, (ph->n + 1) * sizeof(*v));
-	struct stat st;
 
 	if (!v)
 		return -ENOMEM;
 	ph->v = v;
-	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	v[ph->n] = (placeholder){ fcntl(parent, F_DUPFD_CLOEXEC, 3), strdup(name), st.st_dev,
-	                          st.st_ino };
+	v[ph->n] = (placeholder){ fcntl(parent, F_DUPFD_CLOEXEC, 3), strdup(name), st->st_dev,
+	                          st->st_ino, "" };
+	snprintf(v[ph->n].key, sizeof(v[ph->n].key), "%s", key);
 	if (v[ph->n].parent_fd < 0 || !v[ph->n].name) {
 		if (v[ph->n].parent_fd >= 0)
 			close(v[ph->n].parent_fd);
@@ -380,15 +383,74 @@ static int placeholder_add(placeholders *ph, int parent, const char *name)
 	return 0;
 }
 
+/* The directory NAME in PARENT, locked shared for the plan's life, into
+ * ST. -EAGAIN when it is gone or another by the time it is locked (the last
+ * run binding it removed it meanwhile): the walk starts again. */
+static int lock_dir(placeholders *ph, int parent, const char *name, struct stat *st)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r;
+	dev_t dev = st->st_dev;
+	ino_t ino = st->st_ino;
+
+	if (fd < 0)
+		return errno == ENOENT ? -EAGAIN : -errno;
+	if ((r = hold_fd(ph, fd)) < 0)
+		return r;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	return st->st_nlink == 0 || (dev && (st->st_dev != dev || st->st_ino != ino)) ? -EAGAIN : 0;
+}
+
+/* NAME in PARENT, just made: locked, then recorded (REC >= 0) so that the
+ * last run binding it removes it, whichever that is. It must be a directory
+ * born since T0: another one renamed over it meanwhile is older. */
+static int placeholder_made(placeholders *ph, int parent, const char *name, int rec,
+                            const struct timespec *t0)
+{
+	char key[PHREC_KEY_MAX] = "";
+	struct stat st = { 0 };
+	struct statx sx;
+	int r = lock_dir(ph, parent, name, &st);
+
+	if (r < 0)
+		return r == -EAGAIN ? -EEXIST : r;
+	if (statx(ph->held[ph->n_held - 1], "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 &&
+	    (sx.stx_mask & STATX_BTIME) && sx.stx_btime.tv_sec + 1 < t0->tv_sec)
+		return -EEXIST;
+	if (rec >= 0 && (phrec_key(ph->held[ph->n_held - 1], key) < 0 || phrec_add(rec, key) < 0))
+		key[0] = '\0';   /* no record: this plan alone removes it */
+	return placeholder_add(ph, parent, name, &st, key);
+}
+
+/* NAME in PARENT exists (NEXT, O_PATH): a placeholder another run made
+ * when its record says so, which this plan then binds, locks and removes
+ * if it ends last. A directory with no record is not one (the caller's own
+ * .git, empty or not), and stays whatever happens. */
+static int placeholder_found(placeholders *ph, int parent, const char *name, int next, int rec)
+{
+	char key[PHREC_KEY_MAX];
+	struct stat st;
+	int r;
+
+	if (rec < 0 || fstat(next, &st) < 0 || !S_ISDIR(st.st_mode) || phrec_key(next, key) < 0 ||
+	    !phrec_has(rec, key))
+		return 0;
+	if ((r = lock_dir(ph, parent, name, &st)) < 0)
+		return r;
+	return placeholder_add(ph, parent, name, &st, key);
+}
+
 /* Make every missing component of REL beneath ROOT an empty directory
- * (recorded in MADE), one component at a time from an fd, never following a
- * symlink: what a read-only rule names then exists, so the sandbox cannot
- * create it (a planted .git/hooks in a workspace without .git). The
- * verifying walk (path_resolve_beneath) runs afterwards as for any rule.
- * Returns 1 when a component cannot be made because the directory is not
- * writable (EACCES, EPERM, EROFS): the sandbox, which never has more rights
- * than its caller, cannot make it either. */
-static int make_missing(int root, const char *rel, placeholders *made)
+ * (recorded in MADE, and in REC), one component at a time from an fd,
+ * never following a symlink: what a read-only rule names then exists, so
+ * the sandbox cannot create it (a planted .git/hooks in a workspace without
+ * .git). Existing components that are placeholders of other runs are
+ * recorded in MADE as well. The verifying walk (path_resolve_beneath) runs
+ * afterwards as for any rule. Returns 1 when a component cannot be made
+ * because the directory is not writable (EACCES, EPERM, EROFS): the
+ * sandbox, which never has more rights than its caller, cannot make it
+ * either; -EAGAIN when a placeholder went while it was being locked. */
+static int make_missing(int root, const char *rel, placeholders *made, int rec)
 {
 	_cleanup_free_ char *copy = strdup(rel);
 	int cur = -1, r = 0;
@@ -398,16 +460,25 @@ static int make_missing(int root, const char *rel, placeholders *made)
 		return copy ? -errno : -ENOMEM;
 	for (char *c = strtok_r(copy, "/", &save); c && r == 0; c = strtok_r(NULL, "/", &save)) {
 		int next = openat(cur, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		bool fresh = false;
 
 		if (next < 0 && errno == ENOENT) {
-			if (mkdirat(cur, c, 0755) < 0 && errno != EEXIST)
+			struct timespec t0;
+
+			clock_gettime(CLOCK_REALTIME, &t0);
+			if (mkdirat(cur, c, 0755) == 0) {
+				fresh = true;
+				r = placeholder_made(made, cur, c, rec, &t0);
+			} else if (errno != EEXIST) {   /* EEXIST: a concurrent plan made it */
 				r = errno == EACCES || errno == EPERM || errno == EROFS ? 1 : -errno;
-			else if ((r = placeholder_add(made, cur, c)) == 0 &&
-			         (next = openat(cur, c, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			}
+			if (r == 0 && (next = openat(cur, c, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 				r = -errno;
 		} else if (next < 0) {
 			r = -errno;
 		}
+		if (r == 0 && !fresh)
+			r = placeholder_found(made, cur, c, next, rec);
 		close(cur);
 		cur = next;
 	}
@@ -425,6 +496,7 @@ static int make_missing(int root, const char *rel, placeholders *made)
 static int plan_read_only(plan *pl, osb_error *err)
 {
 	const osb_policy *p = pl->p;
+	_cleanup_close_ int rec = -2;   /* the record of placeholders, opened at the first rule */
 
 	for (size_t i = 0; i < p->n_read_only; i++) {
 		const pol_str *ro = &p->read_only[i];
@@ -451,7 +523,11 @@ static int plan_read_only(plan *pl, osb_error *err)
 		rel = dest + strlen(under->dest);
 		while (*rel == '/')
 			rel++;
-		r = make_missing(under->fd, rel, &pl->made);
+		if (rec == -2)
+			rec = phrec_dir_open(NULL);
+		for (int tries = 0; (r = make_missing(under->fd, rel, &pl->made, rec)) == -EAGAIN &&
+		                    tries < 8; tries++)
+			;
 		if (r == 1)
 			continue;   /* nobody may create it there: nothing to protect */
 		if (r < 0 && r != -ELOOP && r != -ENOTDIR)

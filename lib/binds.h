@@ -6,6 +6,7 @@
 #ifndef OSB_BINDS_H
 #define OSB_BINDS_H
 
+#include "phrecord.h"
 #include "policy.h"
 
 #include <sys/types.h>
@@ -13,27 +14,32 @@
 typedef struct plan plan;
 typedef struct plan_bind plan_bind;
 
-/* An empty directory the plan made in a writable bind so that a read-only
- * rule protects a path that did not exist yet (a workspace without .git);
- * removed once the sandbox is gone, if it is still that empty directory. */
+/* An empty directory a plan made in a writable bind so that a read-only
+ * rule protects a path that did not exist yet (a workspace without .git):
+ * made by this plan, or by another run (its record says so, lib/phrecord.h)
+ * and bound by this one too. Removed once the sandbox is gone by the last
+ * run that binds it, if it is still that empty directory. */
 typedef struct placeholder {
-	int parent_fd;        /* O_PATH of the directory it was made in */
+	int parent_fd;        /* O_PATH of the directory it is in */
 	char *name;
 	dev_t dev;
 	ino_t ino;
+	char key[PHREC_KEY_MAX];   /* its record's key, "" for none (made here) */
 } placeholder;
 
 typedef struct placeholders {
 	placeholder *v;
 	size_t n;
-	int *held;            /* shared flocks on every path read-only rules bind */
+	int *held;            /* shared flocks on every placeholder and on every
+	                       * path read-only rules bind */
 	size_t n_held;
 } placeholders;
 
-/* Let go of the shared locks, then remove the placeholders made, last made
- * first: only empty directories that are still the ones made and that no
- * other live sandbox binds (it holds a shared lock on them; the placeholder
- * then stays, empty), and free PH. */
+/* Let go of the shared locks, then remove the placeholders, last found
+ * first: only empty directories that are still the ones found, with their
+ * record when they have one, and that no other live sandbox binds (it holds
+ * a shared lock on them; the placeholder then stays, empty, and the last of
+ * them removes it), and free PH. */
 void placeholders_remove(placeholders *ph);
 
 /* Open every bind source of PL's policy, in this order: its ro-binds, the

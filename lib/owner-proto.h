@@ -16,7 +16,7 @@
  * it to whoever of the same uid (or root) attaches.
  *
  * The owner's command line, after OWNER_ARG:
- *   NFDS UID GID OOM NCG LOCK NHELD NDIRS DIR... NPH (NAME DEV INO)...
+ *   NFDS UID GID OOM NCG LOCK NHELD NDIRS DIR... NPH (NAME DEV INO KEY)...
  *   -- BWRAP-ARGV...
  * Its fds 0 .. NFDS-1 are bwrap's (the plan's layout), fd NFDS the life
  * channel, then NCG cgroup.procs files bwrap must enter, then (LOCK 1) a
@@ -24,9 +24,11 @@
  * paths read-only rules bind (lib/binds.c), then NPH directories in which
  * placeholders were made. UID and GID (0: none) are the host ids bwrap is
  * started as; OOM 1 raises bwrap's oom_score_adj; the DIRs are the
- * sandbox's cgroup directories and each NAME DEV INO a placeholder, removed
- * after the sandbox when the owner cleans up by itself (its caller gone,
- * or the session detached). The locks go last, with the owner.
+ * sandbox's cgroup directories and each NAME DEV INO KEY a placeholder (KEY
+ * its record's, lib/phrecord.h, or "-" for none), removed after the sandbox
+ * when the owner cleans up by itself (its caller gone, or the session
+ * detached) and no other sandbox binds it. The locks go last, with the
+ * owner.
  *
  * Messages (SOCK_SEQPACKET, one struct owner_msg, then its payload):
  *   library -> owner, on the life channel:

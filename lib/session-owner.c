@@ -31,7 +31,7 @@
 #define OWNER_MAX_ARGS 4096
 
 /* "--session-owner NFDS UID GID OOM NCG LOCK NHELD NDIRS DIR... NPH
- * (NAME DEV INO)... --" then bwrap's (lib/owner-proto.h). */
+ * (NAME DEV INO KEY)... --" then bwrap's (lib/owner-proto.h). */
 static int owner_argv(const plan *pl, const strv *argv, size_t nfds, size_t ncg, strv *out)
 {
 	const cgroup *cg = pl->lim.cg;
@@ -54,7 +54,8 @@ static int owner_argv(const plan *pl, const strv *argv, size_t nfds, size_t ncg,
 	for (size_t i = 0; i < ph->n; i++)
 		if (strv_push(out, ph->v[i].name) < 0 ||
 		    strv_pushf(out, "%llu", (unsigned long long)ph->v[i].dev) < 0 ||
-		    strv_pushf(out, "%llu", (unsigned long long)ph->v[i].ino) < 0)
+		    strv_pushf(out, "%llu", (unsigned long long)ph->v[i].ino) < 0 ||
+		    strv_push(out, ph->v[i].key[0] ? ph->v[i].key : "-") < 0)
 			return -ENOMEM;
 	if (strv_push(out, "--") < 0)
 		return -ENOMEM;

@@ -446,10 +446,11 @@ t_root_none() {
 }
 
 # ---- placeholders shared by two sandboxes of one workspace ----------------------------------
-# Session A makes .git/hooks and .git/config placeholders in a workspace
-# without .git; session B, on the same workspace, binds them read-only too.
-# When A ends, it must not remove what B still binds: a removed directory
-# would take B's read-only mount with it, and B could then plant a hook.
+# Session A makes the .git placeholder in a workspace without .git;
+# session B, on the same workspace, binds it read-only too. When A ends, it
+# must not remove what B still binds: a removed directory would take B's
+# read-only mount with it, and B could then plant a hook. B, ending last,
+# removes it (lib/phrecord.h).
 t_placeholder_shared() {
 	local ws out
 	ws=$(mktemp -d "$T/work/ws.XXXXXX"); chmod 1777 "$ws"
@@ -462,6 +463,8 @@ t_placeholder_shared() {
 	expect_eq "a placeholder another session binds survives the first session's end" "refused" "$out"
 	[ ! -e "$ws/.git/hooks/post-checkout" ] && ok "... and no hook reached the host" \
 		|| not_ok "... and no hook reached the host" "$(ls -la "$ws/.git/hooks")"
+	expect_eq "... and the last session to stop removes the placeholder the first one made" "" \
+		"$(ls -A "$ws")"
 	# Alone, a session removes its placeholders when it stops.
 	ws=$(mktemp -d "$T/work/ws.XXXXXX"); chmod 1777 "$ws"
 	(cd "$ws" && as_caller root "$T/bin/osb-isolate" session start --name "ph-c-$$" >/dev/null)

@@ -20,6 +20,9 @@
 #   - the rest of .git: a commondir, a gitlink in the index, a submodule's
 #     .git/modules config, from which the caller's git takes config and
 #     hooks as well.
+#   - the placeholder .git of a workspace without one, shared by two runs or
+#     sessions: the last to end removes it, in either order, never the
+#     caller's own empty .git; a killed run's is removed by the next run.
 # Over root callers on pinned ids owning the workspace (identity userns and
 # root) and the unprivileged test user (userns), runs and sessions.
 set -uo pipefail
@@ -230,6 +233,106 @@ row_race() { # CALLER IDENT N
 		|| not_ok "$label race: no write reached .git/hooks"
 }
 
+# ---- placeholders of concurrent runs: the last one removes ----------------------------
+# Two runs on one workspace without .git: A makes the placeholder, B starts
+# while A runs and finds it. Whichever ends last removes it (A's removal
+# fails while B binds it), so no empty .git stays behind for the caller's
+# next git command; a .git the caller made, empty too, stays whatever the
+# order. A run killed before it removed its placeholder leaves it to the
+# next run that binds it. The runs order themselves by files in the
+# workspace: each waits for the other's, and the host's "a.done" (or
+# "b.done") once the other run has returned.
+CONC='touch $ME.up; n=0; while [ ! -e $OTHER.up ] && [ $n -lt 300 ]; do sleep 0.05; n=$((n+1)); done
+while [ -n "$WAIT" ] && [ ! -e "$WAIT" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n+1)); done
+[ -d .git ] && echo sees-git'
+
+concurrent() { # CALLER WS POLICY FIRST-TO-END(a|b): the two runs' output
+	local who=$1 ws=$2 pol=$3 first=$4 a b
+	(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --policy "$pol" \
+		-- sh -c "ME=a OTHER=b WAIT=$([ "$first" = b ] && echo b.done); $CONC" > "$T/out/conc.a" 2>&1; touch "$ws/a.done") &
+	a=$!
+	for _ in $(seq 300); do [ -e "$ws/a.up" ] && break; sleep 0.05; done
+	(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --policy "$pol" \
+		-- sh -c "ME=b OTHER=a WAIT=$([ "$first" = a ] && echo a.done); $CONC" > "$T/out/conc.b" 2>&1; touch "$ws/b.done") &
+	b=$!
+	wait "$a" "$b"
+	printf 'A %s B %s' "$(cat "$T/out/conc.a")" "$(cat "$T/out/conc.b")"
+	rm -f "$ws/a.up" "$ws/b.up" "$ws/a.done" "$ws/b.done"
+}
+
+row_concurrent() { # CALLER IDENT [alloc]
+	local who=$1 ident=$2 label="$1/$2${3:+/allocated}" ws pol first out pid
+	if [ -n "${3:-}" ]; then
+		pol="$T/pol/$who-$ident-alloc.policy"
+		{ cat "$T/policy/strict.policy"; printf 'identity %s\n' "$ident"; } > "$pol"; chmod a+r "$pol"
+	else pol=$(policy_for "$who" "$ident"); fi
+	for first in a b; do
+		ws=$(new_repo "$who" nogit); [ -n "${3:-}" ] && chmod 1777 "$ws"
+		out=$(concurrent "$who" "$ws" "$pol" "$first")
+		expect_eq "$label: two runs, $first ends first: both ran with .git" "A sees-git B sees-git" "$out"
+		expect_eq "$label: two runs, $first ends first: no .git is left in the workspace" "" "$(ls -A "$ws")"
+		ws=$(new_repo "$who" nogit); [ -n "${3:-}" ] && chmod 1777 "$ws"
+		mkdir "$ws/.git"; [ "$who" = root ] || chown "$TEST_USER:" "$ws/.git"
+		out=$(concurrent "$who" "$ws" "$pol" "$first")
+		expect_eq "$label: two runs, $first ends first, the caller's own empty .git: both ran" "A sees-git B sees-git" "$out"
+		[ -d "$ws/.git" ] && ok "$label: two runs, $first ends first: the caller's own empty .git stays" \
+			|| not_ok "$label: two runs, $first ends first: the caller's own empty .git stays" "$(ls -la "$ws")"
+	done
+	# Two sessions (their owners remove the placeholders, helper/session-owner.c).
+	for first in a b; do
+		for own in "" own; do
+			ws=$(new_repo "$who" nogit); [ -n "${3:-}" ] && chmod 1777 "$ws"
+			if [ -n "$own" ]; then mkdir "$ws/.git"; [ "$who" = root ] || chown "$TEST_USER:" "$ws/.git"; fi
+			for s in a b; do
+				(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" session start --name "rp-$s-$$" --policy "$pol" >/dev/null 2>&1) ||
+					not_ok "$label: session $s starts"
+				SESSIONS="$SESSIONS $who=rp-$s-$$"
+			done
+			out=$(as_caller "$who" "$T/bin/osb-isolate" session exec "rp-b-$$" -- sh -c '[ -d .git ] && echo sees-git' 2>&1)
+			for s in $first $([ "$first" = a ] && echo b || echo a); do
+				as_caller "$who" "$T/bin/osb-isolate" session stop "rp-$s-$$" >/dev/null 2>&1
+				SESSIONS=${SESSIONS/ $who=rp-$s-$$/}
+			done
+			expect_eq "$label: two sessions, $first stops first${own:+ (own .git)}: the second binds .git" sees-git "$out"
+			if [ -z "$own" ]; then
+				expect_eq "$label: two sessions, $first stops first: no .git is left" "" "$(ls -A "$ws")"
+			else
+				[ -d "$ws/.git" ] && ok "$label: two sessions, $first stops first: the caller's own empty .git stays" \
+					|| not_ok "$label: two sessions, $first stops first: the caller's own empty .git stays" "$(ls -la "$ws")"
+			fi
+		done
+	done
+	# A run killed (SIGKILL) before it could remove its placeholder: the
+	# next run that binds .git removes it when it ends.
+	ws=$(new_repo "$who" nogit); [ -n "${3:-}" ] && chmod 1777 "$ws"
+	(cd "$ws" && exec setsid env -i "${BASE_ENV[@]}" $([ "$who" = root ] || echo setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --) \
+		"$T/bin/osb-isolate" run --policy "$pol" -- sh -c 'touch a.up; sleep 60' >/dev/null 2>&1) &
+	pid=$!
+	for _ in $(seq 300); do [ -e "$ws/a.up" ] && break; sleep 0.05; done
+	kill -KILL -- -"$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	for _ in $(seq 100); do [ -e "$ws/.git" ] && ! pgrep -s "$pid" >/dev/null && break; sleep 0.05; done
+	rm -f "$ws/a.up"
+	[ -d "$ws/.git" ] && ok "$label: a killed run leaves its placeholder" \
+		|| not_ok "$label: a killed run leaves its placeholder" "$(ls -la "$ws")"
+	out=$(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --policy "$pol" -- sh -c '[ -d .git ] && echo sees-git' 2>&1)
+	expect_eq "$label: the next run binds it" "sees-git" "$out"
+	expect_eq "$label: ... and removes it when it ends" "" "$(ls -A "$ws")"
+	# The caller's own empty .git, with no run concurrent: it stays.
+	ws=$(new_repo "$who" nogit); [ -n "${3:-}" ] && chmod 1777 "$ws"
+	mkdir "$ws/.git"; [ "$who" = root ] || chown "$TEST_USER:" "$ws/.git"
+	(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --policy "$pol" -- true)
+	[ -d "$ws/.git" ] && ok "$label: a run leaves the caller's own empty .git" \
+		|| not_ok "$label: a run leaves the caller's own empty .git" "$(ls -la "$ws")"
+}
+
+# The record of placeholders lives in the caller's runtime directory
+# (/run/user/UID, as a login makes it) for an unprivileged caller.
+RUNDIR=/run/user/$(id -u "$TEST_USER")
+MADE_RUNDIR=
+if [ ! -d "$RUNDIR" ]; then
+	mkdir -p "$RUNDIR" && chown "$TEST_USER:" "$RUNDIR" && chmod 700 "$RUNDIR" && MADE_RUNDIR=1
+fi
+
 echo "# read-only rules inside the workspace: callers x identity modes x run/session"
 for who in root "$TEST_USER"; do
 	for ident in userns root; do
@@ -240,8 +343,11 @@ for who in root "$TEST_USER"; do
 			row_redirect "$who" "$ident" "$mode"
 		done
 		row_race "$who" "$ident" "${OSB_RACE_LAUNCHES:-40}"
+		row_concurrent "$who" "$ident"
 	done
 done
+row_concurrent root root alloc
+[ -n "$MADE_RUNDIR" ] && rm -rf "$RUNDIR"
 
 echo "# reprotect"
 finish_suite "$pass" "$fail"
