@@ -327,24 +327,46 @@ void placeholders_remove(placeholders *ph)
 	*ph = (placeholders){ NULL, 0, NULL, 0 };
 }
 
-/* A shared lock on FD (taken over, closed on failure), for the plan's life. */
+/* A shared lock on FD (taken over, closed on failure), for the plan's life.
+ * The only exclusive lock of ours is a remover's, held for one rmdir; any
+ * process that can open the path can take one and keep it (a sandbox whose
+ * policy keeps no read-only rule there), so the wait is bounded
+ * (HOLD_WAIT_MS) and then -EWOULDBLOCK, never a launch that hangs. */
+#define HOLD_WAIT_MS 1000
 static int hold_fd(placeholders *ph, int fd)
 {
-	int *v = realloc(ph->held, (ph->n_held + 1) * sizeof(*v));
+	int *v = realloc(ph->held, (ph->n_held + 1) * sizeof(*v)), waited = 0;
 
 	if (!v) {
 		close(fd);
 		return -ENOMEM;
 	}
 	ph->held = v;
-	if (flock(fd, LOCK_SH) < 0) {
+	while (flock(fd, LOCK_SH | LOCK_NB) < 0) {
 		int e = errno;
 
+		if ((e == EWOULDBLOCK || e == EINTR) && waited < HOLD_WAIT_MS) {
+			struct timespec pause = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&pause, NULL);
+			waited += 10;
+			continue;
+		}
 		close(fd);
 		return -e;
 	}
 	v[ph->n_held++] = fd;
 	return 0;
+}
+
+/* The message of a read-only rule's path that stayed locked. */
+static int locked_err(const pol_str *ro, osb_error *err)
+{
+	return osb_err_set(err, OSB_E_PATH, EWOULDBLOCK, "paths",
+	                   "%s:%u: read-only %s: another process holds an exclusive lock (flock) "
+	                   "on it and kept it for %d ms; a sandbox of a policy without this rule "
+	                   "still running on the workspace can: end it and try again (lslocks "
+	                   "names the holder)", ro->o.file, ro->o.line, ro->s, HOLD_WAIT_MS);
 }
 
 /* A shared lock on the path a read-only rule binds, for the plan's life:
@@ -530,6 +552,8 @@ static int plan_read_only(plan *pl, osb_error *err)
 			;
 		if (r == 1)
 			continue;   /* nobody may create it there: nothing to protect */
+		if (r == -EWOULDBLOCK)
+			return locked_err(ro, err);
 		if (r < 0 && r != -ELOOP && r != -ENOTDIR)
 			return osb_err_set(err, OSB_E_PATH, -r, "paths",
 			                   "%s:%u: read-only %s: cannot make it exist for the run: %s",
@@ -541,6 +565,8 @@ static int plan_read_only(plan *pl, osb_error *err)
 		}
 		if ((r = hold_shared(&pl->made, fd)) < 0) {
 			close(fd);
+			if (r == -EWOULDBLOCK)
+				return locked_err(ro, err);
 			return osb_err_set(err, OSB_E_PATH, -r, "paths", "%s:%u: read-only %s: cannot "
 			                   "lock it for the run: %s", ro->o.file, ro->o.line, ro->s,
 			                   strerror(-r));

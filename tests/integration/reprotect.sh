@@ -302,6 +302,30 @@ row_concurrent() { # CALLER IDENT [alloc]
 			fi
 		done
 	done
+	# A sandbox whose policy keeps no .git read-only (so no plan of its own
+	# holds .git shared) takes an exclusive flock on it, as any process
+	# that can open a file can: the next strict launch on the workspace
+	# waits for its shared lock a bounded time and refuses, never hangs.
+	local open_pol
+	open_pol=$(policy_for "$who" "$ident" "open-git${3:-}" '/^read-only workspace:\.git$/d')
+	[ -n "${3:-}" ] && sed -i '/^host-ids /d' "$open_pol"
+	for own in "" git; do
+		if [ -n "$own" ]; then ws=$(new_repo "$who"); else ws=$(new_repo "$who" nogit); fi
+		[ -n "${3:-}" ] && chmod 1777 "$ws"
+		(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --policy "$open_pol" \
+			-- sh -c 'mkdir -p .git && exec flock -x .git sh -c "touch a.up; sleep 30"' >/dev/null 2>&1) &
+		pid=$!
+		for _ in $(seq 300); do [ -e "$ws/a.up" ] && break; sleep 0.05; done
+		out=$(cd "$ws" && timeout 20 env -i "${BASE_ENV[@]}" $([ "$who" = root ] || echo setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --) \
+			"$T/bin/osb-isolate" run --policy "$pol" -- true 2>&1; echo "rc=$?")
+		pkill -KILL -f "sh -c touch a.up; sleep 30" 2>/dev/null; wait "$pid" 2>/dev/null
+		rm -f "$ws/a.up"; rmdir "$ws/.git" 2>/dev/null
+		case "$out" in
+		*"read-only workspace:.git: another process holds an exclusive lock (flock) on it and kept it for 1000 ms"*"rc=125")
+			ok "$label: a sandbox's exclusive lock on ${own:-a placeholder} .git: the next launch refuses (125)" ;;
+		*) not_ok "$label: a sandbox's exclusive lock on ${own:-a placeholder} .git: the next launch refuses (125)" "$out" ;;
+		esac
+	done
 	# A run killed (SIGKILL) before it could remove its placeholder: the
 	# next run that binds .git removes it when it ends.
 	ws=$(new_repo "$who" nogit); [ -n "${3:-}" ] && chmod 1777 "$ws"
