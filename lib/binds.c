@@ -12,6 +12,7 @@
  * what it may write must be writable by them: said before launch.
  */
 #include "binds.h"
+#include "gitprotect.h"
 #include "hostpath.h"
 #include "layer.h"
 #include "paths.h"
@@ -515,13 +516,13 @@ static int make_missing(int root, const char *rel, placeholders *made, int rec)
  * after it. A path that does not exist is made an empty directory for the
  * run (removed afterwards when still empty): otherwise the sandbox could
  * create it, and a directory blocks a file of that name as well. */
-static int plan_read_only(plan *pl, osb_error *err)
+static int plan_read_only(plan *pl, const pol_str *v, size_t n, osb_error *err)
 {
 	const osb_policy *p = pl->p;
 	_cleanup_close_ int rec = -2;   /* the record of placeholders, opened at the first rule */
 
-	for (size_t i = 0; i < p->n_read_only; i++) {
-		const pol_str *ro = &p->read_only[i];
+	for (size_t i = 0; i < n; i++) {
+		const pol_str *ro = &v[i];
 		_cleanup_free_ char *dest = NULL;
 		const plan_bind *under;
 		const char *rel;
@@ -604,7 +605,9 @@ int binds_open(plan *pl, osb_error *err)
 	if ((r = plan_ro_binds(pl, err)) < 0 ||
 	    (r = plan_workspace(pl, err)) < 0 ||
 	    (r = plan_writes(pl, err)) < 0 ||
-	    (r = plan_read_only(pl, err)) < 0 ||
+	    (r = plan_read_only(pl, pl->p->read_only, pl->p->n_read_only, err)) < 0 ||
+	    (r = gitprotect_plan(pl, err)) < 0 ||
+	    (r = plan_read_only(pl, pl->git.v, pl->git.n, err)) < 0 ||
 	    (r = plan_layer(pl, err)) < 0)
 		return r;
 	return 0;

@@ -44,7 +44,9 @@ void placeholders_remove(placeholders *ph);
 
 /* Open every bind source of PL's policy, in this order: its ro-binds, the
  * workspace, the write grants, the read-only re-protections (made to exist
- * first when missing, recorded in PL->made). Each becomes a plan_bind of PL
+ * first when missing, recorded in PL->made), then those the workspace
+ * repository's git configuration asks for (gitprotect.h, PL->git), made the
+ * same way. Each becomes a plan_bind of PL
  * holding the verified fd. Returns 0 or -OSB_E_*. */
 int binds_open(plan *pl, osb_error *err);
 

@@ -588,6 +588,7 @@ void plan_free(plan *pl)
 	}
 	strv_free(&pl->masks);
 	placeholders_remove(&pl->made);
+	git_rules_free(&pl->git);
 	hostid_release(&pl->host);
 	limits_release(&pl->lim);
 	netproxy_free(&pl->net);

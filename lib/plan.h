@@ -9,7 +9,8 @@
  * every fact about the host comes in through host_facts, so unit tests run
  * it with fabricated facts as any user, without bwrap. What it does touch on
  * the host is what the policy names: it opens each bind source once (and
- * binds that very fd), reads the view's /etc entries, makes the empty
+ * binds that very fd), reads the view's /etc entries and the workspace
+ * repository's git configuration (gitprotect.h), makes the empty
  * placeholder directories read-only rules need, and fills memfds (see
  * docs/ARCHITECTURE.md). What runs in the sandbox is not part of the plan:
  * the command goes to the argv renderer (bwrap.h).
@@ -19,6 +20,7 @@
 
 #include "policy.h"
 #include "binds.h"
+#include "gitprotect.h"
 #include "host.h"
 #include "hostid.h"
 #include "sandbox-limits.h"
@@ -80,6 +82,8 @@ typedef struct plan {
 	plan_data data[PLAN_MAX_DATA]; size_t n_data;
 	strv masks;               /* host identity files of the view: /dev/null over them */
 	placeholders made;        /* made for read-only rules; removed by plan_free */
+	git_rules git;            /* read-only rules the repository's configuration asks
+	                           * for (gitprotect.h), after the policy's */
 	int env_fd;               /* runs: the command's environment; -1 for a session */
 	int init_fd;
 	int seccomp_fd;

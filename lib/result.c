@@ -16,6 +16,7 @@
 #include "result.h"
 #include "utf8.h"
 #include "result-net.h"
+#include "plan.h"
 
 #include <limits.h>
 #include <json-c/json.h>
@@ -219,6 +220,8 @@ void osb_result_free(osb_result *r)
 	free(r->mode);
 	free(r->limits_skipped_why);
 	strv_free(&r->tmpfs_full);
+	strv_free(&r->protected_path);
+	strv_free(&r->protected_why);
 	result_net_free(r);
 	free(r);
 }
@@ -622,6 +625,48 @@ static bool put_skipped(json_object *o, const osb_result *r)
 	       put_str_or_null(o, "not_enforced_reason", r->limits_skipped_why, 0);
 }
 
+int result_set_protected(osb_result *r, const plan *pl)
+{
+	for (size_t i = 0; i < pl->git.n; i++) {
+		const pol_str *g = &pl->git.v[i];
+		int e = strncmp(g->s, "workspace:", 10) == 0 ?
+		        strv_pushf(&r->protected_path, "%s/%s", pl->ws_dest, g->s + 10) :
+		        strv_push(&r->protected_path, g->s);
+
+		if (e < 0 || strv_pushf(&r->protected_why, "%s:%u", g->o.file, g->o.line) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* "protected": what the plan made read-only because the repository's
+ * configuration names it, [{"path": P, "because": "KEY in FILE:LINE"}];
+ * present only when there is any. */
+static bool put_protected(json_object *o, const osb_result *r)
+{
+	json_object *a;
+
+	if (!r->protected_path.n)
+		return true;
+	if (!(a = json_object_new_array()))
+		return false;
+	for (size_t i = 0; i < r->protected_path.n && i < r->protected_why.n; i++) {
+		json_object *e = json_object_new_object();
+
+		if (!e || json_object_array_add(a, e) < 0) {
+			json_object_put(e);
+			json_object_put(a);
+			return false;
+		}
+		if (!put(e, "path", json_utf8(r->protected_path.v[i], strlen(r->protected_path.v[i])), true) ||
+		    !put(e, "because", json_utf8(r->protected_why.v[i], strlen(r->protected_why.v[i])), true)) {
+			json_object_put(a);
+			return false;
+		}
+	}
+	return put(o, "protected", a, true);
+}
+
 /* "tmpfs_full": the sized tmpfs mounts with no room left when the command
  * ended; null where they are not watched (a session's commands). */
 static bool put_tmpfs_full(json_object *o, const osb_result *r)
@@ -713,6 +758,7 @@ static bool result_fill_json(const osb_result *r, json_object *o)
 	ok = put(o, "limits", r->cg || r->limits_skipped ? json_limits(r) : NULL,
 	         r->cg || r->limits_skipped) && ok;
 	ok = put_tmpfs_full(o, r) && ok;
+	ok = put_protected(o, r) && ok;
 	if (r->net_known)   /* only for "network allow" (result-net.c) */
 		ok = put(o, "network", result_net_json(r), true) && ok;
 	ok = put_str_or_null(o, "hint", r->hint, 0) && ok;

@@ -74,6 +74,10 @@ struct osb_result {
 	unsigned long net_allowed, net_dropped;
 	struct netproxy_refusal *net_refused; size_t n_net_refused;
 	char *net_log;
+	/* What the plan protected because the workspace repository's
+	 * configuration names it (gitprotect.h): the sandbox path, and why
+	 * ("core.hooksPath in /w/.git/config:7"). */
+	strv protected_path, protected_why;
 	/* When each stage began (CLOCK_MONOTONIC ns, now_ns(); 0: unknown),
 	 * for osb_result_timing_us. */
 	result_stamps t;
@@ -81,6 +85,10 @@ struct osb_result {
 
 osb_result *result_new(void);
 void result_set_host_ids(osb_result *r, uint32_t uid, uint32_t gid, const char *kind);
+/* Record the read-only rules of PL->git (the plan's), as protected_path and
+ * protected_why. 0 or -ENOMEM. */
+struct plan;
+int result_set_protected(osb_result *r, const struct plan *pl);
 /* Record LS's skipped limits and, when it had a cgroup, OUT (read from it
  * after the sandbox ended). 0 or -ENOMEM. */
 int result_set_limits(osb_result *r, const limits_state *ls, const cgroup_outcome *out);

@@ -51,6 +51,10 @@ int osb_run(const osb_policy *p, const osb_exec *e, osb_result **out, osb_error 
 		goto done;
 	res->mode = strdup(pl.userns ? "userns" : "root");
 	result_set_host_ids(res, pl.host.uid, pl.host.gid, hostid_kind_name(pl.host.kind));
+	if (result_set_protected(res, &pl) < 0) {
+		r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "plan", "out of memory");
+		goto done;
+	}
 	r = supervise_run(&pl, e, lim, res);
 	/* A proxy that died while the command ran left it without a network:
 	 * the result says so rather than leave a bare connection error. */

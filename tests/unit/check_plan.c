@@ -320,6 +320,217 @@ START_TEST(test_session_and_run_share_the_plan)
 }
 END_TEST
 
+/* ---- the repository's configuration (gitprotect.c) ------------------------- */
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A fresh repository workspace beneath WS with .git/config CONFIG, and an
+ * empty home whose .gitconfig is GLOBAL (NULL: none). */
+static void git_ws(char *dir, size_t size, char *home, const char *config, const char *global)
+{
+	char git[256];
+
+	snprintf(dir, size, "%s/g.XXXXXX", ws);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	snprintf(git, sizeof(git), "%s/.git", dir);
+	ck_assert_int_eq(mkdir(git, 0755), 0);
+	put_file(git, "config", config);
+	snprintf(home, 128, "%s/h.XXXXXX", ws);
+	ck_assert_ptr_nonnull(mkdtemp(home));
+	if (global)
+		put_file(home, ".gitconfig", global);
+	setenv("HOME", home, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("GIT_CONFIG_GLOBAL");
+}
+
+static void rm_tree(const char *dir)
+{
+	char cmd[300];
+
+	/* PATH is emptied for the plan: the shell by its path. */
+	snprintf(cmd, sizeof(cmd), "/bin/rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *git_rules_of(const plan *pl)
+{
+	strv v = { 0 };
+	char *s;
+
+	for (size_t i = 0; i < pl->git.n; i++)
+		ck_assert_int_eq(strv_pushf(&v, "%s<:%u>", pl->git.v[i].s, pl->git.v[i].o.line), 0);
+	s = join(&v);
+	strv_free(&v);
+	return s;
+}
+
+START_TEST(test_git_config_names_worktree_paths)
+{
+	osb_policy *p = policy(BASE "workspace rw\nread-only workspace:.git\n");
+	host_facts h = facts(geteuid(), 0);
+	char dir[128], home[128], why[300], path[300];
+	osb_error err;
+	plan pl;
+	char *got;
+	struct stat st;
+
+	git_ws(dir, sizeof(dir), home,
+	       "[core]\n\thooksPath = .husky\n\tfsmonitor = false\n[include]\n\tpath = ../.gitconfig\n"
+	       "[alias]\n\tx = !./tools/x.sh --flag --out=out/y.sh $HOME/z.sh\n"
+	       "[includeIf \"gitdir:/elsewhere/\"]\n\tpath = ../sub/extra\n\tpath = hooks\n",
+	       "[core]\n\thooksPath = .githooks\n");
+	put_file(dir, ".gitconfig", "[core]\n\tfsmonitor = \"./fsmon.sh\"\n");
+	ck_assert_int_eq(osb_policy_set_workspace(p, dir, &err), 0);
+	ck_assert_msg(build(p, &h, false, &pl, &err) == 0, "%s", err.message);
+	got = git_rules_of(&pl);
+	ck_assert_str_eq(got, "workspace:.githooks<:2> workspace:.husky<:2> workspace:.gitconfig<:5> "
+	                 "workspace:fsmon.sh<:2> workspace:tools/x.sh<:7> workspace:out/y.sh<:7> "
+	                 "workspace:sub/extra<:9>");
+	free(got);
+	snprintf(why, sizeof(why), "core.hooksPath in %s/.git/config", dir);
+	ck_assert_str_eq(pl.git.v[1].o.file, why);
+	snprintf(why, sizeof(why), "core.fsmonitor in %s/.gitconfig", dir);
+	ck_assert_str_eq(pl.git.v[3].o.file, why);
+	/* Protected as a read-only rule: bound read-only, made when missing. */
+	snprintf(path, sizeof(path), "%s/.husky", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	{
+		bool found = false;
+
+		for (size_t i = 0; i < pl.n_binds; i++)
+			if (!strcmp(pl.binds[i].dest, path))
+				found = pl.binds[i].reprotect && !pl.binds[i].writable;
+		ck_assert(found);
+	}
+	plan_free(&pl);
+	ck_assert_int_ne(stat(path, &st), 0);   /* the placeholder is gone */
+	rm_tree(dir);
+	rm_tree(home);
+	osb_policy_free(p);
+}
+END_TEST
+
+static const struct { const char *config, *extra, *msg; int code; } git_refusals[] = {
+	{ "[core]\n\thooksPath = .\n", NULL, ".git/config:2: core.hooksPath = .: it names the "
+	  "workspace itself", OSB_E_POLICY },
+	{ "[core]\n\thooksPath = \"unterminated\n", NULL, ".git/config:2: unterminated quote",
+	  OSB_E_POLICY },
+	{ "[include]\n\tpath = ../.gitconfig\n", "[include]\n\tpath = .gitconfig\n",
+	  ".gitconfig:2: include.path = ", OSB_E_POLICY },
+	{ "[include]\n\tpath = ../missing/../x\n", NULL, ".git/config:2: include.path = "
+	  "../missing/../x: a \"..\" leaves a directory", OSB_E_PATH },
+	{ "[core]\n\thooksPath = link/hooks\n", NULL, ": read-only: ", OSB_E_PATH },
+};
+
+START_TEST(test_git_config_refusals)
+{
+	osb_policy *p = policy(BASE "workspace rw\nread-only workspace:.git\n");
+	host_facts h = facts(geteuid(), 0);
+	char dir[128], home[128], link[200];
+	osb_error err;
+	plan pl;
+
+	git_ws(dir, sizeof(dir), home, git_refusals[_i].config, NULL);
+	if (git_refusals[_i].extra)
+		put_file(dir, ".gitconfig", git_refusals[_i].extra);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	ck_assert_int_eq(symlink("/tmp", link), 0);
+	ck_assert_int_eq(osb_policy_set_workspace(p, dir, &err), 0);
+	ck_assert_int_eq(build(p, &h, false, &pl, &err), -git_refusals[_i].code);
+	ck_assert_msg(strstr(err.message, git_refusals[_i].msg), "%s: %s", git_refusals[_i].msg,
+	              err.message);
+	plan_free(&pl);
+	rm_tree(dir);
+	rm_tree(home);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* A worktree or submodule: .git is a file naming the git directory, whose
+ * commondir names the repository with the configuration. */
+START_TEST(test_git_config_of_a_gitfile)
+{
+	osb_policy *p = policy(BASE "workspace rw\nread-only workspace:.git\n");
+	host_facts h = facts(geteuid(), 0);
+	char dir[128], home[128], main_git[160], wtdir[200], text[300];
+	osb_error err;
+	plan pl;
+	char *got;
+
+	git_ws(dir, sizeof(dir), home, "", NULL);
+	/* The main repository beside the workspace, its worktree's directory. */
+	snprintf(main_git, sizeof(main_git), "%s/main.git", home);
+	ck_assert_int_eq(mkdir(main_git, 0755), 0);
+	put_file(main_git, "config", "[core]\n\tbare = false\n\thooksPath = .husky\n");
+	snprintf(wtdir, sizeof(wtdir), "%s/worktrees", main_git);
+	ck_assert_int_eq(mkdir(wtdir, 0755), 0);
+	snprintf(wtdir, sizeof(wtdir), "%s/worktrees/w", main_git);
+	ck_assert_int_eq(mkdir(wtdir, 0755), 0);
+	put_file(wtdir, "commondir", "../..\n");
+	snprintf(text, sizeof(text), "%s/.git", dir);
+	rm_tree(text);
+	snprintf(text, sizeof(text), "gitdir: %s\n", wtdir);
+	put_file(dir, ".git", text);
+	ck_assert_int_eq(osb_policy_set_workspace(p, dir, &err), 0);
+	ck_assert_msg(build(p, &h, false, &pl, &err) == 0, "%s", err.message);
+	got = git_rules_of(&pl);
+	ck_assert_str_eq(got, "workspace:.husky<:3>");
+	free(got);
+	snprintf(text, sizeof(text), "core.hooksPath in %s/config", main_git);
+	ck_assert_str_eq(pl.git.v[0].o.file, text);
+	plan_free(&pl);
+
+	/* A git directory inside the work tree is protected whole. */
+	put_file(dir, ".git", "gitdir: .repo\n");
+	snprintf(text, sizeof(text), "%s/.repo", dir);
+	ck_assert_int_eq(mkdir(text, 0755), 0);
+	put_file(text, "config", "[core]\n\tfsmonitor = tools/fsmon\n");
+	ck_assert_msg(build(p, &h, false, &pl, &err) == 0, "%s", err.message);
+	got = git_rules_of(&pl);
+	ck_assert_str_eq(got, "workspace:.repo<:1> workspace:tools/fsmon<:2>");
+	free(got);
+	plan_free(&pl);
+	rm_tree(dir);
+	rm_tree(home);
+	osb_policy_free(p);
+}
+END_TEST
+
+/* Without a read-only rule over .git the configuration is not read: the
+ * policy protects nothing there, and writing .git is its own warning (W105). */
+START_TEST(test_git_config_read_only_with_git_protected)
+{
+	osb_policy *p = policy(BASE "workspace rw\n");
+	host_facts h = facts(geteuid(), 0);
+	char dir[128], home[128];
+	osb_error err;
+	plan pl;
+
+	git_ws(dir, sizeof(dir), home, "[core\n", NULL);
+	ck_assert_int_eq(osb_policy_set_workspace(p, dir, &err), 0);
+	ck_assert_msg(build(p, &h, false, &pl, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(pl.git.n, 0);
+	plan_free(&pl);
+	rm_tree(dir);
+	rm_tree(home);
+	osb_policy_free(p);
+}
+END_TEST
+
 /* ---- running as an unprivileged user ---------------------------------------- */
 
 START_TEST(test_runs_unprivileged_without_bwrap)
@@ -352,6 +563,11 @@ static Suite *plan_suite(void)
 	TCase *tc = tcase_create("facts");
 
 	tcase_add_test(tc, test_runs_unprivileged_without_bwrap);
+	tcase_add_test(tc, test_git_config_names_worktree_paths);
+	tcase_add_loop_test(tc, test_git_config_refusals, 0,
+	                    (int)(sizeof(git_refusals) / sizeof(git_refusals[0])));
+	tcase_add_test(tc, test_git_config_read_only_with_git_protected);
+	tcase_add_test(tc, test_git_config_of_a_gitfile);
 	tcase_add_test(tc, test_mode_decided_from_facts_alone);
 	tcase_add_test(tc, test_mode_refusals_name_the_rule);
 	tcase_add_test(tc, test_root_caller_without_userns_plans_root_mode);

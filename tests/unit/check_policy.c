@@ -2607,7 +2607,7 @@ START_TEST(test_man_page_jobs_example_parses)
 	ck_assert_uint_eq(p->n_writes, 1);
 	ck_assert_uint_eq(p->n_read_only, 2);
 	ck_assert_str_eq(p->read_only[0].s, "workspace:.git");
-	ck_assert_str_eq(p->read_only[1].s, "workspace:.husky");
+	ck_assert_str_eq(p->read_only[1].s, "workspace:.envrc");
 	ck_assert_uint_eq(p->n_sc_rules, 2);
 	ck_assert_int_eq(p->landlock, LL_REQUIRED);
 	/* The daemon's per-job grant the comment describes. */

@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Copyright The osb-isolate authors
+# githooks.sh — strict.policy keeps the workspace's .git read-only, but a
+# repository's own configuration can make the caller's git run code from
+# the worktree, which the sandbox writes (osb-isolate.policy(5),
+# "read-only"; docs/ARCHITECTURE.md, "What the repository's configuration
+# names"):
+#   - core.hooksPath naming a worktree directory (husky's .husky, .githooks):
+#     a planted .husky/pre-commit runs on the caller's next git commit, and
+#     a missing .husky could be made by the sandbox;
+#   - include.path naming a worktree file (path = ../.gitconfig): a planted
+#     .gitconfig sets core.fsmonitor, which git status runs;
+#   - core.fsmonitor naming a worktree script (./fsmon.sh).
+# The plan reads .git/config (and what it includes) before launch and
+# protects each of those paths as a read-only rule would. A configuration
+# it cannot read safely is refused (exit 125) naming the file and line.
+# Over root callers on pinned ids owning the workspace (identity userns and
+# root) and the unprivileged test user (userns), runs and sessions.
+set -uo pipefail
+. "$OSB_SRCDIR/tests/integration/lib.sh"
+
+test_need root probe_root   # it plays both callers and gives workspaces to pinned ids
+ensure_test_user
+T=$(stage_artifacts)
+cleanup() {
+	local s
+	for s in $SESSIONS; do as_caller "${s%%=*}" "$T/bin/osb-isolate" session stop "${s#*=}" >/dev/null 2>&1; done
+	rm -rf "$T"
+}
+SESSIONS=
+trap cleanup EXIT
+mkdir -p "$T/pol" "$T/out"
+chmod 1777 "$T/out"
+chmod -R a+rX "$T/pol"
+PINNED=1879200004
+getent passwd $PINNED >/dev/null && die "uid $PINNED is an account here; the test pins it"
+BASE_ENV=(PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=/nonexistent
+	OSB_ISOLATE_INIT="$T/bin/osb-isolate-init" OSB_ISOLATE_POLICY_DIR="$T/policy")
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+not_ok() {
+	fail=$((fail + 1))
+	echo "not ok - $1"; shift
+	local l; for l in "$@"; do echo "#   $l"; done
+}
+expect_eq() { if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected: $(printf %q "$2")" "actual:   $(printf %q "$3")"; fi; }
+
+as_caller() { # CALLER CMD...
+	local who=$1; shift
+	if [ "$who" = root ]; then env -i "${BASE_ENV[@]}" "$@"
+	else setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- env -i "${BASE_ENV[@]}" "$@"; fi
+}
+
+userns_ok() { # CALLER
+	WHY="the sandbox's bwrap cannot create a user namespace here (unshare -U fails as an unprivileged id)"
+	if [ "$1" = root ]; then setpriv --reuid=$PINNED --regid=$PINNED --clear-groups unshare -U true 2>/dev/null
+	else setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups unshare -U true 2>/dev/null; fi
+}
+
+policy_for() { # CALLER IDENT
+	local f="$T/pol/$1-$2.policy"
+	{ cat "$T/policy/strict.policy"
+	  printf 'identity %s\n' "$2"
+	  [ "$1" = root ] && printf 'host-ids %s %s\n' $PINNED $PINNED; } > "$f"
+	chmod a+r "$f"
+	echo "$f"
+}
+
+# A repository whose .git/config gets the lines CONFIG (git config syntax),
+# given to the caller (root: the pinned ids).
+new_repo() { # CALLER CONFIG
+	local ws
+	ws=$(mktemp -d "$T/work.XXXXXX")
+	git -C "$ws" init -q
+	git -C "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m init
+	printf '%s\n' "$2" >> "$ws/.git/config"
+	if [ "$1" = root ]; then chown -R $PINNED:$PINNED "$ws"; else chown -R "$TEST_USER:" "$ws"; fi
+	chmod 755 "$ws"
+	echo "$ws"
+}
+
+host_git() { # CALLER WS ARG...
+	local who=$1 ws=$2; shift 2
+	if [ "$who" = root ]; then git -C "$ws" -c safe.directory='*' "$@"
+	else as_caller "$who" git -C "$ws" "$@"; fi
+}
+
+in_sandbox() { # CALLER MODE WS POLICY CMD [OSB-OPTION...]
+	local who=$1 mode=$2 ws=$3 pol=$4 cmd=$5 name="gh-$$-$RANDOM" rc
+	shift 5
+	if [ "$mode" = run ]; then
+		(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run "$@" --policy "$pol" -- sh -c "$cmd" 2>&1)
+		return
+	fi
+	(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" session start --name "$name" --policy "$pol" >/dev/null 2>&1) ||
+		{ echo "session start failed"; return 125; }
+	SESSIONS="$SESSIONS $who=$name"
+	as_caller "$who" "$T/bin/osb-isolate" session exec "$name" -- sh -c "$cmd" 2>&1; rc=$?
+	as_caller "$who" "$T/bin/osb-isolate" session stop "$name" >/dev/null 2>&1
+	SESSIONS=${SESSIONS/ $who=$name/}
+	return $rc
+}
+
+HOOK='printf "#!/bin/sh\necho PWNED > PROOF\n"'
+# core.hooksPath = DIR: plant DIR/pre-commit (DIR missing or existing).
+ATTACK_HOOKS='exec 2>/dev/null; mkdir -p DIR 2>/dev/null; '"$HOOK"' > DIR/pre-commit 2>/dev/null && chmod +x DIR/pre-commit && echo planted; echo done'
+# include.path = ../.gitconfig: plant it with a core.fsmonitor command.
+ATTACK_INCLUDE='exec 2>/dev/null; printf "[core]\n\tfsmonitor = \"echo PWNED > PROOF; false #\"\n" > .gitconfig 2>/dev/null && echo planted; echo done'
+# core.fsmonitor = ./fsmon.sh: plant the script.
+ATTACK_FSMON='exec 2>/dev/null; '"$HOOK"' > fsmon.sh 2>/dev/null && chmod +x fsmon.sh && echo planted; echo done'
+
+attack() { # LABEL CALLER MODE POLICY CONFIG CMD [PRE]: the caller's git status and commit run nothing planted
+	local label=$1 who=$2 mode=$3 pol=$4 config=$5 cmd=$6 pre=${7:-} ws out proof
+	ws=$(new_repo "$who" "$config")
+	[ -n "$pre" ] && (cd "$ws" && eval "$pre") && { if [ "$who" = root ]; then chown -R $PINNED:$PINNED "$ws"; else chown -R "$TEST_USER:" "$ws"; fi; }
+	proof="$T/out/proof.$RANDOM$RANDOM"
+	out=$(in_sandbox "$who" "$mode" "$ws" "$pol" "${cmd//PROOF/$proof}")
+	[ "$(printf '%s\n' "$out" | grep -E '^(planted|done)' | tr '\n' ' ' | sed 's/ $//')" = done ] \
+		&& ok "$label: the sandbox cannot plant it" || not_ok "$label: the sandbox cannot plant it" "$out"
+	host_git "$who" "$ws" status >/dev/null 2>&1
+	host_git "$who" "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m host >/dev/null 2>&1
+	[ ! -e "$proof" ] && ok "$label: the caller's git status and commit run nothing planted" \
+		|| not_ok "$label: the caller's git ran what the sandbox planted" "$(cat "$proof")" "$out"
+	rm -f "$proof"
+	echo "$ws" > "$T/out/last-ws"
+}
+
+row() { # CALLER IDENT MODE
+	local who=$1 ident=$2 mode=$3 lb="$1/$2/$3" pol ws
+	pol=$(policy_for "$who" "$ident")
+	attack "$lb: core.hooksPath .husky, missing" "$who" "$mode" "$pol" \
+		$'[core]\n\thooksPath = .husky' "${ATTACK_HOOKS//DIR/.husky}"
+	ws=$(cat "$T/out/last-ws")
+	[ ! -e "$ws/.husky" ] && ok "$lb: the placeholder .husky is gone after the run" \
+		|| not_ok "$lb: the placeholder .husky is gone after the run" "$(ls -la "$ws/.husky" 2>&1)"
+	attack "$lb: core.hooksPath .husky/_, existing" "$who" "$mode" "$pol" \
+		$'[core]\n\thooksPath = .husky/_' "${ATTACK_HOOKS//DIR/.husky/_}" 'mkdir -p .husky/_'
+	attack "$lb: core.hooksPath with quotes and a comment" "$who" "$mode" "$pol" \
+		$'[CORE]\n\tHooksPath = ".git"hooks ; husky' "${ATTACK_HOOKS//DIR/.githooks}"
+	attack "$lb: include.path ../.gitconfig" "$who" "$mode" "$pol" \
+		$'[include]\n\tpath = ../.gitconfig' "$ATTACK_INCLUDE"
+	attack "$lb: includeIf gitdir ../.gitconfig" "$who" "$mode" "$pol" \
+		$'[includeIf "gitdir:/nowhere/"]\n\tpath = ../.gitconfig' "$ATTACK_INCLUDE"
+	attack "$lb: core.hooksPath from an included worktree file" "$who" "$mode" "$pol" \
+		$'[include]\n\tpath = ../.gitconfig' "${ATTACK_HOOKS//DIR/.githooks}" \
+		'printf "[core]\n\thooksPath = .githooks\n" > .gitconfig'
+	attack "$lb: core.fsmonitor ./fsmon.sh" "$who" "$mode" "$pol" \
+		$'[core]\n\tfsmonitor = ./fsmon.sh' "$ATTACK_FSMON"
+}
+
+# A configuration the plan cannot read safely is refused before launch.
+refusal() { # CALLER IDENT
+	local who=$1 ident=$2 lb="$1/$2" pol ws out rc
+	pol=$(policy_for "$who" "$ident")
+	ws=$(new_repo "$who" $'[core\n\thooksPath = .husky')
+	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
+	expect_eq "$lb: an unparseable .git/config is refused (125)" 125 "$rc"
+	case "$out" in *"$ws/.git/config:"*) ok "$lb: the refusal names the file and line";;
+		*) not_ok "$lb: the refusal names the file and line" "$out";; esac
+	ws=$(new_repo "$who" $'[core]\n\thooksPath = .husky')
+	ln -s /tmp "$ws/.husky"
+	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
+	expect_eq "$lb: a symlinked core.hooksPath is refused (125)" 125 "$rc"
+	case "$out" in *"core.hooksPath in $ws/.git/config:"*) ok "$lb: the refusal names the config line and key";;
+		*) not_ok "$lb: the refusal names the config line and key" "$out";; esac
+	ws=$(new_repo "$who" $'[core]\n\thooksPath = .husky')
+	(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run --result-fd 3 --policy "$pol" -- true \
+		3>"$T/out/result.json" >/dev/null 2>&1)
+	expect_eq "$lb: the result says what was protected and why" \
+		"$ws/.husky because core.hooksPath in $ws/.git/config:$(grep -n hooksPath "$ws/.git/config" | cut -d: -f1)" \
+		"$(python3 -c 'import json,sys; [print(p["path"], "because", p["because"]) for p in json.load(open(sys.argv[1])).get("protected", [])]' "$T/out/result.json")"
+}
+
+echo "# a repository's configuration naming worktree paths: callers x identity modes x run/session"
+for who in root "$TEST_USER"; do
+	for ident in userns root; do
+		[ "$who" != root ] && [ "$ident" = root ] && continue
+		if [ "$ident" = userns ] && ! test_have userns userns_ok "$who"; then continue; fi
+		for mode in run session; do
+			row "$who" "$ident" "$mode"
+		done
+		refusal "$who" "$ident"
+	done
+done
+
+echo "# githooks"
+finish_suite "$pass" "$fail"
