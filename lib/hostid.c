@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -272,12 +273,21 @@ static int allocate(bool session, hostid *out, osb_error *err)
 
 /* ---- asked ahead ------------------------------------------------------------ */
 
+/* May this process run on more than one CPU? An ask needs one beside the
+ * launch: on one, its child only takes turns with it. */
+static bool cpus_beside(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) < 0 || CPU_COUNT(&set) > 1;
+}
+
 int hostid_ask_start_from(int fd, hostid_ask *a)
 {
 	uint32_t start = walk_start();
 
 	*a = (hostid_ask)HOSTID_ASK_INIT;
-	if (!single_threaded())
+	if (!single_threaded() || !cpus_beside())
 		return -1;
 	for (uint32_t i = 0; i < HOSTID_RANGE_SIZE; i++) {
 		uint32_t off = (start + i) % HOSTID_RANGE_SIZE, id = HOSTID_RANGE_BASE + off;

@@ -57,8 +57,10 @@ int hostid_acquire(const osb_policy *p, uid_t euid, gid_t egid, bool session, ho
  * (launch.c), on the other CPU. hostid_ask_start picks and locks a
  * candidate pair as the allocation walk would and starts the child, only
  * when an allocation is what hostid_acquire will do (a root caller, no
- * pinned ids) and the process is single-threaded (a multithreaded one,
- * execd, keeps the lookups of hostid_acquire). It never fails: whatever
+ * pinned ids), the process is single-threaded (a multithreaded one,
+ * execd, keeps the lookups of hostid_acquire) and may run on more than one
+ * CPU (on one, the child would only take turns with the launch). It never
+ * fails: whatever
  * stands in the way (the lock file, the range, a fork the kernel refuses)
  * leaves nothing asked, and hostid_acquire_asked then does what
  * hostid_acquire does, with the refusals in their order.

@@ -16,6 +16,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -438,6 +439,16 @@ END_TEST
 
 /* ---- asked ahead (launch.c: the lookups beside the rest of a launch) ------- */
 
+/* An ask starts only where a CPU is free beside the launch. */
+static bool two_cpus(void)
+{
+	cpu_set_t set;
+
+	return osb_test_have("two CPUs", sched_getaffinity(0, sizeof(set), &set) < 0 ||
+	                     CPU_COUNT(&set) > 1,
+	                     "needs two CPUs: a launch asks ahead only where it may use a second");
+}
+
 /* Another open file description of FD's file: its locks contend with FD's. */
 static int other_description(int fd)
 {
@@ -479,6 +490,9 @@ START_TEST(test_ask_ahead_answers_from_a_child)
 	hostid a = HOSTID_INIT;
 	int fd = test_lock_file();
 
+	if (!two_cpus())
+		return;
+
 	watch_lookups(false);
 	ck_assert_int_eq(hostid_ask_start_from(fd, &ask), 0);
 	ck_assert_int_ge(ask.answer_fd, 0);
@@ -510,6 +524,9 @@ START_TEST(test_ask_ahead_answers_used)
 	hostid a = HOSTID_INIT;
 	int fd = test_lock_file(), holder = only_candidate(fd, 77);
 
+	if (!two_cpus())
+		return;
+
 	watch_lookups(false);
 	seen->busy = HOSTID_RANGE_BASE + 77;
 	ck_assert_int_eq(hostid_ask_start_from(fd, &ask), 0);
@@ -536,6 +553,9 @@ START_TEST(test_ask_ahead_child_without_answer_refused)
 	int fd = test_lock_file();
 	char want[400];
 
+	if (!two_cpus())
+		return;
+
 	watch_lookups(true);
 	ck_assert_int_eq(hostid_ask_start_from(fd, &ask), 0);
 	ck_assert_int_eq(hostid_acquire_asked(p, 0, 0, false, &ask, &a, &err), 0);
@@ -561,6 +581,9 @@ START_TEST(test_ask_ahead_ended_unanswered)
 	int fd = test_lock_file(), holder = only_candidate(fd, 5);
 	siginfo_t si = { 0 };
 	pid_t pid;
+
+	if (!two_cpus())
+		return;
 
 	ck_assert_int_eq(hostid_ask_start_from(fd, &ask), 0);
 	pid = ask.pid;
@@ -610,6 +633,35 @@ START_TEST(test_ask_ahead_only_for_an_allocation_single_threaded)
 }
 END_TEST
 
+/* Nor by a process that may run on one CPU only: the child would have no
+ * CPU beside the launch. */
+START_TEST(test_ask_ahead_needs_a_second_cpu)
+{
+	int fd = test_lock_file(), st = 0;
+	cpu_set_t one;
+	pid_t pid;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		hostid_ask ask;
+		int holder;
+
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+		if (sched_setaffinity(0, sizeof(one), &one) < 0)
+			_exit(2);
+		if (hostid_ask_start_from(fd, &ask) != -1 || ask.answer_fd != -1)
+			_exit(3);
+		holder = other_description(fd);
+		_exit(lock_range(holder, F_WRLCK, 0, HOSTID_RANGE_SIZE) == 0 ? 0 : 4);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	close(fd);
+}
+END_TEST
+
 /* Host facts a launch could have gathered, for a root caller with user
  * namespaces (as tests/unit/check_plan.c fabricates them). */
 static host_facts root_facts(void)
@@ -648,7 +700,7 @@ START_TEST(test_launch_replans_when_the_asked_ids_are_used)
 	plan pl;
 	int fd, holder;
 
-	if (!root())
+	if (!root() || !two_cpus())
 		return;
 	p = plan_policy();
 	fd = test_lock_file();
@@ -685,6 +737,9 @@ START_TEST(test_launch_refused_when_the_ask_ends_without_answer)
 	hostid_ask ask;
 	plan pl;
 	int fd = test_lock_file(), holder = only_candidate(fd, 9);
+
+	if (!two_cpus())
+		return;
 
 	watch_lookups(true);
 	ck_assert_int_eq(hostid_ask_start_from(fd, &ask), 0);
@@ -727,6 +782,7 @@ static Suite *hostid_suite(void)
 	tcase_add_test(tc, test_ask_ahead_child_without_answer_refused);
 	tcase_add_test(tc, test_ask_ahead_ended_unanswered);
 	tcase_add_test(tc, test_ask_ahead_only_for_an_allocation_single_threaded);
+	tcase_add_test(tc, test_ask_ahead_needs_a_second_cpu);
 	tcase_add_test(tc, test_launch_replans_when_the_asked_ids_are_used);
 	tcase_add_test(tc, test_launch_refused_when_the_ask_ends_without_answer);
 	suite_add_tcase(s, tc);
