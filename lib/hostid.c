@@ -16,6 +16,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -122,45 +124,48 @@ static bool single_threaded(void)
 	return t && strncmp(t + 10, "1\n", 2) == 0;
 }
 
-/* Is ID used by an account or a group (lookup errors count as used)? With
- * APART, the lookups run in a child of this process: the name service's
- * modules (libnss_systemd and the libraries it needs, 636 KiB resident on
- * Debian 12) are loaded there and never into this process, which starts a
- * session and lives as long as it. Only a single-threaded process forks for
- * it (a fork of a multithreaded one may run nothing but async-signal-safe
- * code); a fork the kernel refuses falls back to the lookups here, which
- * give the same answer. A child that ends without an answer is an error:
- * its lookups would have ended this process the same way. 1 used, 0 free,
- * or -OSB_E_HOST. */
-static int id_in_use(uint32_t id, bool apart, osb_error *err)
+/* Start the account lookups of ID in a child of this process: the read end
+ * of the pipe its answer comes through (*PID the child), or -1 when none
+ * could be made (the caller then asks itself, which gives the same answer).
+ * The child holds none of the starter's descriptors (its sockets, its id
+ * locks) but stdio and the answer's: the modules may take long, and a peer
+ * waiting for an end must not wait for them. */
+static int lookup_start(uint32_t id, pid_t *pid)
 {
-	int fds[2], st = 0;
-	char c = 0;
-	ssize_t n;
-	pid_t pid;
+	int fds[2];
+	char c;
 
-	if (!apart || pipe2(fds, O_CLOEXEC) < 0)
-		return hostid_uid_is_account(id) || hostid_gid_is_group(id);
-	pid = fork();
-	if (pid < 0) {
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	*pid = fork();
+	if (*pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
-		return hostid_uid_is_account(id) || hostid_gid_is_group(id);
+		return -1;
 	}
-	if (pid == 0) {
-		/* None of the starter's descriptors (its sockets, its id locks) but
-		 * stdio and the answer's: the modules may take long, and a peer
-		 * waiting for an end must not wait for them. */
+	if (*pid == 0) {
 		if (dup2(fds[1], 3) < 0 || close_range(4, ~0U, 0) < 0)
 			_exit(1);
 		c = (char)('0' + (hostid_uid_is_account(id) ? 1 : 0) + (hostid_gid_is_group(id) ? 2 : 0));
 		_exit(write(3, &c, 1) == 1 ? 0 : 1);
 	}
 	close(fds[1]);
+	return fds[0];
+}
+
+/* The answer of lookup_start's child PID through FD (closed, the child
+ * reaped): 1 used, 0 free, or -OSB_E_HOST when it ended without one (its
+ * lookups would have ended this process the same way). */
+static int lookup_collect(uint32_t id, pid_t pid, int fd, osb_error *err)
+{
+	int st = 0;
+	char c = 0;
+	ssize_t n;
+
 	do
-		n = read(fds[0], &c, 1);
+		n = read(fd, &c, 1);
 	while (n < 0 && errno == EINTR);
-	close(fds[0]);
+	close(fd);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (n == 1 && c >= '0' && c <= '3')
@@ -177,6 +182,23 @@ static int id_in_use(uint32_t id, bool apart, osb_error *err)
 	                   "passwd and group lines of /etc/nsswitch.conf)", id);
 }
 
+/* Is ID used by an account or a group (lookup errors count as used)? With
+ * APART, the lookups run in a child of this process (lookup_start): the name
+ * service's modules (libnss_systemd and the libraries it needs, 636 KiB
+ * resident on Debian 12) are loaded there and never into this process, which
+ * may start a session and live as long as it. Only a single-threaded process
+ * forks for it (a fork of a multithreaded one may run nothing but
+ * async-signal-safe code). 1 used, 0 free, or -OSB_E_HOST. */
+static int id_in_use(uint32_t id, bool apart, osb_error *err)
+{
+	pid_t pid;
+	int fd = apart ? lookup_start(id, &pid) : -1;
+
+	if (fd < 0)
+		return hostid_uid_is_account(id) || hostid_gid_is_group(id);
+	return lookup_collect(id, pid, fd, err);
+}
+
 /* TYPE F_WRLCK: 1 locked, 0 someone else holds it, -errno cannot lock at
  * all. F_UNLCK: gives the byte back. */
 static int lock_byte(int fd, uint32_t off, short type)
@@ -189,14 +211,22 @@ static int lock_byte(int fd, uint32_t off, short type)
 	return errno == EAGAIN || errno == EACCES ? 0 : -errno;
 }
 
-int hostid_allocate_from(int fd, bool session, hostid *out, osb_error *err)
+/* Where a walk of the range starts. */
+static uint32_t walk_start(void)
 {
-	bool apart = session && single_threaded();
 	uint32_t start = 0;
-	int r;
 
 	if (getrandom(&start, sizeof(start), GRND_NONBLOCK) != (ssize_t)sizeof(start))
 		start = (uint32_t)getpid() * 2654435761u;
+	return start;
+}
+
+int hostid_allocate_from(int fd, bool session, hostid *out, osb_error *err)
+{
+	bool apart = session && single_threaded();
+	uint32_t start = walk_start();
+	int r;
+
 	for (uint32_t i = 0; i < HOSTID_RANGE_SIZE; i++) {
 		uint32_t off = (start + i) % HOSTID_RANGE_SIZE, id = HOSTID_RANGE_BASE + off;
 
@@ -241,12 +271,112 @@ static int allocate(bool session, hostid *out, osb_error *err)
 	return r;
 }
 
+/* ---- asked ahead ------------------------------------------------------------ */
+
+/* May this process run on more than one CPU? An ask needs one beside the
+ * launch: on one, its child only takes turns with it. */
+static bool cpus_beside(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) < 0 || CPU_COUNT(&set) > 1;
+}
+
+int hostid_ask_start_from(int fd, hostid_ask *a)
+{
+	uint32_t start = walk_start();
+
+	*a = (hostid_ask)HOSTID_ASK_INIT;
+	if (!single_threaded() || !cpus_beside())
+		return -1;
+	for (uint32_t i = 0; i < HOSTID_RANGE_SIZE; i++) {
+		uint32_t off = (start + i) % HOSTID_RANGE_SIZE, id = HOSTID_RANGE_BASE + off;
+		int r = lock_byte(fd, off, F_WRLCK);
+
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			continue;
+		a->answer_fd = lookup_start(id, &a->pid);
+		if (a->answer_fd < 0) {
+			lock_byte(fd, off, F_UNLCK);
+			return -1;
+		}
+		a->asked = true;
+		a->ids = (hostid){ HOSTID_ALLOCATED, id, id, fd };
+		return 0;
+	}
+	return -1;
+}
+
+void hostid_ask_start(const osb_policy *p, uid_t euid, hostid_ask *a)
+{
+	int fd;
+
+	*a = (hostid_ask)HOSTID_ASK_INIT;
+	/* hostid_ask_start_from checks for one thread. */
+	if (euid != 0 || p->host_ids_set.set ||
+	    !range_mapped("/proc/self/uid_map", HOSTID_RANGE_BASE, HOSTID_RANGE_SIZE) ||
+	    !range_mapped("/proc/self/gid_map", HOSTID_RANGE_BASE, HOSTID_RANGE_SIZE) ||
+	    (fd = open_lock_file(NULL)) < 0)
+		return;
+	if (hostid_ask_start_from(fd, a) < 0)
+		close(fd);
+}
+
+int hostid_ask_answer(hostid_ask *a, osb_error *err)
+{
+	int r = 0;
+
+	if (a->answer_fd >= 0)
+		r = lookup_collect(a->ids.uid, a->pid, a->answer_fd, err);
+	a->answer_fd = -1;
+	a->pid = -1;
+	hostid_release(&a->ids);
+	return r;
+}
+
+void hostid_ask_end(hostid_ask *a)
+{
+	if (a->answer_fd >= 0) {
+		kill(a->pid, SIGKILL);
+		close(a->answer_fd);
+		while (waitpid(a->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	a->answer_fd = -1;
+	a->pid = -1;
+	hostid_release(&a->ids);
+}
+
+/* ---- acquiring ------------------------------------------------------------------ */
+
 int hostid_acquire(const osb_policy *p, uid_t euid, gid_t egid, bool session, hostid *out,
                    osb_error *err)
+{
+	return hostid_acquire_asked(p, euid, egid, session, NULL, out, err);
+}
+
+int hostid_acquire_asked(const osb_policy *p, uid_t euid, gid_t egid, bool session,
+                         hostid_ask *ask, hostid *out, osb_error *err)
 {
 	const pol_set *pin = &p->host_ids_set;
 
 	*out = (hostid)HOSTID_INIT;
+	if (ask && ask->answer_fd >= 0 && ask->ids.lock_fd >= 0) {
+		/* Ids asked about ahead serve an allocation only (hostid_ask_start
+		 * asks for nothing else). */
+		if (euid == 0 && !pin->set) {
+			*out = ask->ids;
+			ask->ids.lock_fd = -1;
+			return 0;
+		}
+		hostid_ask_end(ask);
+	}
+	/* After an ask, a walk looks up apart too, as the ask did: the
+	 * modules stay out of this process. */
+	if (ask && ask->asked)
+		session = true;
 	if (euid != 0) {
 		if (pin->set)
 			return osb_err_set(err, OSB_E_POLICY, EPERM, "identity",

@@ -51,6 +51,43 @@ typedef struct hostid {
  * (hostid.c, id_in_use). 0 or -OSB_E_*. */
 int hostid_acquire(const osb_policy *p, uid_t euid, gid_t egid, bool session, hostid *out,
                    osb_error *err);
+/* Asked ahead: the account lookups of the ids a root caller's sandbox is
+ * about to be allocated run in a child of this process (as hostid_acquire's
+ * for a session do) while the caller does the rest of its launch
+ * (launch.c), on the other CPU. hostid_ask_start picks and locks a
+ * candidate pair as the allocation walk would and starts the child, only
+ * when an allocation is what hostid_acquire will do (a root caller, no
+ * pinned ids), the process is single-threaded (a multithreaded one,
+ * execd, keeps the lookups of hostid_acquire) and may run on more than one
+ * CPU (on one, the child would only take turns with the launch). It never
+ * fails: whatever
+ * stands in the way (the lock file, the range, a fork the kernel refuses)
+ * leaves nothing asked, and hostid_acquire_asked then does what
+ * hostid_acquire does, with the refusals in their order.
+ * hostid_acquire_asked hands out the asked pair *before its answer*: the
+ * caller may plan with it but uses nothing of the plan until
+ * hostid_ask_answer says that no account uses it (0); 1 (an account or a
+ * group uses it: plan again with the ids a second hostid_acquire_asked
+ * walks to, each looked up apart before it is handed out) or -OSB_E_HOST
+ * (the child ended without an answer, the refusal of hostid_acquire) throw
+ * the plan away. hostid_ask_end kills and reaps an unanswered child (a
+ * launch refused before its ids were due). Both are idempotent and release
+ * what the ask still holds. */
+typedef struct hostid_ask {
+	hostid ids;         /* the candidate; its lock until hostid_acquire_asked takes it */
+	pid_t pid;          /* the lookup child, while answer_fd >= 0 */
+	int answer_fd;      /* its answer's pipe; -1: none pending */
+	bool asked;         /* a child was started: later walks look up apart too */
+} hostid_ask;
+#define HOSTID_ASK_INIT { HOSTID_INIT, -1, -1, false }
+void hostid_ask_start(const osb_policy *p, uid_t euid, hostid_ask *a);
+/* hostid_ask_start over an open lock file FD, for tests: 0 with *A holding
+ * FD, or -1 with nothing asked and FD still the caller's. */
+int hostid_ask_start_from(int fd, hostid_ask *a);
+int hostid_acquire_asked(const osb_policy *p, uid_t euid, gid_t egid, bool session,
+                         hostid_ask *ask, hostid *out, osb_error *err);
+int hostid_ask_answer(hostid_ask *a, osb_error *err);
+void hostid_ask_end(hostid_ask *a);
 /* The allocation walk over an open lock file FD (which *OUT then holds);
  * for tests, which must not contend with live sandboxes on the real one. */
 int hostid_allocate_from(int fd, bool session, hostid *out, osb_error *err);

@@ -19,4 +19,13 @@
  * nothing to free). */
 int launch_prepare(const osb_policy *p, const plan_request *rq, plan *out, osb_error *err);
 
+/* The ids and the plan, once the host's facts are in and the identity mode
+ * is decided: the plan is made with the ids asked about ahead in ASK (from
+ * hostid_ask_start, or nothing asked) and kept only when their answer is
+ * that no account uses them; else it is made again with ids the walk looks
+ * up first. Returns as launch_prepare; ASK is answered (hostid_ask_end
+ * still to be called). */
+int launch_plan_asked(const osb_policy *p, const host_facts *h, const plan_request *rq,
+                      hostid_ask *ask, plan *out, osb_error *err);
+
 #endif /* OSB_LAUNCH_H */
