@@ -159,7 +159,7 @@ static int lookup_start(uint32_t id, pid_t *pid)
 static int lookup_collect(uint32_t id, pid_t pid, int fd, osb_error *err)
 {
 	int st = 0;
-	char c = 0;
+	char c = 0, how[48];
 	ssize_t n;
 
 	do
@@ -170,16 +170,11 @@ static int lookup_collect(uint32_t id, pid_t pid, int fd, osb_error *err)
 		;
 	if (n == 1 && c >= '0' && c <= '3')
 		return c != '0';
-	if (WIFSIGNALED(st))
-		return osb_err_set(err, OSB_E_HOST, EPROTO, "identity",
-		                   "the account lookup of host id %u (getpwuid_r and getgrgid_r, in a "
-		                   "child process) was killed by signal %d (%s); check the host's name "
-		                   "service (the passwd and group lines of /etc/nsswitch.conf)", id,
-		                   WTERMSIG(st), strsignal(WTERMSIG(st)));
 	return osb_err_set(err, OSB_E_HOST, EPROTO, "identity",
 	                   "the account lookup of host id %u (getpwuid_r and getgrgid_r, in a child "
-	                   "process) ended without an answer; check the host's name service (the "
-	                   "passwd and group lines of /etc/nsswitch.conf)", id);
+	                   "process) %s without an answer; check the host's name service (the "
+	                   "passwd and group lines of /etc/nsswitch.conf)", id,
+	                   wait_status_text(st, how, sizeof(how)));
 }
 
 /* Is ID used by an account or a group (lookup errors count as used)? With

@@ -223,8 +223,8 @@ START_TEST(test_lookup_child_without_answer_refused)
 	ck_assert(in_range(a.uid));
 	snprintf(want, sizeof(want),
 	         "the account lookup of host id %u (getpwuid_r and getgrgid_r, in a child process) "
-	         "was killed by signal 9 (Killed); check the host's name service (the passwd and "
-	         "group lines of /etc/nsswitch.conf)", a.uid);
+	         "was killed by signal 9 (SIGKILL) without an answer; check the host's name service "
+	         "(the passwd and group lines of /etc/nsswitch.conf)", a.uid);
 	ck_assert_str_eq(err.message, want);
 	/* Its lock byte was given back: the id may be taken again. */
 	{
@@ -564,8 +564,8 @@ START_TEST(test_ask_ahead_child_without_answer_refused)
 	ck_assert_int_eq(err.sys_errno, EPROTO);
 	snprintf(want, sizeof(want),
 	         "the account lookup of host id %u (getpwuid_r and getgrgid_r, in a child process) "
-	         "was killed by signal 9 (Killed); check the host's name service (the passwd and "
-	         "group lines of /etc/nsswitch.conf)", a.uid);
+	         "was killed by signal 9 (SIGKILL) without an answer; check the host's name service "
+	         "(the passwd and group lines of /etc/nsswitch.conf)", a.uid);
 	ck_assert_str_eq(err.message, want);
 	hostid_release(&a);
 	unwatch_lookups();
