@@ -137,7 +137,7 @@ static int resolve(gctx *g, const char *base, const char *val, unsigned line, co
 
 		rest = rest ? rest : val + strlen(val);
 		if (rest == val + 1) {
-			home = getenv("HOME");
+			home = secure_getenv("HOME");
 		} else {
 			_cleanup_free_ char *user = strndup(val + 1, (size_t)(rest - val - 1));
 
@@ -308,8 +308,9 @@ static int on_entry(void *ctx, const char *sec, const char *sub, const char *key
 
 	snprintf(name, sizeof(name), "%s%s%s.%s", sec, sub ? "." : "", sub ? sub : "", key);
 	if (!strcmp(sec, "extensions") && !sub && !strcmp(key, "worktreeconfig")) {
-		g->worktree_config = !val || (*val && strcmp(val, "0") && strcasecmp(val, "false") &&
-		                              strcasecmp(val, "no") && strcasecmp(val, "off"));
+		g->worktree_config = !val || (*val && strcmp(val, "0") != 0 &&
+		                              strcasecmp(val, "false") != 0 &&
+		                              strcasecmp(val, "no") != 0 && strcasecmp(val, "off") != 0);
 		return 0;
 	}
 	if (!val)
@@ -560,8 +561,9 @@ int gitprotect_plan(plan *pl, osb_error *err)
 	gctx g = { .pl = pl, .err = err };
 	_cleanup_free_ char *repo = NULL, *wt = NULL, *xdg = NULL, *home = NULL;
 	_cleanup_free_ char *gitdir = NULL, *common = NULL;
-	const char *sys = getenv("GIT_CONFIG_SYSTEM"), *glob = getenv("GIT_CONFIG_GLOBAL");
-	const char *xh = getenv("XDG_CONFIG_HOME"), *hm = getenv("HOME");
+	const char *sys = secure_getenv("GIT_CONFIG_SYSTEM");
+	const char *glob = secure_getenv("GIT_CONFIG_GLOBAL");
+	const char *xh = secure_getenv("XDG_CONFIG_HOME"), *hm = secure_getenv("HOME");
 	struct stat st;
 	int r;
 
@@ -590,7 +592,7 @@ int gitprotect_plan(plan *pl, osb_error *err)
 		goto out;
 	}
 	/* git's order: system, global, the repository's, the worktree's. */
-	if ((!getenv("GIT_CONFIG_NOSYSTEM") &&
+	if ((!secure_getenv("GIT_CONFIG_NOSYSTEM") &&
 	     (r = read_config(&g, sys && *sys ? sys : "/etc/gitconfig", 0, "")) < 0) ||
 	    (glob && *glob && (r = read_config(&g, glob, 0, "")) < 0) ||
 	    (!(glob && *glob) && xdg && (r = read_config(&g, xdg, 0, "")) < 0) ||
