@@ -19,14 +19,18 @@
 #include "paths.h"
 #include "plan.h"
 
+#include <endian.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #define GIT_MAX_FILE_BYTES ((size_t)1 << 20)
 #define GIT_MAX_DEPTH 10      /* git's own include limit */
 #define GIT_MAX_FILES 64
+#define GIT_MAX_REPOS 256     /* a repository and its submodules, nested */
+#define GIT_MAX_INDEX_BYTES ((size_t)1 << 30)
 
 typedef struct gctx {
 	plan *pl;
@@ -34,8 +38,10 @@ typedef struct gctx {
 	const plan_bind *ws;
 	osb_error *err;
 	const char *file;         /* the file being parsed, its host path */
-	unsigned depth, n_files;
+	const char *wtop;         /* the work tree's top of the repository read */
+	unsigned depth, n_files, n_repos;
 	bool worktree_config;
+	bool sha256;              /* extensions.objectFormat = sha256 */
 } gctx;
 
 static int oom(osb_error *err)
@@ -289,7 +295,7 @@ static int protect_command(gctx *g, const char *val, unsigned line, const char *
 			w[--n] = '\0';
 		if (!strchr(w, '/') || strpbrk(w, "$`'\""))
 			continue;
-		if ((r = resolve(g, g->ws_host, w, line, key, &h)) < 0 ||
+		if ((r = resolve(g, g->wtop, w, line, key, &h)) < 0 ||
 		    (h && (r = protect(g, h, line, key, val)) < 0))
 			return r;
 	}
@@ -312,10 +318,14 @@ static int on_entry(void *ctx, const char *sec, const char *sub, const char *key
 		                              strcasecmp(val, "no") && strcasecmp(val, "off"));
 		return 0;
 	}
+	if (!strcmp(sec, "extensions") && !sub && !strcmp(key, "objectformat")) {
+		g->sha256 = val && !strcasecmp(val, "sha256");
+		return 0;
+	}
 	if (!val)
 		return 0;
 	if (!strcmp(sec, "core") && !sub && !strcmp(key, "hookspath")) {
-		if ((r = resolve(g, g->ws_host, val, line, "core.hooksPath", &h)) < 0)
+		if ((r = resolve(g, g->wtop, val, line, "core.hooksPath", &h)) < 0)
 			return r;
 		return h ? protect(g, h, line, "core.hooksPath", val) : 0;
 	}
@@ -494,18 +504,19 @@ static int read_line(gctx *g, const char *h, char **out)
 	return (*out = strdup(buf)) ? 0 : oom(g->err);
 }
 
-/* The repository's directories: .git itself, or what a gitfile (a worktree
- * or a submodule: "gitdir: X") names, and its commondir. Either, when it
- * lies in a writable bind outside the read-only rules, is protected whole:
- * git takes hooks from there. */
-static int git_dirs(gctx *g, char **gitdir, char **common)
+/* The repository's directories: WTOP/.git itself, or what a gitfile (a
+ * worktree or a submodule: "gitdir: X") names, and its commondir. Either,
+ * when it lies in a writable bind outside the read-only rules, is protected
+ * whole: git takes hooks from there. */
+static int git_dirs(gctx *g, const char *wtop, char **gitdir, char **common)
 {
 	_cleanup_free_ char *dotgit = NULL, *line = NULL, *cd = NULL;
 	int r;
 
 	*gitdir = *common = NULL;
-	if (asprintf(&dotgit, "%s/.git", g->ws_host) < 0)
+	if (asprintf(&dotgit, "%s/.git", wtop) < 0)
 		return oom(g->err);
+	g->file = NULL;
 	if ((r = read_line(g, dotgit, &line)) < 0)
 		goto out;
 	g->file = dotgit;
@@ -517,7 +528,7 @@ static int git_dirs(gctx *g, char **gitdir, char **common)
 	if (!line) {
 		*gitdir = dotgit;
 		dotgit = NULL;
-	} else if ((r = resolve(g, g->ws_host, line + 8, 1, "gitdir", gitdir)) < 0 ||
+	} else if ((r = resolve(g, wtop, line + 8, 1, "gitdir", gitdir)) < 0 ||
 	           (*gitdir && (r = protect(g, *gitdir, 1, "gitdir", line + 8)) < 0)) {
 		goto out;
 	}
@@ -542,6 +553,246 @@ out:
 	return r;
 }
 
+static int read_repo(gctx *g, const char *wtop, bool top);
+
+static uint32_t be32_at(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return be32toh(v);
+}
+
+static int bad_index(gctx *g, const char *idx, const char *what)
+{
+	return osb_err_set(g->err, OSB_E_POLICY, EINVAL, "paths", "%s: %s (git's index format, "
+	                   "gitformat-index(5)); the plan reads the index for its submodules: "
+	                   "run git status on the host to rewrite it, or run without a writable "
+	                   "workspace", idx, what);
+}
+
+/* Each gitlink (a submodule, mode 160000) of the index IDX, whose paths are
+ * relative to WTOP: git status and git diff run git in it, which takes its
+ * configuration, hooks and fsmonitor from what PATH/.git names, a file in
+ * the work tree. So PATH/.git is protected, and the repository there read
+ * as this one (read_repo: its gitdir, its configuration, its gitlinks). */
+/* A path git's index may hold (verify_path): relative, no empty, "." or
+ * ".." component. */
+static bool index_path_ok(const char *n)
+{
+	if (!*n || *n == '/')
+		return false;
+	for (const char *c = n; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
+		size_t l = strcspn(c, "/");
+
+		if (l == 0 || (l == 1 && c[0] == '.') || (l == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+	}
+	return true;
+}
+
+static int index_gitlinks(gctx *g, const char *idx, const char *gitdir, const char *wtop,
+                          bool shared)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *name = NULL;
+	struct stat st;
+	unsigned char *map;
+	size_t len, off = 12, hsz = g->sha256 ? 32 : 20, plen = 0;
+	uint32_t ver, count;
+	int r;
+
+	if ((r = open_read(g, idx, 0, "index", &fd)) != 0)
+		return r > 0 ? 0 : r;
+	if (fstat(fd, &st) < 0)
+		return osb_err_set(g->err, OSB_E_PATH, errno, "paths", "%s: %s", idx, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return 0;
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > GIT_MAX_INDEX_BYTES)
+		return bad_index(g, idx, S_ISREG(st.st_mode) ? "larger than 1 GiB" : "not a regular file");
+	len = (size_t)st.st_size;
+	if (len == 0)
+		return 0;   /* git takes an empty index as none */
+	if (len < 12 + hsz)
+		return bad_index(g, idx, "too short");
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return osb_err_set(g->err, OSB_E_PATH, errno, "paths", "%s: cannot read it: %s", idx,
+		                   strerror(errno));
+	ver = be32_at(map + 4);
+	count = be32_at(map + 8);
+	if (memcmp(map, "DIRC", 4) != 0 || ver < 2 || ver > 4) {
+		r = bad_index(g, idx, "not an index of version 2, 3 or 4");
+		goto out;
+	}
+	if (!(name = malloc(PATH_MAX + 1))) {
+		r = oom(g->err);
+		goto out;
+	}
+	len -= hsz;   /* the trailing checksum */
+	r = 0;
+	for (uint32_t i = 0; i < count && r == 0; i++) {
+		size_t fixed = 40 + hsz + 2, nlen, step;
+		uint16_t flags;
+		uint32_t mode;
+		const unsigned char *nm;
+
+		if (off + fixed > len) {
+			r = bad_index(g, idx, "an entry runs past its end");
+			break;
+		}
+		mode = be32_at(map + off + 24);
+		flags = (uint16_t)(map[off + 40 + hsz] << 8 | map[off + 41 + hsz]);
+		if (flags & 0x4000) {   /* extended flags, version 3 and later */
+			if (ver < 3) {
+				r = bad_index(g, idx, "an extended entry in a version 2 index");
+				break;
+			}
+			fixed += 2;
+		}
+		if (ver == 4) {   /* prefix compression: drop N bytes of the last name */
+			uint64_t strip;
+			size_t p = off + fixed;
+
+			if (p >= len) {
+				r = bad_index(g, idx, "an entry runs past its end");
+				break;
+			}
+			strip = map[p] & 127;
+			while (map[p++] & 128) {
+				if (p >= len || strip > PATH_MAX) {
+					r = bad_index(g, idx, "a bad name prefix");
+					break;
+				}
+				strip = ((strip + 1) << 7) | (map[p] & 127);
+			}
+			if (r < 0)
+				break;
+			if (strip > plen) {
+				r = bad_index(g, idx, "a bad name prefix");
+				break;
+			}
+			nm = map + p;
+			nlen = strnlen((const char *)nm, len - p);
+			if (p + nlen >= len || plen - strip + nlen > PATH_MAX) {
+				r = bad_index(g, idx, "a name runs past its end or is too long");
+				break;
+			}
+			plen -= strip;
+			memcpy(name + plen, nm, nlen);
+			plen += nlen;
+			step = p + nlen + 1 - off;
+		} else {
+			nm = map + off + fixed;
+			nlen = strnlen((const char *)nm, len - off - fixed);
+			if (off + fixed + nlen >= len || nlen > PATH_MAX) {
+				r = bad_index(g, idx, "a name runs past its end or is too long");
+				break;
+			}
+			memcpy(name, nm, nlen);
+			plen = nlen;
+			step = (fixed + nlen + 8) & ~(size_t)7;
+		}
+		name[plen] = '\0';
+		off += step;
+		/* An empty name is a split index's entry replacing one of the
+		 * shared index, whose name it takes (that gitlink counts there). */
+		if ((mode & 0170000) == 0160000 && plen > 0) {
+			_cleanup_free_ char *top = NULL, *dotgit = NULL;
+			const char *saved = g->file;
+
+			if (!index_path_ok(name)) {
+				r = bad_index(g, idx, "a gitlink path git would refuse");
+				break;
+			}
+			if (asprintf(&top, "%s/%s", wtop, name) < 0 ||
+			    asprintf(&dotgit, "%s/.git", top) < 0) {
+				r = oom(g->err);
+				break;
+			}
+			g->file = idx;
+			r = protect(g, dotgit, i + 1, "a gitlink", name);
+			g->file = saved;
+			if (r == 0)
+				r = read_repo(g, top, false);
+		}
+	}
+	/* A split index (core.splitIndex): its "link" extension names the
+	 * shared index, which holds the other entries; its gitlinks count too
+	 * (those it deletes or replaces as well: protected for nothing). */
+	while (r == 0 && !shared && off + 8 <= len) {
+		uint32_t esz = be32_at(map + off + 4);
+
+		if (esz > len - off - 8) {
+			r = bad_index(g, idx, "an extension runs past its end");
+			break;
+		}
+		if (memcmp(map + off, "link", 4) == 0) {
+			_cleanup_free_ char *si = NULL;
+			char hex[65];
+
+			if (esz < hsz) {
+				r = bad_index(g, idx, "a short \"link\" extension");
+				break;
+			}
+			for (size_t k = 0; k < hsz; k++)
+				snprintf(hex + 2 * k, 3, "%02x", map[off + 8 + k]);
+			if (asprintf(&si, "%s/sharedindex.%s", gitdir, hex) < 0) {
+				r = oom(g->err);
+				break;
+			}
+			r = index_gitlinks(g, si, gitdir, wtop, true);
+		}
+		off += 8 + esz;
+	}
+out:
+	munmap(map, (size_t)st.st_size);
+	return r;
+}
+
+/* The repository whose work tree's top is WTOP: its directories, its
+ * configuration (TOP: after the system's and the caller's global; a
+ * submodule's alone, its paths relative to its own top) and, for the
+ * submodules its index names, each of theirs. */
+static int read_repo(gctx *g, const char *wtop, bool top)
+{
+	_cleanup_free_ char *gitdir = NULL, *common = NULL, *repo = NULL, *wt = NULL, *idx = NULL;
+	const char *saved_top = g->wtop;
+	unsigned saved_files = g->n_files, saved_depth = g->depth;
+	bool saved_wc = g->worktree_config, saved_sha = g->sha256;
+	int r;
+
+	if (g->n_repos >= GIT_MAX_REPOS || g->depth >= GIT_MAX_DEPTH)
+		return osb_err_set(g->err, OSB_E_POLICY, ELOOP, "paths", "%s: submodules %s; run "
+		                   "without a writable workspace", wtop, g->depth >= GIT_MAX_DEPTH ?
+		                   "nest more than 10 deep" : "are more than 256");
+	g->n_repos++;
+	if ((r = git_dirs(g, wtop, &gitdir, &common)) < 0 || !gitdir)
+		return r;
+	if (asprintf(&repo, "%s/config", common ? common : gitdir) < 0 ||
+	    asprintf(&wt, "%s/config.worktree", gitdir) < 0 ||
+	    asprintf(&idx, "%s/index", gitdir) < 0)
+		return oom(g->err);
+	g->wtop = wtop;
+	if (!top) {   /* a submodule's configuration: a budget of its own */
+		g->n_files = 0;
+		g->depth++;
+		g->worktree_config = g->sha256 = false;
+	}
+	if ((r = read_config(g, repo, 0, "")) < 0 ||
+	    (g->worktree_config && (r = read_config(g, wt, 0, "")) < 0) ||
+	    (r = index_gitlinks(g, idx, gitdir, wtop, false)) < 0)
+		goto out;
+	r = 0;
+out:
+	g->wtop = saved_top;
+	g->n_files = top ? g->n_files : saved_files;
+	g->depth = saved_depth;
+	g->worktree_config = saved_wc;
+	g->sha256 = saved_sha;
+	return r;
+}
+
 /* Does a read-only rule of the policy cover the workspace's .git? */
 static bool covers_git(const plan *pl)
 {
@@ -558,8 +809,7 @@ static bool covers_git(const plan *pl)
 int gitprotect_plan(plan *pl, osb_error *err)
 {
 	gctx g = { .pl = pl, .err = err };
-	_cleanup_free_ char *repo = NULL, *wt = NULL, *xdg = NULL, *home = NULL;
-	_cleanup_free_ char *gitdir = NULL, *common = NULL;
+	_cleanup_free_ char *xdg = NULL, *home = NULL;
 	const char *sys = getenv("GIT_CONFIG_SYSTEM"), *glob = getenv("GIT_CONFIG_GLOBAL");
 	const char *xh = getenv("XDG_CONFIG_HOME"), *hm = getenv("HOME");
 	struct stat st;
@@ -575,28 +825,21 @@ int gitprotect_plan(plan *pl, osb_error *err)
 	if (fstat(g.ws->fd, &st) < 0 || (r = path_fd_name(g.ws->fd, &st, &g.ws_host)) < 0)
 		return osb_err_set(err, OSB_E_PATH, errno, "paths", "the workspace's host path: %s",
 		                   strerror(errno));
-	if ((r = git_dirs(&g, &gitdir, &common)) < 0)
-		goto out;
-	if (!gitdir) {
-		r = 0;
-		goto out;
-	}
-	if (asprintf(&repo, "%s/config", common ? common : gitdir) < 0 ||
-	    asprintf(&wt, "%s/config.worktree", gitdir) < 0 ||
-	    (hm && hm[0] == '/' && asprintf(&home, "%s/.gitconfig", hm) < 0) ||
+	g.wtop = g.ws_host;
+	if ((hm && hm[0] == '/' && asprintf(&home, "%s/.gitconfig", hm) < 0) ||
 	    ((xh && xh[0] == '/') ? asprintf(&xdg, "%s/git/config", xh) :
 	     (hm && hm[0] == '/') ? asprintf(&xdg, "%s/.config/git/config", hm) : 0) < 0) {
 		r = oom(err);
 		goto out;
 	}
-	/* git's order: system, global, the repository's, the worktree's. */
+	/* git's order: system, global, the repository's, the worktree's
+	 * (read_repo). */
 	if ((!getenv("GIT_CONFIG_NOSYSTEM") &&
 	     (r = read_config(&g, sys && *sys ? sys : "/etc/gitconfig", 0, "")) < 0) ||
 	    (glob && *glob && (r = read_config(&g, glob, 0, "")) < 0) ||
 	    (!(glob && *glob) && xdg && (r = read_config(&g, xdg, 0, "")) < 0) ||
 	    (!(glob && *glob) && home && (r = read_config(&g, home, 0, "")) < 0) ||
-	    (r = read_config(&g, repo, 0, "")) < 0 ||
-	    (g.worktree_config && (r = read_config(&g, wt, 0, "")) < 0))
+	    (r = read_repo(&g, g.ws_host, true)) < 0)
 		goto out;
 	r = 0;
 out:

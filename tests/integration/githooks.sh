@@ -110,6 +110,11 @@ ATTACK_HOOKS='exec 2>/dev/null; mkdir -p DIR 2>/dev/null; '"$HOOK"' > DIR/pre-co
 ATTACK_INCLUDE='exec 2>/dev/null; printf "[core]\n\tfsmonitor = \"echo PWNED > PROOF; false #\"\n" > .gitconfig 2>/dev/null && echo planted; echo done'
 # core.fsmonitor = ./fsmon.sh: plant the script.
 ATTACK_FSMON='exec 2>/dev/null; '"$HOOK"' > fsmon.sh 2>/dev/null && chmod +x fsmon.sh && echo planted; echo done'
+# A submodule (a gitlink in the index, its repository in .git/modules): the
+# sandbox points the work tree's sub/.git at a repository it makes, with a
+# core.fsmonitor; the caller's git status runs git status in sub, which runs it.
+PRE_SUBMODULE='mkdir -p .git/modules && git -c safe.directory="*" init -q --separate-git-dir .git/modules/sub sub && git -c safe.directory="*" -C sub -c user.email=t@t -c user.name=t commit -q --allow-empty -m s && git -c safe.directory="*" add sub 2>/dev/null && git -c safe.directory="*" -c user.email=t@t -c user.name=t commit -q -m sub'
+ATTACK_SUBMODULE='exec 2>/dev/null; mkdir -p sub/g/objects sub/g/refs && printf "ref: refs/heads/master\n" > sub/g/HEAD && printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \"echo PWNED > PROOF; false #\"\n" > sub/g/config && printf "gitdir: g\n" > sub/.git && echo planted; echo done'
 
 attack() { # LABEL CALLER MODE POLICY CONFIG CMD [PRE]: the caller's git status and commit run nothing planted
 	local label=$1 who=$2 mode=$3 pol=$4 config=$5 cmd=$6 pre=${7:-} ws out proof
@@ -148,6 +153,9 @@ row() { # CALLER IDENT MODE
 		'printf "[core]\n\thooksPath = .githooks\n" > .gitconfig'
 	attack "$lb: core.fsmonitor ./fsmon.sh" "$who" "$mode" "$pol" \
 		$'[core]\n\tfsmonitor = ./fsmon.sh' "$ATTACK_FSMON"
+	attack "$lb: a submodule's .git file" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" "$PRE_SUBMODULE"
+	attack "$lb: a submodule in a split index of version 4" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" \
+		"$PRE_SUBMODULE"' && git -c safe.directory="*" update-index --index-version 4 --split-index'
 }
 
 # A configuration the plan cannot read safely is refused before launch.
@@ -159,6 +167,12 @@ refusal() { # CALLER IDENT
 	expect_eq "$lb: an unparseable .git/config is refused (125)" 125 "$rc"
 	case "$out" in *"$ws/.git/config:"*) ok "$lb: the refusal names the file and line";;
 		*) not_ok "$lb: the refusal names the file and line" "$out";; esac
+	ws=$(new_repo "$who" '')
+	printf 'DIRC\0\0\0\2\0\0\0\1%064d' 0 > "$ws/.git/index"
+	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
+	expect_eq "$lb: an index it cannot read for submodules is refused (125)" 125 "$rc"
+	case "$out" in *"$ws/.git/index: an entry runs past its end (git's index format"*) ok "$lb: the refusal names the index";;
+		*) not_ok "$lb: the refusal names the index" "$out";; esac
 	ws=$(new_repo "$who" $'[core]\n\thooksPath = .husky')
 	ln -s /tmp "$ws/.husky"
 	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
