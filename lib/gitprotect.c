@@ -248,13 +248,16 @@ static bool is_command(const char *sec, const char *sub, const char *key)
 		"core.fsmonitor", "core.editor", "core.pager", "core.sshcommand", "core.askpass",
 		"core.gitproxy", "sequence.editor", "diff.external", "credential.helper",
 		"gpg.program", "uploadpack.packobjectshook", "sendemail.smtpserver", "web.browser",
-		"interactive.difffilter", "diff.guitool", "merge.tool",
+		"interactive.difffilter", "diff.guitool", "merge.tool", "core.alternaterefscommand",
+		"sendemail.tocmd", "sendemail.cccmd", "sendemail.headercmd",
 	};
 	static const char *const sub_keys[] = {
 		"filter.clean", "filter.smudge", "filter.process", "diff.command", "diff.textconv",
 		"merge.driver", "credential.helper", "gpg.program", "browser.cmd", "browser.path",
 		"man.cmd", "man.path", "difftool.cmd", "difftool.path", "mergetool.cmd",
-		"mergetool.path",
+		"mergetool.path", "remote.uploadpack", "remote.receivepack", "trailer.command",
+		"trailer.cmd", "submodule.update", "gpg.defaultkeycommand", "sendemail.tocmd",
+		"sendemail.cccmd", "sendemail.headercmd", "sendemail.smtpserver",
 	};
 	char name[600];
 
@@ -270,13 +273,26 @@ static bool is_command(const char *sec, const char *sub, const char *key)
 	return false;
 }
 
+/* Does the host path H exist (not followed when a symlink)? */
+static bool host_exists(const gctx *g, const char *h)
+{
+	const char *rel;
+	const plan_bind *b = writable_of(g, h, &rel);
+
+	return b && *rel && faccessat(b->fd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* Each word of the command VAL that is a path ("/" in it; the part after
- * "=" of an option), resolved in the worktree's top. Words with "$" or "`"
- * are the shell's to expand: they name nothing this can know. */
+ * "=" of an option), resolved in the worktree's top, and each later word
+ * without one that names what exists there at launch ("sh fsmon.sh": git
+ * runs the command in the work tree's top, and the shell reads fsmon.sh
+ * from there). Words with "$" or "`" are the shell's to expand: they name
+ * nothing this can know. */
 static int protect_command(gctx *g, const char *val, unsigned line, const char *key)
 {
 	_cleanup_free_ char *copy = strdup(val);
 	char *save = NULL;
+	bool first = true;
 
 	if (!copy)
 		return oom(g->err);
@@ -293,10 +309,24 @@ static int protect_command(gctx *g, const char *val, unsigned line, const char *
 		n = strlen(w);
 		while (n > 0 && (w[n - 1] == '\'' || w[n - 1] == '"'))
 			w[--n] = '\0';
-		if (!strchr(w, '/') || strpbrk(w, "$`'\""))
+		if (!*w || strpbrk(w, "$`'\""))
 			continue;
-		if ((r = resolve(g, g->wtop, w, line, key, &h)) < 0 ||
-		    (h && (r = protect(g, h, line, key, val)) < 0))
+		if (!strchr(w, '/')) {   /* a program found in PATH, or an argument */
+			bool later = !first;
+
+			first = false;
+			if (!later || *w == '-' || !strcmp(w, ".") || !strcmp(w, ".."))
+				continue;
+			if ((r = resolve(g, g->wtop, w, line, key, &h)) < 0)
+				return r;
+			if (!h || !host_exists(g, h))
+				continue;
+		} else {
+			first = false;
+			if ((r = resolve(g, g->wtop, w, line, key, &h)) < 0)
+				return r;
+		}
+		if (h && (r = protect(g, h, line, key, val)) < 0)
 			return r;
 	}
 	return 0;
@@ -346,6 +376,11 @@ static int on_entry(void *ctx, const char *sec, const char *sub, const char *key
 			return r;
 		return read_config(g, h, line, what);
 	}
+	/* A remote helper's command (git-remote-ext(1)): git fetch runs it
+	 * where protocol.ext.allow lets it. */
+	if (!strcmp(sec, "remote") && sub && (!strcmp(key, "url") || !strcmp(key, "pushurl")) &&
+	    !strncmp(val, "ext::", 5))
+		return protect_command(g, val + 5, line, name);
 	if (is_command(sec, sub, key))
 		return protect_command(g, val, line, name);
 	return 0;

@@ -108,7 +108,8 @@ HOOK='printf "#!/bin/sh\necho PWNED > PROOF\n"'
 ATTACK_HOOKS='exec 2>/dev/null; mkdir -p DIR 2>/dev/null; '"$HOOK"' > DIR/pre-commit 2>/dev/null && chmod +x DIR/pre-commit && echo planted; echo done'
 # include.path = ../.gitconfig: plant it with a core.fsmonitor command.
 ATTACK_INCLUDE='exec 2>/dev/null; printf "[core]\n\tfsmonitor = \"echo PWNED > PROOF; false #\"\n" > .gitconfig 2>/dev/null && echo planted; echo done'
-# core.fsmonitor = ./fsmon.sh: plant the script.
+# core.fsmonitor = ./fsmon.sh (or sh fsmon.sh): plant the script; as up.sh for
+# remote.origin.uploadpack, which git fetch runs.
 ATTACK_FSMON='exec 2>/dev/null; '"$HOOK"' > fsmon.sh 2>/dev/null && chmod +x fsmon.sh && echo planted; echo done'
 # A submodule (a gitlink in the index, its repository in .git/modules): the
 # sandbox points the work tree's sub/.git at a repository it makes, with a
@@ -126,6 +127,7 @@ attack() { # LABEL CALLER MODE POLICY CONFIG CMD [PRE]: the caller's git status 
 		&& ok "$label: the sandbox cannot plant it" || not_ok "$label: the sandbox cannot plant it" "$out"
 	host_git "$who" "$ws" status >/dev/null 2>&1
 	host_git "$who" "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m host >/dev/null 2>&1
+	host_git "$who" "$ws" fetch -q >/dev/null 2>&1
 	[ ! -e "$proof" ] && ok "$label: the caller's git status and commit run nothing planted" \
 		|| not_ok "$label: the caller's git ran what the sandbox planted" "$(cat "$proof")" "$out"
 	rm -f "$proof"
@@ -153,6 +155,12 @@ row() { # CALLER IDENT MODE
 		'printf "[core]\n\thooksPath = .githooks\n" > .gitconfig'
 	attack "$lb: core.fsmonitor ./fsmon.sh" "$who" "$mode" "$pol" \
 		$'[core]\n\tfsmonitor = ./fsmon.sh' "$ATTACK_FSMON"
+	attack "$lb: core.fsmonitor sh fsmon.sh, existing" "$who" "$mode" "$pol" \
+		$'[core]\n\tfsmonitor = sh fsmon.sh' "$ATTACK_FSMON" 'echo false > fsmon.sh'
+	attack "$lb: remote.origin.uploadpack ./up.sh (git fetch)" "$who" "$mode" "$pol" \
+		$'[remote "origin"]\n\turl = .\n\tuploadpack = ./up.sh' "${ATTACK_FSMON//fsmon.sh/up.sh}"
+	attack "$lb: remote.origin.uploadpack sh up.sh, existing (git fetch)" "$who" "$mode" "$pol" \
+		$'[remote "origin"]\n\turl = .\n\tuploadpack = sh up.sh' "${ATTACK_FSMON//fsmon.sh/up.sh}" 'echo false > up.sh'
 	attack "$lb: a submodule's .git file" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" "$PRE_SUBMODULE"
 	attack "$lb: a submodule in a split index of version 4" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" \
 		"$PRE_SUBMODULE"' && git -c safe.directory="*" update-index --index-version 4 --split-index'
