@@ -122,6 +122,76 @@ static int check_dotdot(gctx *g, const char *prefix, unsigned line, const char *
 	return r;
 }
 
+/* A path outside every writable bind may still reach one: through a
+ * symlink or a bind mount of the caller's on the way (the kernel's name of
+ * a prefix lies in the bind, or the prefix is a bind's root mounted
+ * elsewhere), or through /proc/self (git's own working
+ * directory is the work tree's top, whatever the plan's is). Git would
+ * follow it there, where nothing protects it: refused, the area's own
+ * path is the way to name it. */
+/* Is ST a writable bind's root, as a bind mount of the caller's shows it
+ * elsewhere (its kernel name is then that mount's)? */
+static bool is_bind_root(const gctx *g, const struct stat *st)
+{
+	for (size_t i = 0; i < g->pl->n_binds; i++) {
+		const plan_bind *b = &g->pl->binds[i];
+		struct stat bs;
+
+		if (b->writable && !b->layer && fstat(b->fd, &bs) == 0 && bs.st_dev == st->st_dev &&
+		    bs.st_ino == st->st_ino)
+			return true;
+	}
+	return false;
+}
+
+static int check_spelling(gctx *g, const char *h, unsigned line, const char *key,
+                          const char *val)
+{
+	static const char what[] = "it names a writable area through another spelling (a "
+	                           "symlink, a bind mount or /proc/self on the way): spell it "
+	                           "by the area's own path";
+	const char *rel, *c;
+	_cleanup_free_ char *p = NULL;
+
+	if (writable_of(g, h, &rel))
+		return 0;
+	if (!strncmp(h, "/proc/", 6)) {
+		size_t l = strcspn(h + 6, "/");
+
+		c = h + 6;
+		if ((l == 4 && !strncmp(c, "self", 4)) || (l == 11 && !strncmp(c, "thread-self", 11)) ||
+		    (l > 0 && strspn(c, "0123456789") == l))
+			return refuse(g, line, key, OSB_E_POLICY, EINVAL, what, val);
+	}
+	if (!strncmp(h, "/dev/fd/", 8))
+		return refuse(g, line, key, OSB_E_POLICY, EINVAL, what, val);
+	if (!(p = strdup(h)))
+		return oom(g->err);
+	for (char *sl = p + 1; *sl;) {
+		char *next = strchr(sl, '/');
+		_cleanup_free_ char *kn = NULL;
+		struct stat st;
+		int fd;
+
+		if (next)
+			*next = '\0';
+		fd = open(p, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return 0;   /* missing (or not searchable): so is the rest */
+		if (fstat(fd, &st) == 0 && ((path_fd_name(fd, &st, &kn) == 0 && kn &&
+		                             writable_of(g, kn, &rel)) || is_bind_root(g, &st))) {
+			close(fd);
+			return refuse(g, line, key, OSB_E_POLICY, EINVAL, what, val);
+		}
+		close(fd);
+		if (!next)
+			break;
+		*next = '/';
+		sl = next + 1;
+	}
+	return 0;
+}
+
 /* The absolute, lexically normal host path VAL names (relative: to BASE),
  * in *OUT; *OUT NULL when it names nothing here (%(prefix)/, a home that
  * cannot be found: git resolves neither to a worktree). */
@@ -189,6 +259,10 @@ static int resolve(gctx *g, const char *base, const char *val, unsigned line, co
 	if (n == 0)
 		buf[n++] = '/';
 	buf[n] = '\0';
+	if ((r = check_spelling(g, buf, line, key, val)) < 0) {
+		free(buf);
+		return r;
+	}
 	*out = buf;
 	return 0;
 }

@@ -176,6 +176,19 @@ refusal() { # CALLER IDENT
 	case "$out" in *"$ws/.git/config:"*) ok "$lb: the refusal names the file and line";;
 		*) not_ok "$lb: the refusal names the file and line" "$out";; esac
 	ws=$(new_repo "$who" '')
+	ln -s "$ws" "$ws.alias"
+	printf '[core]\n\thooksPath = %s\n' "$ws.alias/.husky" >> "$ws/.git/config"
+	for how in "a symlink to it" /proc/self/cwd; do
+		hp="$ws.alias/.husky"
+		[ "$how" = /proc/self/cwd ] && hp=/proc/self/cwd/.husky &&
+			ws=$(new_repo "$who" "$(printf '[core]\n\thooksPath = %s' "$hp")")
+		out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
+		expect_eq "$lb: core.hooksPath naming the workspace through $how is refused (125)" 125 "$rc"
+		case "$out" in *"core.hooksPath = $hp: it names a writable area through another spelling"*)
+			ok "$lb: the refusal says why ($how)";;
+			*) not_ok "$lb: the refusal says why ($how)" "$out";; esac
+	done
+	ws=$(new_repo "$who" '')
 	printf 'DIRC\0\0\0\2\0\0\0\1%064d' 0 > "$ws/.git/index"
 	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
 	expect_eq "$lb: an index it cannot read for submodules is refused (125)" 125 "$rc"
