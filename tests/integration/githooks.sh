@@ -168,7 +168,7 @@ row() { # CALLER IDENT MODE
 
 # A configuration the plan cannot read safely is refused before launch.
 refusal() { # CALLER IDENT
-	local who=$1 ident=$2 lb="$1/$2" pol ws out rc
+	local who=$1 ident=$2 lb="$1/$2" pol ws out rc name
 	pol=$(policy_for "$who" "$ident")
 	ws=$(new_repo "$who" $'[core\n\thooksPath = .husky')
 	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
@@ -206,6 +206,15 @@ refusal() { # CALLER IDENT
 	expect_eq "$lb: the result says what was protected and why" \
 		"$ws/.husky because core.hooksPath in $ws/.git/config:$(grep -n hooksPath "$ws/.git/config" | cut -d: -f1)" \
 		"$(python3 -c 'import json,sys; [print(p["path"], "because", p["because"]) for p in json.load(open(sys.argv[1])).get("protected", [])]' "$T/out/result.json")"
+	name="gh-$$-$RANDOM"
+	(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" session start --name "$name" --policy "$pol" >/dev/null 2>&1)
+	SESSIONS="$SESSIONS $who=$name"
+	as_caller "$who" "$T/bin/osb-isolate" session exec "$name" --json -- true > "$T/out/result.json" 2>/dev/null
+	as_caller "$who" "$T/bin/osb-isolate" session stop "$name" >/dev/null 2>&1
+	SESSIONS=${SESSIONS/ $who=$name/}
+	expect_eq "$lb: a session command's result says what its start protected and why" \
+		"$ws/.husky because core.hooksPath in $ws/.git/config:$(grep -n hooksPath "$ws/.git/config" | cut -d: -f1)" \
+		"$(python3 -c 'import json,sys; [print(p["path"], "because", p["because"]) for p in json.load(open(sys.argv[1])).get("protected", [])]' "$T/out/result.json" 2>&1)"
 }
 
 echo "# a repository's configuration naming worktree paths: callers x identity modes x run/session"
