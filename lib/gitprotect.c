@@ -29,6 +29,7 @@
 #define GIT_MAX_FILE_BYTES ((size_t)1 << 20)
 #define GIT_MAX_DEPTH 10      /* git's own include limit */
 #define GIT_MAX_FILES 64
+#define GIT_MAX_BINDS 64      /* a sandbox's bind mounts, lib/supervise.c */
 #define GIT_MAX_REPOS 256     /* a repository and its submodules, nested */
 #define GIT_MAX_INDEX_BYTES ((size_t)1 << 30)
 
@@ -301,6 +302,12 @@ static int protect(gctx *g, const char *h, unsigned line, const char *key, const
 		if (dest_within(dest, dd ? dd : d))
 			return 0;
 	}
+	/* Each becomes a bind mount, and a sandbox has at most 64
+	 * (plan_fd_map, lib/supervise.c): refused here, naming the cause. */
+	if (g->pl->n_binds + gr->n + 1 > GIT_MAX_BINDS)
+		return refuse(g, line, key, OSB_E_POLICY, E2BIG, "more paths to protect than a "
+		              "sandbox's 64 bind mounts allow (the policy's, the workspace's and "
+		              "these together)", val);
 	if (b == g->ws ? asprintf(&s, "workspace:%s", rel) < 0 : !(s = strdup(h)))
 		return oom(g->err);
 	if (asprintf(&why, "%s in %s", key, g->file) < 0 ||

@@ -188,6 +188,12 @@ refusal() { # CALLER IDENT
 			ok "$lb: the refusal says why ($how)";;
 			*) not_ok "$lb: the refusal says why ($how)" "$out";; esac
 	done
+	ws=$(new_repo "$who" "$(for i in $(seq 70); do printf '[include]\n\tpath = ../inc%d\n' "$i"; done)")
+	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
+	expect_eq "$lb: more paths to protect than bind mounts is refused (125)" 125 "$rc"
+	case "$out" in *"more paths to protect than a sandbox's 64 bind mounts allow"*) ok "$lb: the refusal says why (64 bind mounts)";;
+		*) not_ok "$lb: the refusal says why (64 bind mounts)" "$out";; esac
+	[ -z "$(ls "$ws")" ] && ok "$lb: no placeholder is left after the refusal" || not_ok "$lb: no placeholder is left after the refusal" "$(ls "$ws")"
 	ws=$(new_repo "$who" '')
 	printf 'DIRC\0\0\0\2\0\0\0\1%064d' 0 > "$ws/.git/index"
 	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
