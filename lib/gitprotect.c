@@ -553,37 +553,54 @@ static int open_read(gctx *g, const char *h, unsigned line, const char *key, int
 	return 0;
 }
 
+/* The configuration file at host path H, whole, in *BUF (*LEN bytes): 0,
+ * 1 when it is missing or a directory (a placeholder for the run), or
+ * -OSB_E_*. */
+static int slurp(gctx *g, const char *h, unsigned line, const char *key, char **buf, size_t *len)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	ssize_t n;
+	int r;
+
+	*buf = NULL;
+	*len = 0;
+	if ((r = open_read(g, h, line, key, &fd)) != 0)
+		return r;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		return 1;   /* a placeholder for the run: no configuration in it */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)GIT_MAX_FILE_BYTES)
+		return osb_err_set(g->err, OSB_E_PATH, S_ISREG(st.st_mode) ? EFBIG : EINVAL, "paths",
+		                   "%s: git's configuration is %s; the plan reads it to protect what "
+		                   "it names and refuses what it cannot read: fix or remove the file",
+		                   h, S_ISREG(st.st_mode) ? "larger than 1 MiB" : "not a regular file");
+	if (!(*buf = malloc(GIT_MAX_FILE_BYTES + 1)))
+		return oom(g->err);
+	while ((n = read(fd, *buf + *len, GIT_MAX_FILE_BYTES + 1 - *len)) > 0)
+		*len += (size_t)n;
+	if (n < 0 || *len > GIT_MAX_FILE_BYTES) {
+		free(*buf);
+		*buf = NULL;
+		return osb_err_set(g->err, OSB_E_PATH, n < 0 ? errno : EFBIG, "paths", "%s: cannot "
+		                   "read git's configuration: %s", h, n < 0 ? strerror(errno) :
+		                   "larger than 1 MiB");
+	}
+	return 0;
+}
+
 static int read_config(gctx *g, const char *h, unsigned line, const char *key)
 {
 	const char *saved = g->file;
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	ssize_t n;
-	size_t len = 0;
+	size_t len;
 	int r;
 
 	if (g->depth >= GIT_MAX_DEPTH || g->n_files >= GIT_MAX_FILES)
 		return refuse(g, line, key, OSB_E_POLICY, ELOOP, g->depth >= GIT_MAX_DEPTH ?
 		              "includes nest more than 10 deep" : "more than 64 configuration files",
 		              h);
-	if ((r = open_read(g, h, line, key, &fd)) != 0)
+	if ((r = slurp(g, h, line, key, &buf, &len)) != 0)
 		return r > 0 ? 0 : r;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-		return 0;   /* a placeholder for the run: no configuration in it */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)GIT_MAX_FILE_BYTES)
-		return osb_err_set(g->err, OSB_E_PATH, S_ISREG(st.st_mode) ? EFBIG : EINVAL, "paths",
-		                   "%s: git's configuration is %s; the plan reads it to protect what "
-		                   "it names and refuses what it cannot read: fix or remove the file",
-		                   h, S_ISREG(st.st_mode) ? "larger than 1 MiB" : "not a regular file");
-	if (!(buf = malloc(GIT_MAX_FILE_BYTES + 1)))
-		return oom(g->err);
-	while ((n = read(fd, buf + len, GIT_MAX_FILE_BYTES + 1 - len)) > 0)
-		len += (size_t)n;
-	if (n < 0 || len > GIT_MAX_FILE_BYTES)
-		return osb_err_set(g->err, OSB_E_PATH, n < 0 ? errno : EFBIG, "paths", "%s: cannot "
-		                   "read git's configuration: %s", h, n < 0 ? strerror(errno) :
-		                   "larger than 1 MiB");
 	g->file = h;
 	g->depth++;
 	g->n_files++;
@@ -870,9 +887,46 @@ out:
  * configuration (TOP: after the system's and the caller's global; a
  * submodule's alone, its paths relative to its own top) and, for the
  * submodules its index names, each of theirs. */
+static int on_worktree(void *ctx, const char *sec, const char *sub, const char *key,
+                       const char *val, unsigned line)
+{
+	char **wt = ctx;
+
+	(void)line;
+	if (strcmp(sec, "core") || sub || strcmp(key, "worktree") || !val)
+		return 0;
+	free(*wt);
+	return (*wt = strdup(val)) ? 0 : -OSB_E_NOMEM;
+}
+
+/* The work tree's top, as git finds it: core.worktree in the repository's
+ * own config file (not its includes: git reads it with the repository's
+ * format, git-config(1) "core.worktree"), relative to the git directory;
+ * else WTOP, where its .git is. In *OUT, NULL for WTOP. */
+static int worktree_of(gctx *g, const char *repo, const char *gitdir, char **out)
+{
+	_cleanup_free_ char *buf = NULL, *val = NULL;
+	size_t len;
+	int r;
+
+	*out = NULL;
+	if ((r = slurp(g, repo, 0, "", &buf, &len)) != 0)
+		return r > 0 ? 0 : r;
+	r = gitconf_parse(buf, len, repo, on_worktree, &val, g->err);
+	if (r == -OSB_E_NOMEM)
+		return oom(g->err);
+	if (r < 0 || !val)
+		return r;
+	g->file = repo;
+	r = resolve(g, gitdir, val, 0, "core.worktree", out);
+	g->file = NULL;
+	return r;
+}
+
 static int read_repo(gctx *g, const char *wtop, bool top)
 {
 	_cleanup_free_ char *gitdir = NULL, *common = NULL, *repo = NULL, *wt = NULL, *idx = NULL;
+	_cleanup_free_ char *core_wt = NULL;
 	const char *saved_top = g->wtop;
 	unsigned saved_files = g->n_files, saved_depth = g->depth;
 	bool saved_wc = g->worktree_config, saved_sha = g->sha256;
@@ -889,6 +943,10 @@ static int read_repo(gctx *g, const char *wtop, bool top)
 	    asprintf(&wt, "%s/config.worktree", gitdir) < 0 ||
 	    asprintf(&idx, "%s/index", gitdir) < 0)
 		return oom(g->err);
+	if ((r = worktree_of(g, repo, gitdir, &core_wt)) < 0)
+		return r;
+	if (core_wt)
+		wtop = core_wt;
 	g->wtop = wtop;
 	if (!top) {   /* a submodule's configuration: a budget of its own */
 		g->n_files = 0;

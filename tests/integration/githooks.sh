@@ -161,6 +161,8 @@ row() { # CALLER IDENT MODE
 		$'[remote "origin"]\n\turl = .\n\tuploadpack = ./up.sh' "${ATTACK_FSMON//fsmon.sh/up.sh}"
 	attack "$lb: remote.origin.uploadpack sh up.sh, existing (git fetch)" "$who" "$mode" "$pol" \
 		$'[remote "origin"]\n\turl = .\n\tuploadpack = sh up.sh' "${ATTACK_FSMON//fsmon.sh/up.sh}" 'echo false > up.sh'
+	attack "$lb: core.hooksPath .husky of a core.worktree ../sub" "$who" "$mode" "$pol" \
+		$'[core]\n\thooksPath = .husky\n\tworktree = ../sub' "${ATTACK_HOOKS//DIR/sub/.husky}" 'mkdir sub'
 	attack "$lb: a submodule's .git file" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" "$PRE_SUBMODULE"
 	attack "$lb: a submodule in a split index of version 4" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" \
 		"$PRE_SUBMODULE"' && git -c safe.directory="*" update-index --index-version 4 --split-index'
