@@ -19,6 +19,7 @@
 #include "paths.h"
 #include "plan.h"
 
+#include <dirent.h>
 #include <endian.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -887,6 +888,72 @@ out:
  * configuration (TOP: after the system's and the caller's global; a
  * submodule's alone, its paths relative to its own top) and, for the
  * submodules its index names, each of theirs. */
+/* The symlink NAME beneath DFD (whose host path is DIR), when it is one:
+ * what it points to is protected (resolve: relative to DIR). */
+static int link_target(gctx *g, int dfd, const char *dir, const char *name)
+{
+	_cleanup_free_ char *link = NULL, *h = NULL;
+	char target[PATH_MAX];
+	const char *saved = g->file;
+	struct stat st;
+	ssize_t n;
+	int r;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	if ((n = readlinkat(dfd, name, target, sizeof(target) - 1)) < 0)
+		return osb_err_set(g->err, OSB_E_PATH, errno, "paths", "%s/%s: %s", dir, name,
+		                   strerror(errno));
+	target[n] = '\0';
+	if (asprintf(&link, "%s/%s", dir, name) < 0)
+		return oom(g->err);
+	g->file = link;
+	r = resolve(g, dir, target, 0, "a hooks symlink", &h);
+	if (r == 0 && h)
+		r = protect(g, h, 0, "a hooks symlink", target);
+	g->file = saved;
+	return r;
+}
+
+/* Git runs hooks from COMMON/hooks (without core.hooksPath), following
+ * symlinks: the directory itself or a hook may point into the work tree
+ * (.git/hooks -> ../.githooks, a way to keep hooks in the repository),
+ * which the sandbox writes. Each target is protected. */
+static int hook_links(gctx *g, const char *common)
+{
+	_cleanup_free_ char *bh = NULL, *hooks = NULL;
+	_cleanup_close_ int dfd = -1, hfd = -1;
+	const char *rel;
+	const plan_bind *b = source_of(g, common, &rel, &bh);
+	osb_error e2 = { 0 };
+	DIR *d;
+	struct dirent *de;
+	int r = 0;
+
+	if (!b)
+		return 0;   /* outside every bind: the caller's, not the sandbox's */
+	if (!*rel)
+		dfd = fcntl(b->fd, F_DUPFD_CLOEXEC, 3);
+	else if (path_resolve_beneath(b->fd, bh, rel, &dfd, &e2) < 0)
+		return 0;   /* no git directory to take hooks from */
+	if (dfd < 0)
+		return oom(g->err);
+	if ((r = link_target(g, dfd, common, "hooks")) < 0)
+		return r;
+	if ((hfd = openat(dfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	if (asprintf(&hooks, "%s/hooks", common) < 0)
+		return oom(g->err);
+	if (!(d = fdopendir(hfd)))
+		return osb_err_set(g->err, OSB_E_PATH, errno, "paths", "%s: %s", hooks, strerror(errno));
+	hfd = -1;
+	while (r == 0 && (de = readdir(d)))
+		if (de->d_name[0] != '.' || (de->d_name[1] && strcmp(de->d_name, "..")))
+			r = link_target(g, dirfd(d), hooks, de->d_name);
+	closedir(d);
+	return r;
+}
+
 static int on_worktree(void *ctx, const char *sec, const char *sub, const char *key,
                        const char *val, unsigned line)
 {
@@ -955,6 +1022,7 @@ static int read_repo(gctx *g, const char *wtop, bool top)
 	}
 	if ((r = read_config(g, repo, 0, "")) < 0 ||
 	    (g->worktree_config && (r = read_config(g, wt, 0, "")) < 0) ||
+	    (r = hook_links(g, common ? common : gitdir)) < 0 ||
 	    (r = index_gitlinks(g, idx, gitdir, wtop, false)) < 0)
 		goto out;
 	r = 0;

@@ -163,6 +163,10 @@ row() { # CALLER IDENT MODE
 		$'[remote "origin"]\n\turl = .\n\tuploadpack = sh up.sh' "${ATTACK_FSMON//fsmon.sh/up.sh}" 'echo false > up.sh'
 	attack "$lb: core.hooksPath .husky of a core.worktree ../sub" "$who" "$mode" "$pol" \
 		$'[core]\n\thooksPath = .husky\n\tworktree = ../sub' "${ATTACK_HOOKS//DIR/sub/.husky}" 'mkdir sub'
+	attack "$lb: .git/hooks a symlink to ../.githooks" "$who" "$mode" "$pol" '' \
+		"${ATTACK_HOOKS//DIR/.githooks}" 'rm -rf .git/hooks && ln -s ../.githooks .git/hooks'
+	attack "$lb: .git/hooks/pre-commit a symlink to ../../hook.sh" "$who" "$mode" "$pol" '' \
+		"${ATTACK_FSMON//fsmon.sh/hook.sh}" 'echo true > hook.sh && chmod +x hook.sh && ln -s ../../hook.sh .git/hooks/pre-commit'
 	attack "$lb: a submodule's .git file" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" "$PRE_SUBMODULE"
 	attack "$lb: a submodule in a split index of version 4" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" \
 		"$PRE_SUBMODULE"' && git -c safe.directory="*" update-index --index-version 4 --split-index'
