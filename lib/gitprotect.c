@@ -930,14 +930,14 @@ static int hook_links(gctx *g, const char *common)
 	struct dirent *de;
 	int r = 0;
 
-	if (!b)
-		return 0;   /* outside every bind: the caller's, not the sandbox's */
-	if (!*rel)
+	if (!b)   /* outside every bind: the caller's, opened by name as git does */
+		dfd = open(common, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	else if (!*rel)
 		dfd = fcntl(b->fd, F_DUPFD_CLOEXEC, 3);
 	else if (path_resolve_beneath(b->fd, bh, rel, &dfd, &e2) < 0)
 		return 0;   /* no git directory to take hooks from */
 	if (dfd < 0)
-		return oom(g->err);
+		return b ? oom(g->err) : 0;
 	if ((r = link_target(g, dfd, common, "hooks")) < 0)
 		return r;
 	if ((hfd = openat(dfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
