@@ -44,9 +44,12 @@ static int bad(cursor *c, const char *what)
 	                   "writable workspace", c->file, c->line, what);
 }
 
+/* git's isspace() (its own ctype, not the C library's): a form feed or a
+ * vertical tab is not a blank, so it stays in a value (".husky\f" names a
+ * directory of its own) and is refused where git refuses it. */
 static bool is_blank(int ch)
 {
-	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v';
+	return ch == ' ' || ch == '\t' || ch == '\r';
 }
 
 static void skip_blanks(cursor *c)
@@ -235,7 +238,8 @@ int gitconf_parse(const char *buf, size_t len, const char *file, gitconf_fn fn, 
 			next(&c);
 		}
 		key[n] = '\0';
-		skip_blanks(&c);
+		while (peek(&c) == ' ' || peek(&c) == '\t')   /* as git's get_value */
+			next(&c);
 		ch = peek(&c);
 		if (ch < 0 || ch == '\n') {   /* as git: no comment after a bare key */
 			r = fn(ctx, sec, has_sub ? sub : NULL, key, NULL, line);

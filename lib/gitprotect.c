@@ -19,14 +19,20 @@
 #include "paths.h"
 #include "plan.h"
 
+#include <dirent.h>
+#include <endian.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #define GIT_MAX_FILE_BYTES ((size_t)1 << 20)
 #define GIT_MAX_DEPTH 10      /* git's own include limit */
 #define GIT_MAX_FILES 64
+#define GIT_MAX_BINDS 64      /* a sandbox's bind mounts, lib/supervise.c */
+#define GIT_MAX_REPOS 256     /* a repository and its submodules, nested */
+#define GIT_MAX_INDEX_BYTES ((size_t)1 << 30)
 
 typedef struct gctx {
 	plan *pl;
@@ -34,8 +40,10 @@ typedef struct gctx {
 	const plan_bind *ws;
 	osb_error *err;
 	const char *file;         /* the file being parsed, its host path */
-	unsigned depth, n_files;
+	const char *wtop;         /* the work tree's top of the repository read */
+	unsigned depth, n_files, n_repos;
 	bool worktree_config;
+	bool sha256;              /* extensions.objectFormat = sha256 */
 } gctx;
 
 static int oom(osb_error *err)
@@ -116,6 +124,76 @@ static int check_dotdot(gctx *g, const char *prefix, unsigned line, const char *
 	return r;
 }
 
+/* A path outside every writable bind may still reach one: through a
+ * symlink or a bind mount of the caller's on the way (the kernel's name of
+ * a prefix lies in the bind, or the prefix is a bind's root mounted
+ * elsewhere), or through /proc/self (git's own working
+ * directory is the work tree's top, whatever the plan's is). Git would
+ * follow it there, where nothing protects it: refused, the area's own
+ * path is the way to name it. */
+/* Is ST a writable bind's root, as a bind mount of the caller's shows it
+ * elsewhere (its kernel name is then that mount's)? */
+static bool is_bind_root(const gctx *g, const struct stat *st)
+{
+	for (size_t i = 0; i < g->pl->n_binds; i++) {
+		const plan_bind *b = &g->pl->binds[i];
+		struct stat bs;
+
+		if (b->writable && !b->layer && fstat(b->fd, &bs) == 0 && bs.st_dev == st->st_dev &&
+		    bs.st_ino == st->st_ino)
+			return true;
+	}
+	return false;
+}
+
+static int check_spelling(gctx *g, const char *h, unsigned line, const char *key,
+                          const char *val)
+{
+	static const char what[] = "it names a writable area through another spelling (a "
+	                           "symlink, a bind mount or /proc/self on the way): spell it "
+	                           "by the area's own path";
+	const char *rel, *c;
+	_cleanup_free_ char *p = NULL;
+
+	if (writable_of(g, h, &rel))
+		return 0;
+	if (!strncmp(h, "/proc/", 6)) {
+		size_t l = strcspn(h + 6, "/");
+
+		c = h + 6;
+		if ((l == 4 && !strncmp(c, "self", 4)) || (l == 11 && !strncmp(c, "thread-self", 11)) ||
+		    (l > 0 && strspn(c, "0123456789") == l))
+			return refuse(g, line, key, OSB_E_POLICY, EINVAL, what, val);
+	}
+	if (!strncmp(h, "/dev/fd/", 8))
+		return refuse(g, line, key, OSB_E_POLICY, EINVAL, what, val);
+	if (!(p = strdup(h)))
+		return oom(g->err);
+	for (char *sl = p + 1; *sl;) {
+		char *next = strchr(sl, '/');
+		_cleanup_free_ char *kn = NULL;
+		struct stat st;
+		int fd;
+
+		if (next)
+			*next = '\0';
+		fd = open(p, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return 0;   /* missing (or not searchable): so is the rest */
+		if (fstat(fd, &st) == 0 && ((path_fd_name(fd, &st, &kn) == 0 && kn &&
+		                             writable_of(g, kn, &rel)) || is_bind_root(g, &st))) {
+			close(fd);
+			return refuse(g, line, key, OSB_E_POLICY, EINVAL, what, val);
+		}
+		close(fd);
+		if (!next)
+			break;
+		*next = '/';
+		sl = next + 1;
+	}
+	return 0;
+}
+
 /* The absolute, lexically normal host path VAL names (relative: to BASE),
  * in *OUT; *OUT NULL when it names nothing here (%(prefix)/, a home that
  * cannot be found: git resolves neither to a worktree). */
@@ -183,6 +261,10 @@ static int resolve(gctx *g, const char *base, const char *val, unsigned line, co
 	if (n == 0)
 		buf[n++] = '/';
 	buf[n] = '\0';
+	if ((r = check_spelling(g, buf, line, key, val)) < 0) {
+		free(buf);
+		return r;
+	}
 	*out = buf;
 	return 0;
 }
@@ -221,6 +303,12 @@ static int protect(gctx *g, const char *h, unsigned line, const char *key, const
 		if (dest_within(dest, dd ? dd : d))
 			return 0;
 	}
+	/* Each becomes a bind mount, and a sandbox has at most 64
+	 * (plan_fd_map, lib/supervise.c): refused here, naming the cause. */
+	if (g->pl->n_binds + gr->n + 1 > GIT_MAX_BINDS)
+		return refuse(g, line, key, OSB_E_POLICY, E2BIG, "more paths to protect than a "
+		              "sandbox's 64 bind mounts allow (the policy's, the workspace's and "
+		              "these together)", val);
 	if (b == g->ws ? asprintf(&s, "workspace:%s", rel) < 0 : !(s = strdup(h)))
 		return oom(g->err);
 	if (asprintf(&why, "%s in %s", key, g->file) < 0 ||
@@ -242,13 +330,16 @@ static bool is_command(const char *sec, const char *sub, const char *key)
 		"core.fsmonitor", "core.editor", "core.pager", "core.sshcommand", "core.askpass",
 		"core.gitproxy", "sequence.editor", "diff.external", "credential.helper",
 		"gpg.program", "uploadpack.packobjectshook", "sendemail.smtpserver", "web.browser",
-		"interactive.difffilter", "diff.guitool", "merge.tool",
+		"interactive.difffilter", "diff.guitool", "merge.tool", "core.alternaterefscommand",
+		"sendemail.tocmd", "sendemail.cccmd", "sendemail.headercmd",
 	};
 	static const char *const sub_keys[] = {
 		"filter.clean", "filter.smudge", "filter.process", "diff.command", "diff.textconv",
 		"merge.driver", "credential.helper", "gpg.program", "browser.cmd", "browser.path",
 		"man.cmd", "man.path", "difftool.cmd", "difftool.path", "mergetool.cmd",
-		"mergetool.path",
+		"mergetool.path", "remote.uploadpack", "remote.receivepack", "trailer.command",
+		"trailer.cmd", "submodule.update", "gpg.defaultkeycommand", "sendemail.tocmd",
+		"sendemail.cccmd", "sendemail.headercmd", "sendemail.smtpserver",
 	};
 	char name[600];
 
@@ -264,13 +355,26 @@ static bool is_command(const char *sec, const char *sub, const char *key)
 	return false;
 }
 
+/* Does the host path H exist (not followed when a symlink)? */
+static bool host_exists(const gctx *g, const char *h)
+{
+	const char *rel;
+	const plan_bind *b = writable_of(g, h, &rel);
+
+	return b && *rel && faccessat(b->fd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* Each word of the command VAL that is a path ("/" in it; the part after
- * "=" of an option), resolved in the worktree's top. Words with "$" or "`"
- * are the shell's to expand: they name nothing this can know. */
+ * "=" of an option), resolved in the worktree's top, and each later word
+ * without one that names what exists there at launch ("sh fsmon.sh": git
+ * runs the command in the work tree's top, and the shell reads fsmon.sh
+ * from there). Words with "$" or "`" are the shell's to expand: they name
+ * nothing this can know. */
 static int protect_command(gctx *g, const char *val, unsigned line, const char *key)
 {
 	_cleanup_free_ char *copy = strdup(val);
 	char *save = NULL;
+	bool first = true;
 
 	if (!copy)
 		return oom(g->err);
@@ -287,10 +391,24 @@ static int protect_command(gctx *g, const char *val, unsigned line, const char *
 		n = strlen(w);
 		while (n > 0 && (w[n - 1] == '\'' || w[n - 1] == '"'))
 			w[--n] = '\0';
-		if (!strchr(w, '/') || strpbrk(w, "$`'\""))
+		if (!*w || strpbrk(w, "$`'\""))
 			continue;
-		if ((r = resolve(g, g->ws_host, w, line, key, &h)) < 0 ||
-		    (h && (r = protect(g, h, line, key, val)) < 0))
+		if (!strchr(w, '/')) {   /* a program found in PATH, or an argument */
+			bool later = !first;
+
+			first = false;
+			if (!later || *w == '-' || !strcmp(w, ".") || !strcmp(w, ".."))
+				continue;
+			if ((r = resolve(g, g->wtop, w, line, key, &h)) < 0)
+				return r;
+			if (!h || !host_exists(g, h))
+				continue;
+		} else {
+			first = false;
+			if ((r = resolve(g, g->wtop, w, line, key, &h)) < 0)
+				return r;
+		}
+		if (h && (r = protect(g, h, line, key, val)) < 0)
 			return r;
 	}
 	return 0;
@@ -313,10 +431,14 @@ static int on_entry(void *ctx, const char *sec, const char *sub, const char *key
 		                              strcasecmp(val, "no") != 0 && strcasecmp(val, "off") != 0);
 		return 0;
 	}
+	if (!strcmp(sec, "extensions") && !sub && !strcmp(key, "objectformat")) {
+		g->sha256 = val && !strcasecmp(val, "sha256");
+		return 0;
+	}
 	if (!val)
 		return 0;
 	if (!strcmp(sec, "core") && !sub && !strcmp(key, "hookspath")) {
-		if ((r = resolve(g, g->ws_host, val, line, "core.hooksPath", &h)) < 0)
+		if ((r = resolve(g, g->wtop, val, line, "core.hooksPath", &h)) < 0)
 			return r;
 		return h ? protect(g, h, line, "core.hooksPath", val) : 0;
 	}
@@ -337,6 +459,11 @@ static int on_entry(void *ctx, const char *sec, const char *sub, const char *key
 			return r;
 		return read_config(g, h, line, what);
 	}
+	/* A remote helper's command (git-remote-ext(1)): git fetch runs it
+	 * where protocol.ext.allow lets it. */
+	if (!strcmp(sec, "remote") && sub && (!strcmp(key, "url") || !strcmp(key, "pushurl")) &&
+	    !strncmp(val, "ext::", 5))
+		return protect_command(g, val + 5, line, name);
 	if (is_command(sec, sub, key))
 		return protect_command(g, val, line, name);
 	return 0;
@@ -428,37 +555,54 @@ static int open_read(gctx *g, const char *h, unsigned line, const char *key, int
 	return 0;
 }
 
+/* The configuration file at host path H, whole, in *BUF (*LEN bytes): 0,
+ * 1 when it is missing or a directory (a placeholder for the run), or
+ * -OSB_E_*. */
+static int slurp(gctx *g, const char *h, unsigned line, const char *key, char **buf, size_t *len)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	ssize_t n;
+	int r;
+
+	*buf = NULL;
+	*len = 0;
+	if ((r = open_read(g, h, line, key, &fd)) != 0)
+		return r;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		return 1;   /* a placeholder for the run: no configuration in it */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)GIT_MAX_FILE_BYTES)
+		return osb_err_set(g->err, OSB_E_PATH, S_ISREG(st.st_mode) ? EFBIG : EINVAL, "paths",
+		                   "%s: git's configuration is %s; the plan reads it to protect what "
+		                   "it names and refuses what it cannot read: fix or remove the file",
+		                   h, S_ISREG(st.st_mode) ? "larger than 1 MiB" : "not a regular file");
+	if (!(*buf = malloc(GIT_MAX_FILE_BYTES + 1)))
+		return oom(g->err);
+	while ((n = read(fd, *buf + *len, GIT_MAX_FILE_BYTES + 1 - *len)) > 0)
+		*len += (size_t)n;
+	if (n < 0 || *len > GIT_MAX_FILE_BYTES) {
+		free(*buf);
+		*buf = NULL;
+		return osb_err_set(g->err, OSB_E_PATH, n < 0 ? errno : EFBIG, "paths", "%s: cannot "
+		                   "read git's configuration: %s", h, n < 0 ? strerror(errno) :
+		                   "larger than 1 MiB");
+	}
+	return 0;
+}
+
 static int read_config(gctx *g, const char *h, unsigned line, const char *key)
 {
 	const char *saved = g->file;
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	ssize_t n;
-	size_t len = 0;
+	size_t len;
 	int r;
 
 	if (g->depth >= GIT_MAX_DEPTH || g->n_files >= GIT_MAX_FILES)
 		return refuse(g, line, key, OSB_E_POLICY, ELOOP, g->depth >= GIT_MAX_DEPTH ?
 		              "includes nest more than 10 deep" : "more than 64 configuration files",
 		              h);
-	if ((r = open_read(g, h, line, key, &fd)) != 0)
+	if ((r = slurp(g, h, line, key, &buf, &len)) != 0)
 		return r > 0 ? 0 : r;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-		return 0;   /* a placeholder for the run: no configuration in it */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)GIT_MAX_FILE_BYTES)
-		return osb_err_set(g->err, OSB_E_PATH, S_ISREG(st.st_mode) ? EFBIG : EINVAL, "paths",
-		                   "%s: git's configuration is %s; the plan reads it to protect what "
-		                   "it names and refuses what it cannot read: fix or remove the file",
-		                   h, S_ISREG(st.st_mode) ? "larger than 1 MiB" : "not a regular file");
-	if (!(buf = malloc(GIT_MAX_FILE_BYTES + 1)))
-		return oom(g->err);
-	while ((n = read(fd, buf + len, GIT_MAX_FILE_BYTES + 1 - len)) > 0)
-		len += (size_t)n;
-	if (n < 0 || len > GIT_MAX_FILE_BYTES)
-		return osb_err_set(g->err, OSB_E_PATH, n < 0 ? errno : EFBIG, "paths", "%s: cannot "
-		                   "read git's configuration: %s", h, n < 0 ? strerror(errno) :
-		                   "larger than 1 MiB");
 	g->file = h;
 	g->depth++;
 	g->n_files++;
@@ -495,18 +639,19 @@ static int read_line(gctx *g, const char *h, char **out)
 	return (*out = strdup(buf)) ? 0 : oom(g->err);
 }
 
-/* The repository's directories: .git itself, or what a gitfile (a worktree
- * or a submodule: "gitdir: X") names, and its commondir. Either, when it
- * lies in a writable bind outside the read-only rules, is protected whole:
- * git takes hooks from there. */
-static int git_dirs(gctx *g, char **gitdir, char **common)
+/* The repository's directories: WTOP/.git itself, or what a gitfile (a
+ * worktree or a submodule: "gitdir: X") names, and its commondir. Either,
+ * when it lies in a writable bind outside the read-only rules, is protected
+ * whole: git takes hooks from there. */
+static int git_dirs(gctx *g, const char *wtop, char **gitdir, char **common)
 {
 	_cleanup_free_ char *dotgit = NULL, *line = NULL, *cd = NULL;
 	int r;
 
 	*gitdir = *common = NULL;
-	if (asprintf(&dotgit, "%s/.git", g->ws_host) < 0)
+	if (asprintf(&dotgit, "%s/.git", wtop) < 0)
 		return oom(g->err);
+	g->file = NULL;
 	if ((r = read_line(g, dotgit, &line)) < 0)
 		goto out;
 	g->file = dotgit;
@@ -518,7 +663,7 @@ static int git_dirs(gctx *g, char **gitdir, char **common)
 	if (!line) {
 		*gitdir = dotgit;
 		dotgit = NULL;
-	} else if ((r = resolve(g, g->ws_host, line + 8, 1, "gitdir", gitdir)) < 0 ||
+	} else if ((r = resolve(g, wtop, line + 8, 1, "gitdir", gitdir)) < 0 ||
 	           (*gitdir && (r = protect(g, *gitdir, 1, "gitdir", line + 8)) < 0)) {
 		goto out;
 	}
@@ -543,6 +688,354 @@ out:
 	return r;
 }
 
+static int read_repo(gctx *g, const char *wtop, bool top);
+
+static uint32_t be32_at(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return be32toh(v);
+}
+
+static int bad_index(gctx *g, const char *idx, const char *what)
+{
+	return osb_err_set(g->err, OSB_E_POLICY, EINVAL, "paths", "%s: %s (git's index format, "
+	                   "gitformat-index(5)); the plan reads the index for its submodules: "
+	                   "run git status on the host to rewrite it, or run without a writable "
+	                   "workspace", idx, what);
+}
+
+/* Each gitlink (a submodule, mode 160000) of the index IDX, whose paths are
+ * relative to WTOP: git status and git diff run git in it, which takes its
+ * configuration, hooks and fsmonitor from what PATH/.git names, a file in
+ * the work tree. So PATH/.git is protected, and the repository there read
+ * as this one (read_repo: its gitdir, its configuration, its gitlinks). */
+/* A path git's index may hold (verify_path): relative, no empty, "." or
+ * ".." component. */
+static bool index_path_ok(const char *n)
+{
+	if (!*n || *n == '/')
+		return false;
+	for (const char *c = n; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
+		size_t l = strcspn(c, "/");
+
+		if (l == 0 || (l == 1 && c[0] == '.') || (l == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+	}
+	return true;
+}
+
+static int index_gitlinks(gctx *g, const char *idx, const char *gitdir, const char *wtop,
+                          bool shared)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *name = NULL;
+	struct stat st;
+	unsigned char *map;
+	size_t len, off = 12, hsz = g->sha256 ? 32 : 20, plen = 0;
+	uint32_t ver, count;
+	int r;
+
+	if ((r = open_read(g, idx, 0, "index", &fd)) != 0)
+		return r > 0 ? 0 : r;
+	if (fstat(fd, &st) < 0)
+		return osb_err_set(g->err, OSB_E_PATH, errno, "paths", "%s: %s", idx, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return 0;
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > GIT_MAX_INDEX_BYTES)
+		return bad_index(g, idx, S_ISREG(st.st_mode) ? "larger than 1 GiB" : "not a regular file");
+	len = (size_t)st.st_size;
+	if (len == 0)
+		return 0;   /* git takes an empty index as none */
+	if (len < 12 + hsz)
+		return bad_index(g, idx, "too short");
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return osb_err_set(g->err, OSB_E_PATH, errno, "paths", "%s: cannot read it: %s", idx,
+		                   strerror(errno));
+	ver = be32_at(map + 4);
+	count = be32_at(map + 8);
+	if (memcmp(map, "DIRC", 4) != 0 || ver < 2 || ver > 4) {
+		r = bad_index(g, idx, "not an index of version 2, 3 or 4");
+		goto out;
+	}
+	if (!(name = malloc(PATH_MAX + 1))) {
+		r = oom(g->err);
+		goto out;
+	}
+	len -= hsz;   /* the trailing checksum */
+	r = 0;
+	for (uint32_t i = 0; i < count && r == 0; i++) {
+		size_t fixed = 40 + hsz + 2, nlen, step;
+		uint16_t flags;
+		uint32_t mode;
+		const unsigned char *nm;
+
+		if (off + fixed > len) {
+			r = bad_index(g, idx, "an entry runs past its end");
+			break;
+		}
+		mode = be32_at(map + off + 24);
+		flags = (uint16_t)(map[off + 40 + hsz] << 8 | map[off + 41 + hsz]);
+		if (flags & 0x4000) {   /* extended flags, version 3 and later */
+			if (ver < 3) {
+				r = bad_index(g, idx, "an extended entry in a version 2 index");
+				break;
+			}
+			fixed += 2;
+		}
+		if (ver == 4) {   /* prefix compression: drop N bytes of the last name */
+			uint64_t strip;
+			size_t p = off + fixed;
+
+			if (p >= len) {
+				r = bad_index(g, idx, "an entry runs past its end");
+				break;
+			}
+			strip = map[p] & 127;
+			while (map[p++] & 128) {
+				if (p >= len || strip > PATH_MAX) {
+					r = bad_index(g, idx, "a bad name prefix");
+					break;
+				}
+				strip = ((strip + 1) << 7) | (map[p] & 127);
+			}
+			if (r < 0)
+				break;
+			if (strip > plen) {
+				r = bad_index(g, idx, "a bad name prefix");
+				break;
+			}
+			nm = map + p;
+			nlen = strnlen((const char *)nm, len - p);
+			if (p + nlen >= len || plen - strip + nlen > PATH_MAX) {
+				r = bad_index(g, idx, "a name runs past its end or is too long");
+				break;
+			}
+			plen -= strip;
+			memcpy(name + plen, nm, nlen);
+			plen += nlen;
+			step = p + nlen + 1 - off;
+		} else {
+			nm = map + off + fixed;
+			nlen = strnlen((const char *)nm, len - off - fixed);
+			if (off + fixed + nlen >= len || nlen > PATH_MAX) {
+				r = bad_index(g, idx, "a name runs past its end or is too long");
+				break;
+			}
+			memcpy(name, nm, nlen);
+			plen = nlen;
+			step = (fixed + nlen + 8) & ~(size_t)7;
+		}
+		name[plen] = '\0';
+		off += step;
+		/* An empty name is a split index's entry replacing one of the
+		 * shared index, whose name it takes (that gitlink counts there). */
+		if ((mode & 0170000) == 0160000 && plen > 0) {
+			_cleanup_free_ char *top = NULL, *dotgit = NULL;
+			const char *saved = g->file;
+
+			if (!index_path_ok(name)) {
+				r = bad_index(g, idx, "a gitlink path git would refuse");
+				break;
+			}
+			if (asprintf(&top, "%s/%s", wtop, name) < 0 ||
+			    asprintf(&dotgit, "%s/.git", top) < 0) {
+				r = oom(g->err);
+				break;
+			}
+			g->file = idx;
+			r = protect(g, dotgit, i + 1, "a gitlink", name);
+			g->file = saved;
+			if (r == 0)
+				r = read_repo(g, top, false);
+		}
+	}
+	/* A split index (core.splitIndex): its "link" extension names the
+	 * shared index, which holds the other entries; its gitlinks count too
+	 * (those it deletes or replaces as well: protected for nothing). */
+	while (r == 0 && !shared && off + 8 <= len) {
+		uint32_t esz = be32_at(map + off + 4);
+
+		if (esz > len - off - 8) {
+			r = bad_index(g, idx, "an extension runs past its end");
+			break;
+		}
+		if (memcmp(map + off, "link", 4) == 0) {
+			_cleanup_free_ char *si = NULL;
+			char hex[65];
+
+			if (esz < hsz) {
+				r = bad_index(g, idx, "a short \"link\" extension");
+				break;
+			}
+			for (size_t k = 0; k < hsz; k++)
+				snprintf(hex + 2 * k, 3, "%02x", map[off + 8 + k]);
+			if (asprintf(&si, "%s/sharedindex.%s", gitdir, hex) < 0) {
+				r = oom(g->err);
+				break;
+			}
+			r = index_gitlinks(g, si, gitdir, wtop, true);
+		}
+		off += 8 + esz;
+	}
+out:
+	munmap(map, (size_t)st.st_size);
+	return r;
+}
+
+/* The repository whose work tree's top is WTOP: its directories, its
+ * configuration (TOP: after the system's and the caller's global; a
+ * submodule's alone, its paths relative to its own top) and, for the
+ * submodules its index names, each of theirs. */
+/* The symlink NAME beneath DFD (whose host path is DIR), when it is one:
+ * what it points to is protected (resolve: relative to DIR). */
+static int link_target(gctx *g, int dfd, const char *dir, const char *name)
+{
+	_cleanup_free_ char *link = NULL, *h = NULL;
+	char target[PATH_MAX];
+	const char *saved = g->file;
+	struct stat st;
+	ssize_t n;
+	int r;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	if ((n = readlinkat(dfd, name, target, sizeof(target) - 1)) < 0)
+		return osb_err_set(g->err, OSB_E_PATH, errno, "paths", "%s/%s: %s", dir, name,
+		                   strerror(errno));
+	target[n] = '\0';
+	if (asprintf(&link, "%s/%s", dir, name) < 0)
+		return oom(g->err);
+	g->file = link;
+	r = resolve(g, dir, target, 0, "a hooks symlink", &h);
+	if (r == 0 && h)
+		r = protect(g, h, 0, "a hooks symlink", target);
+	g->file = saved;
+	return r;
+}
+
+/* Git runs hooks from COMMON/hooks (without core.hooksPath), following
+ * symlinks: the directory itself or a hook may point into the work tree
+ * (.git/hooks -> ../.githooks, a way to keep hooks in the repository),
+ * which the sandbox writes. Each target is protected. */
+static int hook_links(gctx *g, const char *common)
+{
+	_cleanup_free_ char *bh = NULL, *hooks = NULL;
+	_cleanup_close_ int dfd = -1, hfd = -1;
+	const char *rel;
+	const plan_bind *b = source_of(g, common, &rel, &bh);
+	osb_error e2 = { 0 };
+	DIR *d;
+	struct dirent *de;
+	int r = 0;
+
+	if (!b)   /* outside every bind: the caller's, opened by name as git does */
+		dfd = open(common, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	else if (!*rel)
+		dfd = fcntl(b->fd, F_DUPFD_CLOEXEC, 3);
+	else if (path_resolve_beneath(b->fd, bh, rel, &dfd, &e2) < 0)
+		return 0;   /* no git directory to take hooks from */
+	if (dfd < 0)
+		return b ? oom(g->err) : 0;
+	if ((r = link_target(g, dfd, common, "hooks")) < 0)
+		return r;
+	if ((hfd = openat(dfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	if (asprintf(&hooks, "%s/hooks", common) < 0)
+		return oom(g->err);
+	if (!(d = fdopendir(hfd)))
+		return osb_err_set(g->err, OSB_E_PATH, errno, "paths", "%s: %s", hooks, strerror(errno));
+	hfd = -1;
+	while (r == 0 && (de = readdir(d)))
+		if (de->d_name[0] != '.' || (de->d_name[1] && strcmp(de->d_name, "..")))
+			r = link_target(g, dirfd(d), hooks, de->d_name);
+	closedir(d);
+	return r;
+}
+
+static int on_worktree(void *ctx, const char *sec, const char *sub, const char *key,
+                       const char *val, unsigned line)
+{
+	char **wt = ctx;
+
+	(void)line;
+	if (strcmp(sec, "core") || sub || strcmp(key, "worktree") || !val)
+		return 0;
+	free(*wt);
+	return (*wt = strdup(val)) ? 0 : -OSB_E_NOMEM;
+}
+
+/* The work tree's top, as git finds it: core.worktree in the repository's
+ * own config file (not its includes: git reads it with the repository's
+ * format, git-config(1) "core.worktree"), relative to the git directory;
+ * else WTOP, where its .git is. In *OUT, NULL for WTOP. */
+static int worktree_of(gctx *g, const char *repo, const char *gitdir, char **out)
+{
+	_cleanup_free_ char *buf = NULL, *val = NULL;
+	size_t len;
+	int r;
+
+	*out = NULL;
+	if ((r = slurp(g, repo, 0, "", &buf, &len)) != 0)
+		return r > 0 ? 0 : r;
+	r = gitconf_parse(buf, len, repo, on_worktree, &val, g->err);
+	if (r == -OSB_E_NOMEM)
+		return oom(g->err);
+	if (r < 0 || !val)
+		return r;
+	g->file = repo;
+	r = resolve(g, gitdir, val, 0, "core.worktree", out);
+	g->file = NULL;
+	return r;
+}
+
+static int read_repo(gctx *g, const char *wtop, bool top)
+{
+	_cleanup_free_ char *gitdir = NULL, *common = NULL, *repo = NULL, *wt = NULL, *idx = NULL;
+	_cleanup_free_ char *core_wt = NULL;
+	const char *saved_top = g->wtop;
+	unsigned saved_files = g->n_files, saved_depth = g->depth;
+	bool saved_wc = g->worktree_config, saved_sha = g->sha256;
+	int r;
+
+	if (g->n_repos >= GIT_MAX_REPOS || g->depth >= GIT_MAX_DEPTH)
+		return osb_err_set(g->err, OSB_E_POLICY, ELOOP, "paths", "%s: submodules %s; run "
+		                   "without a writable workspace", wtop, g->depth >= GIT_MAX_DEPTH ?
+		                   "nest more than 10 deep" : "are more than 256");
+	g->n_repos++;
+	if ((r = git_dirs(g, wtop, &gitdir, &common)) < 0 || !gitdir)
+		return r;
+	if (asprintf(&repo, "%s/config", common ? common : gitdir) < 0 ||
+	    asprintf(&wt, "%s/config.worktree", gitdir) < 0 ||
+	    asprintf(&idx, "%s/index", gitdir) < 0)
+		return oom(g->err);
+	if ((r = worktree_of(g, repo, gitdir, &core_wt)) < 0)
+		return r;
+	if (core_wt)
+		wtop = core_wt;
+	g->wtop = wtop;
+	if (!top) {   /* a submodule's configuration: a budget of its own */
+		g->n_files = 0;
+		g->depth++;
+		g->worktree_config = g->sha256 = false;
+	}
+	if ((r = read_config(g, repo, 0, "")) < 0 ||
+	    (g->worktree_config && (r = read_config(g, wt, 0, "")) < 0) ||
+	    (r = hook_links(g, common ? common : gitdir)) < 0 ||
+	    (r = index_gitlinks(g, idx, gitdir, wtop, false)) < 0)
+		goto out;
+	r = 0;
+out:
+	g->wtop = saved_top;
+	g->n_files = top ? g->n_files : saved_files;
+	g->depth = saved_depth;
+	g->worktree_config = saved_wc;
+	g->sha256 = saved_sha;
+	return r;
+}
+
 /* Does a read-only rule of the policy cover the workspace's .git? */
 static bool covers_git(const plan *pl)
 {
@@ -559,8 +1052,7 @@ static bool covers_git(const plan *pl)
 int gitprotect_plan(plan *pl, osb_error *err)
 {
 	gctx g = { .pl = pl, .err = err };
-	_cleanup_free_ char *repo = NULL, *wt = NULL, *xdg = NULL, *home = NULL;
-	_cleanup_free_ char *gitdir = NULL, *common = NULL;
+	_cleanup_free_ char *xdg = NULL, *home = NULL;
 	const char *sys = secure_getenv("GIT_CONFIG_SYSTEM");
 	const char *glob = secure_getenv("GIT_CONFIG_GLOBAL");
 	const char *xh = secure_getenv("XDG_CONFIG_HOME"), *hm = secure_getenv("HOME");
@@ -577,28 +1069,21 @@ int gitprotect_plan(plan *pl, osb_error *err)
 	if (fstat(g.ws->fd, &st) < 0 || (r = path_fd_name(g.ws->fd, &st, &g.ws_host)) < 0)
 		return osb_err_set(err, OSB_E_PATH, errno, "paths", "the workspace's host path: %s",
 		                   strerror(errno));
-	if ((r = git_dirs(&g, &gitdir, &common)) < 0)
-		goto out;
-	if (!gitdir) {
-		r = 0;
-		goto out;
-	}
-	if (asprintf(&repo, "%s/config", common ? common : gitdir) < 0 ||
-	    asprintf(&wt, "%s/config.worktree", gitdir) < 0 ||
-	    (hm && hm[0] == '/' && asprintf(&home, "%s/.gitconfig", hm) < 0) ||
+	g.wtop = g.ws_host;
+	if ((hm && hm[0] == '/' && asprintf(&home, "%s/.gitconfig", hm) < 0) ||
 	    ((xh && xh[0] == '/') ? asprintf(&xdg, "%s/git/config", xh) :
 	     (hm && hm[0] == '/') ? asprintf(&xdg, "%s/.config/git/config", hm) : 0) < 0) {
 		r = oom(err);
 		goto out;
 	}
-	/* git's order: system, global, the repository's, the worktree's. */
+	/* git's order: system, global, the repository's, the worktree's
+	 * (read_repo). */
 	if ((!secure_getenv("GIT_CONFIG_NOSYSTEM") &&
 	     (r = read_config(&g, sys && *sys ? sys : "/etc/gitconfig", 0, "")) < 0) ||
 	    (glob && *glob && (r = read_config(&g, glob, 0, "")) < 0) ||
 	    (!(glob && *glob) && xdg && (r = read_config(&g, xdg, 0, "")) < 0) ||
 	    (!(glob && *glob) && home && (r = read_config(&g, home, 0, "")) < 0) ||
-	    (r = read_config(&g, repo, 0, "")) < 0 ||
-	    (g.worktree_config && (r = read_config(&g, wt, 0, "")) < 0))
+	    (r = read_repo(&g, g.ws_host, true)) < 0)
 		goto out;
 	r = 0;
 out:

@@ -31,8 +31,10 @@ typedef struct git_rules {
  * beneath the workspace fd (no symlink), .git/config.worktree when
  * extensions.worktreeConfig, the caller's global and the system
  * configuration, and what they include (at most 10 deep, 64 files, 1 MiB a
- * file), and fill PL->git with the paths inside writable binds that git
- * would run code or read configuration from. Refuses (-OSB_E_POLICY,
+ * file), the index's gitlinks (each submodule's PATH/.git, and that
+ * repository read the same way, at most 10 deep and 256 repositories), and
+ * fill PL->git with the paths inside writable binds that git would run code
+ * or read configuration from. Refuses (-OSB_E_POLICY,
  * -OSB_E_PATH, stage "paths", "FILE:LINE: ...") a file it cannot parse,
  * one too large, includes too deep, a path it cannot resolve without
  * following a symlink, a key naming the workspace itself. Returns 0 or

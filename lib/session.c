@@ -105,6 +105,7 @@ struct osb_session {
 	char policy_hash[OSB_POLICY_HASH_LEN];
 	const char *ws_mode;      /* the policy's workspace mode (static) */
 	char *mode;
+	strv prot_path, prot_why;  /* what the plan protected (result "protected") */
 	hostid host;              /* its host ids, locked until the session is gone */
 	placeholders made;        /* the plan's, removed once the sandbox is gone */
 	limits_state lim;         /* the plan's cgroup, removed once the sandbox is gone */
@@ -214,6 +215,15 @@ static int session_copy(osb_session *s, const osb_policy *p, const plan *pl, osb
 	for (size_t i = 0; i < pl->env.n; i++)
 		if (strv_push(&s->env, pl->env.v[i]) < 0)
 			goto nomem;
+	for (size_t i = 0; i < pl->git.n; i++) {
+		const pol_str *g = &pl->git.v[i];
+
+		if ((strncmp(g->s, "workspace:", 10) == 0 ?
+		     strv_pushf(&s->prot_path, "%s/%s", pl->ws_dest, g->s + 10) :
+		     strv_push(&s->prot_path, g->s)) < 0 ||
+		    strv_pushf(&s->prot_why, "%s:%u", g->o.file, g->o.line) < 0)
+			goto nomem;
+	}
 	for (size_t i = 0; i < n_watch; i++)
 		if (strv_push(&s->watch, watch[i]) < 0)
 			goto nomem;
@@ -279,6 +289,8 @@ static void session_release(osb_session *s)
 		close(s->sock);
 	strv_free(&s->env);
 	strv_free(&s->watch);
+	strv_free(&s->prot_path);
+	strv_free(&s->prot_why);
 	strv_free(&s->deny_origin);
 	strv_free(&s->deny);
 	free(s->mode);
@@ -1422,6 +1434,12 @@ int osb_session_run(osb_session *s, const osb_exec *e, osb_result **out, osb_err
 	res->ws_mode = s->ws_mode;
 	res->mode = strdup(s->mode);
 	result_set_host_ids(res, s->host.uid, s->host.gid, hostid_kind_name(s->host.kind));
+	for (size_t i = 0; i < s->prot_path.n && i < s->prot_why.n; i++)
+		if (strv_push(&res->protected_path, s->prot_path.v[i]) < 0 ||
+		    strv_push(&res->protected_why, s->prot_why.v[i]) < 0) {
+			r = osb_err_set(&res->error, OSB_E_NOMEM, ENOMEM, "result", "out of memory");
+			goto done;
+		}
 	lim = exec_output_limit(s->output_limit, e);
 	capture_init(&c.cap[0], e->capture ? lim : 0);
 	capture_init(&c.cap[1], e->capture ? lim : 0);

@@ -108,8 +108,14 @@ HOOK='printf "#!/bin/sh\necho PWNED > PROOF\n"'
 ATTACK_HOOKS='exec 2>/dev/null; mkdir -p DIR 2>/dev/null; '"$HOOK"' > DIR/pre-commit 2>/dev/null && chmod +x DIR/pre-commit && echo planted; echo done'
 # include.path = ../.gitconfig: plant it with a core.fsmonitor command.
 ATTACK_INCLUDE='exec 2>/dev/null; printf "[core]\n\tfsmonitor = \"echo PWNED > PROOF; false #\"\n" > .gitconfig 2>/dev/null && echo planted; echo done'
-# core.fsmonitor = ./fsmon.sh: plant the script.
+# core.fsmonitor = ./fsmon.sh (or sh fsmon.sh): plant the script; as up.sh for
+# remote.origin.uploadpack, which git fetch runs.
 ATTACK_FSMON='exec 2>/dev/null; '"$HOOK"' > fsmon.sh 2>/dev/null && chmod +x fsmon.sh && echo planted; echo done'
+# A submodule (a gitlink in the index, its repository in .git/modules): the
+# sandbox points the work tree's sub/.git at a repository it makes, with a
+# core.fsmonitor; the caller's git status runs git status in sub, which runs it.
+PRE_SUBMODULE='mkdir -p .git/modules && git -c safe.directory="*" init -q --separate-git-dir .git/modules/sub sub && git -c safe.directory="*" -C sub -c user.email=t@t -c user.name=t commit -q --allow-empty -m s && git -c safe.directory="*" add sub 2>/dev/null && git -c safe.directory="*" -c user.email=t@t -c user.name=t commit -q -m sub'
+ATTACK_SUBMODULE='exec 2>/dev/null; mkdir -p sub/g/objects sub/g/refs && printf "ref: refs/heads/master\n" > sub/g/HEAD && printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \"echo PWNED > PROOF; false #\"\n" > sub/g/config && printf "gitdir: g\n" > sub/.git && echo planted; echo done'
 
 attack() { # LABEL CALLER MODE POLICY CONFIG CMD [PRE]: the caller's git status and commit run nothing planted
 	local label=$1 who=$2 mode=$3 pol=$4 config=$5 cmd=$6 pre=${7:-} ws out proof
@@ -121,6 +127,7 @@ attack() { # LABEL CALLER MODE POLICY CONFIG CMD [PRE]: the caller's git status 
 		&& ok "$label: the sandbox cannot plant it" || not_ok "$label: the sandbox cannot plant it" "$out"
 	host_git "$who" "$ws" status >/dev/null 2>&1
 	host_git "$who" "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m host >/dev/null 2>&1
+	host_git "$who" "$ws" fetch -q >/dev/null 2>&1
 	[ ! -e "$proof" ] && ok "$label: the caller's git status and commit run nothing planted" \
 		|| not_ok "$label: the caller's git ran what the sandbox planted" "$(cat "$proof")" "$out"
 	rm -f "$proof"
@@ -148,17 +155,57 @@ row() { # CALLER IDENT MODE
 		'printf "[core]\n\thooksPath = .githooks\n" > .gitconfig'
 	attack "$lb: core.fsmonitor ./fsmon.sh" "$who" "$mode" "$pol" \
 		$'[core]\n\tfsmonitor = ./fsmon.sh' "$ATTACK_FSMON"
+	attack "$lb: core.fsmonitor sh fsmon.sh, existing" "$who" "$mode" "$pol" \
+		$'[core]\n\tfsmonitor = sh fsmon.sh' "$ATTACK_FSMON" 'echo false > fsmon.sh'
+	attack "$lb: remote.origin.uploadpack ./up.sh (git fetch)" "$who" "$mode" "$pol" \
+		$'[remote "origin"]\n\turl = .\n\tuploadpack = ./up.sh' "${ATTACK_FSMON//fsmon.sh/up.sh}"
+	attack "$lb: remote.origin.uploadpack sh up.sh, existing (git fetch)" "$who" "$mode" "$pol" \
+		$'[remote "origin"]\n\turl = .\n\tuploadpack = sh up.sh' "${ATTACK_FSMON//fsmon.sh/up.sh}" 'echo false > up.sh'
+	attack "$lb: core.hooksPath .husky of a core.worktree ../sub" "$who" "$mode" "$pol" \
+		$'[core]\n\thooksPath = .husky\n\tworktree = ../sub' "${ATTACK_HOOKS//DIR/sub/.husky}" 'mkdir sub'
+	attack "$lb: .git/hooks a symlink to ../.githooks" "$who" "$mode" "$pol" '' \
+		"${ATTACK_HOOKS//DIR/.githooks}" 'rm -rf .git/hooks && ln -s ../.githooks .git/hooks'
+	attack "$lb: .git/hooks/pre-commit a symlink to ../../hook.sh" "$who" "$mode" "$pol" '' \
+		"${ATTACK_FSMON//fsmon.sh/hook.sh}" 'echo true > hook.sh && chmod +x hook.sh && ln -s ../../hook.sh .git/hooks/pre-commit'
+	attack "$lb: a submodule's .git file" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" "$PRE_SUBMODULE"
+	attack "$lb: a submodule in a split index of version 4" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" \
+		"$PRE_SUBMODULE"' && git -c safe.directory="*" update-index --index-version 4 --split-index'
 }
 
 # A configuration the plan cannot read safely is refused before launch.
 refusal() { # CALLER IDENT
-	local who=$1 ident=$2 lb="$1/$2" pol ws out rc
+	local who=$1 ident=$2 lb="$1/$2" pol ws out rc name
 	pol=$(policy_for "$who" "$ident")
 	ws=$(new_repo "$who" $'[core\n\thooksPath = .husky')
 	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
 	expect_eq "$lb: an unparseable .git/config is refused (125)" 125 "$rc"
 	case "$out" in *"$ws/.git/config:"*) ok "$lb: the refusal names the file and line";;
 		*) not_ok "$lb: the refusal names the file and line" "$out";; esac
+	ws=$(new_repo "$who" '')
+	ln -s "$ws" "$ws.alias"
+	printf '[core]\n\thooksPath = %s\n' "$ws.alias/.husky" >> "$ws/.git/config"
+	for how in "a symlink to it" /proc/self/cwd; do
+		hp="$ws.alias/.husky"
+		[ "$how" = /proc/self/cwd ] && hp=/proc/self/cwd/.husky &&
+			ws=$(new_repo "$who" "$(printf '[core]\n\thooksPath = %s' "$hp")")
+		out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
+		expect_eq "$lb: core.hooksPath naming the workspace through $how is refused (125)" 125 "$rc"
+		case "$out" in *"core.hooksPath = $hp: it names a writable area through another spelling"*)
+			ok "$lb: the refusal says why ($how)";;
+			*) not_ok "$lb: the refusal says why ($how)" "$out";; esac
+	done
+	ws=$(new_repo "$who" "$(for i in $(seq 70); do printf '[include]\n\tpath = ../inc%d\n' "$i"; done)")
+	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
+	expect_eq "$lb: more paths to protect than bind mounts is refused (125)" 125 "$rc"
+	case "$out" in *"more paths to protect than a sandbox's 64 bind mounts allow"*) ok "$lb: the refusal says why (64 bind mounts)";;
+		*) not_ok "$lb: the refusal says why (64 bind mounts)" "$out";; esac
+	[ -z "$(ls "$ws")" ] && ok "$lb: no placeholder is left after the refusal" || not_ok "$lb: no placeholder is left after the refusal" "$(ls "$ws")"
+	ws=$(new_repo "$who" '')
+	printf 'DIRC\0\0\0\2\0\0\0\1%064d' 0 > "$ws/.git/index"
+	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
+	expect_eq "$lb: an index it cannot read for submodules is refused (125)" 125 "$rc"
+	case "$out" in *"$ws/.git/index: an entry runs past its end (git's index format"*) ok "$lb: the refusal names the index";;
+		*) not_ok "$lb: the refusal names the index" "$out";; esac
 	ws=$(new_repo "$who" $'[core]\n\thooksPath = .husky')
 	ln -s /tmp "$ws/.husky"
 	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
@@ -171,6 +218,15 @@ refusal() { # CALLER IDENT
 	expect_eq "$lb: the result says what was protected and why" \
 		"$ws/.husky because core.hooksPath in $ws/.git/config:$(grep -n hooksPath "$ws/.git/config" | cut -d: -f1)" \
 		"$(python3 -c 'import json,sys; [print(p["path"], "because", p["because"]) for p in json.load(open(sys.argv[1])).get("protected", [])]' "$T/out/result.json")"
+	name="gh-$$-$RANDOM"
+	(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" session start --name "$name" --policy "$pol" >/dev/null 2>&1)
+	SESSIONS="$SESSIONS $who=$name"
+	as_caller "$who" "$T/bin/osb-isolate" session exec "$name" --json -- true > "$T/out/result.json" 2>/dev/null
+	as_caller "$who" "$T/bin/osb-isolate" session stop "$name" >/dev/null 2>&1
+	SESSIONS=${SESSIONS/ $who=$name/}
+	expect_eq "$lb: a session command's result says what its start protected and why" \
+		"$ws/.husky because core.hooksPath in $ws/.git/config:$(grep -n hooksPath "$ws/.git/config" | cut -d: -f1)" \
+		"$(python3 -c 'import json,sys; [print(p["path"], "because", p["because"]) for p in json.load(open(sys.argv[1])).get("protected", [])]' "$T/out/result.json" 2>&1)"
 }
 
 echo "# a repository's configuration naming worktree paths: callers x identity modes x run/session"

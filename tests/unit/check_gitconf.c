@@ -64,6 +64,11 @@ static const struct { const char *in, *out; } good[] = {
 	{ "[core]\n\tk = a\tb\\", "core|-|k|a b@2;" },
 	{ "[core]\r\n\tk = \"a\r\nb\"\r\n", NULL },
 	{ "[core]\n\tk = \"a\rb\"\n", "core|-|k|a\rb@2;" },
+	/* git's isspace is " \t\n\r": a form feed or a vertical tab is part
+	 * of the value (git config --list: "core.hookspath=.husky\f"), so the
+	 * directory git takes hooks from is ".husky\f", not ".husky". */
+	{ "[core]\n\thooksPath = .husky\f\n", "core|-|hookspath|.husky\f@2;" },
+	{ "[core]\n\thooksPath = \v.husky \v\n", "core|-|hookspath|\v.husky \v@2;" },
 };
 
 START_TEST(test_gitconf_accepts_git_syntax)
@@ -99,6 +104,11 @@ static const struct { const char *in; size_t len; const char *msg; } bad[] = {
 	{ "[x a]\n", 0, "/w/.git/config:1: a subsection must be quoted" },
 	{ "[x.y \"a\"]\n", 0, "/w/.git/config:1: a section name with a dot cannot have a quoted subsection" },
 	{ "[core]\n\tk = ok\n\tj = \"\\x\"\n", 0, "/w/.git/config:3: invalid escape in a value" },
+	/* git: "bad config line" for each */
+	{ "[core]\n\f hooksPath = x\n", 0, "/w/.git/config:2: expected a section, a key or a comment" },
+	{ "[core]\n\thooksPath \r= x\n", 0, "/w/.git/config:2: invalid character in a key name" },
+	{ "[core]\n\thooksPath\v= x\n", 0, "/w/.git/config:2: invalid character in a key name" },
+	{ "[core\v\"x\"]\n", 0, "/w/.git/config:1: invalid character in a section name" },
 };
 
 START_TEST(test_gitconf_refuses_what_git_refuses)
