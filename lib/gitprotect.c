@@ -44,7 +44,25 @@ typedef struct gctx {
 	unsigned depth, n_files, n_repos;
 	bool worktree_config;
 	bool sha256;              /* extensions.objectFormat = sha256 */
+	/* Submodules found in an index, read after it (a queue, not a
+	 * recursion: each with the depth of the repository that named it). */
+	struct pending_repo { char *wtop; unsigned depth; } *pend;
+	size_t n_pend;
 } gctx;
+
+/* Queue the submodule whose work tree's top is WTOP (taken over). */
+static int pend_push(gctx *g, char *wtop)
+{
+	struct pending_repo *v = realloc(g->pend, (g->n_pend + 1) * sizeof(*v));
+
+	if (!v) {
+		free(wtop);
+		return -ENOMEM;
+	}
+	g->pend = v;
+	v[g->n_pend++] = (struct pending_repo){ wtop, g->depth };
+	return 0;
+}
 
 static int oom(osb_error *err)
 {
@@ -688,8 +706,6 @@ out:
 	return r;
 }
 
-static int read_repo(gctx *g, const char *wtop, bool top);
-
 static uint32_t be32_at(const unsigned char *p)
 {
 	uint32_t v;
@@ -726,8 +742,12 @@ static bool index_path_ok(const char *n)
 	return true;
 }
 
+/* The gitlinks of the index IDX: each submodule's .git protected and the
+ * submodule queued. With SHARED (a split index's own file), the shared
+ * index its "link" extension names, for the caller to read the same way
+ * (with NULL: it is that shared index). */
 static int index_gitlinks(gctx *g, const char *idx, const char *gitdir, const char *wtop,
-                          bool shared)
+                          char **shared)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *name = NULL;
@@ -848,22 +868,23 @@ static int index_gitlinks(gctx *g, const char *idx, const char *gitdir, const ch
 			g->file = idx;
 			r = protect(g, dotgit, i + 1, "a gitlink", name);
 			g->file = saved;
-			if (r == 0)
-				r = read_repo(g, top, false);
+			if (r == 0) {
+				r = pend_push(g, top) < 0 ? oom(g->err) : 0;
+				top = NULL;   /* the queue's now (or freed) */
+			}
 		}
 	}
 	/* A split index (core.splitIndex): its "link" extension names the
 	 * shared index, which holds the other entries; its gitlinks count too
 	 * (those it deletes or replaces as well: protected for nothing). */
-	while (r == 0 && !shared && off + 8 <= len) {
+	while (r == 0 && shared && off + 8 <= len) {
 		uint32_t esz = be32_at(map + off + 4);
 
 		if (esz > len - off - 8) {
 			r = bad_index(g, idx, "an extension runs past its end");
 			break;
 		}
-		if (memcmp(map + off, "link", 4) == 0) {
-			_cleanup_free_ char *si = NULL;
+		if (memcmp(map + off, "link", 4) == 0 && !*shared) {
 			char hex[65];
 
 			if (esz < hsz) {
@@ -872,11 +893,11 @@ static int index_gitlinks(gctx *g, const char *idx, const char *gitdir, const ch
 			}
 			for (size_t k = 0; k < hsz; k++)
 				snprintf(hex + 2 * k, 3, "%02x", map[off + 8 + k]);
-			if (asprintf(&si, "%s/sharedindex.%s", gitdir, hex) < 0) {
+			if (asprintf(shared, "%s/sharedindex.%s", gitdir, hex) < 0) {
+				*shared = NULL;
 				r = oom(g->err);
 				break;
 			}
-			r = index_gitlinks(g, si, gitdir, wtop, true);
 		}
 		off += 8 + esz;
 	}
@@ -949,7 +970,7 @@ static int hook_links(gctx *g, const char *common)
 		return osb_err_set(g->err, OSB_E_PATH, errno, "paths", "%s: %s", hooks, strerror(errno));
 	hfd = -1;
 	while (r == 0 && (de = readdir(d)))
-		if (de->d_name[0] != '.' || (de->d_name[1] && strcmp(de->d_name, "..")))
+		if (de->d_name[0] != '.' || (de->d_name[1] && strcmp(de->d_name, "..") != 0))
 			r = link_target(g, dirfd(d), hooks, de->d_name);
 	closedir(d);
 	return r;
@@ -961,7 +982,7 @@ static int on_worktree(void *ctx, const char *sec, const char *sub, const char *
 	char **wt = ctx;
 
 	(void)line;
-	if (strcmp(sec, "core") || sub || strcmp(key, "worktree") || !val)
+	if (strcmp(sec, "core") != 0 || sub || strcmp(key, "worktree") != 0 || !val)
 		return 0;
 	free(*wt);
 	return (*wt = strdup(val)) ? 0 : -OSB_E_NOMEM;
@@ -994,7 +1015,7 @@ static int worktree_of(gctx *g, const char *repo, const char *gitdir, char **out
 static int read_repo(gctx *g, const char *wtop, bool top)
 {
 	_cleanup_free_ char *gitdir = NULL, *common = NULL, *repo = NULL, *wt = NULL, *idx = NULL;
-	_cleanup_free_ char *core_wt = NULL;
+	_cleanup_free_ char *core_wt = NULL, *shared = NULL;
 	const char *saved_top = g->wtop;
 	unsigned saved_files = g->n_files, saved_depth = g->depth;
 	bool saved_wc = g->worktree_config, saved_sha = g->sha256;
@@ -1024,7 +1045,8 @@ static int read_repo(gctx *g, const char *wtop, bool top)
 	if ((r = read_config(g, repo, 0, "")) < 0 ||
 	    (g->worktree_config && (r = read_config(g, wt, 0, "")) < 0) ||
 	    (r = hook_links(g, common ? common : gitdir)) < 0 ||
-	    (r = index_gitlinks(g, idx, gitdir, wtop, false)) < 0)
+	    (r = index_gitlinks(g, idx, gitdir, wtop, &shared)) < 0 ||
+	    (shared && (r = index_gitlinks(g, shared, gitdir, wtop, NULL)) < 0))
 		goto out;
 	r = 0;
 out:
@@ -1085,8 +1107,18 @@ int gitprotect_plan(plan *pl, osb_error *err)
 	    (!(glob && *glob) && home && (r = read_config(&g, home, 0, "")) < 0) ||
 	    (r = read_repo(&g, g.ws_host, true)) < 0)
 		goto out;
+	/* The submodules, breadth first: each read as its parent would have
+	 * read it, at its parent's depth (read_repo counts one more). */
+	for (size_t i = 0; i < g.n_pend; i++) {
+		g.depth = g.pend[i].depth;
+		if ((r = read_repo(&g, g.pend[i].wtop, false)) < 0)
+			goto out;
+	}
 	r = 0;
 out:
+	for (size_t i = 0; i < g.n_pend; i++)
+		free(g.pend[i].wtop);
+	free(g.pend);
 	free(g.ws_host);
 	return r;
 }
