@@ -230,9 +230,15 @@ check_attack() { # LABEL CALLER MODE OUTPUT WS
 		esac
 	done
 	[ -z "$bad" ] && ok "$label: /proc entries read-only or masked" || not_ok "$label: /proc entries read-only or masked" "$bad"
+	# The init (a session's broker) runs as the command's uid: only its not
+	# being dumpable keeps its memory, and with it the report channel to
+	# the launcher, from the command.
+	expect_eq "$label: pid 1's memory, environment and fds are closed to the command" \
+		"pid1 mem errno=13 pid1 environ errno=13 pid1 fd errno=13" \
+		"$(printf '%s\n' "$out" | grep '^pid1 ' | tr '\n' ' ' | sed 's/ $//')"
 }
 
-ATTACK='./hostattack sysctl; ./hostattack plant suid; sh ./shplant.sh; ./hostattack read SECRETS; ./hostattack ids; ./hostattack procmask; sleep 1'
+ATTACK='./hostattack sysctl; ./hostattack plant suid; sh ./shplant.sh; ./hostattack read SECRETS; ./hostattack ids; ./hostattack procmask; ./hostattack pid1; sleep 1'
 
 row() { # CALLER IDENTITY POLICY MODE
 	local who=$1 ident=$2 pol=$3 mode=$4 label ws polfile plainpol out rc j attack
