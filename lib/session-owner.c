@@ -314,7 +314,7 @@ int owner_attach(const char *path, int *link, char **state, size_t *len, int *br
 		close(fd);
 		return osb_err_set(err, OSB_E_SANDBOX, r == -EPIPE ? EPERM : -r, "session",
 		                   "the owner of %s refused the attach%s", path,
-		                   r == -EPIPE ? " (only its own uid or root may attach)" : "");
+		                   r == -EPIPE ? " (only its own uid or root may attach, and not from inside a sandbox)" : "");
 	}
 	*link = fd;
 	*broker = fds[0];

@@ -478,8 +478,53 @@ t_placeholder_shared() {
 	expect_eq "a stopped session leaves no placeholder in its workspace" "" "$(ls -A "$ws")"
 }
 
+# ---- a sandbox cannot use its caller's sessions ---------------------------------
+# An unprivileged caller's sandbox runs as the caller's uid on the host: a
+# command whose view shows the sessions' directory (here XDG_RUNTIME_DIR
+# beneath the workspace; a policy binding it would do as well) can connect to
+# the socket of every session of the caller, and once ran commands in a
+# balanced session from a strict one (the host's network, the caller's
+# environment) and stopped it. The holder refuses a client that is not of its
+# pid namespace (lib/peer-pidns.h), with the reason.
+t_session_socket() {
+	local lab="$TEST_USER: a strict session's command and a balanced session's socket" ws a b out hostnet
+	test_have userns userns_ok "$TEST_USER" || return
+	# Short: the socket's path must fit in sun_path with an id of 64.
+	ws=$(mktemp -d /tmp/osb-sk.XXXXXX)
+	mkdir -p "$ws/x" "$ws/cli/bin" "$ws/cli/lib"
+	cp "$T/bin/osb-isolate" "$ws/cli/bin/"
+	cp "$T/lib/libosb-isolate.so.0" "$ws/cli/lib/"
+	chown -R "$TEST_USER:" "$ws"
+	chmod 755 "$ws"; chmod 700 "$ws/x"
+	EXTRA_ENV=(XDG_RUNTIME_DIR="$ws/x")
+	a=$(cd "$ws" && as_caller "$TEST_USER" "$T/bin/osb-isolate" session start --policy balanced --name "sock-a-$$" 2>&1)
+	b=$(cd "$ws" && as_caller "$TEST_USER" "$T/bin/osb-isolate" session start --policy strict --name "sock-b-$$" 2>&1)
+	expect_eq "$lab: both sessions started" "sock-a-$$ sock-b-$$" "$a $b"
+	out=$(cd "$ws" && as_caller "$TEST_USER" "$T/bin/osb-isolate" session exec "sock-b-$$" -- sh -c "
+		export XDG_RUNTIME_DIR=$ws/x
+		[ -S $ws/x/osb-isolate/sock-a-$$.sock ] && echo seen
+		./cli/bin/osb-isolate session exec sock-a-$$ -- readlink /proc/self/ns/net; echo exec=\$?
+		./cli/bin/osb-isolate session stop sock-a-$$; echo stop=\$?" 2>&1)
+	hostnet=$(readlink /proc/self/ns/net)
+	case "$out" in *seen*) ok "$lab: the socket is in the command's view";;
+		*) not_ok "$lab: the socket is in the command's view" "$out";; esac
+	case "$out" in *"$hostnet"*) not_ok "$lab: no command ran in the balanced session" "$out";;
+		*) ok "$lab: no command ran in the balanced session";; esac
+	expect_eq "$lab: exec and stop exit 125" "exec=125 stop=125" \
+		"$(printf '%s\n' "$out" | grep -E '^(exec|stop)=' | tr '\n' ' ' | sed 's/ $//')"
+	expect_eq "$lab: the refusal says why, to exec and to stop" 2 \
+		"$(printf '%s\n' "$out" | grep -c "refused: the client is not in the pid namespace of the session's holder")"
+	expect_eq "$lab: the balanced session still serves its caller" "$hostnet" \
+		"$(as_caller "$TEST_USER" "$T/bin/osb-isolate" session exec "sock-a-$$" -- readlink /proc/self/ns/net 2>&1)"
+	as_caller "$TEST_USER" "$T/bin/osb-isolate" session stop "sock-a-$$" >/dev/null 2>&1
+	as_caller "$TEST_USER" "$T/bin/osb-isolate" session stop "sock-b-$$" >/dev/null 2>&1
+	EXTRA_ENV=()
+	rm -rf "$ws"
+}
+
 t_placeholder_shared
 t_root_none
+t_session_socket
 t_concurrent_ids
 t_pinned_0700_session
 t_nproc

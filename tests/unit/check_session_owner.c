@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -438,6 +439,63 @@ START_TEST(test_another_uid_cannot_attach)
 }
 END_TEST
 
+/* A process of the owner's uid in a pid namespace beneath the owner's, as a
+ * command inside a sandbox is (an unprivileged caller's runs as the caller's
+ * uid on the host), is refused: an attacher gets the broker's socket and the
+ * sandbox's pid 1 (lib/peer-pidns.h). Before, it attached like the daemon. */
+START_TEST(test_a_process_of_another_pid_namespace_cannot_attach)
+{
+	osb_policy *p;
+	osb_session *s;
+	osb_error err;
+	int status, fl = CLONE_NEWPID | (geteuid() == 0 ? 0 : CLONE_NEWUSER);
+	pid_t probe, child;
+
+	probe = fork();
+	ck_assert_int_ge(probe, 0);
+	if (probe == 0)
+		_exit(unshare(fl) == 0 ? 0 : 1);
+	ck_assert_int_eq(waitpid(probe, &status, 0), probe);
+	if (!osb_test_have("pidns", WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	                   "unshare(CLONE_NEWPID) is refused here"))
+		return;
+	p = policy_text("");
+	s = osb_session_start(p, &err);
+	ck_assert_msg(s != NULL, "%s", err.message);
+	ck_assert_int_eq(osb_session_detach(s, dir, "nested", &err), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		pid_t inner;
+
+		if (unshare(fl) != 0)
+			_exit(2);
+		inner = fork();   /* pid 1 of the new namespace */
+		if (inner == 0) {
+			osb_session *o = osb_session_attach(dir, "nested", &err);
+
+			if (o)
+				_exit(3);
+			_exit(err.code == OSB_E_SANDBOX && err.sys_errno == EPERM &&
+			      strstr(err.message, "not from inside a sandbox") ? 0 : 4);
+		}
+		if (inner < 0 || waitpid(inner, &status, 0) != inner)
+			_exit(5);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 6);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	/* Still served to its own process, and attachable from our namespace. */
+	ck_assert_int_eq(run_sh(s, "true", NULL, 0), 0);
+	osb_session_free(s);
+	s = osb_session_attach(dir, "nested", &err);
+	ck_assert_msg(s != NULL, "attach: %s", err.message);
+	ck_assert_int_eq(osb_session_destroy(s, &err), 0);
+	osb_session_free(s);
+	osb_policy_free(p);
+}
+END_TEST
+
 /* An attached handle owns no proxy, no host ids and no cgroup of the
  * session: destroying it through the handle signals nothing but the owner
  * and closes no fd of the caller. (The attached handle once carried an
@@ -560,6 +618,7 @@ static Suite *owner_suite(void)
 	tcase_add_test(tc, test_detached_session_is_attached_from_a_new_process);
 	tcase_add_test(tc, test_detach_refuses_a_directory_others_can_write);
 	tcase_add_test(tc, test_another_uid_cannot_attach);
+	tcase_add_test(tc, test_a_process_of_another_pid_namespace_cannot_attach);
 	tcase_add_test(tc, test_destroying_an_attached_session_signals_no_caller_process);
 	tcase_add_test(tc, test_an_owner_that_cannot_be_forked_says_why_and_what_to_do);
 	suite_add_tcase(su, tc);
