@@ -426,8 +426,13 @@ static int session_stop(int argc, char **argv)
 		return r;
 	r = wire_send_request(fd, &h, "", 0, NULL, 0) < 0 ? -1 : relay_replies(fd, &rp);
 	close(fd);
-	if (r != 0)
+	if (r != 0) {
+		/* the holder's reason (a refusal), when it gave one */
+		if (rp.err_len && fwrite(rp.err, 1, rp.err_len, stderr) != rp.err_len) {
+			/* stderr is gone: the status still says it */
+		}
 		return session_fail("cannot stop session %s", argv[1]);
+	}
 	session_wait_gone(&w, 3000);
 	return 0;
 }

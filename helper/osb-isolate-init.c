@@ -1053,10 +1053,18 @@ __attribute__((noreturn))
 static void run_as_pid1(const struct init_opts *o)
 {
 	uint64_t deadline_ms = o->has_deadline ? o->deadline_ms : 0;
-	pid_t child = fork();
+	pid_t child;
 	bool watched;
 	int st;
 
+	/* Not dumpable, as a session's broker (helper/broker.c): the command
+	 * runs as the init's own uid, and in a user namespace (where no id
+	 * switch clears the flag) it could otherwise open /proc/1/mem for
+	 * writing and speak for the init on the report channel (its exit
+	 * status, its messages). The command's execve makes it dumpable again. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		fail("init:caps", errno, "cannot make the init not dumpable: %s", strerror(errno));
+	child = fork();
 	if (child < 0)
 		fail("init:fork", errno, "cannot start the command: fork: %s", strerror(errno));
 	if (child == 0)

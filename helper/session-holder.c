@@ -18,6 +18,7 @@
 #include "session-holder.h"
 #include "holder-overlay.h"
 #include "cli-common.h"
+#include "peer-pidns.h"
 #include "fork-hint.h"
 #include "relay.h"
 #include "session-wire.h"
@@ -216,7 +217,22 @@ static void holder_stop(struct holder *h, int conn, bool discard)
 struct client {
 	struct holder *h;
 	int conn;
+	bool own_ns;         /* the peer is of our pid namespace (lib/peer-pidns.h) */
 };
+
+/* A process inside a sandbox (a pid namespace beneath ours) shares our uid
+ * when the caller is unprivileged, and reaches the socket when its view shows
+ * this directory: it is told why it may not use the session. */
+static void refuse_sandboxed(int conn)
+{
+	osb_error e = { .code = OSB_E_USAGE, .stage = "session" };
+
+	snprintf(e.message, sizeof(e.message), "refused: the client is not in the pid namespace "
+	         "of the session's holder (a command inside a sandbox may not use its caller's "
+	         "sessions); run osb-isolate where the session was started");
+	reply_error(conn, &e);
+	wire_send_status(conn, OSB_EXIT_SETUP);
+}
 
 static void *client_main(void *arg)
 {
@@ -224,7 +240,9 @@ static void *client_main(void *arg)
 	struct wire_request rq = { .nfds = 0 };
 
 	if (wire_recv_request(c->conn, &rq) == 0) {
-		if (rq.h.type == CLI_EXEC) {
+		if (!c->own_ns) {
+			refuse_sandboxed(c->conn);
+		} else if (rq.h.type == CLI_EXEC) {
 			holder_exec(c->h, c->conn, &rq);
 		} else if (rq.h.type == CLI_INFO) {
 			char *info = holder_info(c->h);
@@ -254,7 +272,8 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
-/* Only our own uid (or root) may use the session. */
+/* Only our own uid (or root) may use the session; of those, a process
+ * inside a sandbox is refused with a reason (refuse_sandboxed). */
 static bool peer_allowed(int conn)
 {
 	struct ucred cred;
@@ -282,7 +301,7 @@ static void holder_accept(struct holder *h, int lsock)
 		close(conn);
 		return;
 	}
-	*c = (struct client){ .h = h, .conn = conn };
+	*c = (struct client){ .h = h, .conn = conn, .own_ns = peer_in_own_pidns(conn) };
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_mutex_lock(&h->lock);

@@ -18,6 +18,7 @@
 #include "session-owner.h"
 #include "fork-hint.h"
 #include "owner-proto.h"
+#include "peer-pidns.h"
 #include "phrecord.h"
 
 #include <errno.h>
@@ -378,14 +379,16 @@ static void on_life(struct owner *o)
 		stop(o);
 }
 
-/* Only our own uid or root may attach (the directory is private too). */
+/* Only our own uid or root may attach (the directory is private too), and
+ * not from inside a sandbox (lib/peer-pidns.h): an attacher gets the broker's
+ * socket and the sandbox's pid 1. */
 static bool peer_allowed(int fd)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 
 	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
-	       (cred.uid == getuid() || cred.uid == 0);
+	       (cred.uid == getuid() || cred.uid == 0) && peer_in_own_pidns(fd);
 }
 
 static void on_accept(struct owner *o)

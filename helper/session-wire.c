@@ -12,6 +12,7 @@
  * counts against the strings, the final NUL, the fds.
  */
 #include "session-wire.h"
+#include "peer-pidns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -180,6 +181,14 @@ int session_connect(const struct where *w)
 		close(fd);
 		return -e;
 	}
+	/* A socket another pid namespace listens on is not a holder's: a
+	 * command inside a sandbox whose view shows this directory can put one
+	 * there (under a new id, or over a live session's), and would receive
+	 * the fds and the requests meant for a session (lib/peer-pidns.h). */
+	if (!peer_in_own_pidns(fd)) {
+		close(fd);
+		return -EREMOTE;
+	}
 	return fd;
 }
 
@@ -198,6 +207,11 @@ int session_open(const char *id, struct where *w, int *fd)
 	if (r != 0)
 		return r;
 	*fd = session_connect(w);
+	if (*fd == -EREMOTE)
+		return session_fail("session %s: %s is served from another pid namespace than this "
+		                    "process's (made inside a sandbox whose view shows %s?); not used: "
+		                    "stop the sessions whose workspace holds that directory, and keep "
+		                    "XDG_RUNTIME_DIR out of every workspace", id, w->sock, w->dir);
 	if (*fd == -ECONNREFUSED && session_clean_if_stale(w))
 		return session_fail("no session named %s (its holder had died; removed its stale socket)", id);
 	/* The holder listens only once its session is up: asking now would

@@ -42,7 +42,8 @@ int session_locate(const char *id, struct where *w);
 /* Remove ID's files when no holder (nor its janitor) holds the lock.
  * Returns true when something stale was removed. */
 bool session_clean_if_stale(const struct where *w);
-/* A connection to W's socket, or -errno. */
+/* A connection to W's socket, or -errno (-EREMOTE: whoever listens on it is
+ * of another pid namespace, not a holder of ours). */
 int session_connect(const struct where *w);
 /* Connect to session ID, cleaning up after a dead holder. 0 or OSB_EXIT_SETUP
  * (the reason printed). */

@@ -960,7 +960,9 @@ const char *osb_session_end_name(int reason);
 int osb_session_detach(osb_session *session, const char *dir, const char *id, osb_error *err);
 /* Attach to the detached session ID in DIR: a new handle to the same
  * sandbox (its files, its processes), used as any session; the owner
- * refuses a process of another uid, unless root. osb_session_free releases
+ * refuses a process of another uid, unless root, and one of another pid
+ * namespace (inside a sandbox); a socket served from another pid namespace
+ * is refused here. osb_session_free releases
  * the handle only; osb_session_destroy ends the session. NULL with ERR
  * (OSB_E_SANDBOX when no such session is served there). */
 OSB_WARN_UNUSED osb_session *osb_session_attach(const char *dir, const char *id, osb_error *err);

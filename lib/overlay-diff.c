@@ -76,10 +76,25 @@ static int type_of(mode_t m)
 	}
 }
 
+/* A path longer than this is shown up to its last '/' within it, with its
+ * length: the message (osb_error, 1024 bytes) must keep the reason, which
+ * comes after the path (a layer's path may be nearly PATH_MAX long). */
+#define WERR_PATH_SHOWN 600
+
 static int werr(struct walk *w, int code, int e, const char *what)
 {
-	return osb_err_set(w->err, code, e, "session", "overlay workspace: %s%s%s: %s",
-	                   w->path[0] ? w->path : ".", what[0] ? ": " : "", what,
+	const char *p = w->path[0] ? w->path : ".";
+	size_t len = strlen(p), shown = len;
+	char more[64] = "";
+
+	if (len > WERR_PATH_SHOWN) {
+		shown = WERR_PATH_SHOWN;
+		while (shown > 1 && p[shown] != '/')
+			shown--;
+		snprintf(more, sizeof(more), "/... (%zu bytes in all)", len);
+	}
+	return osb_err_set(w->err, code, e, "session", "overlay workspace: %.*s%s%s%s: %s",
+	                   (int)shown, p, more, what[0] ? ": " : "", what,
 	                   e ? strerror(e) : "refused");
 }
 

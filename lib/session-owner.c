@@ -20,6 +20,7 @@
 #include "session-owner.h"
 #include "fork-hint.h"
 #include "owner-proto.h"
+#include "peer-pidns.h"
 #include "proc.h"
 
 #include <fcntl.h>
@@ -302,6 +303,14 @@ int owner_attach(const char *path, int *link, char **state, size_t *len, int *br
 		return osb_err_set(err, OSB_E_SANDBOX, EPERM, "session",
 		                   "%s is served by another uid; refusing to attach", path);
 	}
+	/* Not an owner of ours: a command inside a sandbox whose view shows
+	 * the directory, of our uid, can listen there (lib/peer-pidns.h). */
+	if (!peer_in_own_pidns(fd)) {
+		close(fd);
+		return osb_err_set(err, OSB_E_SANDBOX, EPERM, "session",
+		                   "%s is served from another pid namespace (inside a sandbox?); "
+		                   "refusing to attach", path);
+	}
 	r = recv_with(fd, 5000, &h, state, len, fds, &nfds);
 	if (r == 0 && (h.type != OWNER_ATTACHED || nfds != 2)) {
 		for (size_t i = 0; i < nfds; i++)
@@ -314,7 +323,7 @@ int owner_attach(const char *path, int *link, char **state, size_t *len, int *br
 		close(fd);
 		return osb_err_set(err, OSB_E_SANDBOX, r == -EPIPE ? EPERM : -r, "session",
 		                   "the owner of %s refused the attach%s", path,
-		                   r == -EPIPE ? " (only its own uid or root may attach)" : "");
+		                   r == -EPIPE ? " (only its own uid or root may attach, and not from inside a sandbox)" : "");
 	}
 	*link = fd;
 	*broker = fds[0];

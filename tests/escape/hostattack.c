@@ -25,6 +25,12 @@
  *                              gid_map, one line each.
  *   hostattack procmask        each /proc path the OCI runtimes mask or make
  *                              read-only: "PATH writable|readable|masked".
+ *   hostattack pid1            open the memory (read-write), the environment
+ *                              and the fd directory of the sandbox's pid 1
+ *                              (the init, or a session's broker, under the
+ *                              command's own uid): "pid1 mem|environ|fd
+ *                              ok|errno=E". Whoever could write its memory
+ *                              would speak for it to the launcher.
  *   hostattack forks N         start N children that sleep; print how many
  *                              fork() calls succeeded and the errno of the
  *                              first that failed ("forks M errno=E").
@@ -304,6 +310,40 @@ static int procmask(void)
 	return 0;
 }
 
+static int pid1(void)
+{
+	static const struct { const char *what, *path; int flags; } t[] = {
+		{ "mem", "/proc/1/mem", O_RDWR },
+		{ "environ", "/proc/1/environ", O_RDONLY },
+		{ "fd", "/proc/1/fd", O_RDONLY | O_DIRECTORY },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int fd = open(t[i].path, t[i].flags | O_CLOEXEC);
+		DIR *d = NULL;
+
+		/* A directory opens for anyone who may search /proc/1; listing
+		 * it is what the permission covers. */
+		if (fd >= 0 && (t[i].flags & O_DIRECTORY) && (d = fdopendir(fd)) != NULL) {
+			errno = 0;
+			if (readdir(d) == NULL && errno) {
+				printf("pid1 %s errno=%d\n", t[i].what, errno);
+				closedir(d);
+				continue;
+			}
+			closedir(d);
+			fd = -2;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (fd == -1)
+			printf("pid1 %s errno=%d\n", t[i].what, errno);
+		else
+			printf("pid1 %s ok\n", t[i].what);
+	}
+	return 0;
+}
+
 static int forks(int n)
 {
 	int ok = 0, first_err = 0;
@@ -344,8 +384,10 @@ int main(int argc, char **argv)
 		return ids();
 	if (argc == 2 && !strcmp(argv[1], "procmask"))
 		return procmask();
+	if (argc == 2 && !strcmp(argv[1], "pid1"))
+		return pid1();
 	if (argc == 3 && !strcmp(argv[1], "forks"))
 		return forks(atoi(argv[2]));
-	fprintf(stderr, "usage: hostattack sysctl|plant FILE|read FILE...|ids|procmask|forks N\n");
+	fprintf(stderr, "usage: hostattack sysctl|plant FILE|read FILE...|ids|procmask|pid1|forks N\n");
 	return 2;
 }

@@ -230,9 +230,15 @@ check_attack() { # LABEL CALLER MODE OUTPUT WS
 		esac
 	done
 	[ -z "$bad" ] && ok "$label: /proc entries read-only or masked" || not_ok "$label: /proc entries read-only or masked" "$bad"
+	# The init (a session's broker) runs as the command's uid: only its not
+	# being dumpable keeps its memory, and with it the report channel to
+	# the launcher, from the command.
+	expect_eq "$label: pid 1's memory, environment and fds are closed to the command" \
+		"pid1 mem errno=13 pid1 environ errno=13 pid1 fd errno=13" \
+		"$(printf '%s\n' "$out" | grep '^pid1 ' | tr '\n' ' ' | sed 's/ $//')"
 }
 
-ATTACK='./hostattack sysctl; ./hostattack plant suid; sh ./shplant.sh; ./hostattack read SECRETS; ./hostattack ids; ./hostattack procmask; sleep 1'
+ATTACK='./hostattack sysctl; ./hostattack plant suid; sh ./shplant.sh; ./hostattack read SECRETS; ./hostattack ids; ./hostattack procmask; ./hostattack pid1; sleep 1'
 
 row() { # CALLER IDENTITY POLICY MODE
 	local who=$1 ident=$2 pol=$3 mode=$4 label ws polfile plainpol out rc j attack
@@ -472,8 +478,105 @@ t_placeholder_shared() {
 	expect_eq "a stopped session leaves no placeholder in its workspace" "" "$(ls -A "$ws")"
 }
 
+# ---- a sandbox cannot use its caller's sessions ---------------------------------
+# An unprivileged caller's sandbox runs as the caller's uid on the host: a
+# command whose view shows the sessions' directory (here XDG_RUNTIME_DIR
+# beneath the workspace; a policy binding it would do as well) can connect to
+# the socket of every session of the caller, and once ran commands in a
+# balanced session from a strict one (the host's network, the caller's
+# environment) and stopped it. The holder refuses a client that is not of its
+# pid namespace (lib/peer-pidns.h), with the reason; and the other way, a
+# client refuses a socket that the command serves there (it once sent the
+# command its fds).
+t_session_socket() {
+	local lab="$TEST_USER: a strict session's command and a balanced session's socket" ws a b out hostnet
+	test_have userns userns_ok "$TEST_USER" || return
+	# Short: the socket's path must fit in sun_path with an id of 64.
+	ws=$(mktemp -d /tmp/osb-sk.XXXXXX)
+	mkdir -p "$ws/x" "$ws/cli/bin" "$ws/cli/lib"
+	cp "$T/bin/osb-isolate" "$ws/cli/bin/"
+	cp "$T/lib/libosb-isolate.so.0" "$ws/cli/lib/"
+	chown -R "$TEST_USER:" "$ws"
+	chmod 755 "$ws"; chmod 700 "$ws/x"
+	EXTRA_ENV=(XDG_RUNTIME_DIR="$ws/x")
+	a=$(cd "$ws" && as_caller "$TEST_USER" "$T/bin/osb-isolate" session start --policy balanced --name "sock-a-$$" 2>&1)
+	b=$(cd "$ws" && as_caller "$TEST_USER" "$T/bin/osb-isolate" session start --policy strict --name "sock-b-$$" 2>&1)
+	expect_eq "$lab: both sessions started" "sock-a-$$ sock-b-$$" "$a $b"
+	# The CLI run inside refuses the holder itself (it is of another pid
+	# namespace than the CLI's); a client of the attacker's own making does
+	# not, and sends a stop request as the CLI would (lib/session-wire.h).
+	cat > "$ws/rawstop.py" <<'EOF'
+import socket, struct, sys
+c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+c.connect(sys.argv[1])
+c.send(struct.pack("<6IQ", 0x4F534253, 3, 0, 0, 0, 0, 0))
+while True:
+    m = c.recv(65536)
+    if not m or m[:1] == b"s":
+        print("status=%s" % (struct.unpack("<i", m[1:5])[0] if len(m) >= 5 else "eof"))
+        break
+    if m[:1] == b"e":
+        sys.stdout.write(m[1:].decode())
+EOF
+	chmod 644 "$ws/rawstop.py"
+	out=$(cd "$ws" && as_caller "$TEST_USER" "$T/bin/osb-isolate" session exec "sock-b-$$" -- sh -c "
+		export XDG_RUNTIME_DIR=$ws/x
+		[ -S $ws/x/osb-isolate/sock-a-$$.sock ] && echo seen
+		./cli/bin/osb-isolate session exec sock-a-$$ -- readlink /proc/self/ns/net; echo exec=\$?
+		python3 rawstop.py $ws/x/osb-isolate/sock-a-$$.sock" 2>&1)
+	hostnet=$(readlink /proc/self/ns/net)
+	case "$out" in *seen*) ok "$lab: the socket is in the command's view";;
+		*) not_ok "$lab: the socket is in the command's view" "$out";; esac
+	case "$out" in *"$hostnet"*) not_ok "$lab: no command ran in the balanced session" "$out";;
+		*) ok "$lab: no command ran in the balanced session";; esac
+	expect_eq "$lab: exec and a stop request get 125" "exec=125 status=125" \
+		"$(printf '%s\n' "$out" | grep -E '^(exec|status)=' | tr '\n' ' ' | sed 's/ $//')"
+	case "$out" in *"refused: the client is not in the pid namespace of the session's holder"*)
+		ok "$lab: the holder says why";;
+		*) not_ok "$lab: the holder says why" "$out";; esac
+	expect_eq "$lab: the balanced session still serves its caller" "$hostnet" \
+		"$(as_caller "$TEST_USER" "$T/bin/osb-isolate" session exec "sock-a-$$" -- readlink /proc/self/ns/net 2>&1)"
+	# The other way: the command serves a socket of its own there, under a
+	# new id; the caller's client must not send it its fds (its terminal, as
+	# often as not) and requests. It once did, and the sandbox wrote to them.
+	cat > "$ws/fake.py" <<'EOF'
+import array, fcntl, os, socket, sys
+d, sid = sys.argv[1], sys.argv[2]
+lk = os.open(f"{d}/{sid}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(lk, fcntl.LOCK_EX)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(f"{d}/{sid}.sock")
+s.listen(4)
+open(f"{d}/../ready", "w").close()
+c, _ = s.accept()
+fds = array.array("i")
+msg, anc, _, _ = c.recvmsg(65536, socket.CMSG_LEN(16 * 4))
+for lvl, typ, data in anc:
+    if lvl == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS:
+        fds.frombytes(data[:len(data) - len(data) % 4])
+for fd in fds:
+    os.write(fd, b"FAKE-HOLDER-WROTE-THIS\n")
+EOF
+	chmod 644 "$ws/fake.py"
+	as_caller "$TEST_USER" "$T/bin/osb-isolate" session exec "sock-b-$$" -- \
+		sh -c "setsid -f timeout 30 python3 fake.py $ws/x/osb-isolate fake-$$ >/dev/null 2>&1" >/dev/null 2>&1
+	for _ in $(seq 50); do [ -e "$ws/x/ready" ] && break; sleep 0.1; done
+	out=$(cd "$ws" && timeout 20 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
+		env -i "${BASE_ENV[@]}" "${EXTRA_ENV[@]}" "$T/bin/osb-isolate" session exec "fake-$$" -- true 2>&1; echo "rc=$?")
+	case "$out" in *FAKE-HOLDER*) not_ok "$lab: a socket the command serves gets none of the client's fds" "$out";;
+		*) ok "$lab: a socket the command serves gets none of the client's fds";; esac
+	case "$out" in *"is served from another pid namespace than this process's"*rc=125)
+		ok "$lab: ... and the client says why (125)";;
+		*) not_ok "$lab: ... and the client says why (125)" "$out";; esac
+	as_caller "$TEST_USER" "$T/bin/osb-isolate" session stop "sock-a-$$" >/dev/null 2>&1
+	as_caller "$TEST_USER" "$T/bin/osb-isolate" session stop "sock-b-$$" >/dev/null 2>&1
+	EXTRA_ENV=()
+	rm -rf "$ws"
+}
+
 t_placeholder_shared
 t_root_none
+t_session_socket
 t_concurrent_ids
 t_pinned_0700_session
 t_nproc

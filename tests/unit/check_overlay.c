@@ -303,6 +303,35 @@ START_TEST(test_deeper_than_the_limit_is_refused)
 }
 END_TEST
 
+/* A layer path beyond PATH_MAX (twenty directories of 250 bytes, made
+ * beneath one another by fd) is refused, and the message still says why: the
+ * path is cut, with its length, so that the reason fits (it was cut off
+ * after 1023 bytes of path, with no reason at all). */
+START_TEST(test_a_path_beyond_path_max_is_refused_with_its_reason)
+{
+	char name[251], *got;
+	int fd = open(P("upper"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	memset(name, 'y', 250);
+	name[250] = '\0';
+	for (int i = 0; i < 20; i++) {
+		int next;
+
+		ck_assert_int_eq(mkdirat(fd, name, 0755), 0);
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ck_assert_int_ge(next, 0);
+		close(fd);
+		fd = next;
+	}
+	close(fd);
+	got = diff_text();
+	ck_assert_msg(strstr(got, "error 4099 36: ") == got, "%.200s", got);
+	ck_assert_msg(strstr(got, "/... (") && strstr(got, " bytes in all): a path longer than "
+	              "PATH_MAX: File name too long"), "%s", got + strlen(got) - (strlen(got) > 200 ? 200 : 0));
+	free(got);
+}
+END_TEST
+
 /* The archive read back with libarchive: "T name size [-> link | = hard]" lines. */
 static char *read_archive(int fd)
 {
@@ -683,6 +712,7 @@ static Suite *overlay_suite(void)
 	tcase_add_test(tc, test_redirect_and_metacopy_are_refused_not_misread);
 	tcase_add_test(tc, test_odd_opaque_value_is_refused);
 	tcase_add_test(tc, test_deeper_than_the_limit_is_refused);
+	tcase_add_test(tc, test_a_path_beyond_path_max_is_refused_with_its_reason);
 	tcase_add_test(tc, test_export_is_the_change_list_as_a_tar_layer);
 	tcase_add_test(tc, test_export_refuses_what_a_tar_layer_cannot_say_before_writing);
 	tcase_add_test(tc, test_commit_makes_the_workspace_what_the_session_saw);

@@ -22,13 +22,16 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -438,6 +441,146 @@ START_TEST(test_another_uid_cannot_attach)
 }
 END_TEST
 
+/* A process of the owner's uid in a pid namespace beneath the owner's, as a
+ * command inside a sandbox is (an unprivileged caller's runs as the caller's
+ * uid on the host), is refused: an attacher gets the broker's socket and the
+ * sandbox's pid 1 (lib/peer-pidns.h). Before, it attached like the daemon. */
+START_TEST(test_a_process_of_another_pid_namespace_cannot_attach)
+{
+	osb_policy *p;
+	osb_session *s;
+	osb_error err;
+	int status, fl = CLONE_NEWPID | (geteuid() == 0 ? 0 : CLONE_NEWUSER);
+	pid_t probe, child;
+
+	probe = fork();
+	ck_assert_int_ge(probe, 0);
+	if (probe == 0)
+		_exit(unshare(fl) == 0 ? 0 : 1);
+	ck_assert_int_eq(waitpid(probe, &status, 0), probe);
+	if (!osb_test_have("pidns", WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	                   "unshare(CLONE_NEWPID) is refused here"))
+		return;
+	p = policy_text("");
+	s = osb_session_start(p, &err);
+	ck_assert_msg(s != NULL, "%s", err.message);
+	ck_assert_int_eq(osb_session_detach(s, dir, "nested", &err), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		pid_t inner;
+
+		if (unshare(fl) != 0)
+			_exit(2);
+		inner = fork();   /* pid 1 of the new namespace */
+		if (inner == 0) {
+			/* The library refuses the owner from here (it is of
+			 * another pid namespace than ours: the next test); an
+			 * attacker's client would not, so connect by hand: the
+			 * owner must close without sending the two fds. */
+			struct sockaddr_un sa = { .sun_family = AF_UNIX };
+			union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 2)]; } cm;
+			char buf[4096];
+			struct iovec iov = { buf, sizeof(buf) };
+			struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+			                     .msg_controllen = sizeof(cm.b) };
+			struct pollfd pf;
+			int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+			ssize_t n;
+
+			if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/nested.sock", dir) >=
+			    (int)sizeof(sa.sun_path) || c < 0 ||
+			    connect(c, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+				_exit(3);
+			pf = (struct pollfd){ .fd = c, .events = POLLIN };
+			if (poll(&pf, 1, 10000) != 1)
+				_exit(4);
+			n = recvmsg(c, &mh, 0);
+			_exit(n <= 0 && CMSG_FIRSTHDR(&mh) == NULL ? 0 : 7);
+		}
+		if (inner < 0 || waitpid(inner, &status, 0) != inner)
+			_exit(5);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 6);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	/* Still served to its own process, and attachable from our namespace. */
+	ck_assert_int_eq(run_sh(s, "true", NULL, 0), 0);
+	osb_session_free(s);
+	s = osb_session_attach(dir, "nested", &err);
+	ck_assert_msg(s != NULL, "attach: %s", err.message);
+	ck_assert_int_eq(osb_session_destroy(s, &err), 0);
+	osb_session_free(s);
+	osb_policy_free(p);
+}
+END_TEST
+
+static const char *fake_sock_path(void)
+{
+	static char p[PATH_MAX + 16];
+
+	snprintf(p, sizeof(p), "%s/fake.sock", dir);
+	return p;
+}
+
+/* The other way: a socket another pid namespace listens on in DIR (a command
+ * inside a sandbox whose view shows it can make one) is no owner of ours,
+ * and attaching to it is refused before anything is read from it. */
+START_TEST(test_an_owner_socket_of_another_pid_namespace_is_refused)
+{
+	osb_error err;
+	int status, ready[2], fl = CLONE_NEWPID | (geteuid() == 0 ? 0 : CLONE_NEWUSER);
+	pid_t probe, child;
+	char c;
+
+	probe = fork();
+	ck_assert_int_ge(probe, 0);
+	if (probe == 0)
+		_exit(unshare(fl) == 0 ? 0 : 1);
+	ck_assert_int_eq(waitpid(probe, &status, 0), probe);
+	if (!osb_test_have("pidns", WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	                   "unshare(CLONE_NEWPID) is refused here"))
+		return;
+	ck_assert_int_eq(pipe2(ready, O_CLOEXEC), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		pid_t inner;
+
+		if (unshare(fl) != 0)
+			_exit(2);
+		inner = fork();
+		if (inner == 0) {
+			struct sockaddr_un sa = { .sun_family = AF_UNIX };
+			int l = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+			if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/fake.sock", dir) >=
+			    (int)sizeof(sa.sun_path))
+				_exit(5);
+			if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 4) != 0 ||
+			    write(ready[1], "r", 1) != 1)
+				_exit(3);
+			alarm(20);
+			for (;;)
+				pause();
+		}
+		if (inner < 0 || waitpid(inner, &status, 0) != inner)
+			_exit(4);
+		_exit(0);
+	}
+	close(ready[1]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	ck_assert_ptr_null(osb_session_attach(dir, "fake", &err));
+	ck_assert_int_eq(err.code, OSB_E_SANDBOX);
+	ck_assert_int_eq(err.sys_errno, EPERM);
+	ck_assert_msg(strstr(err.message, "is served from another pid namespace"), "%s", err.message);
+	kill(child, SIGKILL);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_int_eq(unlink(fake_sock_path()), 0);
+}
+END_TEST
+
 /* An attached handle owns no proxy, no host ids and no cgroup of the
  * session: destroying it through the handle signals nothing but the owner
  * and closes no fd of the caller. (The attached handle once carried an
@@ -560,6 +703,8 @@ static Suite *owner_suite(void)
 	tcase_add_test(tc, test_detached_session_is_attached_from_a_new_process);
 	tcase_add_test(tc, test_detach_refuses_a_directory_others_can_write);
 	tcase_add_test(tc, test_another_uid_cannot_attach);
+	tcase_add_test(tc, test_a_process_of_another_pid_namespace_cannot_attach);
+	tcase_add_test(tc, test_an_owner_socket_of_another_pid_namespace_is_refused);
 	tcase_add_test(tc, test_destroying_an_attached_session_signals_no_caller_process);
 	tcase_add_test(tc, test_an_owner_that_cannot_be_forked_says_why_and_what_to_do);
 	suite_add_tcase(su, tc);
