@@ -77,7 +77,9 @@ static inline int peer_read_text(const char *path, char *buf, size_t size)
  * be told (gone, not visible from here: another namespace's) is refused. */
 static inline bool peer_in_own_pidns(int fd)
 {
-	char path[64], buf[2048];
+	/* status lists Groups: before NSpid:, a line as long as the caller's
+	 * supplementary groups (about 7 bytes each): room for some 4,000. */
+	char path[64], buf[32768];
 	int pidfd = -1, self, peer;
 	socklen_t len = sizeof(pidfd);
 	struct ucred cred;
