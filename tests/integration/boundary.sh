@@ -489,7 +489,7 @@ t_placeholder_shared() {
 # client refuses a socket that the command serves there (it once sent the
 # command its fds).
 t_session_socket() {
-	local lab="$TEST_USER: a strict session's command and a balanced session's socket" ws a b out hostnet
+	local lab="$TEST_USER: a strict session's command and a balanced session's socket" ws a b out hostnet fake
 	test_have userns userns_ok "$TEST_USER" || return
 	# Short: the socket's path must fit in sun_path with an id of 64.
 	ws=$(mktemp -d /tmp/osb-sk.XXXXXX)
@@ -558,9 +558,15 @@ for fd in fds:
     os.write(fd, b"FAKE-HOLDER-WROTE-THIS\n")
 EOF
 	chmod 644 "$ws/fake.py"
+	# In the foreground of an exec kept running meanwhile: a process that
+	# outlives its exec is the broker's to kill (and a setsid -f child was,
+	# at times, before it listened).
 	as_caller "$TEST_USER" "$T/bin/osb-isolate" session exec "sock-b-$$" -- \
-		sh -c "setsid -f timeout 30 python3 fake.py $ws/x/osb-isolate fake-$$ >/dev/null 2>&1" >/dev/null 2>&1
-	for _ in $(seq 50); do [ -e "$ws/x/ready" ] && break; sleep 0.1; done
+		timeout 60 python3 fake.py "$ws/x/osb-isolate" "fake-$$" >/dev/null 2>&1 &
+	fake=$!
+	for _ in $(seq 300); do [ -e "$ws/x/ready" ] && break; sleep 0.1; done
+	[ -e "$ws/x/ready" ] && ok "$lab: the command serves a socket of its own there" ||
+		not_ok "$lab: the command serves a socket of its own there" "no $ws/x/ready after 30 s"
 	out=$(cd "$ws" && timeout 20 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
 		env -i "${BASE_ENV[@]}" "${EXTRA_ENV[@]}" "$T/bin/osb-isolate" session exec "fake-$$" -- true 2>&1; echo "rc=$?")
 	case "$out" in *FAKE-HOLDER*) not_ok "$lab: a socket the command serves gets none of the client's fds" "$out";;
@@ -570,6 +576,7 @@ EOF
 		*) not_ok "$lab: ... and the client says why (125)" "$out";; esac
 	as_caller "$TEST_USER" "$T/bin/osb-isolate" session stop "sock-a-$$" >/dev/null 2>&1
 	as_caller "$TEST_USER" "$T/bin/osb-isolate" session stop "sock-b-$$" >/dev/null 2>&1
+	wait "$fake" 2>/dev/null
 	EXTRA_ENV=()
 	rm -rf "$ws"
 }
