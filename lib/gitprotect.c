@@ -16,11 +16,11 @@
  */
 #include "gitprotect.h"
 #include "gitconf.h"
+#include "gitindex.h"
 #include "paths.h"
 #include "plan.h"
 
 #include <dirent.h>
-#include <endian.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
@@ -706,14 +706,6 @@ out:
 	return r;
 }
 
-static uint32_t be32_at(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
 static int bad_index(gctx *g, const char *idx, const char *what)
 {
 	return osb_err_set(g->err, OSB_E_POLICY, EINVAL, "paths", "%s: %s (git's index format, "
@@ -727,34 +719,59 @@ static int bad_index(gctx *g, const char *idx, const char *what)
  * configuration, hooks and fsmonitor from what PATH/.git names, a file in
  * the work tree. So PATH/.git is protected, and the repository there read
  * as this one (read_repo: its gitdir, its configuration, its gitlinks). */
-/* A path git's index may hold (verify_path): relative, no empty, "." or
- * ".." component. */
-static bool index_path_ok(const char *n)
-{
-	if (!*n || *n == '/')
-		return false;
-	for (const char *c = n; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
-		size_t l = strcspn(c, "/");
+struct index_ctx {
+	gctx *g;
+	const char *idx, *gitdir, *wtop;
+	char **shared;
+};
 
-		if (l == 0 || (l == 1 && c[0] == '.') || (l == 2 && c[0] == '.' && c[1] == '.'))
-			return false;
+static int index_gitlink(void *ctx, uint32_t entry, const char *path)
+{
+	struct index_ctx *c = ctx;
+	_cleanup_free_ char *top = NULL, *dotgit = NULL;
+	const char *saved = c->g->file;
+	int r;
+
+	if (asprintf(&top, "%s/%s", c->wtop, path) < 0 || asprintf(&dotgit, "%s/.git", top) < 0)
+		return oom(c->g->err);
+	c->g->file = c->idx;
+	r = protect(c->g, dotgit, entry, "a gitlink", path);
+	c->g->file = saved;
+	if (r == 0) {
+		r = pend_push(c->g, top) < 0 ? oom(c->g->err) : 0;
+		top = NULL;   /* the queue's now (or freed) */
 	}
-	return true;
+	return r;
 }
 
-/* The gitlinks of the index IDX: each submodule's .git protected and the
- * submodule queued. With SHARED (a split index's own file), the shared
- * index its "link" extension names, for the caller to read the same way
- * (with NULL: it is that shared index). */
+/* A split index (core.splitIndex): its "link" extension names the shared
+ * index, which holds the other entries; its gitlinks count too (those it
+ * deletes or replaces as well: protected for nothing). */
+static int index_link(void *ctx, const char *hex)
+{
+	struct index_ctx *c = ctx;
+
+	if (asprintf(c->shared, "%s/sharedindex.%s", c->gitdir, hex) < 0) {
+		*c->shared = NULL;
+		return oom(c->g->err);
+	}
+	return 0;
+}
+
+/* The gitlinks of the index IDX (lib/gitindex.c reads it): each
+ * submodule's .git protected and the submodule queued. With SHARED (a
+ * split index's own file), the shared index its "link" extension names,
+ * for the caller to read the same way (with NULL: it is that shared
+ * index). */
 static int index_gitlinks(gctx *g, const char *idx, const char *gitdir, const char *wtop,
                           char **shared)
 {
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *name = NULL;
+	struct index_ctx c = { g, idx, gitdir, wtop, shared };
+	struct gitindex_sink sink = { index_gitlink, shared ? index_link : NULL, &c };
+	const char *why = NULL;
 	struct stat st;
 	unsigned char *map;
-	size_t len, off = 12, hsz = g->sha256 ? 32 : 20, plen = 0;
-	uint32_t ver, count;
 	int r;
 
 	if ((r = open_read(g, idx, 0, "index", &fd)) != 0)
@@ -765,145 +782,17 @@ static int index_gitlinks(gctx *g, const char *idx, const char *gitdir, const ch
 		return 0;
 	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > GIT_MAX_INDEX_BYTES)
 		return bad_index(g, idx, S_ISREG(st.st_mode) ? "larger than 1 GiB" : "not a regular file");
-	len = (size_t)st.st_size;
-	if (len == 0)
+	if (st.st_size == 0)
 		return 0;   /* git takes an empty index as none */
-	if (len < 12 + hsz)
-		return bad_index(g, idx, "too short");
-	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return osb_err_set(g->err, OSB_E_PATH, errno, "paths", "%s: cannot read it: %s", idx,
 		                   strerror(errno));
-	ver = be32_at(map + 4);
-	count = be32_at(map + 8);
-	if (memcmp(map, "DIRC", 4) != 0 || ver < 2 || ver > 4) {
-		r = bad_index(g, idx, "not an index of version 2, 3 or 4");
-		goto out;
-	}
-	if (!(name = malloc(PATH_MAX + 1))) {
-		r = oom(g->err);
-		goto out;
-	}
-	len -= hsz;   /* the trailing checksum */
-	r = 0;
-	for (uint32_t i = 0; i < count && r == 0; i++) {
-		size_t fixed = 40 + hsz + 2, nlen, step;
-		uint16_t flags;
-		uint32_t mode;
-		const unsigned char *nm;
-
-		if (off + fixed > len) {
-			r = bad_index(g, idx, "an entry runs past its end");
-			break;
-		}
-		mode = be32_at(map + off + 24);
-		flags = (uint16_t)(map[off + 40 + hsz] << 8 | map[off + 41 + hsz]);
-		if (flags & 0x4000) {   /* extended flags, version 3 and later */
-			if (ver < 3) {
-				r = bad_index(g, idx, "an extended entry in a version 2 index");
-				break;
-			}
-			fixed += 2;
-		}
-		if (ver == 4) {   /* prefix compression: drop N bytes of the last name */
-			uint64_t strip;
-			size_t p = off + fixed;
-
-			if (p >= len) {
-				r = bad_index(g, idx, "an entry runs past its end");
-				break;
-			}
-			strip = map[p] & 127;
-			while (map[p++] & 128) {
-				if (p >= len || strip > PATH_MAX) {
-					r = bad_index(g, idx, "a bad name prefix");
-					break;
-				}
-				strip = ((strip + 1) << 7) | (map[p] & 127);
-			}
-			if (r < 0)
-				break;
-			if (strip > plen) {
-				r = bad_index(g, idx, "a bad name prefix");
-				break;
-			}
-			nm = map + p;
-			nlen = strnlen((const char *)nm, len - p);
-			if (p + nlen >= len || plen - strip + nlen > PATH_MAX) {
-				r = bad_index(g, idx, "a name runs past its end or is too long");
-				break;
-			}
-			plen -= strip;
-			memcpy(name + plen, nm, nlen);
-			plen += nlen;
-			step = p + nlen + 1 - off;
-		} else {
-			nm = map + off + fixed;
-			nlen = strnlen((const char *)nm, len - off - fixed);
-			if (off + fixed + nlen >= len || nlen > PATH_MAX) {
-				r = bad_index(g, idx, "a name runs past its end or is too long");
-				break;
-			}
-			memcpy(name, nm, nlen);
-			plen = nlen;
-			step = (fixed + nlen + 8) & ~(size_t)7;
-		}
-		name[plen] = '\0';
-		off += step;
-		/* An empty name is a split index's entry replacing one of the
-		 * shared index, whose name it takes (that gitlink counts there). */
-		if ((mode & 0170000) == 0160000 && plen > 0) {
-			_cleanup_free_ char *top = NULL, *dotgit = NULL;
-			const char *saved = g->file;
-
-			if (!index_path_ok(name)) {
-				r = bad_index(g, idx, "a gitlink path git would refuse");
-				break;
-			}
-			if (asprintf(&top, "%s/%s", wtop, name) < 0 ||
-			    asprintf(&dotgit, "%s/.git", top) < 0) {
-				r = oom(g->err);
-				break;
-			}
-			g->file = idx;
-			r = protect(g, dotgit, i + 1, "a gitlink", name);
-			g->file = saved;
-			if (r == 0) {
-				r = pend_push(g, top) < 0 ? oom(g->err) : 0;
-				top = NULL;   /* the queue's now (or freed) */
-			}
-		}
-	}
-	/* A split index (core.splitIndex): its "link" extension names the
-	 * shared index, which holds the other entries; its gitlinks count too
-	 * (those it deletes or replaces as well: protected for nothing). */
-	while (r == 0 && shared && off + 8 <= len) {
-		uint32_t esz = be32_at(map + off + 4);
-
-		if (esz > len - off - 8) {
-			r = bad_index(g, idx, "an extension runs past its end");
-			break;
-		}
-		if (memcmp(map + off, "link", 4) == 0 && !*shared) {
-			char hex[65];
-
-			if (esz < hsz) {
-				r = bad_index(g, idx, "a short \"link\" extension");
-				break;
-			}
-			for (size_t k = 0; k < hsz; k++)
-				snprintf(hex + 2 * k, 3, "%02x", map[off + 8 + k]);
-			if (asprintf(shared, "%s/sharedindex.%s", gitdir, hex) < 0) {
-				*shared = NULL;
-				r = oom(g->err);
-				break;
-			}
-		}
-		off += 8 + esz;
-	}
-out:
+	r = gitindex_walk(map, (size_t)st.st_size, g->sha256 ? 32 : 20, &sink, &why);
 	munmap(map, (size_t)st.st_size);
-	return r;
+	if (r == -ENOMEM)
+		return oom(g->err);
+	return r == 1 ? bad_index(g, idx, why) : r;
 }
 
 /* The repository whose work tree's top is WTOP: its directories, its

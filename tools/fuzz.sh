@@ -38,7 +38,8 @@
 # API the CLI's options land in, and env_build), units (parse_duration_ms,
 # parse_size_bytes), result_json (osb_result_json over arbitrary output),
 # mountinfo (the reader of /proc/self/mountinfo, lib/mountinfo.c),
-# netallow (a "network allow" entry and the proxy's decisions, lib/netallow.c).
+# netallow (a "network allow" entry and the proxy's decisions, lib/netallow.c),
+# gitindex (the reader of a workspace repository's git index, lib/gitindex.c).
 # Adding one: write tests/fuzz/<name>.c with LLVMFuzzerTestOneInput (and
 # LLVMFuzzerInitialize if it needs setup), seed tests/fuzz/corpus/<name>/
 # and add tests/fuzz/regressions/<name>/.gitkeep; nothing here changes.

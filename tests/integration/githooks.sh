@@ -88,14 +88,14 @@ host_git() { # CALLER WS ARG...
 }
 
 in_sandbox() { # CALLER MODE WS POLICY CMD [OSB-OPTION...]
-	local who=$1 mode=$2 ws=$3 pol=$4 cmd=$5 name="gh-$$-$RANDOM" rc
+	local who=$1 mode=$2 ws=$3 pol=$4 cmd=$5 name="gh-$$-$RANDOM" rc out
 	shift 5
 	if [ "$mode" = run ]; then
 		(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" run "$@" --policy "$pol" -- sh -c "$cmd" 2>&1)
 		return
 	fi
-	(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" session start --name "$name" --policy "$pol" >/dev/null 2>&1) ||
-		{ echo "session start failed"; return 125; }
+	out=$(cd "$ws" && as_caller "$who" "$T/bin/osb-isolate" session start --name "$name" --policy "$pol" 2>&1 >/dev/null) ||
+		{ echo "session start failed: $out"; return 125; }
 	SESSIONS="$SESSIONS $who=$name"
 	as_caller "$who" "$T/bin/osb-isolate" session exec "$name" -- sh -c "$cmd" 2>&1; rc=$?
 	as_caller "$who" "$T/bin/osb-isolate" session stop "$name" >/dev/null 2>&1
@@ -117,10 +117,91 @@ ATTACK_FSMON='exec 2>/dev/null; '"$HOOK"' > fsmon.sh 2>/dev/null && chmod +x fsm
 PRE_SUBMODULE='mkdir -p .git/modules && git -c safe.directory="*" init -q --separate-git-dir .git/modules/sub sub && git -c safe.directory="*" -C sub -c user.email=t@t -c user.name=t commit -q --allow-empty -m s && git -c safe.directory="*" add sub 2>/dev/null && git -c safe.directory="*" -c user.email=t@t -c user.name=t commit -q -m sub'
 ATTACK_SUBMODULE='exec 2>/dev/null; mkdir -p sub/g/objects sub/g/refs && printf "ref: refs/heads/master\n" > sub/g/HEAD && printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \"echo PWNED > PROOF; false #\"\n" > sub/g/config && printf "gitdir: g\n" > sub/.git && echo planted; echo done'
 
+# An index git reads two ways (gitformat-index(5)): KIND's bytes on stdout
+# (lib/gitindex.h says which readings the plan refuses).
+craft_index() { # KIND
+	python3 - "$1" <<'EOF_PY'
+import hashlib, struct, sys
+H = 20
+def entry(name, mode, ver=2, flen=None, flags_extra=0, ext=None):
+    e = bytearray(40) + hashlib.sha1(name.encode()).digest()
+    struct.pack_into('>I', e, 24, mode)
+    n = name.encode()
+    fl = (len(n) if flen is None else flen) | flags_extra
+    e += struct.pack('>H', fl)
+    if ext is not None:
+        e += struct.pack('>H', ext)
+    e += n
+    e += b'\0' * (8 - (len(e) % 8))  # 1..8 NULs, git's padding
+    return bytes(e)
+def ext(sig, data):
+    return sig + struct.pack('>I', len(data)) + data
+def finish(body):
+    return body + hashlib.sha1(body).digest()
+def index(ver, entries, exts=b''):
+    return finish(b'DIRC' + struct.pack('>II', ver, len(entries)) + b''.join(entries) + exts)
+kind = sys.argv[1]
+F, L = 0o100644, 0o160000
+if kind == 'flaglen':      # "ab" whose flags say 3 bytes: git reads "ab\0" as its name
+    out = index(2, [entry('ab', F, flen=3)])
+elif kind == 'eoie':       # an EOIE naming 8 bytes past the entries' end (inside ZZZZ)
+    ents = [entry('a', F)]
+    end = 12 + len(ents[0])
+    pad = ext(b'ZZZZ', b'\0' * 8)
+    h = hashlib.sha1(pad[8:]).digest()
+    out = index(2, ents, pad + ext(b'EOIE', struct.pack('>I', end + 8) + h))
+elif kind == 'ieot':       # a gitlink "sub" only a threaded git reads (IEOT block 2 inside ZZZZ)
+    a, b, hidden = entry('a', F), entry('b', F), entry('sub', L)
+    end = 12 + len(a) + len(b)
+    zz = ext(b'ZZZZ', hidden)
+    ieot = ext(b'IEOT', struct.pack('>IIIII', 1, 12, 1, end + 8, 1))
+    h = hashlib.sha1(zz[:8] + ieot[:8]).digest()
+    out = index(2, [a, b], zz + ieot + ext(b'EOIE', struct.pack('>I', end) + h))
+elif kind == 'twolinks':
+    out = index(2, [], ext(b'link', b'\1' * H) + ext(b'link', b'\2' * H))
+elif kind == 'cut':        # an extended entry whose extra flags run past the entries
+    e = bytearray(40) + bytes(H)
+    struct.pack_into('>I', e, 24, F)
+    e += struct.pack('>H', 0x4000 | 0xfff)
+    out = finish(b'DIRC' + struct.pack('>II', 3, 1) + bytes(e))
+else:
+    sys.exit('craft: unknown kind ' + kind)
+sys.stdout.buffer.write(out)
+EOF_PY
+}
+
+# An index git reads as holding the gitlink "sub" only with index.threads
+# (its offset table): the plan must refuse it, or protect sub/.git.
+PRE_IEOT='craft_index ieot > .git/index'
+
+# As attack, for an index the plan must refuse before launch (125, MSG).
+attack_refused() { # LABEL CALLER MODE POLICY CONFIG CMD PRE MSG
+	local label=$1 who=$2 mode=$3 pol=$4 config=$5 cmd=$6 pre=$7 msg=$8 ws out rc proof
+	ws=$(new_repo "$who" "$config")
+	if ! (cd "$ws" && eval "$pre") >/dev/null 2>&1; then
+		not_ok "$label: the setup before the sandbox failed" "$pre"
+		return
+	fi
+	if [ "$who" = root ]; then chown -R $PINNED:$PINNED "$ws"; else chown -R "$TEST_USER:" "$ws"; fi
+	proof="$T/out/proof.$RANDOM$RANDOM"
+	out=$(in_sandbox "$who" "$mode" "$ws" "$pol" "${cmd//PROOF/$proof}"); rc=$?
+	expect_eq "$label: refused before launch (125)" 125 "$rc"
+	case "$out" in *"$ws/.git/index: $msg (git's index format"*) ok "$label: the refusal says why";;
+		*) not_ok "$label: the refusal says why" "$out";; esac
+	host_git "$who" "$ws" status >/dev/null 2>&1
+	[ ! -e "$proof" ] && ok "$label: the caller's git status runs nothing planted" \
+		|| not_ok "$label: the caller's git ran what the sandbox planted" "$(cat "$proof")" "$out"
+	rm -f "$proof"
+}
+
 attack() { # LABEL CALLER MODE POLICY CONFIG CMD [PRE]: the caller's git status and commit run nothing planted
 	local label=$1 who=$2 mode=$3 pol=$4 config=$5 cmd=$6 pre=${7:-} ws out proof
 	ws=$(new_repo "$who" "$config")
-	[ -n "$pre" ] && (cd "$ws" && eval "$pre") && { if [ "$who" = root ]; then chown -R $PINNED:$PINNED "$ws"; else chown -R "$TEST_USER:" "$ws"; fi; }
+	if [ -n "$pre" ] && ! (cd "$ws" && eval "$pre") >/dev/null 2>&1; then
+		not_ok "$label: the setup before the sandbox failed" "$pre"
+		return
+	fi
+	if [ "$who" = root ]; then chown -R $PINNED:$PINNED "$ws"; else chown -R "$TEST_USER:" "$ws"; fi
 	proof="$T/out/proof.$RANDOM$RANDOM"
 	out=$(in_sandbox "$who" "$mode" "$ws" "$pol" "${cmd//PROOF/$proof}")
 	[ "$(printf '%s\n' "$out" | grep -E '^(planted|done)' | tr '\n' ' ' | sed 's/ $//')" = done ] \
@@ -169,7 +250,12 @@ row() { # CALLER IDENT MODE
 		"${ATTACK_FSMON//fsmon.sh/hook.sh}" 'echo true > hook.sh && chmod +x hook.sh && ln -s ../../hook.sh .git/hooks/pre-commit'
 	attack "$lb: a submodule's .git file" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" "$PRE_SUBMODULE"
 	attack "$lb: a submodule in a split index of version 4" "$who" "$mode" "$pol" '' "$ATTACK_SUBMODULE" \
-		"$PRE_SUBMODULE"' && git -c safe.directory="*" update-index --index-version 4 --split-index'
+		"$PRE_SUBMODULE"' && git -c safe.directory="*" update-index --index-version 4 && git -c safe.directory="*" update-index --split-index && ls .git/sharedindex.* >/dev/null'
+	attack "$lb: a submodule in an index of version 4 with an offset table" "$who" "$mode" "$pol" \
+		$'[index]\n\tthreads = 3' "$ATTACK_SUBMODULE" "$PRE_SUBMODULE"' && git -c safe.directory="*" update-index --index-version 4 && echo a > a && echo b > b && echo c > c && git -c safe.directory="*" -c index.threads=3 -c index.recordEndOfIndexEntries=true -c index.recordOffsetTable=true add a b c && grep -q IEOT .git/index'
+	attack_refused "$lb: a gitlink only a threaded git reads (an offset table)" "$who" "$mode" "$pol" \
+		$'[index]\n\tthreads = 3' "$ATTACK_SUBMODULE" "$PRE_IEOT" \
+		"an offset table (IEOT) block that does not start at its entry"
 }
 
 # A configuration the plan cannot read safely is refused before launch.
@@ -206,6 +292,18 @@ refusal() { # CALLER IDENT
 	expect_eq "$lb: an index it cannot read for submodules is refused (125)" 125 "$rc"
 	case "$out" in *"$ws/.git/index: an entry runs past its end (git's index format"*) ok "$lb: the refusal names the index";;
 		*) not_ok "$lb: the refusal names the index" "$out";; esac
+	for how in "cut:an extended entry cut short:an entry runs past its end" \
+		"flaglen:a name shorter than its flags say:a name whose length disagrees with its flags" \
+		"eoie:an end-of-entries extension (EOIE) past the entries:an end-of-entries extension (EOIE) naming another offset than the entries' end" \
+		"twolinks:two split index links:two \"link\" extensions"; do
+		ws=$(new_repo "$who" '')
+		craft_index "${how%%:*}" > "$ws/.git/index"
+		how=${how#*:}
+		out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
+		expect_eq "$lb: an index with ${how%%:*} is refused (125)" 125 "$rc"
+		case "$out" in *"$ws/.git/index: ${how#*:} (git's index format"*) ok "$lb: the refusal says why (${how%%:*})";;
+			*) not_ok "$lb: the refusal says why (${how%%:*})" "$out";; esac
+	done
 	ws=$(new_repo "$who" $'[core]\n\thooksPath = .husky')
 	ln -s /tmp "$ws/.husky"
 	out=$(in_sandbox "$who" run "$ws" "$pol" 'echo ran'); rc=$?
@@ -229,6 +327,12 @@ refusal() { # CALLER IDENT
 		"$(python3 -c 'import json,sys; [print(p["path"], "because", p["because"]) for p in json.load(open(sys.argv[1])).get("protected", [])]' "$T/out/result.json" 2>&1)"
 }
 
+echo "# git reads an index with an offset table two ways (what the plan refuses)"
+ws=$(mktemp -d "$T/work.XXXXXX"); git -C "$ws" init -q; craft_index ieot > "$ws/.git/index"
+expect_eq "a git without threads reads the entries one after the other" "a b" \
+	"$(git -C "$ws" -c index.threads=1 ls-files 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "a git with index.threads = 3 reads the offset table's blocks: a gitlink sub" "100644 a 160000 sub" \
+	"$(git -C "$ws" -c index.threads=3 ls-files -s 2>/dev/null | awk '{print $1, $4}' | tr '\n' ' ' | sed 's/ $//')"
 echo "# a repository's configuration naming worktree paths: callers x identity modes x run/session"
 for who in root "$TEST_USER"; do
 	for ident in userns root; do
