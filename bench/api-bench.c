@@ -32,6 +32,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <spawn.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -183,6 +184,11 @@ static void report_memory(const char *when, pid_t broker)
 	printf("self_anon_%s_kib=%ld\n", when, status_kib(getpid(), "RssAnon"));
 	printf("self_file_%s_kib=%ld\n", when, status_kib(getpid(), "RssFile"));
 	printf("self_fds_%s=%ld\n", when, open_fds());
+	{   /* what malloc hands out and has not had back: flat when nothing leaks */
+		struct mallinfo2 mi = mallinfo2();
+
+		printf("self_heap_%s_bytes=%zu\n", when, mi.uordblks + mi.hblkhd);
+	}
 	if (broker > 0) {
 		printf("broker_rss_%s_kib=%ld\n", when, status_kib(broker, "VmRSS"));
 		printf("broker_hwm_%s_kib=%ld\n", when, status_kib(broker, "VmHWM"));

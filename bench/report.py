@@ -376,6 +376,11 @@ def main():
             split = ": anon %+.0f, file %+.0f" % tuple(
                 float(kv["self_%s_end_kib" % k][i]) - float(kv["self_%s_checkpoint_kib" % k][i])
                 for k in ("anon", "file"))
+            # What malloc has handed out and not had back (mallinfo2): a leak
+            # grows it; RSS also grows with pages malloc keeps for reuse.
+            if "self_heap_end_bytes" in kv:
+                split += "; heap in use %+.0f B" % (
+                    float(kv["self_heap_end_bytes"][i]) - float(kv["self_heap_checkpoint_bytes"][i]))
         targets.append(("no growth from exec 100 to exec %s: %s" % (text(kv, "n"), title),
                         "RSS +≤ %d KiB, fds equal" % GROWTH_KIB,
                         "RSS %.0f → %.0f KiB (%+.0f%s)%s" % (cp, end, end - cp, split, fd_note),

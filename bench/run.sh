@@ -23,7 +23,8 @@
 # against the host's posix_spawn of the same `true`; the capabilities probe
 # cached and uncached (OSB_CAPS_REFRESH); N one-shot runs and N session execs
 # with throughput and the memory and fds of the caller and of the broker at
-# exec 100 and at exec N; and through the CLI: N `run`s and N `session
+# exec 100 and at exec N (the caller's also as malloc's bytes in use, which
+# a leak grows and freed pages kept for reuse do not); and through the CLI: N `run`s and N `session
 # exec`s, with the session holder's and broker's peak RSS (VmHWM). The
 # per-call cost of the filter comes from bench/sysloop timing its own loop
 # inside the sandbox (start-up excluded), alternating filter and no filter.
