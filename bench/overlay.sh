@@ -13,7 +13,8 @@
 # `session start` with a rw and with an overlay workspace (strict, identity
 # userns); `session exec` of a shell loop writing 1,000 small files into the
 # workspace, rw and overlay; and `session commit` of those 1,000 files from
-# the overlay's layer into an empty workspace. rw writes its files once;
+# the overlay's layer into an empty workspace (after the `session diff` a
+# commit needs, in --prepare). rw writes its files once;
 # overlay writes them to its layer, then the commit writes them again,
 # each through the atomic writer (a temporary file, fsync, rename, fsync of
 # the directory).
@@ -51,6 +52,7 @@ cat >"$T/prep.sh" <<EOF
 rm -rf "$T/ws-\$2" && mkdir "$T/ws-\$2" && chown 4242:4242 "$T/ws-\$2"
 "$OSB" session start -n "\$2" -p "$T/\$1.policy" -w "$T/ws-\$2" >/dev/null || exit 1
 [ -z "\$3" ] || "$OSB" session exec "\$2" -- sh -c '$WRITE'
+[ -z "\$3" ] || "$OSB" session diff "\$2" >/dev/null
 EOF
 cat >"$T/stop.sh" <<EOF
 #!/bin/sh

@@ -7,7 +7,8 @@
  * and hands the fd to the holder, which writes the archive there
  * (osb_session_export): the file is created with the client's rights.
  * `session commit ID [--json]` applies them to the real workspace
- * (osb_session_commit, in the holder) and prints its report; `session
+ * (osb_session_commit with OSB_COMMIT_REVIEWED, in the holder: only what
+ * the last diff showed, never without one) and prints its report; `session
  * discard ID` ends the session and its layer.
  * Exit status 0, or 125 with the reason on stderr (no such session, not an
  * overlay, a layer that cannot be read or archived, a commit refused or
@@ -90,7 +91,8 @@ static void print_diff_help(void)
 {
 	printf("Usage: %s session diff ID [OPTION]...\n"
 	       "What overlay session ID changed in its workspace, one line per change\n"
-	       "(A added, M modified, D deleted); the real workspace is not changed.\n\n"
+	       "(A added, M modified, D deleted); the real workspace is not changed.\n"
+	       "A later session commit applies only what the last diff showed.\n\n"
 	       "      --json              one JSON object (docs/changes.schema.json)\n"
 	       "      --tar FILE          write the changes to FILE (- for standard output) as\n"
 	       "                          a tar archive; a deletion is an empty \".wh.NAME\"\n"
@@ -179,7 +181,9 @@ int session_commit(int argc, char **argv)
 	static const char usage[] =
 		"Usage: " SESSION_PROG " session commit ID [OPTION]...\n"
 		"Apply what overlay session ID changed to its real workspace, beneath it\n"
-		"only and never following a symbolic link; refused while a command runs.\n"
+		"only and never following a symbolic link; refused while a command runs,\n"
+		"and unless the changes, and every file's bytes, are what the last\n"
+		"session diff showed.\n"
 		"Prints what was committed, or after a failure what was and was not applied.\n\n"
 		"      --json              the report as one JSON object (docs/commit.schema.json)\n"
 		"  -h, --help              display this help and exit\n";

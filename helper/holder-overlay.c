@@ -10,13 +10,19 @@
  *                     "-> target", another name of a file "(hard link of P)")
  *   M path (what)     modified: content, target, mode OLD -> NEW, type OLD -> NEW
  *   D path            deleted
- * A path with a control character, a backslash or a double quote is
- * printed in double quotes with C escapes, as git does. A commit's report
+ * A path with a control character (C0, DEL, C1), an invisible or
+ * bidirectional character, bytes that are not UTF-8, a backslash or a
+ * double quote is printed in double quotes with C escapes, as git does
+ * (\n, \t, \\, \", and \ooo for each other byte): the sandbox chose these
+ * names, and printed raw they would drive the reviewer's terminal (ESC[2J,
+ * CSI) or show reordered (U+202E). Error messages, which name paths, are
+ * escaped the same way, without the quotes. A commit's report
  * (osb_session_commit) is sent as its JSON, or as lines: "committed N
  * changes to WS" and its notes, or the lists of what was and was not
  * applied after the error.
  */
 #include "holder-overlay.h"
+#include "utf8.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,32 +43,40 @@ static const char *type_name(int t)
 
 static bool needs_quotes(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '\\' || *s == '"')
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strlen(s), bad, ok;
+
+	for (size_t i = 0; i < len; i += ok) {
+		if (!(ok = utf8_printable(u + i, len - i, &bad)) || u[i] == '\\' || u[i] == '"')
 			return true;
+	}
 	return false;
 }
 
 static void put_quoted(FILE *f, const char *s)
 {
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strlen(s), i = 0;
+
 	if (!needs_quotes(s)) {
 		fputs(s, f);
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (i < len) {
+		size_t bad = 0, ok = utf8_printable(u + i, len - i, &bad);
 
-		if (c == '\n')
+		if (!ok && u[i] == '\n')
 			fputs("\\n", f);
-		else if (c == '\t')
+		else if (!ok && u[i] == '\t')
 			fputs("\\t", f);
-		else if (c == '\\' || c == '"')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\%03o", c);
-		else
-			fputc(c, f);
+		else if (ok == 1 && (u[i] == '\\' || u[i] == '"'))
+			fprintf(f, "\\%c", u[i]);
+		else if (ok)
+			fwrite(u + i, 1, ok, f);
+		for (size_t k = 0; !ok && u[i] != '\n' && u[i] != '\t' && k < bad; k++)
+			fprintf(f, "\\%03o", u[i + k]);
+		i += ok ? ok : bad;
 	}
 	fputc('"', f);
 }
@@ -133,12 +147,18 @@ static char *diff_text(const osb_diff *d, size_t *len)
 	return buf;
 }
 
+/* The error as a line; its message names paths the sandbox chose, so
+ * what a terminal would not show as it is goes escaped. */
 static void reply_failure(int conn, const osb_error *err)
 {
-	char line[1200];
+	char line[4200];
+	char *msg = utf8_escape_dup(err->message);
 	int n = snprintf(line, sizeof(line), "%s: %s: %s\n", SESSION_PROG,
-	                 err->stage[0] ? err->stage : "error", err->message);
+	                 err->stage[0] ? err->stage : "error", msg ? msg : "out of memory");
 
+	free(msg);
+	if (n >= (int)sizeof(line))
+		n = (int)sizeof(line) - 1;
 	wire_send_tagged(conn, 'e', line, n > 0 ? (size_t)n : 0);
 	wire_send_status(conn, OSB_EXIT_SETUP);
 }
@@ -249,7 +269,8 @@ void holder_commit(osb_session *s, int conn, const struct wire_request *rq)
 	char *report = NULL, *text = NULL;
 	osb_error err;
 	size_t len = 0;
-	int r = osb_session_commit(s, 0, &report, &err);
+	/* A person commits what they reviewed: never without a diff. */
+	int r = osb_session_commit(s, OSB_COMMIT_REVIEWED, &report, &err);
 
 	if (report && (rq->h.flags & CLI_JSON)) {
 		wire_send_tagged(conn, 'o', report, strlen(report));

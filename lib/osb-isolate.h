@@ -1056,7 +1056,12 @@ typedef struct osb_change {
 
 /* The changes of SESSION's overlay workspace now, into *DIFF (free with
  * osb_diff_free). FLAGS must be 0. Commands may run meanwhile: what they
- * write while the layer is read may or may not be in the list. Returns 0;
+ * write while the layer is read may or may not be in the list. Every added
+ * or modified regular file is read (its SHA-256), and SESSION keeps the
+ * list's fingerprint: osb_session_commit applies only what the last diff
+ * showed. The list is bounded: a layer with more than 1048576 changes, or
+ * more than 128 MiB of names (paths and targets), is refused whole
+ * (OSB_E_PATH, E2BIG), never held. Returns 0;
  * OSB_E_USAGE when the session has no overlay workspace (stage "session")
  * or has ended, OSB_E_IO or OSB_E_PATH when a layer cannot be read (the
  * message names the path). */
@@ -1075,8 +1080,20 @@ void osb_diff_free(osb_diff *diff);
  * ".wh.NAME" beside it (the OCI image layer convention). FLAGS must be 0.
  * A socket, a device or a name starting with ".wh." in the list is refused
  * before anything is written (OSB_E_PATH). FD is neither closed nor sought.
- * Returns 0, or as osb_session_diff, or OSB_E_IO when FD cannot be written. */
+ * Each file's bytes are checked, as they are written, against those its
+ * list read: a file that changed meanwhile fails the export (OSB_E_IO,
+ * ESTALE, "overlay workspace: PATH: changed while it was exported"), part
+ * of the stream written, which the caller then throws away. A whole export
+ * counts as a diff shown (osb_session_commit). Returns 0, or as
+ * osb_session_diff, or OSB_E_IO when FD cannot be written. */
 int osb_session_export(osb_session *session, int fd, unsigned flags, osb_error *err);
+
+/* osb_session_commit's flags. */
+enum {
+	/* Refuse (OSB_E_USAGE, ENODATA) unless a diff or export has shown the
+	 * changes: the review a human caller must not skip. */
+	OSB_COMMIT_REVIEWED = 1u << 0,
+};
 
 /* Make the real workspace what SESSION sees: apply its changes, each beneath
  * the workspace through the safe file API, never following a symlink,
@@ -1084,7 +1101,18 @@ int osb_session_export(osb_session *session, int fd, unsigned flags, osb_error *
  * (OSB_E_USAGE, EBUSY) while a command runs; otherwise every other process
  * of the session (background ones included) is killed first and no command
  * starts until the commit has ended, so the layer is still while it is
- * read. Everything that can be checked before the first write is (types,
+ * read. What is applied is what was reviewed: once osb_session_diff or
+ * osb_session_export has shown the changes, the commit lists them again
+ * (the session held still) and applies them only when that list, and the
+ * bytes of every added or modified file (SHA-256), are those the last diff
+ * or export of SESSION showed; otherwise it is refused, nothing applied
+ * (OSB_E_USAGE, ESTALE, "commit refused, nothing was applied: the changes
+ * differ from what the last session diff showed; run session diff again").
+ * Without any diff it applies what it finds, unless FLAGS has
+ * OSB_COMMIT_REVIEWED. Each file's bytes are hashed as they are copied and
+ * put in place only when they are the listed ones: a file that changed
+ * meanwhile stops the commit before it is applied. Everything that can be
+ * checked before the first write is (types,
  * directories, hard link targets, write access, free space): a refusal
  * there applies nothing (OSB_E_PATH or OSB_E_IO, "commit refused, nothing
  * was applied: ..."); a later failure stops the commit and the message says
@@ -1093,7 +1121,8 @@ int osb_session_export(osb_session *session, int fd, unsigned flags, osb_error *
  * what was not, where it stopped. Permission bits are committed, setuid,
  * setgid and sticky bits never; a root caller gives a modified entry its
  * old owner and a new one its directory's. The session stays usable: its
- * view is the workspace's now, and a diff lists nothing. FLAGS must be 0. */
+ * view is the workspace's now, and a diff lists nothing (a commit after it
+ * needs a diff of its own). FLAGS: 0 or OSB_COMMIT_REVIEWED. */
 OSB_WARN_UNUSED int osb_session_commit(osb_session *session, unsigned flags, char **report,
                                        osb_error *err);
 /* Throw SESSION's changes away: the session ends (as osb_session_destroy)

@@ -12,7 +12,11 @@
  * osb_remove_tree_beneath(), and the rest (symbolic links, FIFOs, hard links)
  * made under a temporary name in a parent directory opened beneath the root
  * and renamed into place; no name is ever followed, in either layer.
- * Contents are read from the upper layer with osb_open_beneath().
+ * Contents are read from the upper layer with osb_open_beneath(), and the
+ * bytes written are the bytes the list hashed (overlay-diff.c): each file
+ * is hashed as it is copied, into memory or into the writer's temporary,
+ * and put in place only when its hash is the list's; otherwise the commit
+ * stops there, that file not applied ("changed while it was committed").
  *
  * Files up to 1 MiB are read whole and written with osb_write_file_beneath
  * (atomic, not fsync'd; an entry another process made meanwhile is
@@ -36,6 +40,7 @@
  */
 #include "overlay-commit.h"
 #include "overlay-diff.h"
+#include "sha256.h"
 #include "util.h"
 
 #include <fcntl.h>
@@ -168,22 +173,37 @@ static int put_in_place(int pfd, const char *tmp, const char *name, bool norepla
 
 /* ---- applying one change ----------------------------------------------------------- */
 
-static int copy_into(struct commit *c, const char *path, osb_file_writer *w)
+/* The bytes hashed into H (finished here) must be those E's list hashed. */
+static int same_bytes(struct commit *c, const ovl_entry *e, sha256_ctx *h)
 {
-	_cleanup_close_ int src = osb_open_beneath(c->upper, path, O_RDONLY, 0, &c->step);
+	uint8_t got[SHA256_DIGEST_LEN];
+
+	sha256_final(h, got);
+	if (e->hashed && memcmp(got, e->sha, sizeof(got)) == 0)
+		return 0;
+	return osb_err_set(&c->step, OSB_E_IO, ESTALE, "session", "%s: changed while it was "
+	                   "committed", e->path);
+}
+
+static int copy_into(struct commit *c, const ovl_entry *e, osb_file_writer *w)
+{
+	_cleanup_close_ int src = osb_open_beneath(c->upper, e->path, O_RDONLY, 0, &c->step);
 	char buf[64 * 1024];
+	sha256_ctx h;
 
 	if (src < 0)
 		return src;
+	sha256_init(&h);
 	for (;;) {
 		ssize_t n = read(src, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return step_fail(c, errno, path, "reading the session's file");
+			return step_fail(c, errno, e->path, "reading the session's file");
 		if (n == 0)
-			return 0;
+			return same_bytes(c, e, &h);
+		sha256_update(&h, buf, (size_t)n);
 		if (osb_writer_write(w, buf, (size_t)n, &c->step) < 0)
 			return -OSB_E_IO;
 	}
@@ -233,11 +253,17 @@ static int read_small(struct commit *c, const ovl_entry *e, char *buf)
 static int write_small(struct commit *c, const ovl_entry *e)
 {
 	char *buf = malloc(e->c.size + 1);
+	sha256_ctx h;
 	int r;
 
 	if (!buf)
 		return osb_err_set(&c->step, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 	r = read_small(c, e, buf);
+	if (r == 0) {
+		sha256_init(&h);
+		sha256_update(&h, buf, e->c.size);
+		r = same_bytes(c, e, &h);
+	}
 	if (r == 0 && osb_write_file_beneath(c->ws, e->path, buf, e->c.size, 0600, &c->step) < 0)
 		r = -OSB_E_IO;
 	free(buf);
@@ -253,7 +279,7 @@ static int write_file(struct commit *c, const ovl_entry *e, bool noreplace)
 		return write_small(c, e);
 	if (!(w = osb_writer_open_beneath(c->ws, e->path, 0600, &c->step)))
 		return -OSB_E_IO;
-	r = copy_into(c, e->path, w);
+	r = copy_into(c, e, w);
 	if (r == 0)
 		r = osb_writer_commit(w, noreplace ? OSB_WRITE_NOREPLACE : 0, &c->step);
 	osb_writer_free(w);
@@ -600,6 +626,18 @@ static int commit_error(const struct commit *c, bool checking, osb_error *err)
 	return osb_err_set(err, c->step.code, c->step.sys_errno, "session", "commit stopped: %s; "
 	                   "%zu of %zu changes were applied, %zu were not (the report lists them)",
 	                   c->step.message, n, c->d->n, c->d->n - n);
+}
+
+json_object *ovl_commit_refused(const osb_diff *d, const osb_error *why)
+{
+	struct commit c = { .d = d, .failed = SIZE_MAX - 1, .step = *why };
+	json_object *o;
+
+	if (!(c.state = calloc(d->n ? d->n : 1, 1)))
+		return NULL;
+	o = report(&c);
+	free(c.state);
+	return o;
 }
 
 int ovl_commit(int upper_fd, int ws_fd, const osb_diff *d, json_object **out, osb_error *err)

@@ -21,4 +21,9 @@
 int ovl_commit(int upper_fd, int ws_fd, const osb_diff *d, json_object **report,
                osb_error *err);
 
+/* The report of a commit of D refused before it began, for the reason WHY
+ * (not the list the last diff showed): nothing applied, "failed" without a
+ * path. NULL: out of memory. */
+json_object *ovl_commit_refused(const osb_diff *d, const osb_error *why);
+
 #endif /* OSB_OVERLAY_COMMIT_H */

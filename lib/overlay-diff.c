@@ -15,6 +15,13 @@
  * entry that carries a redirect or a metacopy xattr is refused rather than
  * misread. A regular file is modified only when its bytes differ: one that
  * was copied up and written back the same is no change.
+ *
+ * Every added or modified regular file's bytes are hashed as they are read
+ * (SHA-256), and the list's fingerprint covers them: what a reviewer was
+ * shown can be told from what a commit or an export would write
+ * (lib/session-overlay.c), and those check the bytes they copy against the
+ * same hashes. The names held are bounded (OVL_MAX_NAME_BYTES), the names of
+ * the directories being walked included.
  */
 #include "overlay-diff.h"
 #include "paths.h"
@@ -23,6 +30,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -39,9 +47,17 @@ struct walk {
 	uint64_t upper_mnt, lower_mnt;
 	struct link_seen *links;
 	size_t n_links, cap_links;
+	size_t names, name_limit;   /* bytes of names held now, and at most */
 	char path[PATH_MAX];
 	osb_error *err;
 };
+
+static atomic_size_t test_name_limit;
+
+void ovl_set_test_name_limit(size_t bytes)
+{
+	atomic_store(&test_name_limit, bytes);
+}
 
 /* One entry of a side, looked at without following. */
 struct side {
@@ -101,6 +117,25 @@ static int werr(struct walk *w, int code, int e, const char *what)
 static int nomem(struct walk *w)
 {
 	return osb_err_set(w->err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
+}
+
+/* N more bytes of names held, or the refusal once beyond the bound. */
+static int charge(struct walk *w, size_t n)
+{
+	char what[96];
+
+	if (n <= w->name_limit - w->names) {
+		w->names += n;
+		return 0;
+	}
+	snprintf(what, sizeof(what), "more names than can be listed (%zu bytes of names at most)",
+	         w->name_limit);
+	return werr(w, OSB_E_PATH, E2BIG, what);
+}
+
+static size_t str_bytes(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
 }
 
 /* ---- looking at entries ---------------------------------------------------------- */
@@ -222,42 +257,88 @@ static int read_full(int fd, char *buf, size_t len)
 	return (int)got;
 }
 
-/* 1 when the two open files hold different bytes, 0 when the same. */
-static int bytes_differ(struct walk *w, int a, int b)
+#define CHUNK (64 * 1024)
+
+/* Read the upper file A to its end, hashing it into SHA; with B (>= 0),
+ * also compare it with the workspace's file B: 1 when they hold different
+ * bytes, 0 when the same (or without B). */
+static int hash_and_compare(struct walk *w, int a, int b, uint8_t sha[SHA256_DIGEST_LEN])
 {
-	static const size_t chunk = 64 * 1024;
-	_cleanup_free_ char *x = malloc(2 * chunk);
+	_cleanup_free_ char *x = malloc(2 * CHUNK);
+	sha256_ctx h;
+	int differ = b < 0 ? 0 : -1;
 
 	if (!x)
 		return nomem(w);
+	sha256_init(&h);
 	for (;;) {
-		int na = read_full(a, x, chunk), nb = read_full(b, x + chunk, chunk);
+		int na = read_full(a, x, CHUNK), nb;
 
-		if (na < 0 || nb < 0)
-			return werr(w, OSB_E_IO, -(na < 0 ? na : nb), "read");
-		if (na != nb || memcmp(x, x + chunk, (size_t)na) != 0)
-			return 1;
+		if (na < 0)
+			return werr(w, OSB_E_IO, -na, "read");
+		sha256_update(&h, x, (size_t)na);
+		if (differ < 0) {
+			if ((nb = read_full(b, x + CHUNK, CHUNK)) < 0)
+				return werr(w, OSB_E_IO, -nb, "read");
+			if (na != nb || memcmp(x, x + CHUNK, (size_t)na) != 0)
+				differ = 1;
+			else if (na == 0)
+				differ = 0;
+		}
 		if (na == 0)
-			return 0;
+			break;
 	}
+	sha256_final(&h, sha);
+	return differ < 0 ? 1 : differ;
 }
 
-static int content_differs(struct walk *w, int ufd, int lfd, const char *name,
-                           const struct side *u, const struct side *l)
+/* The upper layer's regular file NAME, opened to be read. */
+static int open_upper(struct walk *w, int ufd, const char *name, const struct side *u)
 {
-	_cleanup_close_ int a = -1, b = -1;
+	int a = open_file(w, ufd, name, u);
 	char v[8];
 
-	if (u->st.st_size != l->st.st_size)
-		return 1;
-	if ((a = open_file(w, ufd, name, u)) < 0)
-		return a;
-	if (has_xattr(a, w->metacopy_xattr, v, sizeof(v)))
+	if (a >= 0 && has_xattr(a, w->metacopy_xattr, v, sizeof(v))) {
+		close(a);
 		return werr(w, OSB_E_PATH, EINVAL, "a metadata-only copy-up, which osb-isolate's "
 		            "overlays do not make");
+	}
+	return a;
+}
+
+/* 1 when the upper file differs from the workspace's, else 0; its bytes
+ * hashed into SHA either way. */
+static int content_differs(struct walk *w, int ufd, int lfd, const char *name,
+                           const struct side *u, const struct side *l,
+                           uint8_t sha[SHA256_DIGEST_LEN])
+{
+	_cleanup_close_ int a = -1, b = -1;
+
+	if ((a = open_upper(w, ufd, name, u)) < 0)
+		return a;
+	if (u->st.st_size != l->st.st_size) {
+		int r = hash_and_compare(w, a, -1, sha);
+
+		return r < 0 ? r : 1;
+	}
 	if ((b = open_file(w, lfd, name, l)) < 0)
 		return b;
-	return bytes_differ(w, a, b);
+	return hash_and_compare(w, a, b, sha);
+}
+
+/* The bytes of the upper file NAME hashed into E. */
+static int hash_upper(struct walk *w, int ufd, const char *name, const struct side *u,
+                      ovl_entry *e)
+{
+	_cleanup_close_ int a = open_upper(w, ufd, name, u);
+	int r;
+
+	if (a < 0)
+		return a;
+	if ((r = hash_and_compare(w, a, -1, e->sha)) < 0)
+		return r;
+	e->hashed = true;
+	return 0;
 }
 
 static int read_target(struct walk *w, int dfd, const char *name, char **out)
@@ -326,6 +407,8 @@ static int link_of(struct walk *w, const struct side *u, const char **first)
 			*first = w->links[i].path;
 			return 0;
 		}
+	if (charge(w, str_bytes(w->path)) < 0)
+		return -OSB_E_PATH;
 	if (!(nl = array_grow(w->links, &w->cap_links, w->n_links, sizeof(*nl))))
 		return nomem(w);
 	w->links = nl;
@@ -344,19 +427,23 @@ static int fill_new(struct walk *w, ovl_entry *e, int ufd, const char *name,
 		return nomem(w);
 	if (S_ISLNK(u->st.st_mode) && read_target(w, ufd, name, &e->target) < 0)
 		return -OSB_E_IO;
+	if (S_ISREG(u->st.st_mode) && !e->hashed)
+		return hash_upper(w, ufd, name, u, e);
 	return 0;
 }
 
 /* What differs between two entries of the same type: OSB_CHANGED_* bits,
- * or -OSB_E_* (the upper target read into *TARGET for a symlink). */
+ * or -OSB_E_* (the upper target read into *TARGET for a symlink, a regular
+ * file's bytes hashed into E's sha). */
 static int compare(struct walk *w, int ufd, int lfd, const char *name, const struct side *u,
-                   const struct side *l, char **target, char **old_target)
+                   const struct side *l, char **target, char **old_target, ovl_entry *e)
 {
 	int what = 0, r;
 
 	if (S_ISREG(u->st.st_mode)) {
-		if ((r = content_differs(w, ufd, lfd, name, u, l)) < 0)
+		if ((r = content_differs(w, ufd, lfd, name, u, l, e->sha)) < 0)
 			return r;
+		e->hashed = true;
 		what |= r ? (int)OSB_CHANGED_CONTENT : 0;
 	}
 	if (S_ISLNK(u->st.st_mode)) {
@@ -384,17 +471,19 @@ static int on_both(struct walk *w, int ufd, int lfd, const char *name, const str
                    const struct side *l, const char *first)
 {
 	_cleanup_free_ char *target = NULL, *old_target = NULL;
-	ovl_entry *e;
+	ovl_entry seen = { .hashed = false }, *e;
 	int what, r;
 
 	if ((u->st.st_mode & S_IFMT) != (l->st.st_mode & S_IFMT))
 		what = OSB_CHANGED_TYPE;
-	else if ((what = compare(w, ufd, lfd, name, u, l, &target, &old_target)) < 0)
+	else if ((what = compare(w, ufd, lfd, name, u, l, &target, &old_target, &seen)) < 0)
 		return what;
 	if (!what)
 		return 0;
 	if ((r = add_entry(w, OSB_CHANGE_MODIFIED, &e)) < 0)
 		return r;
+	e->hashed = seen.hashed;
+	memcpy(e->sha, seen.sha, sizeof(e->sha));
 	e->c.what = (unsigned)what;
 	set_old(e, l);
 	if (what != OSB_CHANGED_TYPE && S_ISLNK(u->st.st_mode)) {
@@ -467,8 +556,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names in directory DFD (not "." or ".."), sorted bytewise. */
-static int read_names(struct walk *w, int dfd, strv *out)
+/* The names in directory DFD (not "." or ".."), sorted bytewise; *HELD
+ * grows by the bytes they take (charged). */
+static int read_names(struct walk *w, int dfd, strv *out, size_t *held)
 {
 	int fd = dfd < 0 ? -1 : openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
@@ -486,6 +576,11 @@ static int read_names(struct walk *w, int dfd, strv *out)
 	while ((errno = 0, de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
+		if (charge(w, str_bytes(de->d_name)) < 0) {
+			closedir(d);
+			return -OSB_E_PATH;
+		}
+		*held += str_bytes(de->d_name);
 		if (strv_push(out, de->d_name) < 0) {
 			closedir(d);
 			return nomem(w);
@@ -521,6 +616,7 @@ struct level {
 	strv un, ln;
 	size_t i, j;
 	size_t saved;        /* W->path's length above this directory */
+	size_t held;         /* the bytes of names UN and LN take (charged) */
 };
 
 struct stack {
@@ -554,9 +650,9 @@ static int push(struct walk *w, struct stack *st, int ufd, int lfd, size_t saved
 	st->v = nv;
 	lv = &st->v[st->n++];
 	*lv = (struct level){ .ufd = ufd, .lfd = lfd, .saved = saved };
-	if ((r = dir_opaque(w, ufd, &opaque)) < 0 || (r = read_names(w, ufd, &lv->un)) < 0)
+	if ((r = dir_opaque(w, ufd, &opaque)) < 0 || (r = read_names(w, ufd, &lv->un, &lv->held)) < 0)
 		return r;
-	return opaque ? read_names(w, lfd, &lv->ln) : 0;
+	return opaque ? read_names(w, lfd, &lv->ln, &lv->held) : 0;
 }
 
 /* Descend into the upper directory NAME of LV (and the workspace's, if a
@@ -579,6 +675,13 @@ static int descend(struct walk *w, struct stack *st, const char *name, const str
 	return push(w, st, cu, cl, saved);
 }
 
+/* The bytes an entry's strings take, charged once it is listed. */
+static int charge_entry(struct walk *w, const ovl_entry *e)
+{
+	return charge(w, str_bytes(e->path) + str_bytes(e->target) + str_bytes(e->old_target) +
+	                 str_bytes(e->hardlink));
+}
+
 /* The next name of the top directory: in the upper layer (maybe also in
  * the workspace), or in the workspace only (under an opaque directory). */
 static int step(struct walk *w, struct stack *st)
@@ -588,8 +691,8 @@ static int step(struct walk *w, struct stack *st)
 	             (lv->j == lv->ln.n || strcmp(lv->un.v[lv->i], lv->ln.v[lv->j]) <= 0);
 	const char *name = upper ? lv->un.v[lv->i] : lv->ln.v[lv->j];
 	struct side l = { .present = false };
-	size_t saved;
-	int r;
+	size_t saved, before;
+	int r, c;
 
 	/* A name in both lists is one entry: both move on. */
 	if (!upper || (lv->j < lv->ln.n && strcmp(name, lv->ln.v[lv->j]) == 0))
@@ -597,7 +700,10 @@ static int step(struct walk *w, struct stack *st)
 	lv->i += upper;
 	if ((r = with_name(w, name, &saved)) < 0)
 		return r;
+	before = w->d->n;
 	r = upper ? on_upper(w, lv->ufd, lv->lfd, name, &l) : on_hidden(w, lv->lfd, name);
+	if (r >= 0 && w->d->n > before && (c = charge_entry(w, &w->d->v[w->d->n - 1])) < 0)
+		return c;
 	if (r == 1)
 		return descend(w, st, name, &l, saved);
 	w->path[saved] = '\0';
@@ -618,6 +724,7 @@ static int walk(struct walk *w, int upper, int lower)
 			continue;
 		}
 		w->path[lv->saved] = '\0';
+		w->names -= lv->held;
 		level_free(lv);
 		st.n--;
 	}
@@ -653,11 +760,14 @@ int ovl_diff(int upper_fd, int lower_fd, bool userxattr, osb_diff **out, osb_err
 		.opaque_xattr = userxattr ? "user.overlay.opaque" : "trusted.overlay.opaque",
 		.redirect_xattr = userxattr ? "user.overlay.redirect" : "trusted.overlay.redirect",
 		.metacopy_xattr = userxattr ? "user.overlay.metacopy" : "trusted.overlay.metacopy",
+		.name_limit = atomic_load(&test_name_limit),
 		.err = err,
 	};
 	int lower = openat(lower_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), upper, r;
 
 	*out = NULL;
+	if (!w.name_limit)
+		w.name_limit = OVL_MAX_NAME_BYTES;
 	if (lower < 0)
 		return osb_err_set(err, OSB_E_IO, errno, "session", "overlay workspace: cannot open "
 		                   "the workspace: %s", strerror(errno));
@@ -709,4 +819,53 @@ void osb_diff_free(osb_diff *d)
 	free(d->v);
 	free(d->workspace);
 	free(d);
+}
+
+/* ---- the fingerprint ------------------------------------------------------------ */
+
+static void fp_u64(sha256_ctx *h, uint64_t v)
+{
+	uint8_t b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	sha256_update(h, b, sizeof(b));
+}
+
+/* A string with its length first (NULL apart from ""): no two lists read
+ * as the same bytes. */
+static void fp_str(sha256_ctx *h, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	fp_u64(h, s ? (uint64_t)n : UINT64_MAX);
+	sha256_update(h, s ? s : "", n);
+}
+
+void ovl_fingerprint(const osb_diff *d, uint8_t out[SHA256_DIGEST_LEN])
+{
+	sha256_ctx h;
+
+	sha256_init(&h);
+	sha256_update(&h, "osb-isolate/changes/1", sizeof("osb-isolate/changes/1"));
+	fp_u64(&h, d->n);
+	for (size_t i = 0; i < d->n; i++) {
+		const ovl_entry *e = &d->v[i];
+
+		fp_u64(&h, (uint64_t)e->c.kind);
+		fp_u64(&h, e->c.what);
+		fp_u64(&h, (uint64_t)e->c.type);
+		fp_u64(&h, (uint64_t)e->c.old_type);
+		fp_u64(&h, e->c.mode);
+		fp_u64(&h, e->c.old_mode);
+		fp_u64(&h, e->c.size);
+		fp_str(&h, e->path);
+		fp_str(&h, e->target);
+		fp_str(&h, e->old_target);
+		fp_str(&h, e->hardlink);
+		fp_u64(&h, e->hashed);
+		if (e->hashed)
+			sha256_update(&h, e->sha, sizeof(e->sha));
+	}
+	sha256_final(&h, out);
 }

@@ -10,21 +10,29 @@
 #define OSB_OVERLAY_DIFF_H
 
 #include "osb-isolate.h"
+#include "sha256.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-/* At most this many changes, and this many directory levels, are listed; a
- * layer with more is refused (E2BIG, ELOOP), never listed in part. */
+/* At most this many changes, this many directory levels, and this many
+ * bytes of names (the list's paths and targets, and the names of the
+ * directories being walked, each with its NUL) are held; a layer with more
+ * is refused (E2BIG, ELOOP), never listed in part. The caller holding the
+ * list is a long-running daemon: a sandbox that makes millions of long
+ * names must not make it hold them all. */
 #define OVL_MAX_CHANGES (1u << 20)
 #define OVL_MAX_DEPTH 256u
+#define OVL_MAX_NAME_BYTES ((size_t)128 << 20)
 
 /* One change: the public view, and the strings it points at. */
 typedef struct ovl_entry {
 	osb_change c;
 	char *path, *target, *old_target, *hardlink;
 	uint32_t old_uid, old_gid;  /* the workspace entry's owner (modified, deleted) */
+	bool hashed;                /* an added or modified regular file: SHA holds */
+	uint8_t sha[SHA256_DIGEST_LEN]; /* the SHA-256 of the bytes the walk read */
 } ovl_entry;
 
 struct osb_diff {
@@ -47,5 +55,18 @@ int ovl_diff(int upper_fd, int lower_fd, bool userxattr, osb_diff **out, osb_err
 /* "file", "dir", "symlink", "fifo", "socket", "char", "block", or NULL for
  * OSB_FILE_UNKNOWN. */
 const char *ovl_type_name(int type);
+
+/* The SHA-256 of D as a reviewer sees it: every entry's kind, what, types,
+ * modes, size, path, targets and hard link, and the bytes of every added or
+ * modified regular file (their hashes, made while the walk read them). Two
+ * lists with the same fingerprint apply the same changes with the same
+ * bytes (lib/session-overlay.c compares a commit's list with the last
+ * diff's). */
+void ovl_fingerprint(const osb_diff *d, uint8_t out[SHA256_DIGEST_LEN]);
+
+/* Test hook: hold at most BYTES of names instead of OVL_MAX_NAME_BYTES (0:
+ * the default again), so that tests/unit/check_overlay.c proves the bound
+ * without making 128 MiB of names. */
+void ovl_set_test_name_limit(size_t bytes);
 
 #endif /* OSB_OVERLAY_DIFF_H */

@@ -22,10 +22,15 @@
  * device in the session's view, and a name that starts with ".wh." (it
  * would read as a deletion). Contents are read beneath the upper directory
  * fd with the safe file API (no symlink, no mount crossing), each entry's
- * inode checked to be the one whose metadata the header gives.
+ * inode checked to be the one whose metadata the header gives, and each
+ * file's bytes hashed as they are written and checked against the hash the
+ * list made of them (overlay-diff.c): an archive whose bytes are not those
+ * the list was made of fails ("changed while it was exported"), and the
+ * command removes the file it was writing.
  */
 #include "overlay-export.h"
 #include "overlay-diff.h"
+#include "sha256.h"
 #include "util.h"
 
 #include <archive.h>
@@ -203,7 +208,13 @@ static void set_meta(struct exporter *x, const char *path, const osb_file_info *
 	arc.entry_set_mtime(x->e, fi->mtime_sec, (long)fi->mtime_nsec);
 }
 
-static int copy_data(struct exporter *x, int fd, uint64_t size, const char *path)
+static int changed(struct exporter *x, const char *path)
+{
+	return osb_err_set(x->err, OSB_E_IO, ESTALE, "session", "overlay workspace: %s: changed "
+	                   "while it was exported", path);
+}
+
+static int copy_data(struct exporter *x, int fd, uint64_t size, const char *path, sha256_ctx *h)
 {
 	char buf[64 * 1024];
 	uint64_t done = 0;
@@ -217,6 +228,7 @@ static int copy_data(struct exporter *x, int fd, uint64_t size, const char *path
 			return osb_err_set(x->err, OSB_E_IO, n < 0 ? errno : ESTALE, "session",
 			                   "overlay workspace: %s: %s", path, n < 0 ? strerror(errno) :
 			                   "it shrank while it was exported");
+		sha256_update(h, buf, (size_t)n);
 		if (arc.write_data(x->a, buf, (size_t)n) != n)
 			return arc_fail(x, path);
 		done += (uint64_t)n;
@@ -226,10 +238,13 @@ static int copy_data(struct exporter *x, int fd, uint64_t size, const char *path
 
 /* A regular file: its bytes, or a hard link to its first name when that is
  * in the archive already. */
-static int put_regular(struct exporter *x, const osb_change *c, const osb_file_info *fi)
+static int put_regular(struct exporter *x, const ovl_entry *e, const osb_file_info *fi)
 {
+	const osb_change *c = &e->c;
 	ssize_t k = c->hardlink ? links_find(&x->links, c->hardlink) : -1;
 	_cleanup_close_ int fd = -1;
+	uint8_t got[SHA256_DIGEST_LEN];
+	sha256_ctx h;
 	struct stat st;
 	int r;
 
@@ -244,16 +259,24 @@ static int put_regular(struct exporter *x, const osb_change *c, const osb_file_i
 	if (fstat(fd, &st) != 0 || st.st_ino != fi->ino)
 		return osb_err_set(x->err, OSB_E_IO, ESTALE, "session", "overlay workspace: %s: "
 		                   "replaced while it was exported", c->path);
+	if ((uint64_t)st.st_size != c->size || !e->hashed)
+		return changed(x, c->path);
 	arc.entry_set_size(x->e, st.st_size);
-	if ((r = put_header(x, c->path)) < 0 || (r = copy_data(x, fd, (uint64_t)st.st_size, c->path)) < 0)
+	sha256_init(&h);
+	if ((r = put_header(x, c->path)) < 0 ||
+	    (r = copy_data(x, fd, (uint64_t)st.st_size, c->path, &h)) < 0)
 		return r;
+	sha256_final(&h, got);
+	if (memcmp(got, e->sha, sizeof(got)) != 0)
+		return changed(x, c->path);
 	if ((k = links_find(&x->links, c->path)) >= 0)
 		x->links.written[k] = true;
 	return 0;
 }
 
-static int put_change(struct exporter *x, const osb_change *c)
+static int put_change(struct exporter *x, const ovl_entry *e)
 {
+	const osb_change *c = &e->c;
 	osb_file_info fi;
 	int r;
 
@@ -268,7 +291,7 @@ static int put_change(struct exporter *x, const osb_change *c)
 	set_meta(x, c->path, &fi);
 	switch (c->type) {
 	case OSB_FILE_REGULAR:
-		return put_regular(x, c, &fi);
+		return put_regular(x, e, &fi);
 	case OSB_FILE_DIRECTORY:
 		arc.entry_set_filetype(x->e, AE_IFDIR);
 		break;
@@ -291,7 +314,7 @@ static int export_all(struct exporter *x, const osb_diff *d, int fd)
 	    arc.write_open_fd(x->a, fd) != ARCHIVE_OK)
 		return arc_fail(x, "open");
 	for (size_t i = 0; r == 0 && i < d->n; i++)
-		r = put_change(x, &d->v[i].c);
+		r = put_change(x, &d->v[i]);
 	if (arc.write_close(x->a) != ARCHIVE_OK && r == 0)
 		r = arc_fail(x, "close");
 	return r;

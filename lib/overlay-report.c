@@ -4,7 +4,9 @@
  * (docs/changes.schema.json): the list of lib/overlay-diff.c, one object per
  * change, in its order. Paths and targets are bytes; JSON is UTF-8, so an
  * invalid sequence shows as U+FFFD here (the C API and the tar export keep
- * the bytes).
+ * the bytes), and DEL, the C1 controls and the invisible and bidirectional
+ * characters as \u escapes (json-c escapes only U+0000..U+001F): the
+ * document printed on a terminal cannot drive it nor show a name reordered.
  */
 #include "overlay-report.h"
 #include "overlay-diff.h"
@@ -89,8 +91,10 @@ char *ovl_json_text(json_object *o)
 {
 	const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 	                                                       JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
-	char *out = s ? utf8_valid_dup(s, strlen(s), NULL) : NULL;
+	char *valid = s ? utf8_valid_dup(s, strlen(s), NULL) : NULL;
+	char *out = valid ? utf8_json_visible(valid) : NULL;
 
+	free(valid);
 	json_object_put(o);
 	return out;
 }

@@ -9,6 +9,7 @@
  * same, and what the parser accepts is what a reader sees.
  */
 #include "policy.h"
+#include "utf8.h"
 
 #include <stdarg.h>
 
@@ -436,16 +437,7 @@ size_t policy_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
  * them: a reviewer reading the file would not see what the parser sees. */
 bool policy_invisible(uint32_t cp)
 {
-	static const uint32_t ranges[][2] = {
-		{ 0x0080, 0x009f }, { 0x00ad, 0x00ad }, { 0x061c, 0x061c },
-		{ 0x200b, 0x200f }, { 0x202a, 0x202e }, { 0x2060, 0x2064 },
-		{ 0x2066, 0x2069 }, { 0xfeff, 0xfeff },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(ranges); i++)
-		if (cp >= ranges[i][0] && cp <= ranges[i][1])
-			return true;
-	return false;
+	return utf8_invisible(cp);
 }
 
 /* Why S cannot appear in policy text, or NULL: what a caller adds is

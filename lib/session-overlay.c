@@ -12,6 +12,14 @@
  * persisted layer (lib/layer.h) lies in a caller's directory instead: the
  * session keeps its fd, and with it the lock that makes it this session's
  * alone, and a discard empties it.
+ *
+ * Review, then apply: the session's commands may still write the layer
+ * after a diff has shown it, so each diff and export keeps the fingerprint
+ * of the list it showed (ovl_fingerprint: the changes and the bytes of
+ * every file), and a commit, which lists the layer again once the sandbox
+ * is held still, applies that list only when its fingerprint is the last
+ * one shown; otherwise nothing is applied. The commit then writes only the
+ * bytes it hashed (overlay-commit.c).
  */
 #include "session-overlay.h"
 #include "session.h"
@@ -198,6 +206,51 @@ int session_overlay_need(osb_session *s, const char *call, session_overlay **ov,
 	return 0;
 }
 
+/* D is what the caller was shown: its fingerprint is the one a commit
+ * must match. */
+static void remember_shown(session_overlay *ov, const osb_diff *d)
+{
+	uint8_t fp[SHA256_DIGEST_LEN];
+
+	ovl_fingerprint(d, fp);
+	pthread_mutex_lock(&ov->review_lock);
+	memcpy(ov->review, fp, sizeof(fp));
+	ov->reviewed = true;
+	pthread_mutex_unlock(&ov->review_lock);
+}
+
+/* D (listed with the sandbox held) may be applied: it is what the last
+ * diff showed, or nothing was shown and FLAGS does not ask for a review.
+ * Else WHY says why not. */
+static int check_shown(session_overlay *ov, const osb_diff *d, unsigned flags, osb_error *why)
+{
+	uint8_t fp[SHA256_DIGEST_LEN];
+	bool reviewed, same;
+
+	ovl_fingerprint(d, fp);
+	pthread_mutex_lock(&ov->review_lock);
+	reviewed = ov->reviewed;
+	same = reviewed && memcmp(fp, ov->review, sizeof(fp)) == 0;
+	pthread_mutex_unlock(&ov->review_lock);
+	if (!reviewed && (flags & OSB_COMMIT_REVIEWED))
+		return osb_err_set(why, OSB_E_USAGE, ENODATA, "session", "no session diff has shown "
+		                   "the changes yet; run session diff, review them, then commit");
+	if (reviewed && !same)
+		return osb_err_set(why, OSB_E_USAGE, ESTALE, "session", "the changes differ from what "
+		                   "the last session diff showed; run session diff again");
+	return 0;
+}
+
+/* The commit of D refused before it began: nothing applied, the report
+ * says so. */
+static int refuse_unshown(const osb_error *why, const osb_diff *d, json_object **rep,
+                          osb_error *err)
+{
+	*rep = ovl_commit_refused(d, why);
+	return osb_err_set(err, why->code, why->sys_errno, "session", "commit refused, nothing was "
+	                   "applied: %s", why->message);
+}
+
 int osb_session_diff(osb_session *s, unsigned flags, osb_diff **out, osb_error *err)
 {
 	_cleanup_close_ int upper = -1;
@@ -221,6 +274,7 @@ int osb_session_diff(osb_session *s, unsigned flags, osb_diff **out, osb_error *
 		*out = NULL;
 		return osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
 	}
+	remember_shown(ov, *out);
 	return 0;
 }
 
@@ -239,24 +293,27 @@ int osb_session_export(osb_session *s, int fd, unsigned flags, osb_error *err)
 	    (r = session_layer_call(s, LAYER_GET, &upper, err)) < 0 ||
 	    (r = ovl_diff(upper, ov->ws_fd, ov->userxattr, &d, err)) < 0)
 		return r;
-	r = ovl_export(upper, d, fd, err);
+	if ((r = ovl_export(upper, d, fd, err)) == 0)
+		remember_shown(ov, d);
 	osb_diff_free(d);
 	return r;
 }
 
 /* The commit on a held session; the hold ends whatever happens. */
-static int commit_held(osb_session *s, const session_overlay *ov, int upper, char **report,
-                       osb_error *err)
+static int commit_held(osb_session *s, session_overlay *ov, int upper, unsigned flags,
+                       char **report, osb_error *err)
 {
 	json_object *rep = NULL;
 	osb_diff *d = NULL;
-	osb_error rel;
+	osb_error rel, why;
 	int r, dummy = -1;
 
 	r = ovl_diff(upper, ov->ws_fd, ov->userxattr, &d, err);
 	if (r == 0 && ov->ws_path && !(d->workspace = strdup(ov->ws_path)))
 		r = osb_err_set(err, OSB_E_NOMEM, ENOMEM, "session", "out of memory");
-	if (r == 0)
+	if (r == 0 && check_shown(ov, d, flags, &why) < 0)
+		r = refuse_unshown(&why, d, &rep, err);
+	else if (r == 0)
 		r = ovl_commit(upper, ov->ws_fd, d, &rep, err);
 	osb_diff_free(d);
 	if (session_layer_call(s, LAYER_RELEASE, &dummy, &rel) < 0 && r == 0)
@@ -278,13 +335,14 @@ int osb_session_commit(osb_session *s, unsigned flags, char **report, osb_error 
 	osb_err_clear(err);
 	if (report)
 		*report = NULL;
-	if (flags)
+	if (flags & ~(unsigned)OSB_COMMIT_REVIEWED)
 		return osb_err_set(err, OSB_E_USAGE, EINVAL, "usage", "osb_session_commit: unknown "
-		                   "flags %#x (none is defined)", flags);
+		                   "flags %#x (OSB_COMMIT_REVIEWED is the one defined)",
+		                   flags & ~(unsigned)OSB_COMMIT_REVIEWED);
 	if ((r = session_overlay_need(s, "osb_session_commit", &ov, err)) < 0 ||
 	    (r = session_layer_call(s, LAYER_HOLD, &upper, err)) < 0)
 		return r;
-	return commit_held(s, ov, upper, report, err);
+	return commit_held(s, ov, upper, flags, report, err);
 }
 
 int osb_session_discard(osb_session *s, osb_error *err)

@@ -9,8 +9,11 @@
 #define OSB_SESSION_OVERLAY_H
 
 #include "osb-isolate.h"
+#include "sha256.h"
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 typedef struct plan plan;
 
@@ -22,9 +25,16 @@ typedef struct session_overlay {
 	/* A persisted layer's directory (lib/layer.h), whose lock this keeps
 	 * for the session's life; -1: the layer is a tmpfs. */
 	int layer_fd;
+	/* The fingerprint (ovl_fingerprint) of what the last diff or export
+	 * showed, kept in the caller's memory, where nothing of the sandbox
+	 * reaches; a commit applies only a list with the same one. */
+	pthread_mutex_t review_lock;
+	bool reviewed;
+	uint8_t review[SHA256_DIGEST_LEN];
 } session_overlay;
 
-#define SESSION_OVERLAY_INIT ((session_overlay){ .ws_fd = -1, .layer_fd = -1 })
+#define SESSION_OVERLAY_INIT ((session_overlay){ .ws_fd = -1, .layer_fd = -1, \
+                                                 .review_lock = PTHREAD_MUTEX_INITIALIZER })
 
 /* Keep what the session needs of PL's overlay workspace (nothing when it
  * has none). 0 or -OSB_E_*. */

@@ -463,6 +463,7 @@ mkdir -p deep/er && echo z > deep/er/z && chmod 555 deep && mkfifo fifo && ln -s
 		"125:osb-isolate: session: 1 command runs in the session; wait until it has ended" "$rc:$out"
 	host_unchanged "commit: a refused commit changes nothing"
 	kill "$bg"; wait "$bg" 2>/dev/null
+	"$OSB" session diff "$name" >/dev/null 2>&1
 	for _ in $(seq 50); do "$OSB" session commit "$name" --json >"$T/report.json" 2>"$T/commit.err" && break; sleep 0.1; done
 	out=$(python3 -c 'import json, sys
 import jsonschema
@@ -519,12 +520,14 @@ attack_case() { # identity
 ln /etc/passwd hostlink 2>/dev/null && echo linked; mknod wh c 0 0 2>/dev/null && echo mknod
 rm c; mkfifo c; mkdir zz; python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"zz/sock\")'; echo done" 2>&1)
 	expect_eq "the session cannot hard-link a host file nor make a whiteout" "done" "$out"
+	"$OSB" session diff "$name" >/dev/null 2>&1
 	out=$("$OSB" session commit "$name" 2>&1); rc=$?
 	expect_eq "a socket in the layer: commit refused before the first write" \
 		"125:osb-isolate: session: commit refused, nothing was applied: zz/sock: a socket cannot be committed; remove it in the session" \
 		"$rc:$out"
 	host_unchanged "a refused commit applied nothing"
 	"$OSB" session exec "$name" -- rm zz/sock
+	"$OSB" session diff "$name" >/dev/null 2>&1
 	out=$(timeout 60 "$OSB" session commit "$name" 2>&1); rc=$?
 	expect_eq "commit of the hostile layer (a FIFO is made, never opened)" "0:committed 4 changes to $WS" "$rc:$out"
 	expect_eq "the planted symlinks are committed as symlinks, never followed" \
@@ -532,6 +535,105 @@ rm c; mkfifo c; mkdir zz; python3 -c 'import socket; socket.socket(socket.AF_UNI
 	tree_state "$outside" >"$T/outside.after"
 	expect_eq "nothing outside the workspace was written" "" "$(diff "$T/outside.before" "$T/outside.after")"
 	expect_eq "the host file is untouched" "" "$(sha256sum /etc/passwd | diff "$T/passwd.before" -)"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+}
+
+# What a commit applies is what the last `session diff` showed: the session
+# may still write its layer between the review and the commit (here from a
+# later command), and a commit of bytes nobody reviewed is refused with 125,
+# nothing applied; a commit without any diff is refused the same way. A
+# diff followed by a commit of what it showed applies it.
+REFUSED_UNREVIEWED='125:osb-isolate: session: commit refused, nothing was applied: no session diff has shown the changes yet; run session diff, review them, then commit'
+REFUSED_CHANGED='125:osb-isolate: session: commit refused, nothing was applied: the changes differ from what the last session diff showed; run session diff again'
+review_case() { # identity
+	local id=$1 name="ovr$$-$1" pol out rc
+	WHO="$ME, identity $id, review then commit"
+	make_ws
+	pol=$(policy "review-$id" "$id")
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1) || { flunk "review: session start" "$out"; return; }
+	"$OSB" session exec "$name" -- sh -c 'echo reviewed >> a'
+	out=$("$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "commit without a session diff is refused with 125" "$REFUSED_UNREVIEWED" "$rc:$out"
+	host_unchanged "a commit without a diff applied nothing"
+	out=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "session diff shows the reviewed change" "0:M a (content)" "$rc:$out"
+	# The same size and mode, other bytes: only the content hash tells.
+	"$OSB" session exec "$name" -- sh -c 'printf "alpha\nREVIEWED\n" > a'
+	out=$("$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "bytes changed after the diff: commit refused with 125" "$REFUSED_CHANGED" "$rc:$out"
+	host_unchanged "a commit refused after a change applied nothing"
+	out=$("$OSB" session commit "$name" --json 2>/dev/null | python3 -c 'import json, sys
+import jsonschema
+r = json.load(sys.stdin)
+jsonschema.validate(r, json.load(open(sys.argv[1])))
+print(r["committed"], r["changes"], r["applied"], r["not_applied"], r["failed"]["path"], r["failed"]["message"])' "$S/commit.schema.json" 2>&1)
+	expect_eq "commit --json: the refusal's report (docs/commit.schema.json) says nothing was applied" \
+		"False 1 [] ['a'] None the changes differ from what the last session diff showed; run session diff again" "$out"
+	out=$("$OSB" session diff "$name" 2>&1) && "$OSB" session exec "$name" -- sh -c 'echo sneaked > sneaked'
+	out=$("$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "a file added after the diff: commit refused with 125" "$REFUSED_CHANGED" "$rc:$out"
+	host_unchanged "a commit refused after an addition applied nothing"
+	"$OSB" session exec "$name" -- rm sneaked
+	out=$("$OSB" session diff "$name" --json >/dev/null 2>&1 && "$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "diff --json, then commit of what it showed, applies it" "0:committed 1 changes to $WS" "$rc:$out"
+	expect_eq "the workspace holds the reviewed bytes" "alpha
+REVIEWED" "$(cat "$WS/a")"
+	"$OSB" session exec "$name" -- sh -c 'echo later > later'
+	rm -f "$T/review.tar"
+	out=$("$OSB" session diff "$name" --tar "$T/review.tar" 2>&1 && "$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "diff --tar is a review too: the commit of what it exported applies it" \
+		"0:committed 1 changes to $WS" "$rc:$out"
+	expect_eq "the exported and the committed bytes are the same" "later later" "$(tar -xOf "$T/review.tar" later 2>&1) $(cat "$WS/later")"
+	"$OSB" session stop "$name" >/dev/null 2>&1
+}
+
+# Names the sandbox chooses reach the caller's terminal only escaped: C0
+# controls (ESC[2J clears the screen), a C1 control (U+009B, CSI, and the
+# raw byte 0x9b), a bidirectional override (U+202E) and bytes that are not
+# UTF-8, in the diff's lines, in an error message and in the commit's notes.
+NAMES=$'esc\e[2Jx c1\xc2\x9bx raw\x9bx bidi\xe2\x80\xaetxt bad\xffx'
+names_case() { # identity
+	local id=$1 name="ovn$$-$1" pol out rc raw
+	WHO="$ME, identity $id, hostile names"
+	make_ws
+	pol=$(policy "names-$id" "$id")
+	SESSIONS+=("$name")
+	out=$(cd / && "$OSB" session start -n "$name" -p "$pol" -w "$WS" 2>&1) || { flunk "names: session start" "$out"; return; }
+	"$OSB" session exec "$name" -- sh -c 'set -f; for f in $1; do echo x > "$f"; done; chmod 1755 "${1%% *}"' sh "$NAMES"
+	raw=$("$OSB" session diff "$name" 2>&1); rc=$?
+	expect_eq "session diff prints each hostile name escaped, in quotes" '0:A "bad\377x"
+A "bidi\342\200\256txt"
+A "c1\302\233x"
+A "esc\033[2Jx"
+A "raw\233x"' "$rc:$raw"
+	expect_eq "the diff's lines are printable ASCII only" "0" "$(printf '%s' "$raw" | LC_ALL=C grep -c '[^ -~]')"
+	out=$("$OSB" session diff "$name" --json 2>&1 | python3 -c 'import json, sys
+raw = sys.stdin.buffer.read().rstrip(b"\n")
+bad = [c for c in raw.decode("utf-8") if ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]
+print(len(bad), ascii(sorted(c["path"] for c in json.loads(raw)["changes"])))' 2>&1)
+	expect_eq "session diff --json escapes them too (\\u escapes: the names read back)" \
+		"0 ['bad\ufffdx', 'bidi\u202etxt', 'c1\x9bx', 'esc\x1b[2Jx', 'raw\ufffdx']" "$out"
+	"$OSB" session exec "$name" -- python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(b"s\x1b[2J\xe2\x80\xae\x9b")'
+	"$OSB" session diff "$name" >/dev/null 2>&1
+	out=$("$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "a refusal that names a hostile name prints it escaped, and so do its notes" \
+		'125:notes:
+  "esc\033[2Jx: its setuid, setgid and sticky bits are not committed"
+osb-isolate: session: commit refused, nothing was applied: s\033[2J\342\200\256\233: a socket cannot be committed; remove it in the session' "$rc:$out"
+	out=$("$OSB" session diff "$name" --tar "$T/names.tar" 2>&1); rc=$?
+	expect_eq "so does the refusal of its archive" \
+		'125:osb-isolate: session: overlay workspace: s\033[2J\342\200\256\233: a socket cannot be exported; remove it in the session' "$rc:$out"
+	"$OSB" session exec "$name" -- python3 -c 'import os; os.unlink(b"s\x1b[2J\xe2\x80\xae\x9b")'
+	"$OSB" session diff "$name" >/dev/null 2>&1
+	out=$("$OSB" session commit "$name" 2>&1); rc=$?
+	expect_eq "the commit's notes print the name escaped" "0:committed 5 changes to $WS
+notes:
+  \"esc\\033[2Jx: its setuid, setgid and sticky bits are not committed\"" "$rc:$out"
+	local names
+	read -r -a names <<<"$NAMES"
+	expect_eq "the names are committed as the bytes they are" "5" \
+		"$(cd "$WS" && for f in "${names[@]}"; do [ -f "$f" ] && echo "$f"; done | wc -l)"
 	"$OSB" session stop "$name" >/dev/null 2>&1
 }
 
@@ -626,6 +728,8 @@ for id in "${modes[@]}"; do
 		archive_load_case "$id"
 		[ "$(id -u)" -eq 0 ] && session_alloc_case "$id"
 		commit_case "$id"
+		review_case "$id"
+		names_case "$id"
 		discard_case "$id"
 		attack_case "$id"
 	fi

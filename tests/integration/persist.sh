@@ -190,6 +190,7 @@ persist_case() { # identity
 	expect_eq "session start resumes it again" "0:$name" "$rc:$out"
 	local seen
 	seen=$("$OSB" session exec "$name" -- sh -c "$WALK" 2>&1)
+	"$OSB" session diff "$name" >/dev/null 2>&1
 	out=$("$OSB" session commit "$name" 2>&1); rc=$?
 	expect_eq "commit applies the persisted changes" "0:committed 8 changes to $WS" "$rc:$out"
 	expect_eq "after commit the real workspace is what the session saw" "$seen" "$(host_walk "$WS")"

@@ -14,6 +14,7 @@
 #include "overlay-diff.h"
 #include "overlay-export.h"
 #include "overlay-commit.h"
+#include "sha256.h"
 #include "session-overlay.h"
 #include "init-proto.h"
 #include "fd-count.h"
@@ -582,6 +583,187 @@ START_TEST(test_commit_stopped_late_says_what_was_and_was_not_applied)
 }
 END_TEST
 
+/* ---- what was reviewed is what is applied ----------------------------------------- */
+
+/* Overwrite REL's bytes in place (same inode, same size). */
+static void rewrite_in_place(const char *rel, off_t at, const char *bytes)
+{
+	int fd = open(P("%s", rel), O_WRONLY | O_CLOEXEC);
+
+	ck_assert_msg(fd >= 0, "open %s: %m", rel);
+	ck_assert_int_eq(pwrite(fd, bytes, strlen(bytes), at), (ssize_t)strlen(bytes));
+	close(fd);
+}
+
+static void mk_big(const char *rel, size_t size)
+{
+	int fd = open(P("%s", rel), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	ck_assert_msg(fd >= 0, "create %s: %m", rel);
+	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	close(fd);
+}
+
+/* The fingerprint of T/upper over T/lower now. */
+static void fingerprint_now(uint8_t out[SHA256_DIGEST_LEN])
+{
+	int u = open(P("upper"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int l = open(P("lower"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	osb_diff *d = NULL;
+	osb_error err;
+
+	ck_assert(u >= 0 && l >= 0);
+	ck_assert_int_eq(ovl_diff(u, l, true, &d, &err), 0);
+	ovl_fingerprint(d, out);
+	osb_diff_free(d);
+	close(u);
+	close(l);
+}
+
+/* The fingerprint a diff leaves is that of the list and of every added or
+ * modified file's bytes: the same layer gives the same one, and bytes
+ * changed in place (same size, same mode), a mode or a new name each give
+ * another. */
+START_TEST(test_fingerprint_covers_the_list_and_the_bytes)
+{
+	uint8_t a[SHA256_DIGEST_LEN], b[SHA256_DIGEST_LEN];
+
+	mk_file("lower/m", "old\n", 0644);
+	mk_file("upper/m", "new\n", 0644);
+	mk_file("upper/n", "added\n", 0644);
+	fingerprint_now(a);
+	fingerprint_now(b);
+	ck_assert(memcmp(a, b, sizeof(a)) == 0);
+	rewrite_in_place("upper/n", 0, "ADDED");
+	fingerprint_now(b);
+	ck_assert_msg(memcmp(a, b, sizeof(a)) != 0, "an added file's bytes changed in place");
+	memcpy(a, b, sizeof(a));
+	rewrite_in_place("upper/m", 0, "NEW");
+	fingerprint_now(b);
+	ck_assert_msg(memcmp(a, b, sizeof(a)) != 0, "a modified file's bytes changed in place");
+	memcpy(a, b, sizeof(a));
+	ck_assert_int_eq(chmod(P("upper/n"), 0600), 0);
+	fingerprint_now(b);
+	ck_assert_msg(memcmp(a, b, sizeof(a)) != 0, "a mode changed");
+	memcpy(a, b, sizeof(a));
+	mk_file("upper/o", "", 0644);
+	fingerprint_now(b);
+	ck_assert_msg(memcmp(a, b, sizeof(a)) != 0, "a name added");
+}
+END_TEST
+
+/* Commit what a diff listed after REL changed in place meanwhile. */
+static char *commit_after_rewrite(const char *rel, off_t at, const char *bytes)
+{
+	int u = open(P("upper"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int l = open(P("lower"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	json_object *rep = NULL;
+	osb_diff *d = NULL;
+	osb_error err;
+	char *out = NULL;
+	int r;
+
+	ck_assert(u >= 0 && l >= 0);
+	ck_assert_int_eq(ovl_diff(u, l, true, &d, &err), 0);
+	rewrite_in_place(rel, at, bytes);
+	r = ovl_commit(u, l, d, &rep, &err);
+	ck_assert(asprintf(&out, "%d %d: %s", -r, r ? err.sys_errno : 0, r ? err.message : "") > 0);
+	json_object_put(rep);
+	osb_diff_free(d);
+	close(u);
+	close(l);
+	return out;
+}
+
+/* Bytes that change between the list and the commit (here after the diff
+ * the commit was given) are caught as they are copied, small files read
+ * whole and large ones streamed alike: that file is not applied, and no
+ * temporary is left. */
+START_TEST(test_commit_applies_only_the_bytes_the_list_hashed)
+{
+	char *got;
+	DIR *dir;
+	struct dirent *de;
+	int names = 0;
+
+	mk_file("upper/a", "reviewed\n", 0644);
+	got = commit_after_rewrite("upper/a", 0, "EVIL!!!!");
+	ck_assert_str_eq(got, "4105 116: commit stopped: a: changed while it was committed; 0 of 1 "
+	                 "changes were applied, 1 were not (the report lists them)");
+	free(got);
+	ck_assert_int_eq(access(P("lower/a"), F_OK), -1);
+	ck_assert_int_eq(unlink(P("upper/a")), 0);
+	mk_big("upper/big", 3u << 20);
+	got = commit_after_rewrite("upper/big", 2u << 20, "EVIL");
+	ck_assert_str_eq(got, "4105 116: commit stopped: big: changed while it was committed; 0 of 1 "
+	                 "changes were applied, 1 were not (the report lists them)");
+	free(got);
+	ck_assert_ptr_nonnull(dir = opendir(P("lower")));
+	while ((de = readdir(dir)))
+		names += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	closedir(dir);
+	ck_assert_int_eq(names, 0);
+}
+END_TEST
+
+/* An export checks the bytes it wrote against those the list hashed. */
+START_TEST(test_export_refuses_bytes_changed_after_the_list)
+{
+	int u = open(P("upper"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int l = open(P("lower"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = memfd_create("tar", MFD_CLOEXEC);
+	osb_diff *d = NULL;
+	osb_error err;
+
+	ck_assert(u >= 0 && l >= 0 && fd >= 0);
+	mk_file("upper/a", "reviewed\n", 0644);
+	ck_assert_int_eq(ovl_diff(u, l, true, &d, &err), 0);
+	rewrite_in_place("upper/a", 0, "EVIL!!!!");
+	ck_assert_int_eq(ovl_export(u, d, fd, &err), -OSB_E_IO);
+	ck_assert_str_eq(err.message, "overlay workspace: a: changed while it was exported");
+	osb_diff_free(d);
+	close(fd);
+	close(u);
+	close(l);
+}
+END_TEST
+
+/* The names a list holds are bounded (128 MiB; a small bound here): a layer
+ * with more is refused whole, whether its names are changes or copies that
+ * change nothing, so a sandbox making millions of long names cannot make
+ * the caller hold them all. */
+START_TEST(test_names_beyond_the_bound_are_refused_not_held)
+{
+	char *got, rel[96];
+
+	for (int i = 0; i < 100; i++) {
+		snprintf(rel, sizeof(rel), "upper/a-rather-long-name-for-the-bound-%03d", i);
+		mk_file(rel, "x", 0644);
+	}
+	ovl_set_test_name_limit(2048);
+	got = diff_text();
+	ck_assert_msg(strstr(got, "error 4099 7: overlay workspace: ") == got &&
+	              strstr(got, ": more names than can be listed (2048 bytes of names at most)"),
+	              "%.300s", got);
+	free(got);
+	for (int i = 0; i < 100; i++) {
+		snprintf(rel, sizeof(rel), "upper/a-rather-long-name-for-the-bound-%03d", i);
+		ck_assert_int_eq(unlink(P("%s", rel)), 0);
+		snprintf(rel, sizeof(rel), "lower/same-%03d-a-rather-long-name-for-the-bound", i);
+		mk_file(rel, "x", 0644);
+		memcpy(rel, "upper", 5);
+		mk_file(rel, "x", 0644);
+	}
+	got = diff_text();
+	ck_assert_msg(strstr(got, "error 4099 7: overlay workspace: ") == got &&
+	              strstr(got, ": more names than can be listed (2048 bytes of names at most)"),
+	              "unchanged copies: %.300s", got);
+	free(got);
+	ovl_set_test_name_limit(0);
+	expect("");
+}
+END_TEST
+
 /* ---- the broker's answer ----------------------------------------------------------- */
 
 /* Send a layer reply with error ERRNUM, LEN bytes of it (past a reply's
@@ -719,6 +901,10 @@ static Suite *overlay_suite(void)
 	tcase_add_test(tc, test_commit_never_follows_a_symlink_of_either_layer);
 	tcase_add_test(tc, test_commit_refused_before_the_first_write_applies_nothing);
 	tcase_add_test(tc, test_commit_stopped_late_says_what_was_and_was_not_applied);
+	tcase_add_test(tc, test_fingerprint_covers_the_list_and_the_bytes);
+	tcase_add_test(tc, test_commit_applies_only_the_bytes_the_list_hashed);
+	tcase_add_test(tc, test_export_refuses_bytes_changed_after_the_list);
+	tcase_add_test(tc, test_names_beyond_the_bound_are_refused_not_held);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("reply");
 	tcase_add_test(tc, test_refused_layer_reply_closes_every_fd_it_brought);

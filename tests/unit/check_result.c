@@ -610,6 +610,41 @@ START_TEST(test_json_nul_bytes_escaped)
 }
 END_TEST
 
+/* What a terminal would not show as it is leaves utf8.c escaped: C0
+ * controls, DEL, C1 controls (U+009B is CSI), bidirectional and invisible
+ * characters and bytes that are not UTF-8, each byte as \ooo, a backslash
+ * doubled; printable UTF-8 is kept. In JSON the same characters are \u
+ * escapes, and invalid bytes are left to utf8_valid_dup. */
+START_TEST(test_terminal_escapes_hostile_names)
+{
+	static const struct {
+		const char *in, *want, *json;
+	} cases[] = {
+		{ "esc\x1b[2Jx", "esc\\033[2Jx", NULL },
+		{ "c1\xc2\x9bx", "c1\\302\\233x", "c1\\u009bx" },
+		{ "raw\x9bx", "raw\\233x", NULL },
+		{ "bidi\xe2\x80\xaetxt", "bidi\\342\\200\\256txt", "bidi\\u202etxt" },
+		{ "iso\xe2\x81\xa6x", "iso\\342\\201\\246x", "iso\\u2066x" },
+		{ "bad\xffx", "bad\\377x", NULL },
+		{ "del\x7fx", "del\\177x", "del\\u007fx" },
+		{ "back\\slash", "back\\\\slash", NULL },
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = utf8_escape_dup(cases[i].in), *js;
+
+		ck_assert_str_eq(got, cases[i].want);
+		free(got);
+		if (!cases[i].json)
+			continue;
+		js = utf8_json_visible(cases[i].in);
+		ck_assert_str_eq(js, cases[i].json);
+		free(js);
+	}
+}
+END_TEST
+
 /* json-c's reading of DATA as a JSON string (invalid UTF-8 replaced,
  * then DEL and the C1 controls escaped): what the document held before it
  * was written in pieces. */
@@ -800,6 +835,7 @@ static Suite *result_suite(void)
 	tcase_add_test(tc, test_json_valid_multibyte_kept);
 	tcase_add_test(tc, test_json_error_message_invalid_utf8_replaced);
 	tcase_add_test(tc, test_json_truncated_and_large_counts);
+	tcase_add_test(tc, test_terminal_escapes_hostile_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
