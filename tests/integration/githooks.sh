@@ -16,7 +16,8 @@
 # protects each of those paths as a read-only rule would. A configuration
 # it cannot read safely is refused (exit 125) naming the file and line.
 # Over root callers on pinned ids owning the workspace (identity userns and
-# root) and the unprivileged test user (userns), runs and sessions.
+# root) and the unprivileged test user (userns), runs and sessions, under
+# each shipped policy (balanced includes strict: the same protection).
 set -uo pipefail
 . "$OSB_SRCDIR/tests/integration/lib.sh"
 
@@ -59,9 +60,9 @@ userns_ok() { # CALLER
 	else setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups unshare -U true 2>/dev/null; fi
 }
 
-policy_for() { # CALLER IDENT
-	local f="$T/pol/$1-$2.policy"
-	{ cat "$T/policy/strict.policy"
+policy_for() { # CALLER IDENT [SHIPPED]: SHIPPED (strict) with the caller's identity lines
+	local f="$T/pol/$1-$2-${3:-strict}.policy"
+	{ cat "$T/policy/${3:-strict}.policy"
 	  printf 'identity %s\n' "$2"
 	  [ "$1" = root ] && printf 'host-ids %s %s\n' $PINNED $PINNED; } > "$f"
 	chmod a+r "$f"
@@ -215,9 +216,9 @@ attack() { # LABEL CALLER MODE POLICY CONFIG CMD [PRE]: the caller's git status 
 	echo "$ws" > "$T/out/last-ws"
 }
 
-row() { # CALLER IDENT MODE
-	local who=$1 ident=$2 mode=$3 lb="$1/$2/$3" pol ws
-	pol=$(policy_for "$who" "$ident")
+row() { # CALLER IDENT MODE SHIPPED
+	local who=$1 ident=$2 mode=$3 lb="$1/$2/$3/$4" pol ws
+	pol=$(policy_for "$who" "$ident" "$4")
 	attack "$lb: core.hooksPath .husky, missing" "$who" "$mode" "$pol" \
 		$'[core]\n\thooksPath = .husky' "${ATTACK_HOOKS//DIR/.husky}"
 	ws=$(cat "$T/out/last-ws")
@@ -333,13 +334,15 @@ expect_eq "a git without threads reads the entries one after the other" "a b" \
 	"$(git -C "$ws" -c index.threads=1 ls-files 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "a git with index.threads = 3 reads the offset table's blocks: a gitlink sub" "100644 a 160000 sub" \
 	"$(git -C "$ws" -c index.threads=3 ls-files -s 2>/dev/null | awk '{print $1, $4}' | tr '\n' ' ' | sed 's/ $//')"
-echo "# a repository's configuration naming worktree paths: callers x identity modes x run/session"
+echo "# a repository's configuration naming worktree paths: callers x identity modes x run/session x shipped policies"
 for who in root "$TEST_USER"; do
 	for ident in userns root; do
 		[ "$who" != root ] && [ "$ident" = root ] && continue
 		if [ "$ident" = userns ] && ! test_have userns userns_ok "$who"; then continue; fi
 		for mode in run session; do
-			row "$who" "$ident" "$mode"
+			for shipped in strict balanced; do
+				row "$who" "$ident" "$mode" "$shipped"
+			done
 		done
 		refusal "$who" "$ident"
 	done
