@@ -69,6 +69,21 @@ policy_for() { # CALLER IDENT [SHIPPED]: SHIPPED (strict) with the caller's iden
 	echo "$f"
 }
 
+# PATH (all of it) to the caller; root's: the pinned ids.
+give() { # CALLER PATH
+	if [ "$1" = root ]; then chown -R $PINNED:$PINNED "$2"; else chown -R "$TEST_USER:" "$2"; fi
+}
+
+# What PRE (shell, in WS) sets up before the sandbox, then WS to the caller;
+# a failed setup is a failure of LABEL, never a silent pass.
+prepare() { # LABEL CALLER WS PRE
+	if [ -n "$4" ] && ! (cd "$3" && eval "$4") >/dev/null 2>&1; then
+		not_ok "$1: the setup before the sandbox failed" "$4"
+		return 1
+	fi
+	give "$2" "$3"
+}
+
 # A repository whose .git/config gets the lines CONFIG (git config syntax),
 # given to the caller (root: the pinned ids).
 new_repo() { # CALLER CONFIG
@@ -77,7 +92,7 @@ new_repo() { # CALLER CONFIG
 	git -C "$ws" init -q
 	git -C "$ws" -c user.email=t@t -c user.name=t commit -q --allow-empty -m init
 	printf '%s\n' "$2" >> "$ws/.git/config"
-	if [ "$1" = root ]; then chown -R $PINNED:$PINNED "$ws"; else chown -R "$TEST_USER:" "$ws"; fi
+	give "$1" "$ws"
 	chmod 755 "$ws"
 	echo "$ws"
 }
@@ -179,11 +194,7 @@ PRE_IEOT='craft_index ieot > .git/index'
 attack_refused() { # LABEL CALLER MODE POLICY CONFIG CMD PRE MSG
 	local label=$1 who=$2 mode=$3 pol=$4 config=$5 cmd=$6 pre=$7 msg=$8 ws out rc proof
 	ws=$(new_repo "$who" "$config")
-	if ! (cd "$ws" && eval "$pre") >/dev/null 2>&1; then
-		not_ok "$label: the setup before the sandbox failed" "$pre"
-		return
-	fi
-	if [ "$who" = root ]; then chown -R $PINNED:$PINNED "$ws"; else chown -R "$TEST_USER:" "$ws"; fi
+	prepare "$label" "$who" "$ws" "$pre" || return
 	proof="$T/out/proof.$RANDOM$RANDOM"
 	out=$(in_sandbox "$who" "$mode" "$ws" "$pol" "${cmd//PROOF/$proof}"); rc=$?
 	expect_eq "$label: refused before launch (125)" 125 "$rc"
@@ -198,11 +209,7 @@ attack_refused() { # LABEL CALLER MODE POLICY CONFIG CMD PRE MSG
 attack() { # LABEL CALLER MODE POLICY CONFIG CMD [PRE]: the caller's git status and commit run nothing planted
 	local label=$1 who=$2 mode=$3 pol=$4 config=$5 cmd=$6 pre=${7:-} ws out proof
 	ws=$(new_repo "$who" "$config")
-	if [ -n "$pre" ] && ! (cd "$ws" && eval "$pre") >/dev/null 2>&1; then
-		not_ok "$label: the setup before the sandbox failed" "$pre"
-		return
-	fi
-	if [ "$who" = root ]; then chown -R $PINNED:$PINNED "$ws"; else chown -R "$TEST_USER:" "$ws"; fi
+	prepare "$label" "$who" "$ws" "$pre" || return
 	proof="$T/out/proof.$RANDOM$RANDOM"
 	out=$(in_sandbox "$who" "$mode" "$ws" "$pol" "${cmd//PROOF/$proof}")
 	[ "$(printf '%s\n' "$out" | grep -E '^(planted|done)' | tr '\n' ' ' | sed 's/ $//')" = done ] \
